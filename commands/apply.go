@@ -1,0 +1,83 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Overlay gives the content of files an editor holds open. The text of an
+// open document is the file's current content for plans, conflicts, undo
+// snapshots and edits. A nil Overlay means "disk only".
+type Overlay interface {
+	// Open returns the editor's text of root-relative path rel and true when
+	// the editor holds it open.
+	Open(rel string) (text []byte, ok bool)
+}
+
+// Applier carries out the file part of a rewind or undo. The command line
+// writes the disk; the language server sends one WorkspaceEdit and writes
+// the `via: disk` files itself.
+type Applier interface {
+	Apply(ctx context.Context, ch *Change) error
+}
+
+// Change is the file part of one rewind or undo, already checked for
+// conflicts: applying it must make every listed file equal to its target.
+type Change struct {
+	// Root is the absolute workspace root.
+	Root string
+	// Label is the human title of the edit ("Rewind to turn 3: fix auth").
+	Label string
+	// Files are the files to change, sorted by path.
+	Files []ChangeFile
+}
+
+// ChangeFile is one file of a Change.
+type ChangeFile struct {
+	Path   string // root-relative, slash-separated
+	Change string // create, modify, delete
+	Via    string // edit or disk
+	// Before is the current content (the open buffer's text when the file is
+	// open in the editor); nil for create.
+	Before []byte
+	// After is the target content; nil for delete. For a symlink it is the
+	// link target.
+	After []byte
+	// Kind of the target: "file", "exec" or "symlink"; empty for delete.
+	Kind string
+	// Open is true when the editor holds the file open.
+	Open bool
+}
+
+// NotAppliedError reports that the editor (or the disk) did not apply a
+// change; Reason becomes the result's failureReason.
+type NotAppliedError struct{ Reason string }
+
+func (e *NotAppliedError) Error() string { return "not applied: " + e.Reason }
+
+// IsNotApplied reports whether err is a *NotAppliedError, returning it.
+func IsNotApplied(err error) (*NotAppliedError, bool) {
+	var na *NotAppliedError
+	ok := errors.As(err, &na)
+	return na, ok
+}
+
+// ArgError is a bad command argument; Field names the offending field.
+type ArgError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ArgError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return fmt.Sprintf("argument %q: %s", e.Field, e.Msg)
+}
+
+// RefusedError is a request refused for a reason the user can fix: a
+// conflict, nothing to undo. The command line exits 3 on it.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }

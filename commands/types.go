@@ -1,0 +1,277 @@
+package commands
+
+import "encoding/json"
+
+// Command names of SPEC §5.1. The language server advertises exactly All;
+// Dispatch accepts exactly All.
+const (
+	NameCheckpoint  = "rewind.checkpoint"
+	NameTurnStart   = "rewind.turnStart"
+	NameTurnEnd     = "rewind.turnEnd"
+	NameList        = "rewind.list"
+	NamePreview     = "rewind.preview"
+	NameRewind      = "rewind.rewind"
+	NameUndo        = "rewind.undo"
+	NameFileHistory = "rewind.fileHistory"
+	NameStatus      = "rewind.status"
+)
+
+// All lists every command name, in the order the server advertises them.
+var All = []string{
+	NameCheckpoint, NameTurnStart, NameTurnEnd, NameList, NamePreview,
+	NameRewind, NameUndo, NameFileHistory, NameStatus,
+}
+
+// Scope selects a workspace root when a server has several. Every argument
+// struct embeds it; the single-root command line ignores it.
+type Scope struct {
+	Root string `json:"root,omitempty"`
+	URI  string `json:"uri,omitempty"`
+}
+
+// CheckpointArgs is the argument of rewind.checkpoint.
+type CheckpointArgs struct {
+	Scope
+	Label string `json:"label,omitempty"`
+	Goal  string `json:"goal,omitempty"`
+}
+
+// CheckpointResult is the result of rewind.checkpoint.
+type CheckpointResult struct {
+	Entry    string `json:"entry"`
+	Snapshot string `json:"snapshot"`
+	Files    int    `json:"files"`
+}
+
+// TurnStartArgs is the argument of rewind.turnStart.
+type TurnStartArgs struct {
+	Scope
+	Prompt  string `json:"prompt,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Source is who opened the turn: "hook", "cli", "editor" or "auto".
+	// Not part of the wire contract; set by the caller.
+	Source string `json:"-"`
+}
+
+// TurnStartResult is the result of rewind.turnStart.
+type TurnStartResult struct {
+	Entry    string `json:"entry"`
+	Turn     int    `json:"turn"`
+	Snapshot string `json:"snapshot"`
+}
+
+// TurnEndArgs is the argument of rewind.turnEnd.
+type TurnEndArgs struct {
+	Scope
+	Summary string `json:"summary,omitempty"`
+	Session string `json:"session,omitempty"`
+}
+
+// TurnEndResult is the result of rewind.turnEnd. Entry is empty and Turn 0
+// when no turn was open (nothing is recorded then).
+type TurnEndResult struct {
+	Entry    string       `json:"entry"`
+	Turn     int          `json:"turn"`
+	Snapshot string       `json:"snapshot"`
+	Changed  []FileChange `json:"changed"`
+}
+
+// FileChange is one file a turn changed, with line counts.
+type FileChange struct {
+	Path    string `json:"path"`
+	Change  string `json:"change"` // create, modify, delete
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// ListArgs is the argument of rewind.list.
+type ListArgs struct {
+	Scope
+	Limit int  `json:"limit,omitempty"`
+	All   bool `json:"all,omitempty"`
+}
+
+// ListResult is the result of rewind.list; every list is oldest first.
+type ListResult struct {
+	Turns       []TurnInfo       `json:"turns"`
+	Checkpoints []CheckpointInfo `json:"checkpoints"`
+	Rewinds     []RewindInfo     `json:"rewinds"`
+}
+
+// TurnInfo describes one turn.
+type TurnInfo struct {
+	Turn    int          `json:"turn"`
+	Entry   string       `json:"entry"`
+	Prompt  string       `json:"prompt"`
+	Summary string       `json:"summary"`
+	Started string       `json:"started"`
+	Ended   string       `json:"ended"` // empty while the turn is open
+	Source  string       `json:"source"`
+	Session string       `json:"session,omitempty"`
+	Changed []FileChange `json:"changed"`
+	// Abandoned is true for turns off the active branch (only with all).
+	Abandoned bool `json:"abandoned,omitempty"`
+}
+
+// CheckpointInfo describes one checkpoint.
+type CheckpointInfo struct {
+	Entry    string `json:"entry"`
+	Label    string `json:"label"`
+	Goal     string `json:"goal"`
+	Time     string `json:"time"`
+	Snapshot string `json:"snapshot"`
+}
+
+// RewindInfo describes one rewind.
+type RewindInfo struct {
+	Entry  string `json:"entry"`
+	Target string `json:"target"`
+	Mode   string `json:"mode"`
+	Time   string `json:"time"`
+	Undone bool   `json:"undone"`
+}
+
+// PreviewArgs is the argument of rewind.preview.
+type PreviewArgs struct {
+	Scope
+	Target string   `json:"target"`
+	Mode   string   `json:"mode,omitempty"`
+	Paths  []string `json:"paths,omitempty"`
+	Range  *Range   `json:"range,omitempty"`
+}
+
+// RewindArgs is the argument of rewind.rewind.
+type RewindArgs struct {
+	Scope
+	Target string   `json:"target"`
+	Mode   string   `json:"mode,omitempty"`
+	Paths  []string `json:"paths,omitempty"`
+	Range  *Range   `json:"range,omitempty"`
+	Force  bool     `json:"force,omitempty"`
+	Report string   `json:"report,omitempty"`
+}
+
+// UndoArgs is the argument of rewind.undo.
+type UndoArgs struct {
+	Scope
+	Force bool `json:"force,omitempty"`
+}
+
+// RewindResult is the result of rewind.rewind and rewind.undo.
+type RewindResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+	Entry         string `json:"entry"`
+	Plan          *Plan  `json:"plan"`
+}
+
+// Range is an LSP range; only its lines matter to a hunk rewind.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Position is an LSP position.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Plan is what a rewind would do (SPEC §4).
+type Plan struct {
+	Target       PlanTarget   `json:"target"`
+	Mode         string       `json:"mode"`
+	Files        []PlanFile   `json:"files"`
+	Skipped      []Skipped    `json:"skipped"`
+	Conversation Conversation `json:"conversation"`
+	Diff         string       `json:"diff"`
+}
+
+// PlanTarget names the state a rewind goes to.
+type PlanTarget struct {
+	ID       string `json:"id"`
+	Turn     int    `json:"turn"`
+	Label    string `json:"label"`
+	Prompt   string `json:"prompt"`
+	Snapshot string `json:"snapshot"`
+}
+
+// PlanFile is one file a rewind changes.
+type PlanFile struct {
+	Path     string `json:"path"`
+	Change   string `json:"change"` // modify, create, delete
+	Added    int    `json:"added"`
+	Removed  int    `json:"removed"`
+	Binary   bool   `json:"binary"`
+	Conflict bool   `json:"conflict"`
+	Via      string `json:"via"` // edit, disk
+}
+
+// Skipped is a file a rewind leaves alone because its content was not captured.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Conversation is the conversation part of a plan.
+type Conversation struct {
+	EntriesAffected int `json:"entriesAffected"`
+}
+
+// FileHistoryArgs is the argument of rewind.fileHistory.
+type FileHistoryArgs struct {
+	Scope
+}
+
+// FileHistoryResult is the result of rewind.fileHistory, oldest first.
+type FileHistoryResult struct {
+	History []FileHistoryItem `json:"history"`
+}
+
+// FileHistoryItem is one turn that changed the file.
+type FileHistoryItem struct {
+	Turn     int    `json:"turn"`
+	Entry    string `json:"entry"`
+	Change   string `json:"change"`
+	Added    int    `json:"added"`
+	Removed  int    `json:"removed"`
+	Snapshot string `json:"snapshot"` // the turn's start snapshot: the file before the turn
+	// EndSnapshot is the turn's end snapshot (the file after the turn).
+	EndSnapshot string `json:"endSnapshot,omitempty"`
+	Prompt      string `json:"prompt,omitempty"`
+}
+
+// StatusArgs is the argument of rewind.status.
+type StatusArgs struct {
+	Scope
+}
+
+// StatusResult is the result of rewind.status.
+type StatusResult struct {
+	Root       string `json:"root"`
+	Store      string `json:"store"`
+	Turns      int    `json:"turns"`
+	Snapshots  int    `json:"snapshots"`
+	StoreBytes int64  `json:"storeBytes"`
+	// Watching is true while file-system notifications feed captures; false
+	// when a running server polls, or on the command line.
+	Watching bool `json:"watching"`
+	// WatchMode says how changes are seen: "watch", "poll" or "none".
+	WatchMode string    `json:"watchMode"`
+	OpenTurn  *OpenTurn `json:"openTurn"`
+	// LastCaptureMs is the duration of the last capture this process made.
+	LastCaptureMs float64 `json:"lastCaptureMs"`
+}
+
+// OpenTurn describes the turn that is open, if any.
+type OpenTurn struct {
+	Turn    int    `json:"turn"`
+	Entry   string `json:"entry"`
+	Prompt  string `json:"prompt"`
+	Source  string `json:"source"`
+	Session string `json:"session,omitempty"`
+	Started string `json:"started"`
+}
+
+// raw is a convenience alias used by Dispatch.
+type raw = json.RawMessage
