@@ -1,0 +1,267 @@
+// The one language client of the window: starts rewind-lsp over stdio, restarts it within
+// bounds, applies the server's WorkspaceEdits (optionally through the Refactor Preview) and
+// remembers which documents they touched so that commands can save them.
+
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditRequest,
+  ApplyWorkspaceEditResult,
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
+  ErrorHandler,
+  ErrorHandlerResult,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TextDocumentEdit,
+} from 'vscode-languageclient/node';
+import { annotateForConfirmation, touchedUris } from './annotate';
+import { config } from './config';
+import { emit } from './events';
+import { CommandName, Commands, contentRequest, didChangeNotification, DidChangeParams } from './protocol';
+import { findOnPath } from './uris';
+
+/** Thrown when no rewind-lsp binary can be found; the user has already been told. */
+export class ServerMissingError extends Error {}
+
+/** How many crashes within RESTART_WINDOW_MS are restarted before giving up. */
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+interface EditCollector {
+  confirm: boolean;
+  touched: vscode.Uri[];
+}
+
+/** RewindClient owns the language client and is the only way the rest of the extension talks to
+ *  the server. */
+export class RewindClient implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel('Rewind');
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient> | undefined;
+  private collector: EditCollector | undefined;
+  private editLock: Promise<unknown> = Promise.resolve();
+  private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams | undefined>();
+  /** Fires when a root's journal changed (`rewind/didChange`) or the server (re)started. */
+  readonly onDidChange = this.changeEmitter.event;
+  private readonly stateEmitter = new vscode.EventEmitter<'running' | 'stopped' | 'missing'>();
+  readonly onDidChangeState = this.stateEmitter.event;
+
+  /** serverCommand finds the binary: the setting (a path, or a name looked up on PATH), else
+   *  `rewind-lsp` on PATH. */
+  serverCommand(): string | undefined {
+    const setting = config().serverPath;
+    const isFile = (p: string) => {
+      try {
+        return fs.statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    };
+    if (setting) {
+      const expanded = setting.replace(/^~(?=$|[\\/])/, process.env.HOME ?? '~');
+      if (expanded.includes('/') || expanded.includes('\\')) return isFile(expanded) ? expanded : undefined;
+      return findOnPath(expanded, process.env.PATH, isFile);
+    }
+    return findOnPath('rewind-lsp', process.env.PATH, isFile);
+  }
+
+  /** ready returns the running client, starting it first if needed. */
+  ready(): Promise<LanguageClient> {
+    if (this.client?.state === State.Running) return Promise.resolve(this.client);
+    if (!this.starting) {
+      this.starting = this.start().finally(() => (this.starting = undefined));
+    }
+    return this.starting;
+  }
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  private async start(): Promise<LanguageClient> {
+    const command = this.serverCommand();
+    if (!command) {
+      this.stateEmitter.fire('missing');
+      emit('serverMissing', { setting: config().serverPath });
+      const setting = config().serverPath;
+      const msg = setting
+        ? `Rewind: the server "${setting}" (setting rewind.serverPath) was not found.`
+        : 'Rewind: the rewind-lsp server was not found on PATH. Install it (go install ./cmd/rewind-lsp) or set "rewind.serverPath".';
+      void vscode.window.showErrorMessage(msg, 'Open Settings').then((pick) => {
+        if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'rewind.serverPath');
+      });
+      throw new ServerMissingError(msg);
+    }
+    const cfg = config();
+    const serverOptions: ServerOptions = {
+      command,
+      args: [],
+      options: { env: { ...process.env } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      initializationOptions: cfg.storeDir ? { storeDir: cfg.storeDir } : {},
+      errorHandler: this.errorHandler(),
+      initializationFailedHandler: (err) => {
+        this.output.appendLine(`initialize failed: ${String(err)}`);
+        this.notifyError(`Rewind: the server failed to start: ${err instanceof Error ? err.message : String(err)}`);
+        return false;
+      },
+    };
+    // Client id "rewind" makes the client read the trace level from `rewind.trace.server`.
+    const client = new LanguageClient('rewind', 'Rewind', serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) this.stateEmitter.fire('running');
+      if (e.newState === State.Stopped) this.stateEmitter.fire('stopped');
+    });
+    this.client = client;
+    this.output.appendLine(`Starting ${command}`);
+    try {
+      await client.start();
+    } catch (err) {
+      this.client = undefined;
+      this.notifyError(`Rewind: could not start ${command}: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    // Replaces the client's built-in handler (same logic) so that edits can carry confirmation
+    // annotations and the documents they touch are known.
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params) => this.applyEdit(client, params));
+    client.onNotification(didChangeNotification, (params) => {
+      emit('didChange', params);
+      this.changeEmitter.fire(params);
+    });
+    emit('serverStarted', { command });
+    this.changeEmitter.fire(undefined);
+    return client;
+  }
+
+  private errorHandler(): ErrorHandler {
+    const restarts: number[] = [];
+    return {
+      error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
+      closed: (): CloseHandlerResult => {
+        const now = Date.now();
+        while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
+        if (restarts.length < MAX_RESTARTS) {
+          restarts.push(now);
+          this.output.appendLine(`The server stopped; restarting (${restarts.length}/${MAX_RESTARTS}).`);
+          return { action: CloseAction.Restart, handled: true };
+        }
+        this.notifyError(`Rewind: the server stopped ${MAX_RESTARTS + 1} times in 3 minutes and will not be restarted.`);
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    };
+  }
+
+  private notifyError(message: string): void {
+    void vscode.window.showErrorMessage(message, 'Open Logs').then((pick) => {
+      if (pick === 'Open Logs') this.output.show(true);
+    });
+  }
+
+  /** restart stops the server and starts it again (also picks up changed settings). */
+  async restart(): Promise<void> {
+    const old = this.client;
+    this.client = undefined;
+    if (old) {
+      try {
+        await old.stop(5000);
+      } catch (err) {
+        this.output.appendLine(`stop: ${String(err)}`);
+      }
+      await old.dispose().catch(() => undefined);
+    }
+    await this.ready();
+  }
+
+  /** command runs one `workspace/executeCommand` of the server with its single object argument. */
+  async command<K extends CommandName>(name: K, args: Commands[K][0]): Promise<Commands[K][1]> {
+    const client = await this.ready();
+    const result = await client.sendRequest(ExecuteCommandRequest.type, { command: name, arguments: [args] });
+    return result as Commands[K][1];
+  }
+
+  /** content asks the server for the text of a `rewind:` URI. */
+  async content(uri: string): Promise<string> {
+    const client = await this.ready();
+    const r = await client.sendRequest(contentRequest, { uri });
+    return r?.text ?? '';
+  }
+
+  /** editing runs `fn` (a command that makes the server send WorkspaceEdits) and returns what it
+   *  returned with the documents the edits touched. Calls are serialized. */
+  editing<T>(opts: { confirm: boolean }, fn: () => Promise<T>): Promise<{ result: T; touched: vscode.Uri[] }> {
+    const run = async () => {
+      const collector: EditCollector = { confirm: opts.confirm, touched: [] };
+      this.collector = collector;
+      try {
+        const result = await fn();
+        return { result, touched: collector.touched };
+      } finally {
+        this.collector = undefined;
+      }
+    };
+    const p = this.editLock.then(run, run);
+    this.editLock = p.catch(() => undefined);
+    return p;
+  }
+
+  private async applyEdit(client: LanguageClient, params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
+    const collector = this.collector;
+    const confirm = collector ? collector.confirm : config().confirmWithRefactorPreview;
+    const edit = confirm ? annotateForConfirmation(params.edit, params.label ?? 'Rewind') : params.edit;
+    // As the client's own handler does: refuse an edit made against an older version of an open document.
+    for (const change of params.edit.documentChanges ?? []) {
+      if (!TextDocumentEdit.is(change) || change.textDocument.version === null || change.textDocument.version < 0) continue;
+      const uri = client.protocol2CodeConverter.asUri(change.textDocument.uri).toString();
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+      if (doc && doc.version !== change.textDocument.version) {
+        emit('applyEdit', { label: params.label, applied: false, reason: 'version mismatch', uri });
+        return { applied: false, failureReason: `${vscode.workspace.asRelativePath(doc.uri)} changed while the rewind was computed` };
+      }
+    }
+    const converted = await client.protocol2CodeConverter.asWorkspaceEdit(edit);
+    const applied = await vscode.workspace.applyEdit(converted);
+    const uris = touchedUris(params.edit).map((u) => client.protocol2CodeConverter.asUri(u));
+    emit('applyEdit', { label: params.label, applied, confirm, uris: uris.map((u) => u.toString()) });
+    if (applied) {
+      if (collector) collector.touched.push(...uris);
+      else if (config().saveAfterRewind) setTimeout(() => void saveDocuments(uris), 0);
+    }
+    return { applied };
+  }
+
+  dispose(): void {
+    void this.client?.stop(2000).catch(() => undefined);
+    this.changeEmitter.dispose();
+    this.stateEmitter.dispose();
+    this.output.dispose();
+  }
+}
+
+/** saveDocuments saves those of `uris` that are open and dirty; it returns how many it saved. */
+export async function saveDocuments(uris: readonly vscode.Uri[]): Promise<number> {
+  const wanted = new Set(uris.map((u) => u.toString()));
+  let saved = 0;
+  for (const doc of vscode.workspace.textDocuments) {
+    if (!wanted.has(doc.uri.toString()) || !doc.isDirty) continue;
+    if (await doc.save()) saved++;
+  }
+  return saved;
+}
+
+/** describeError turns a JSON-RPC or other error into one line for a notification. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+  return String(err);
+}
+

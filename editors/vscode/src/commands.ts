@@ -1,0 +1,245 @@
+// The palette commands of SPEC §7 (`rewindLsp.*`) and the Rewind view's item actions. Server
+// commands (`rewind.*`) are registered by the language client itself and are called from here
+// through RewindClient.command.
+
+import * as vscode from 'vscode';
+import { describeError, RewindClient, saveDocuments, ServerMissingError } from './client';
+import { config } from './config';
+import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
+import { emit } from './events';
+import { planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
+import type { Plan, RewindMode, RewindResult } from './protocol';
+import type { TimelineNode, TimelineProvider } from './timeline';
+
+/** A target chosen in the view, so the palette flow can skip its pickers. */
+interface Preset {
+  root: vscode.WorkspaceFolder;
+  target: string;
+  name: string;
+}
+
+export class Commands {
+  constructor(
+    private readonly client: RewindClient,
+    private readonly timeline: TimelineProvider,
+  ) {}
+
+  register(): vscode.Disposable[] {
+    const reg = (id: string, fn: (...args: any[]) => Promise<unknown>) =>
+      vscode.commands.registerCommand(id, (...args: unknown[]) => this.guard(id, () => fn(...args)));
+    return [
+      reg('rewindLsp.rewind', () => this.rewind()),
+      reg('rewindLsp.preview', () => this.preview()),
+      reg('rewindLsp.undo', () => this.undo()),
+      reg('rewindLsp.checkpoint', () => this.checkpoint()),
+      reg('rewindLsp.showTimeline', () => Promise.resolve(vscode.commands.executeCommand('rewindLsp.timeline.focus'))),
+      reg('rewindLsp.restartServer', async () => {
+        await this.client.restart();
+        void vscode.window.showInformationMessage('Rewind: server restarted.');
+      }),
+      reg('rewindLsp.showOutput', async () => this.client.output.show(true)),
+      reg('rewindLsp.refreshTimeline', async () => this.timeline.refresh()),
+      reg('rewindLsp.previewItem', (node: TimelineNode) => this.preview(presetOf(node))),
+      reg('rewindLsp.rewindToItem', (node: TimelineNode) => this.rewind(presetOf(node))),
+      reg('rewindLsp.undoItem', (node: TimelineNode) => this.undo(node && 'root' in node ? node.root : undefined)),
+      reg('rewindLsp.openFileDiff', (node: TimelineNode) => this.openFileDiff(node)),
+    ];
+  }
+
+  /** guard reports a command's failure as a notification with "Open Logs", never silently. */
+  private async guard(id: string, fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      if (err instanceof ServerMissingError) return; // already told, with "Open Settings"
+      emit('commandFailed', { id, error: describeError(err) });
+      this.client.output.appendLine(`${id} failed: ${describeError(err)}`);
+      const pick = await vscode.window.showErrorMessage(`Rewind: ${describeError(err)}`, 'Open Logs');
+      if (pick === 'Open Logs') this.client.output.show(true);
+    }
+  }
+
+  private async pickRoot(): Promise<vscode.WorkspaceFolder | undefined> {
+    const roots = vscode.workspace.workspaceFolders ?? [];
+    if (roots.length === 0) {
+      void vscode.window.showWarningMessage('Rewind: open a folder first; rewind-lsp records turns per workspace folder.');
+      return undefined;
+    }
+    if (roots.length === 1) return roots[0];
+    return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Workspace folder to rewind' });
+  }
+
+  /** pickTarget shows the turns (number and prompt, relative time, files changed) and checkpoints. */
+  private async pickTarget(root: vscode.WorkspaceFolder, placeHolder: string): Promise<Preset | undefined> {
+    const list = await this.client.command('rewind.list', { root: root.uri.fsPath });
+    const items = targetItems(list);
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage(`Rewind: no agent turns recorded yet in ${root.name}.`);
+      return undefined;
+    }
+    type Item = vscode.QuickPickItem & { item?: TargetItem };
+    const picks: Item[] = [];
+    let kind = '';
+    for (const item of items) {
+      if (item.kind !== kind) {
+        kind = item.kind;
+        picks.push({ label: kind === 'turn' ? 'Turns' : 'Checkpoints', kind: vscode.QuickPickItemKind.Separator });
+      }
+      picks.push({ label: item.label, description: item.description, detail: item.detail, item });
+    }
+    emit('quickPickShown', { items: items.map((i) => i.label) });
+    const chosen = await vscode.window.showQuickPick(picks, { placeHolder, matchOnDescription: true, matchOnDetail: true });
+    if (!chosen?.item) return undefined;
+    return { root, target: chosen.item.target, name: chosen.item.label };
+  }
+
+  private async pickMode(): Promise<RewindMode | undefined> {
+    if (!config().askForMode) return 'code';
+    const modes: (vscode.QuickPickItem & { mode: RewindMode })[] = [
+      { label: 'Code', description: 'default', detail: 'Restore the files; the conversation stays as it is.', mode: 'code' },
+      { label: 'Code and conversation', detail: "Restore the files and move the agent's conversation back to that point.", mode: 'both' },
+      { label: 'Conversation only', detail: 'Move the conversation back; the files stay as they are.', mode: 'conversation' },
+      { label: 'Summarize', detail: 'Keep files and conversation; record what was learnt since then as a summary.', mode: 'summarize' },
+    ];
+    const chosen = await vscode.window.showQuickPick(modes, { placeHolder: 'What to rewind' });
+    return chosen?.mode;
+  }
+
+  /** preview opens the diff of every file a rewind to the picked turn would change. */
+  async preview(preset?: Preset): Promise<void> {
+    const root = preset?.root ?? (await this.pickRoot());
+    if (!root) return;
+    const target = preset ?? (await this.pickTarget(root, 'Preview the rewind to… (the state when the turn started)'));
+    if (!target) return;
+    const plan = await this.client.command('rewind.preview', { root: root.uri.fsPath, target: target.target, mode: 'code' });
+    const n = await openPlanDiffs(root, plan);
+    const binary = (plan.files ?? []).filter((f) => f.binary).length;
+    if (n === 0 && binary === 0) {
+      void vscode.window.showInformationMessage(`Rewind: the files already match ${planTargetName(plan)}; nothing to preview.`);
+    } else if (binary) {
+      void vscode.window.showInformationMessage(`Rewind: ${plural(binary, 'binary file')} not shown in the diff.`);
+    }
+  }
+
+  /** rewind picks a target and a mode, shows the plan, applies it and saves what it touched. */
+  async rewind(preset?: Preset): Promise<void> {
+    const root = preset?.root ?? (await this.pickRoot());
+    if (!root) return;
+    const target = preset ?? (await this.pickTarget(root, 'Rewind to… (the state when the turn started)'));
+    if (!target) return;
+    const mode = await this.pickMode();
+    if (!mode) return;
+    let report: string | undefined;
+    if (mode === 'summarize') {
+      report = await vscode.window.showInputBox({
+        prompt: 'What was learnt since then (kept as a summary entry)',
+        placeHolder: 'e.g. the JWT approach broke the session tests',
+      });
+      if (report === undefined) return;
+    }
+    const rootArg = root.uri.fsPath;
+    const plan = await this.client.command('rewind.preview', { root: rootArg, target: target.target, mode });
+    const summary = summarizePlan(plan);
+    emit('planShown', { target: target.target, mode, summary });
+    if (summary.nothingToDo) {
+      void vscode.window.showInformationMessage(`Rewind: the files already match ${planTargetName(plan)}; nothing to do.`);
+      return;
+    }
+    const confirmInPreview = config().confirmWithRefactorPreview && summary.changing > 0;
+    let force = false;
+    if (!confirmInPreview) {
+      const buttons = ['Rewind', ...(summary.conflicts ? ['Rewind and Overwrite Conflicts'] : []), 'Show Diff'];
+      const pick = await vscode.window.showWarningMessage(summary.message, { modal: true, detail: summary.detail }, ...buttons);
+      if (pick === 'Show Diff') {
+        await openPlanDiffs(root, plan);
+        return;
+      }
+      if (!pick) return;
+      force = pick === 'Rewind and Overwrite Conflicts';
+    }
+    const { result, touched } = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Rewinding to ${planTargetName(plan)}…` },
+      () =>
+        this.client.editing({ confirm: confirmInPreview }, () =>
+          this.client.command('rewind.rewind', { root: rootArg, target: target.target, mode, force, report }),
+        ),
+    );
+    await this.finish('rewound', 'Rewound to', root, result, touched);
+  }
+
+  /** undo restores the state before the latest rewind not yet undone. */
+  async undo(presetRoot?: vscode.WorkspaceFolder): Promise<void> {
+    const root = presetRoot ?? (await this.pickRoot());
+    if (!root) return;
+    const { result, touched } = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Undoing the last rewind…' },
+      () => this.client.editing({ confirm: false }, () => this.client.command('rewind.undo', { root: root.uri.fsPath })),
+    );
+    await this.finish('undone', 'Undid rewind to', root, result, touched);
+  }
+
+  private async finish(
+    event: string,
+    verb: 'Rewound to' | 'Undid rewind to',
+    root: vscode.WorkspaceFolder,
+    result: RewindResult,
+    touched: vscode.Uri[],
+  ): Promise<void> {
+    let saved = 0;
+    if (result.applied && config().saveAfterRewind) {
+      // The edit's own documents, plus plan files open in editors (the server may have sent text
+      // edits for them in an earlier or differently shaped edit).
+      const planUris = (result.plan?.files ?? []).map((f) => fileUri(root, f.path));
+      saved = await saveDocuments([...touched, ...planUris]);
+    }
+    emit(event, { applied: result.applied, failureReason: result.failureReason ?? null, saved, touched: touched.map((u) => u.toString()) });
+    this.timeline.refresh();
+    if (!result.applied) {
+      const reason = result.failureReason || 'the editor did not apply the edit';
+      const pick = await vscode.window.showWarningMessage(`Rewind: nothing was changed: ${reason}`, 'Open Logs');
+      if (pick === 'Open Logs') this.client.output.show(true);
+      return;
+    }
+    void vscode.window.showInformationMessage(`Rewind: ${resultMessage(verb, result.plan, saved)}`);
+  }
+
+  async checkpoint(): Promise<void> {
+    const root = await this.pickRoot();
+    if (!root) return;
+    const label = await vscode.window.showInputBox({
+      prompt: 'Checkpoint label (labeled checkpoints are never dropped; rewind to it as @label)',
+      placeHolder: 'e.g. before-refactor',
+      validateInput: (v) => (/\s/.test(v.trim()) ? 'A label has no spaces' : /^[@~]/.test(v) ? 'A label does not start with @ or ~' : undefined),
+    });
+    if (label === undefined) return;
+    const r = await this.client.command('rewind.checkpoint', { root: root.uri.fsPath, ...(label.trim() ? { label: label.trim() } : {}) });
+    emit('checkpointCreated', r);
+    this.timeline.refresh();
+    void vscode.window.showInformationMessage(
+      `Rewind: checkpoint ${label.trim() ? '@' + label.trim() : r.entry.slice(0, 8)} created (${plural(r.files ?? 0, 'file')}).`,
+    );
+  }
+
+  /** openFileDiff compares a file of a turn as it was before the turn with the file now. */
+  private turnSnapshots = new Map<string, Promise<Plan>>();
+  async openFileDiff(node: TimelineNode): Promise<void> {
+    if (!node || node.kind !== 'file') return;
+    const key = `${node.root.uri.toString()}#${node.turn.entry}`;
+    let plan = this.turnSnapshots.get(key);
+    if (!plan) {
+      // The plan's target carries the snapshot taken when the turn started.
+      plan = this.client.command('rewind.preview', { root: node.root.uri.fsPath, target: targetForTurn(node.turn.turn), paths: [node.file.path] });
+      this.turnSnapshots.set(key, plan);
+      plan.catch(() => this.turnSnapshots.delete(key));
+    }
+    const snapshot = (await plan).target.snapshot;
+    await openTurnFileDiff(node.root, node.turn.turn, snapshot, node.file.path, node.file.change !== 'create');
+  }
+}
+
+function presetOf(node: TimelineNode | undefined): Preset | undefined {
+  if (!node) return undefined;
+  if (node.kind === 'turn') return { root: node.root, target: targetForTurn(node.turn.turn), name: `turn ${node.turn.turn}` };
+  if (node.kind === 'checkpoint') return { root: node.root, target: targetForCheckpoint(node.checkpoint), name: node.checkpoint.label };
+  return undefined;
+}

@@ -1,0 +1,66 @@
+// Entry point: wires the language client, the Rewind view, the status bar, the `rewind:`
+// content provider and the commands together.
+
+import * as vscode from 'vscode';
+import { RewindClient, ServerMissingError } from './client';
+import { Commands } from './commands';
+import { restartSettings } from './config';
+import { RewindContentProvider } from './diffs';
+import { emit } from './events';
+import { RewindStatusBar } from './statusBar';
+import { TimelineProvider } from './timeline';
+import { REWIND_SCHEME } from './uris';
+
+let client: RewindClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  client = new RewindClient();
+  const timeline = new TimelineProvider(client);
+  const status = new RewindStatusBar(client);
+  const view = vscode.window.createTreeView('rewindLsp.timeline', { treeDataProvider: timeline, showCollapseAll: true });
+  context.subscriptions.push(
+    client,
+    timeline,
+    status,
+    view,
+    vscode.workspace.registerTextDocumentContentProvider(REWIND_SCHEME, new RewindContentProvider(client)),
+    ...new Commands(client, timeline).register(),
+  );
+
+  let refresh: ReturnType<typeof setTimeout> | undefined;
+  context.subscriptions.push(
+    client.onDidChange(() => {
+      // Bursts of journal changes (a turn's start and end, several roots) redraw once.
+      if (refresh) clearTimeout(refresh);
+      refresh = setTimeout(() => {
+        timeline.refresh();
+        status.update();
+      }, 150);
+    }),
+    client.onDidChangeState((s) => {
+      if (s === 'missing') status.missing();
+      else status.update();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      timeline.refresh();
+      status.update();
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (restartSettings.some((s) => e.affectsConfiguration(s))) {
+        void client?.restart().catch(() => undefined);
+      }
+    }),
+  );
+
+  emit('activated', { vscodeVersion: vscode.version });
+  try {
+    await client.ready();
+  } catch (err) {
+    if (!(err instanceof ServerMissingError)) client.output.appendLine(`start: ${String(err)}`);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  client?.dispose();
+  client = undefined;
+}

@@ -1,0 +1,150 @@
+// Protocol extensions of rewind-lsp, declared once with their types (SPEC §4, §5).
+// This module mirrors the server's command set; it imports nothing from `vscode` so that the
+// pure helpers and their unit tests can use it too.
+
+import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
+
+/** Rewind modes of SPEC §3. */
+export type RewindMode = 'code' | 'conversation' | 'both' | 'summarize' | 'plan';
+
+/** Selects one workspace root when the server has several (a path or a file:// URI). */
+export interface RootArg {
+  root?: string;
+}
+
+export interface ChangedFile {
+  path: string;
+  change: 'modify' | 'create' | 'delete' | string;
+  added: number;
+  removed: number;
+}
+
+export interface TurnInfo {
+  turn: number;
+  entry: string;
+  prompt: string;
+  summary?: string;
+  /** RFC 3339 time the turn started. */
+  started: string;
+  /** RFC 3339 time the turn ended; empty while the turn is open. */
+  ended?: string;
+  source?: string;
+  changed?: ChangedFile[] | null;
+}
+
+export interface CheckpointInfo {
+  entry: string;
+  label: string;
+  goal?: string;
+  time: string;
+  snapshot: string;
+}
+
+export interface RewindInfo {
+  entry: string;
+  target: string;
+  mode: string;
+  time: string;
+  undone: boolean;
+}
+
+export interface ListArgs extends RootArg {
+  limit?: number;
+  all?: boolean;
+}
+
+/** Result of `rewind.list`: each list oldest first. */
+export interface ListResult {
+  turns: TurnInfo[] | null;
+  checkpoints: CheckpointInfo[] | null;
+  rewinds: RewindInfo[] | null;
+}
+
+export interface PlanFile {
+  path: string;
+  change: 'modify' | 'create' | 'delete' | string;
+  added: number;
+  removed: number;
+  binary: boolean;
+  conflict: boolean;
+  via: 'edit' | 'disk' | string;
+}
+
+export interface Plan {
+  target: { id: string; turn?: number; label?: string; prompt?: string; snapshot: string };
+  mode: RewindMode | string;
+  files: PlanFile[] | null;
+  skipped: { path: string; reason: string }[] | null;
+  conversation?: { entriesAffected: number };
+  diff?: string;
+}
+
+export interface PreviewArgs extends RootArg {
+  target: string;
+  mode?: RewindMode;
+  paths?: string[];
+}
+
+export interface RewindArgs extends PreviewArgs {
+  force?: boolean;
+  report?: string;
+}
+
+/** Result of `rewind.rewind` and `rewind.undo`. */
+export interface RewindResult {
+  applied: boolean;
+  failureReason?: string;
+  entry?: string;
+  plan?: Plan;
+}
+
+export interface CheckpointArgs extends RootArg {
+  label?: string;
+  goal?: string;
+}
+
+export interface CheckpointResult {
+  entry: string;
+  snapshot: string;
+  files: number;
+}
+
+export interface StatusResult {
+  root: string;
+  store: string;
+  turns: number;
+  snapshots: number;
+  storeBytes: number;
+  watching: boolean;
+  /** The open turn: its number, or an object describing it; empty, 0, false or null when none. */
+  openTurn?: unknown;
+}
+
+export interface FileHistoryResult {
+  history: { turn: number; entry: string; change: string; added: number; removed: number; snapshot: string }[] | null;
+}
+
+/** Argument and result types of every `workspace/executeCommand` command of SPEC §5.1. */
+export interface Commands {
+  'rewind.checkpoint': [CheckpointArgs, CheckpointResult];
+  'rewind.list': [ListArgs, ListResult];
+  'rewind.preview': [PreviewArgs, Plan];
+  'rewind.rewind': [RewindArgs, RewindResult];
+  'rewind.undo': [RootArg, RewindResult];
+  'rewind.fileHistory': [RootArg & { uri: string }, FileHistoryResult];
+  'rewind.status': [RootArg, StatusResult];
+}
+
+export type CommandName = keyof Commands;
+
+/** `rewind/content`: the text of a file in a snapshot, for diff views. */
+export const contentRequest = new RequestType<{ uri: string }, { text: string }, void>('rewind/content');
+
+export interface DidChangeParams {
+  root: string;
+  turns: number;
+  latest?: string;
+}
+
+/** `rewind/didChange`: the journal of a root changed, whoever changed it. */
+export const didChangeNotification = new NotificationType<DidChangeParams>('rewind/didChange');

@@ -1,0 +1,160 @@
+// The Rewind view: workspace roots → turns, checkpoints and rewinds (newest first) → the files a
+// turn changed. Refreshed on `rewind/didChange`.
+
+import * as vscode from 'vscode';
+import { describeError, RewindClient } from './client';
+import { emit } from './events';
+import {
+  basename,
+  changedSummary,
+  counts,
+  dirname,
+  firstLine,
+  isOpen,
+  plural,
+  relativeTime,
+  rewindTitle,
+  timelineEntries,
+  turnTitle,
+} from './format';
+import type { ChangedFile, CheckpointInfo, ListResult, RewindInfo, TurnInfo } from './protocol';
+import { joinRoot } from './uris';
+
+export type TimelineNode =
+  | { kind: 'root'; root: vscode.WorkspaceFolder }
+  | { kind: 'turn'; root: vscode.WorkspaceFolder; turn: TurnInfo }
+  | { kind: 'checkpoint'; root: vscode.WorkspaceFolder; checkpoint: CheckpointInfo }
+  | { kind: 'rewind'; root: vscode.WorkspaceFolder; rewind: RewindInfo; undoable: boolean }
+  | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: ChangedFile }
+  | { kind: 'message'; text: string; error?: boolean };
+
+/** TimelineProvider feeds the `rewindLsp.timeline` tree view from `rewind.list`. */
+export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
+  private readonly emitter = new vscode.EventEmitter<TimelineNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private lists = new Map<string, Promise<ListResult>>();
+
+  constructor(private readonly client: RewindClient) {}
+
+  /** refresh drops the cached lists and redraws the view. */
+  refresh(): void {
+    this.lists.clear();
+    this.emitter.fire(undefined);
+  }
+
+  private list(root: vscode.WorkspaceFolder): Promise<ListResult> {
+    const key = root.uri.toString();
+    let p = this.lists.get(key);
+    if (!p) {
+      p = this.client.command('rewind.list', { root: root.uri.fsPath });
+      this.lists.set(key, p);
+      p.catch(() => this.lists.delete(key));
+    }
+    return p;
+  }
+
+  async getChildren(node?: TimelineNode): Promise<TimelineNode[]> {
+    if (!node) {
+      const roots = vscode.workspace.workspaceFolders ?? [];
+      return roots.map((root) => ({ kind: 'root', root }));
+    }
+    if (node.kind === 'root') {
+      try {
+        const list = await this.list(node.root);
+        const nodes: TimelineNode[] = timelineEntries(list).map((e) => {
+          switch (e.kind) {
+            case 'turn':
+              return { kind: 'turn', root: node.root, turn: e.turn };
+            case 'checkpoint':
+              return { kind: 'checkpoint', root: node.root, checkpoint: e.checkpoint };
+            default:
+              return { kind: 'rewind', root: node.root, rewind: e.rewind, undoable: e.undoable };
+          }
+        });
+        emit('timelineLoaded', { root: node.root.uri.fsPath, turns: (list.turns ?? []).map((t) => t.turn), entries: nodes.length });
+        return nodes.length ? nodes : [{ kind: 'message', text: 'No agent turns recorded yet.' }];
+      } catch (err) {
+        return [{ kind: 'message', text: `Could not list turns: ${describeError(err)}`, error: true }];
+      }
+    }
+    if (node.kind === 'turn') {
+      return (node.turn.changed ?? []).map((file) => ({ kind: 'file', root: node.root, turn: node.turn, file }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: TimelineNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'root': {
+        const item = new vscode.TreeItem(node.root.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `root:${node.root.uri.toString()}`;
+        item.iconPath = new vscode.ThemeIcon('root-folder');
+        item.tooltip = node.root.uri.fsPath;
+        item.contextValue = 'rewind.root';
+        return item;
+      }
+      case 'turn': {
+        const t = node.turn;
+        const open = isOpen(t);
+        const files = t.changed ?? [];
+        const item = new vscode.TreeItem(
+          turnTitle(t),
+          files.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
+        item.id = `turn:${node.root.uri.toString()}:${t.entry}`;
+        item.description = [relativeTime(t.started), open ? 'open' : plural(files.length, 'file')].join(' · ');
+        item.iconPath = new vscode.ThemeIcon(open ? 'sync~spin' : 'hubot');
+        item.contextValue = open ? 'rewind.turn.open' : 'rewind.turn';
+        const md = new vscode.MarkdownString();
+        md.appendMarkdown(`**Turn ${t.turn}**${open ? ' (open)' : ''} — ${relativeTime(t.started)}${t.source ? `, ${t.source}` : ''}\n\n`);
+        if (t.prompt) md.appendText(t.prompt + '\n\n');
+        if (t.summary) md.appendMarkdown('*Summary:* ').appendText(t.summary + '\n\n');
+        md.appendText(changedSummary(t.changed));
+        item.tooltip = md;
+        return item;
+      }
+      case 'checkpoint': {
+        const c = node.checkpoint;
+        const item = new vscode.TreeItem(c.label ? `@${c.label}` : `Checkpoint ${c.entry.slice(0, 8)}`);
+        item.id = `checkpoint:${node.root.uri.toString()}:${c.entry}`;
+        item.description = [relativeTime(c.time), firstLine(c.goal, 60)].filter(Boolean).join(' · ');
+        item.iconPath = new vscode.ThemeIcon('bookmark');
+        item.contextValue = 'rewind.checkpoint';
+        item.tooltip = c.goal ? `Checkpoint ${c.label}: ${c.goal}` : `Checkpoint ${c.label}`;
+        return item;
+      }
+      case 'rewind': {
+        const r = node.rewind;
+        const item = new vscode.TreeItem(rewindTitle(r));
+        item.id = `rewind:${node.root.uri.toString()}:${r.entry}`;
+        item.description = relativeTime(r.time);
+        item.iconPath = new vscode.ThemeIcon(r.undone ? 'circle-slash' : 'discard');
+        item.contextValue = node.undoable ? 'rewind.rewind.active' : 'rewind.rewind';
+        item.tooltip = node.undoable ? 'The latest rewind: "Undo" restores the files as they were before it.' : undefined;
+        return item;
+      }
+      case 'file': {
+        const f = node.file;
+        const item = new vscode.TreeItem(basename(f.path));
+        item.id = `file:${node.root.uri.toString()}:${node.turn.entry}:${f.path}`;
+        item.resourceUri = vscode.Uri.file(joinRoot(node.root.uri.fsPath, f.path));
+        item.description = [dirname(f.path), counts(f.added, f.removed), f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
+          .filter(Boolean)
+          .join(' · ');
+        item.tooltip = `${f.path}: ${f.change} ${counts(f.added, f.removed)} in turn ${node.turn.turn}. Click to compare the file before turn ${node.turn.turn} with now.`;
+        item.contextValue = 'rewind.file';
+        item.command = { command: 'rewindLsp.openFileDiff', title: 'Open Diff', arguments: [node] };
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}

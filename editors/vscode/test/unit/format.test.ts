@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  changedSummary,
+  counts,
+  firstLine,
+  openTurnNumber,
+  planFileLine,
+  relativeTime,
+  resultMessage,
+  rewindTitle,
+  statusText,
+  summarizePlan,
+  targetItems,
+  timelineEntries,
+  turnItem,
+  turnTitle,
+} from '../../src/format';
+import type { ListResult, Plan, TurnInfo } from '../../src/protocol';
+
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
+
+describe('relativeTime', () => {
+  const cases: [unknown, string][] = [
+    [ago(5), 'just now'],
+    [ago(60), '1 minute ago'],
+    [ago(150), '3 minutes ago'],
+    [ago(50 * 60), '1 hour ago'],
+    [ago(5 * 3600), '5 hours ago'],
+    [ago(30 * 3600), 'yesterday'],
+    [ago(3 * 86400), '3 days ago'],
+    [ago(90 * 86400), '2026-08-24'],
+    [(NOW - 120_000) / 1000, '2 minutes ago'],
+    [NOW - 120_000, '2 minutes ago'],
+    ['', ''],
+    ['not a time', ''],
+    [undefined, ''],
+  ];
+  for (const [input, want] of cases) {
+    it(`${JSON.stringify(input)} → ${want || '(empty)'}`, () => assert.equal(relativeTime(input, NOW), want));
+  }
+});
+
+describe('labels', () => {
+  it('counts leaves out zero sides', () => {
+    assert.equal(counts(3, 1), '+3 -1');
+    assert.equal(counts(3, 0), '+3');
+    assert.equal(counts(0, 2), '-2');
+    assert.equal(counts(0, 0), '');
+  });
+  it('firstLine keeps the first line and shortens it', () => {
+    assert.equal(firstLine('  fix auth\nthen tests'), 'fix auth');
+    assert.equal(firstLine('x'.repeat(100), 10), 'xxxxxxxxx…');
+    assert.equal(firstLine(undefined), '');
+  });
+  it('turnTitle has the number and prompt', () => {
+    assert.equal(turnTitle({ turn: 3, prompt: 'refactor auth to JWT\nplease' }), 'Turn 3: refactor auth to JWT');
+    assert.equal(turnTitle({ turn: 4, prompt: '' }), 'Turn 4');
+  });
+  it('changedSummary counts files and lines', () => {
+    assert.equal(changedSummary(null), 'no files changed');
+    assert.equal(
+      changedSummary([
+        { path: 'a.go', change: 'modify', added: 2, removed: 1 },
+        { path: 'b.go', change: 'create', added: 10, removed: 0 },
+      ]),
+      '2 files changed (+12 -1)',
+    );
+    assert.equal(changedSummary([{ path: 'a.bin', change: 'modify', added: 0, removed: 0 }]), '1 file changed');
+  });
+  it('rewindTitle names turn targets and undone rewinds', () => {
+    assert.equal(rewindTitle({ entry: 'e', target: '1', mode: 'code', time: '', undone: false }), 'Rewind to turn 1');
+    assert.equal(rewindTitle({ entry: 'e', target: '@base', mode: 'both', time: '', undone: true }), 'Rewind to @base (both) — undone');
+  });
+});
+
+const turn = (n: number, startedAgo: number, extra: Partial<TurnInfo> = {}): TurnInfo => ({
+  turn: n,
+  entry: `entry-${n}`,
+  prompt: `prompt ${n}`,
+  started: ago(startedAgo),
+  ended: ago(startedAgo - 10),
+  source: 'cli',
+  changed: [{ path: `src/f${n}.go`, change: 'modify', added: n, removed: 1 }],
+  ...extra,
+});
+
+describe('quick pick items', () => {
+  it('turnItem shows number, prompt, time, files changed', () => {
+    const item = turnItem(turn(2, 300), NOW);
+    assert.equal(item.label, 'Turn 2: prompt 2');
+    assert.equal(item.description, '5 minutes ago · cli');
+    assert.equal(item.detail, '1 file changed (+2 -1): f2.go +2 -1');
+    assert.equal(item.target, '2');
+  });
+  it('an open turn says so', () => {
+    const item = turnItem(turn(3, 60, { ended: '' }), NOW);
+    assert.match(item.description, /open/);
+  });
+  it('targetItems lists turns newest first, then checkpoints', () => {
+    const list: ListResult = {
+      turns: [turn(1, 600), turn(2, 300)],
+      checkpoints: [
+        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1' },
+        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2' },
+        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3' },
+      ],
+      rewinds: [],
+    };
+    const items = targetItems(list, NOW);
+    assert.deepEqual(
+      items.map((i) => [i.label, i.target]),
+      [
+        ['Turn 2: prompt 2', '2'],
+        ['Turn 1: prompt 1', '1'],
+        ['Checkpoint: 0190abcd', '0190abcdef0123456789'],
+        ['Checkpoint: new', '@new'],
+        ['Checkpoint: old', '@old'],
+      ],
+    );
+  });
+  it('targetItems copes with null lists', () => {
+    assert.deepEqual(targetItems({ turns: null, checkpoints: null, rewinds: null }, NOW), []);
+  });
+});
+
+describe('timelineEntries', () => {
+  it('merges turns, checkpoints and rewinds newest first and marks the undoable rewind', () => {
+    const list: ListResult = {
+      turns: [turn(1, 600), turn(2, 300)],
+      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's' }],
+      rewinds: [
+        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true },
+        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false },
+        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true },
+      ],
+    };
+    const got = timelineEntries(list).map((e) =>
+      e.kind === 'turn' ? `turn ${e.turn.turn}` : e.kind === 'checkpoint' ? `cp ${e.checkpoint.label}` : `rewind ${e.rewind.entry}${e.undoable ? '*' : ''}`,
+    );
+    assert.deepEqual(got, ['rewind r3', 'rewind r2*', 'rewind r1', 'turn 2', 'cp cp', 'turn 1']);
+  });
+  it('orders turns with equal times by number', () => {
+    const t = ago(100);
+    const got = timelineEntries({ turns: [turn(1, 0, { started: t }), turn(2, 0, { started: t })], checkpoints: [], rewinds: [] });
+    assert.deepEqual(got.map((e) => (e.kind === 'turn' ? e.turn.turn : 0)), [2, 1]);
+  });
+});
+
+const plan = (over: Partial<Plan> = {}): Plan => ({
+  target: { id: '0190aaaa', turn: 1, label: '', prompt: 'add greeting', snapshot: 'snap1' },
+  mode: 'code',
+  files: [
+    { path: 'main.go', change: 'modify', added: 1, removed: 3, binary: false, conflict: false, via: 'edit' },
+    { path: 'util.go', change: 'delete', added: 0, removed: 5, binary: false, conflict: false, via: 'edit' },
+    { path: 'old.txt', change: 'create', added: 2, removed: 0, binary: false, conflict: true, via: 'edit' },
+    { path: 'logo.png', change: 'create', added: 0, removed: 0, binary: true, conflict: false, via: 'disk' },
+  ],
+  skipped: [{ path: 'dump.sql', reason: 'larger than maxFileBytes when captured' }],
+  conversation: { entriesAffected: 4 },
+  diff: '',
+  ...over,
+});
+
+describe('plan formatting', () => {
+  it('planFileLine marks change, counts and notes', () => {
+    assert.equal(planFileLine(plan().files![0]), 'M main.go +1 -3');
+    assert.equal(planFileLine(plan().files![2]), 'A old.txt +2 (conflict: edited since, left alone)');
+    assert.equal(planFileLine(plan().files![3]), 'A logo.png (binary, written on disk)');
+  });
+  it('summarizePlan gives counts, conflicts and skipped files', () => {
+    const s = summarizePlan(plan());
+    assert.equal(s.message, 'Rewind to turn 1 (add greeting)?');
+    assert.equal(s.changing, 3);
+    assert.equal(s.conflicts, 1);
+    assert.equal(s.nothingToDo, false);
+    const lines = s.detail.split('\n');
+    assert.equal(lines[0], '3 files will change: 1 modified, 1 restored, 1 deleted (+1 -8 lines).');
+    assert.equal(lines[1], '1 conflict left alone (edited since the agent\'s last turn): old.txt.');
+    assert.equal(lines[2], '1 file skipped: dump.sql (larger than maxFileBytes when captured).');
+    assert.ok(lines.includes('D util.go -5'));
+    assert.doesNotMatch(s.detail, /Conversation/);
+  });
+  it('forced plans overwrite conflicts', () => {
+    const s = summarizePlan(plan(), { force: true });
+    assert.equal(s.changing, 4);
+    assert.match(s.detail, /will be overwritten: old\.txt/);
+  });
+  it('conversation modes mention the conversation, not files', () => {
+    const s = summarizePlan(plan({ mode: 'conversation' }));
+    assert.equal(s.changing, 0);
+    assert.equal(s.nothingToDo, false);
+    assert.match(s.detail, /^Files stay as they are\.\nConversation: 4 entries moved/);
+    assert.doesNotMatch(s.detail, /conflict|skipped/);
+    assert.match(summarizePlan(plan({ mode: 'both' })).detail, /Conversation: 4 entries/);
+  });
+  it('an empty plan is nothing to do', () => {
+    const s = summarizePlan(plan({ files: [], skipped: null }));
+    assert.equal(s.nothingToDo, true);
+    assert.match(s.detail, /^No file will change\./);
+  });
+  it('checkpoint targets are named by label', () => {
+    const s = summarizePlan(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's' } }));
+    assert.equal(s.message, 'Rewind to checkpoint @base?');
+  });
+  it('resultMessage counts restored and saved files', () => {
+    assert.equal(resultMessage('Rewound to', plan(), 2), 'Rewound to turn 1 (add greeting): 3 files restored, 2 documents saved.');
+    assert.equal(resultMessage('Undid rewind to', undefined, 0), 'Undid rewind to the previous state: 0 files restored.');
+  });
+});
+
+describe('status bar', () => {
+  it('reads openTurn in any shape', () => {
+    assert.equal(openTurnNumber(null), undefined);
+    assert.equal(openTurnNumber(undefined), undefined);
+    assert.equal(openTurnNumber(0), undefined);
+    assert.equal(openTurnNumber(3), 3);
+    assert.equal(openTurnNumber({ turn: 4, entry: 'x' }), 4);
+    assert.equal(openTurnNumber(true), -1);
+    assert.equal(openTurnNumber('5'), 5);
+  });
+  it('spins while a turn is open', () => {
+    assert.equal(statusText(2, undefined).text, '$(history) 2 turns');
+    assert.equal(statusText(1, undefined).text, '$(history) 1 turn');
+    assert.equal(statusText(2, 3).text, '$(sync~spin) Turn 3 open');
+    assert.equal(statusText(2, -1).text, '$(sync~spin) Agent turn open');
+  });
+});
