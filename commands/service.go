@@ -3,6 +3,14 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // Options configure a Service for one workspace root.
@@ -19,18 +27,37 @@ type Options struct {
 	Applier Applier
 	// MaxFileBytes bounds captured file size; 0 means 10 MiB.
 	MaxFileBytes int64
+	// WatchMode is reported by Status: "watch", "poll" or "none" (default).
+	WatchMode func() string
+}
+
+// ResourceOps is implemented by an Applier that says whether its editor
+// creates and deletes files itself; when it returns false, creates and
+// deletes go `via: disk`.
+type ResourceOps interface {
+	ResourceOps() bool
 }
 
 // Service is the typed command set of SPEC §5.1 for one root. The command
 // line and the language server both call it. It is safe for concurrent use.
 type Service struct {
 	opts Options
+	sess *session.Session
 }
 
-var errTODO = errors.New("not implemented yet")
-
 // Open opens (creating if needed) the store of opts.Root.
-func Open(opts Options) (*Service, error) { return &Service{opts: opts}, nil }
+func Open(opts Options) (*Service, error) {
+	sess, err := session.Open(opts.Root, opts.StoreDir, opts.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	opts.Root = sess.Root()
+	opts.StoreDir = sess.Dir()
+	if opts.Actor == "" {
+		opts.Actor = "cli"
+	}
+	return &Service{opts: opts, sess: sess}, nil
+}
 
 // Close releases the service's resources.
 func (s *Service) Close() error { return nil }
@@ -42,52 +69,280 @@ func (s *Service) Root() string { return s.opts.Root }
 func (s *Service) StoreDir() string { return s.opts.StoreDir }
 
 // JournalPath is the journal file; it changes whenever any process appends.
-func (s *Service) JournalPath() string { return "" }
+func (s *Service) JournalPath() string { return s.sess.Journal().Path() }
+
+// Session is the underlying session (gc, fsck, history).
+func (s *Service) Session() *session.Session { return s.sess }
+
+func (s *Service) overlay() snapshot.Overlay {
+	if s.opts.Overlay == nil {
+		return nil
+	}
+	return s.opts.Overlay.Open
+}
 
 // Checkpoint captures a labeled checkpoint.
 func (s *Service) Checkpoint(ctx context.Context, a CheckpointArgs) (*CheckpointResult, error) {
-	return nil, errTODO
+	e, files, err := s.sess.Checkpoint(ctx, a.Label, a.Goal, s.opts.Actor)
+	if err != nil {
+		return nil, err
+	}
+	return &CheckpointResult{Entry: e.ID, Snapshot: e.Snapshot, Files: files}, nil
 }
 
 // TurnStart opens a turn (ending an open one first).
 func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartResult, error) {
-	return nil, errTODO
+	src := a.Source
+	if src == "" {
+		src = s.opts.Actor
+	}
+	e, err := s.sess.TurnStart(ctx, session.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.opts.Actor})
+	if err != nil {
+		return nil, err
+	}
+	return &TurnStartResult{Entry: e.ID, Turn: e.Turn, Snapshot: e.Snapshot}, nil
 }
 
 // TurnEnd ends the open turn; with none open it records nothing.
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
-	return nil, errTODO
+	end, _, err := s.sess.TurnEnd(ctx, session.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.opts.Actor})
+	if err != nil {
+		return nil, err
+	}
+	if end == nil {
+		return &TurnEndResult{Changed: []FileChange{}}, nil
+	}
+	return &TurnEndResult{Entry: end.ID, Turn: end.Turn, Snapshot: end.Snapshot, Changed: fileChanges(end.Changed)}, nil
+}
+
+func fileChanges(cs []session.Change) []FileChange {
+	out := make([]FileChange, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed})
+	}
+	return out
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 // List lists turns, checkpoints and rewinds, oldest first.
-func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) { return nil, errTODO }
+func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
+	h, err := s.sess.History()
+	if err != nil {
+		return nil, err
+	}
+	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}}
+	for _, t := range h.Turns(a.All) {
+		ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Started: stamp(t.Start.Time),
+			Source: t.Start.Source, Session: t.Start.Session, Changed: []FileChange{}, Abandoned: t.Abandoned}
+		if t.End != nil {
+			ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
+		}
+		out.Turns = append(out.Turns, ti)
+	}
+	src := h.Branch
+	if a.All {
+		src = h.Entries
+	}
+	for _, e := range src {
+		switch e.Kind {
+		case session.KindCheckpoint:
+			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot})
+		}
+	}
+	// Rewinds are listed from the whole journal: a conversation rewind
+	// leaves the branch it came from, but it still happened.
+	for _, e := range h.Entries {
+		if e.Kind == session.KindRewind {
+			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time), Undone: h.Undone(e.ID)})
+		}
+	}
+	if a.Limit > 0 {
+		if len(out.Turns) > a.Limit {
+			out.Turns = out.Turns[len(out.Turns)-a.Limit:]
+		}
+		if len(out.Checkpoints) > a.Limit {
+			out.Checkpoints = out.Checkpoints[len(out.Checkpoints)-a.Limit:]
+		}
+		if len(out.Rewinds) > a.Limit {
+			out.Rewinds = out.Rewinds[len(out.Rewinds)-a.Limit:]
+		}
+	}
+	return out, nil
+}
+
+// request converts preview/rewind arguments into a session request.
+func (s *Service) request(target, mode string, paths []string, rng *Range, force bool, report string) (session.RewindRequest, error) {
+	req := session.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.opts.Actor}
+	if strings.TrimSpace(target) == "" {
+		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
+	}
+	found := false
+	for _, m := range session.Modes {
+		found = found || m == mode
+	}
+	if mode != "" && !found {
+		return req, &ArgError{Field: "mode", Msg: fmt.Sprintf("unknown mode %q (want one of %s)", mode, strings.Join(session.Modes, ", "))}
+	}
+	for _, p := range paths {
+		rel, err := s.RelPath(p)
+		if err != nil {
+			return req, &ArgError{Field: "paths", Msg: err.Error()}
+		}
+		req.Paths = append(req.Paths, rel)
+	}
+	if rng != nil {
+		if len(req.Paths) != 1 {
+			return req, &ArgError{Field: "range", Msg: "needs exactly one entry in paths"}
+		}
+		if rng.Start.Line < 0 || rng.End.Line < rng.Start.Line {
+			return req, &ArgError{Field: "range", Msg: "end must not be before start"}
+		}
+		req.Lines = &[2]int{rng.Start.Line, rng.End.Line}
+	}
+	return req, nil
+}
+
+// RelPath turns a root-relative path or a file:// URI into a clean
+// root-relative path, failing for anything outside the root.
+func (s *Service) RelPath(p string) (string, error) {
+	orig := p
+	if strings.HasPrefix(p, "file:") {
+		u, err := url.Parse(p)
+		if err != nil {
+			return "", fmt.Errorf("bad URI %q: %w", orig, err)
+		}
+		p = u.Path
+	}
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(s.opts.Root, p)
+		if err != nil {
+			return "", fmt.Errorf("%q is not inside the root %s", orig, s.opts.Root)
+		}
+		p = rel
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	if !snapshot.ValidPath(p) {
+		return "", fmt.Errorf("%q is not a path inside the root %s", orig, s.opts.Root)
+	}
+	return p, nil
+}
+
+// mapErr turns session errors into the command set's error types.
+func mapErr(err error) error {
+	var ut *session.UnknownTargetError
+	if errors.As(err, &ut) {
+		return &ArgError{Field: "target", Msg: ut.Error()}
+	}
+	var re *session.RefusedError
+	if errors.As(err, &re) {
+		return &RefusedError{Msg: re.Msg}
+	}
+	return err
+}
 
 // Preview computes the plan of a rewind without changing anything.
-func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) { return nil, errTODO }
+func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
+	req, err := s.request(a.Target, a.Mode, a.Paths, a.Range, false, "")
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.sess.Preview(ctx, req, s.overlay())
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return s.plan(out), nil
+}
 
 // Rewind rewinds files and/or the conversation (SPEC §3, §5.2).
 func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, error) {
-	return nil, errTODO
+	req, err := s.request(a.Target, a.Mode, a.Paths, a.Range, a.Force, a.Report)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.sess.Rewind(ctx, req, s.overlay(), s.applyFunc())
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return s.result(out), nil
 }
 
 // Undo undoes the latest rewind not yet undone.
 func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
-	return nil, errTODO
+	out, err := s.sess.Undo(ctx, a.Force, s.opts.Actor, s.overlay(), s.applyFunc())
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return s.result(out), nil
+}
+
+func (s *Service) result(out *session.Outcome) *RewindResult {
+	r := &RewindResult{Applied: out.Applied, FailureReason: out.FailureReason, Plan: s.plan(out)}
+	if out.Entry != nil {
+		r.Entry = out.Entry.ID
+	}
+	return r
 }
 
 // FileHistory lists the turns on the active branch that changed a file.
 func (s *Service) FileHistory(ctx context.Context, a FileHistoryArgs) (*FileHistoryResult, error) {
-	return nil, errTODO
+	if a.URI == "" {
+		return nil, &ArgError{Field: "uri", Msg: "is required"}
+	}
+	rel, err := s.RelPath(a.URI)
+	if err != nil {
+		return nil, &ArgError{Field: "uri", Msg: err.Error()}
+	}
+	h, err := s.sess.History()
+	if err != nil {
+		return nil, err
+	}
+	out := &FileHistoryResult{History: []FileHistoryItem{}}
+	for _, t := range h.Turns(false) {
+		if t.End == nil {
+			continue
+		}
+		for _, c := range t.End.Changed {
+			if c.Path == rel {
+				out.History = append(out.History, FileHistoryItem{Turn: t.Number, Entry: t.Start.ID, Change: c.Change,
+					Added: c.Added, Removed: c.Removed, Snapshot: t.Start.Snapshot, EndSnapshot: t.End.Snapshot, Prompt: t.Start.Prompt})
+			}
+		}
+	}
+	return out, nil
 }
 
 // Status reports the state of the root's store.
 func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, error) {
-	return nil, errTODO
+	h, err := s.sess.History()
+	if err != nil {
+		return nil, err
+	}
+	mode := "none"
+	if s.opts.WatchMode != nil {
+		mode = s.opts.WatchMode()
+	}
+	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: len(h.Turns(false)), Snapshots: h.SnapshotCount(),
+		StoreBytes: s.sess.StoreBytes(), Watching: mode == "watch", WatchMode: mode,
+		LastCaptureMs: float64(s.sess.LastCapture().Microseconds()) / 1000}
+	if open := h.OpenTurn(); open != nil {
+		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Source: open.Source, Session: open.Session, Started: stamp(open.Time)}
+	}
+	return st, nil
 }
 
 // Content returns a file's content in a snapshot (for rewind:/ URIs) and
 // its kind ("file", "exec", "symlink"). It fails for a missing path or a
 // snapshot whose content is gone.
-func (s *Service) Content(snapshot, rel string) ([]byte, string, error) {
-	return nil, "", errTODO
+func (s *Service) Content(snap, rel string) ([]byte, string, error) {
+	data, kind, err := s.sess.Content(snap, rel)
+	if err != nil {
+		return nil, "", err
+	}
+	return data, kind.String(), nil
 }

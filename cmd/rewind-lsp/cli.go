@@ -1,0 +1,371 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/session"
+)
+
+const usage = `rewind-lsp — record an AI agent's turns and rewind them safely
+
+usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
+
+  (no command), serve, --stdio   the Language Server on stdio
+  turn start [--prompt TEXT] [--session ID]   open a turn (capture its start)
+  turn end [--summary TEXT] [--session ID]    end it (capture its end)
+  checkpoint [LABEL] [--goal TEXT]            capture a labeled checkpoint
+  hook claude-code                            record a Claude Code hook event (stdin)
+  log [--all] [--limit N]                     turns, checkpoints and rewinds
+  diff TARGET [PATH...]                       unified diff, current → target
+  rewind TARGET [--mode M] [--paths P,...] [--force] [--dry-run] [--report TEXT]
+  undo [--force]                              undo the latest rewind
+  gc [--max-snapshots N] [--max-age DAYS]     drop old snapshot content
+  fsck                                        verify the store
+  status                                      what is recorded, where
+  demo                                        a guided tour in a temporary workspace
+  version                                     print the version
+
+Targets: 3 or turn:3 (before turn 3), turn:3:end, ~1 (start of the latest
+turn), @label (a checkpoint), or an entry id prefix (6+ characters).
+Modes: code (default), conversation, both, summarize, plan.
+Exit status: 0 done, 1 error, 2 bad usage, 3 refused (conflict, nothing to undo).
+`
+
+// cli is one command-line invocation.
+type cli struct {
+	ctx    context.Context
+	g      globals
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	actor  string
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g, rest, err := splitGlobals(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "rewind-lsp: %v\n", err)
+		return exitUsage
+	}
+	c := &cli{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr, actor: "cli"}
+	if g.help && len(rest) == 0 {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	cmd := ""
+	if len(rest) > 0 {
+		cmd, rest = rest[0], rest[1:]
+	}
+	switch cmd {
+	case "", "serve", "--stdio", "-stdio":
+		return c.serve(rest)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "version":
+		fmt.Fprintln(stdout, "rewind-lsp", version)
+		return exitOK
+	case "demo":
+		return demo(ctx, stdout, stderr)
+	}
+	err = c.dispatch(cmd, rest)
+	return c.exit(err)
+}
+
+func (c *cli) dispatch(cmd string, rest []string) error {
+	switch cmd {
+	case "turn":
+		if len(rest) == 0 {
+			return usagef("usage: rewind-lsp turn start|end [flags]")
+		}
+		switch rest[0] {
+		case "start":
+			return c.turnStart(rest[1:])
+		case "end":
+			return c.turnEnd(rest[1:])
+		}
+		return usagef("unknown turn command %q (want start or end)", rest[0])
+	case "checkpoint":
+		return c.checkpoint(rest)
+	case "hook":
+		return c.hook(rest)
+	case "log":
+		return c.log(rest)
+	case "diff":
+		return c.diff(rest)
+	case "rewind":
+		return c.rewind(rest)
+	case "undo":
+		return c.undo(rest)
+	case "gc":
+		return c.gc(rest)
+	case "fsck":
+		return c.fsck(rest)
+	case "status":
+		return c.status(rest)
+	}
+	return usagef("unknown command %q; run rewind-lsp help", cmd)
+}
+
+// exit prints err and maps it to an exit status.
+func (c *cli) exit(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	var re *commands.RefusedError
+	var ae *commands.ArgError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(c.stderr, "rewind-lsp: %v\n", err)
+		return exitUsage
+	case errors.As(err, &re):
+		fmt.Fprintf(c.stderr, "rewind-lsp: %v\n", err)
+		return exitRefused
+	case errors.As(err, &ae):
+		fmt.Fprintf(c.stderr, "rewind-lsp: %v\n", err)
+		if ae.Field == "target" {
+			return exitError
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(c.stderr, "rewind-lsp: %v\n", err)
+	return exitError
+}
+
+// findRoot is --root, else the nearest ancestor of dir holding .git, else dir.
+func findRoot(flagRoot, dir string) (string, error) {
+	if flagRoot != "" {
+		abs, err := filepath.Abs(flagRoot)
+		if err != nil {
+			return "", err
+		}
+		return abs, nil
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return dir, nil
+		}
+	}
+}
+
+// service opens the command set for the root of this invocation; dir is
+// where to look for the root when --root is not given ("" = the current
+// folder).
+func (c *cli) service(dir string) (*commands.Service, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("current folder: %w", err)
+		}
+		dir = wd
+	}
+	root, err := findRoot(c.g.root, dir)
+	if err != nil {
+		return nil, fmt.Errorf("root: %w", err)
+	}
+	return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor})
+}
+
+// printJSON writes v as indented JSON.
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (c *cli) turnStart(args []string) error {
+	fs := flag.NewFlagSet("turn start", flag.ContinueOnError)
+	prompt := fs.String("prompt", "", "the prompt `text`")
+	sess := fs.String("session", "", "the agent session `id`")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("turn start takes no arguments (use --prompt TEXT), got %q", pos[0])
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	r, err := svc.TurnStart(c.ctx, commands.TurnStartArgs{Prompt: *prompt, Session: *sess, Source: c.actor})
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		return c.printJSON(r)
+	}
+	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, quoted(*prompt), short(r.Snapshot))
+	return nil
+}
+
+func (c *cli) turnEnd(args []string) error {
+	fs := flag.NewFlagSet("turn end", flag.ContinueOnError)
+	summary := fs.String("summary", "", "what the turn did (`text`)")
+	sess := fs.String("session", "", "the agent session `id`")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("turn end takes no arguments (use --summary TEXT), got %q", pos[0])
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	r, err := svc.TurnEnd(c.ctx, commands.TurnEndArgs{Summary: *summary, Session: *sess})
+	if err != nil {
+		return err
+	}
+	if r.Entry == "" {
+		fmt.Fprintln(c.stderr, "rewind-lsp: no turn is open; nothing recorded")
+	}
+	if c.g.json {
+		return c.printJSON(r)
+	}
+	if r.Entry == "" {
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "turn %d ended: %s\n", r.Turn, changeSummary(r.Changed))
+	printChanges(c.stdout, r.Changed)
+	return nil
+}
+
+func (c *cli) checkpoint(args []string) error {
+	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
+	goal := fs.String("goal", "", "what this checkpoint is for (`text`)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("checkpoint takes one label, got %d arguments", len(pos))
+	}
+	label := ""
+	if len(pos) == 1 {
+		label = strings.TrimPrefix(pos[0], "@")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	r, err := svc.Checkpoint(c.ctx, commands.CheckpointArgs{Label: label, Goal: *goal})
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		return c.printJSON(r)
+	}
+	name := "checkpoint"
+	if label != "" {
+		name += " @" + label
+	}
+	fmt.Fprintf(c.stdout, "%s: %d files (snapshot %s)\n", name, r.Files, short(r.Snapshot))
+	return nil
+}
+
+func (c *cli) status(args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("status takes no arguments")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	st, err := svc.Status(c.ctx, commands.StatusArgs{})
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		return c.printJSON(st)
+	}
+	fmt.Fprintf(c.stdout, "root:      %s\nstore:     %s (%s)\nturns:     %d\nsnapshots: %d\n", st.Root, st.Store, humanBytes(st.StoreBytes), st.Turns, st.Snapshots)
+	if st.OpenTurn != nil {
+		fmt.Fprintf(c.stdout, "open turn: %d%s, since %s\n", st.OpenTurn.Turn, quoted(st.OpenTurn.Prompt), age(st.OpenTurn.Started))
+	} else {
+		fmt.Fprintln(c.stdout, "open turn: none")
+	}
+	return nil
+}
+
+func (c *cli) gc(args []string) error {
+	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
+	maxSnaps := fs.Int("max-snapshots", 0, "keep at most `N` snapshots (0: no limit)")
+	maxAge := fs.Float64("max-age", 0, "drop snapshots older than `DAYS` (0: no limit)")
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("gc takes no arguments")
+	}
+	if *maxSnaps < 0 || *maxAge < 0 {
+		return usagef("gc: limits must not be negative")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	rep, err := svc.Session().GC(*maxSnaps, time.Duration(*maxAge*24*float64(time.Hour)))
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		return c.printJSON(rep)
+	}
+	fmt.Fprintf(c.stdout, "gc: kept %d snapshots, dropped %d; removed %d objects (%s)\n",
+		rep.SnapshotsKept, len(rep.SnapshotsDropped), rep.ObjectsRemoved, humanBytes(rep.BytesFreed))
+	return nil
+}
+
+func (c *cli) fsck(args []string) error {
+	fs := flag.NewFlagSet("fsck", flag.ContinueOnError)
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("fsck takes no arguments")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	probs, err := svc.Session().Fsck()
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		if probs == nil {
+			probs = []session.Problem{}
+		}
+		if err := c.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
+			return err
+		}
+	} else if len(probs) == 0 {
+		fmt.Fprintf(c.stdout, "fsck: store %s is intact\n", svc.StoreDir())
+	}
+	if len(probs) > 0 {
+		for _, p := range probs {
+			fmt.Fprintf(c.stderr, "damaged: %s\n", p)
+		}
+		return fmt.Errorf("fsck: %d problems in %s", len(probs), svc.StoreDir())
+	}
+	return nil
+}

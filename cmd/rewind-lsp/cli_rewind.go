@@ -1,0 +1,158 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+func (c *cli) log(args []string) error {
+	fs := flag.NewFlagSet("log", flag.ContinueOnError)
+	all := fs.Bool("all", false, "include abandoned branches")
+	limit := fs.Int("limit", 0, "show only the latest `N` of each")
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("log takes no arguments")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	l, err := svc.List(c.ctx, commands.ListArgs{Limit: *limit, All: *all})
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		return c.printJSON(l)
+	}
+	printLog(c.stdout, l)
+	return nil
+}
+
+// paths makes command-line paths root-relative: relative paths are taken
+// from the current folder when it is inside the root.
+func (c *cli) paths(svc *commands.Service, ps []string) []string {
+	wd, _ := os.Getwd()
+	inside := wd != "" && (wd == svc.Root() || strings.HasPrefix(wd, svc.Root()+string(filepath.Separator)))
+	var out []string
+	for _, p := range ps {
+		if p == "" {
+			continue
+		}
+		if inside && !filepath.IsAbs(p) && !strings.HasPrefix(p, "file:") {
+			p = filepath.Join(wd, p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (c *cli) diff(args []string) error {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("usage: rewind-lsp diff TARGET [PATH...]")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	plan, err := svc.Preview(c.ctx, commands.PreviewArgs{Target: pos[0], Paths: c.paths(svc, pos[1:])})
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		return c.printJSON(plan)
+	}
+	fmt.Fprint(c.stdout, plan.Diff)
+	for _, s := range plan.Skipped {
+		fmt.Fprintf(c.stderr, "skipped %s: %s\n", s.Path, s.Reason)
+	}
+	return nil
+}
+
+func (c *cli) rewind(args []string) error {
+	fs := flag.NewFlagSet("rewind", flag.ContinueOnError)
+	mode := fs.String("mode", "code", "`mode`: code, conversation, both, summarize or plan")
+	paths := fs.String("paths", "", "only these files (`P,...`)")
+	force := fs.Bool("force", false, "overwrite files edited since they were recorded")
+	dry := fs.Bool("dry-run", false, "show the plan, change nothing")
+	report := fs.String("report", "", "what was learnt on the abandoned path (`text`)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: rewind-lsp rewind TARGET [--mode M] [--paths P,...] [--force] [--dry-run] [--report TEXT]")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	ps := c.paths(svc, strings.Split(*paths, ","))
+	if *dry || *mode == "plan" {
+		m := *mode
+		plan, err := svc.Preview(c.ctx, commands.PreviewArgs{Target: pos[0], Mode: m, Paths: ps})
+		if err != nil {
+			return err
+		}
+		if c.g.json {
+			return c.printJSON(plan)
+		}
+		printPlan(c.stdout, plan, "would change")
+		return nil
+	}
+	r, err := svc.Rewind(c.ctx, commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report})
+	if err != nil {
+		return err
+	}
+	return c.rewindResult(r, "rewound")
+}
+
+func (c *cli) undo(args []string) error {
+	fs := flag.NewFlagSet("undo", flag.ContinueOnError)
+	force := fs.Bool("force", false, "overwrite files edited since the rewind")
+	if pos, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("undo takes no arguments")
+	}
+	svc, err := c.service("")
+	if err != nil {
+		return err
+	}
+	r, err := svc.Undo(c.ctx, commands.UndoArgs{Force: *force})
+	if err != nil {
+		return err
+	}
+	return c.rewindResult(r, "undone")
+}
+
+// rewindResult prints a rewind or undo result; a refusal is exit 3.
+func (c *cli) rewindResult(r *commands.RewindResult, verb string) error {
+	if c.g.json {
+		if err := c.printJSON(r); err != nil {
+			return err
+		}
+	} else if r.Applied {
+		printPlan(c.stdout, r.Plan, verb)
+		if verb == "rewound" && r.Entry != "" {
+			fmt.Fprintln(c.stdout, "undo it with: rewind-lsp undo")
+		}
+	}
+	if !r.Applied {
+		if !c.g.json {
+			printPlan(c.stderr, r.Plan, "would change")
+		}
+		return &commands.RefusedError{Msg: r.FailureReason}
+	}
+	return nil
+}

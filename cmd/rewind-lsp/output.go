@@ -1,0 +1,171 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// short abbreviates a snapshot id (hex) or an entry id (a UUIDv7, whose
+// first 13 characters are a millisecond time, so more are shown).
+func short(id string) string {
+	n := 12
+	if strings.Count(id, "-") == 4 {
+		n = 18
+	}
+	if len(id) > n {
+		return id[:n]
+	}
+	return id
+}
+
+func quoted(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + "…"
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return fmt.Sprintf(": %q", s)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// age is how long ago an RFC 3339 time was, for people.
+func age(stamp string) string {
+	t, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil {
+		return stamp
+	}
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+var changeLetter = map[string]string{"create": "A", "modify": "M", "delete": "D"}
+
+func changeSummary(cs []commands.FileChange) string {
+	if len(cs) == 0 {
+		return "no files changed"
+	}
+	add, rem := 0, 0
+	for _, c := range cs {
+		add += c.Added
+		rem += c.Removed
+	}
+	noun := "files"
+	if len(cs) == 1 {
+		noun = "file"
+	}
+	return fmt.Sprintf("%d %s changed (+%d -%d)", len(cs), noun, add, rem)
+}
+
+func printChanges(w io.Writer, cs []commands.FileChange) {
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s %s  +%d -%d\n", changeLetter[c.Change], c.Path, c.Added, c.Removed)
+	}
+}
+
+// printLog prints the active branch: turns, checkpoints and rewinds in time
+// order.
+func printLog(w io.Writer, l *commands.ListResult) {
+	type row struct {
+		when string
+		text string
+	}
+	var rows []row
+	for _, t := range l.Turns {
+		state := "open"
+		if t.Ended != "" {
+			state = changeSummary(t.Changed)
+		}
+		extra := ""
+		if t.Abandoned {
+			extra = " [abandoned]"
+		}
+		if t.Source != "" {
+			extra += " [" + t.Source + "]"
+		}
+		rows = append(rows, row{t.Started, fmt.Sprintf("turn %-3d %-9s %s%s — %s%s", t.Turn, age(t.Started), short(t.Entry), quoted(t.Prompt), state, extra)})
+	}
+	for _, c := range l.Checkpoints {
+		name := "(no label)"
+		if c.Label != "" {
+			name = "@" + c.Label
+		}
+		rows = append(rows, row{c.Time, fmt.Sprintf("checkpoint %-9s %s %s%s", age(c.Time), short(c.Entry), name, quoted(c.Goal))})
+	}
+	for _, r := range l.Rewinds {
+		undone := ""
+		if r.Undone {
+			undone = " (undone)"
+		}
+		rows = append(rows, row{r.Time, fmt.Sprintf("rewind   %-9s %s to %s, mode %s%s", age(r.Time), short(r.Entry), r.Target, r.Mode, undone)})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].when < rows[j].when })
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "nothing recorded yet: run `rewind-lsp turn start`, or hook your agent (see README)")
+		return
+	}
+	for _, r := range rows {
+		fmt.Fprintln(w, r.text)
+	}
+}
+
+// printPlan prints a plan's files for people.
+func printPlan(w io.Writer, p *commands.Plan, verb string) {
+	if p == nil {
+		return
+	}
+	what := p.Target.Prompt
+	target := "the target"
+	switch {
+	case p.Target.Turn > 0:
+		target = fmt.Sprintf("turn %d", p.Target.Turn)
+	case p.Target.Label != "":
+		target = "@" + p.Target.Label
+	}
+	fmt.Fprintf(w, "%s to %s%s (mode %s): %d files", verb, target, quoted(what), p.Mode, len(p.Files))
+	if p.Conversation.EntriesAffected > 0 {
+		fmt.Fprintf(w, ", %d conversation entries", p.Conversation.EntriesAffected)
+	}
+	fmt.Fprintln(w)
+	for _, f := range p.Files {
+		flags := ""
+		if f.Binary {
+			flags += " binary"
+		}
+		if f.Conflict {
+			flags += " CONFLICT (edited since recorded)"
+		}
+		fmt.Fprintf(w, "  %s %s  +%d -%d%s\n", changeLetter[f.Change], f.Path, f.Added, f.Removed, flags)
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)
+	}
+}

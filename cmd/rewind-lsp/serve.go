@@ -1,0 +1,23 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rewind-lsp/rewind-lsp/lsp"
+)
+
+// serve runs the Language Server on stdio. Nothing but LSP frames is ever
+// written to stdout.
+func (c *cli) serve(args []string) int {
+	if len(args) > 0 && args[0] != "--stdio" {
+		fmt.Fprintf(c.stderr, "rewind-lsp: serve takes no arguments, got %q\n", args[0])
+		return exitUsage
+	}
+	if f, ok := c.stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintln(c.stderr, "rewind-lsp: serving LSP on stdio (an editor starts this; run `rewind-lsp help` for the command line)")
+		}
+	}
+	return lsp.Run(c.ctx, c.stdin, c.stdout, c.stderr)
+}

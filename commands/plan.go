@@ -1,0 +1,77 @@
+package commands
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// resourceOps reports whether the editor creates and deletes files itself.
+func (s *Service) resourceOps() bool {
+	if ro, ok := s.opts.Applier.(ResourceOps); ok {
+		return ro.ResourceOps()
+	}
+	return true
+}
+
+// via is how op reaches the files: an editor without resource operations
+// cannot create or delete, so those go on disk.
+func (s *Service) via(op *snapshot.FileOp) string {
+	if op.Via == "edit" && op.Change != "modify" && s.opts.Applier != nil && !s.resourceOps() {
+		return "disk"
+	}
+	return op.Via
+}
+
+// plan turns a session outcome into the plan of SPEC §4.
+func (s *Service) plan(out *session.Outcome) *Plan {
+	p := &Plan{Mode: out.Mode, Files: []PlanFile{}, Skipped: []Skipped{}}
+	if t := out.Target; t != nil {
+		p.Target = PlanTarget{Turn: t.Turn, Label: t.Label, Prompt: t.Prompt, Snapshot: t.Snapshot}
+		if t.Entry != nil {
+			p.Target.ID = t.Entry.ID
+		}
+	}
+	p.Conversation.EntriesAffected = out.EntriesAffected
+	if out.Diff != nil {
+		for i := range out.Diff.Ops {
+			op := &out.Diff.Ops[i]
+			p.Files = append(p.Files, PlanFile{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed,
+				Binary: op.Binary, Conflict: op.Conflict, Via: s.via(op)})
+		}
+		for _, sk := range out.Diff.Skipped {
+			p.Skipped = append(p.Skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
+		}
+		p.Diff = out.Diff.Text()
+	}
+	return p
+}
+
+// applyFunc adapts the Service's Applier (or the disk) to the session.
+func (s *Service) applyFunc() session.ApplyFunc {
+	if s.opts.Applier == nil {
+		return session.ApplyOnDisk(s.opts.Root)
+	}
+	return func(ctx context.Context, label string, ops []snapshot.FileOp) error {
+		ch := &Change{Root: s.opts.Root, Label: label}
+		for i := range ops {
+			op := &ops[i]
+			f := ChangeFile{Path: op.Path, Change: op.Change, Via: s.via(op), Before: op.Before, After: op.After}
+			if op.Change != "delete" {
+				f.Kind = op.AfterKind.String()
+			}
+			if s.opts.Overlay != nil {
+				_, f.Open = s.opts.Overlay.Open(op.Path)
+			}
+			ch.Files = append(ch.Files, f)
+		}
+		err := s.opts.Applier.Apply(ctx, ch)
+		var na *NotAppliedError
+		if errors.As(err, &na) {
+			return &session.NotApplied{Reason: na.Reason}
+		}
+		return err
+	}
+}

@@ -1,0 +1,9 @@
+// Package session keeps the journal of one workspace root: turns,
+// checkpoints, rewinds, undos and summaries as immutable entries with
+// parent links, the active branch of the conversation, rewind targets and
+// modes, conflicts, undo, retention (gc) and verification (fsck).
+//
+// Every change to the journal happens under an exclusive file lock, with the
+// journal read again under it, so several processes (editors, hooks, the
+// command line) can record at once without losing or duplicating entries.
+package session

@@ -1,0 +1,291 @@
+package session
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// History is a read-only view of a journal: the entry tree, the active
+// branch (root entry to current leaf) and the turns on it.
+type History struct {
+	Entries  []*Entry // in journal order
+	Branch   []*Entry // the active branch, root first
+	byID     map[string]*Entry
+	onBranch map[string]bool
+	endOf    map[string]*Entry // turnStart id → its turnEnd
+	undone   map[string]*Entry // rewind id → the undo that undid it
+	gone     map[string]bool   // snapshots dropped by gc
+	gcCount  int
+}
+
+// NewHistory builds the view of ents (journal order).
+func NewHistory(ents []*Entry) *History {
+	h := &History{Entries: ents, byID: map[string]*Entry{}, onBranch: map[string]bool{},
+		endOf: map[string]*Entry{}, undone: map[string]*Entry{}, gone: map[string]bool{}}
+	var leaf *Entry
+	for _, e := range ents {
+		h.byID[e.ID] = e
+		switch e.Kind {
+		case KindTurnEnd:
+			if e.Start != "" {
+				h.endOf[e.Start] = e
+			}
+		case KindUndo:
+			if e.Undoes != "" {
+				h.undone[e.Undoes] = e
+			}
+		case KindGC:
+			h.gcCount++
+			for _, s := range e.Gone {
+				h.gone[s] = true
+			}
+			continue // gc entries are not part of the conversation tree
+		}
+		leaf = e
+	}
+	// Walk up from the leaf; a parent link to a missing (damaged) entry or a
+	// cycle ends the branch.
+	for e := leaf; e != nil && !h.onBranch[e.ID]; e = h.byID[e.Parent] {
+		h.onBranch[e.ID] = true
+		h.Branch = append(h.Branch, e)
+		if e.Parent == "" {
+			break
+		}
+	}
+	for i, j := 0, len(h.Branch)-1; i < j; i, j = i+1, j-1 {
+		h.Branch[i], h.Branch[j] = h.Branch[j], h.Branch[i]
+	}
+	return h
+}
+
+// Leaf is the current leaf ("" when the journal is empty).
+func (h *History) Leaf() string {
+	if len(h.Branch) == 0 {
+		return ""
+	}
+	return h.Branch[len(h.Branch)-1].ID
+}
+
+// Entry returns the entry with id, or nil.
+func (h *History) Entry(id string) *Entry { return h.byID[id] }
+
+// OnBranch reports whether entry id is on the active branch.
+func (h *History) OnBranch(id string) bool { return h.onBranch[id] }
+
+// Gone reports whether snapshot s was dropped by gc.
+func (h *History) Gone(s string) bool { return h.gone[s] }
+
+// GCCount is the number of gc entries, so caches can notice a gc.
+func (h *History) GCCount() int { return h.gcCount }
+
+// Turn is one turn: its start entry and, once it ended, its end entry.
+type Turn struct {
+	Number    int
+	Start     *Entry
+	End       *Entry
+	Abandoned bool // off the active branch
+}
+
+// Turns lists the turns of the active branch in order; with all, also the
+// turns of abandoned branches, in journal order.
+func (h *History) Turns(all bool) []Turn {
+	var ts []Turn
+	src := h.Branch
+	if all {
+		src = h.Entries
+	}
+	for _, e := range src {
+		if e.Kind != KindTurnStart {
+			continue
+		}
+		ts = append(ts, Turn{Number: e.Turn, Start: e, End: h.endOf[e.ID], Abandoned: !h.onBranch[e.ID]})
+	}
+	return ts
+}
+
+// NextTurn is the number the next turn on the active branch gets.
+func (h *History) NextTurn() int {
+	n := 0
+	for _, e := range h.Branch {
+		if e.Kind == KindTurnStart && e.Turn > n {
+			n = e.Turn
+		}
+	}
+	return n + 1
+}
+
+// OpenTurn is the start entry of the turn open on the active branch, or nil.
+func (h *History) OpenTurn() *Entry {
+	for i := len(h.Branch) - 1; i >= 0; i-- {
+		e := h.Branch[i]
+		switch e.Kind {
+		case KindTurnStart:
+			if h.endOf[e.ID] == nil {
+				return e
+			}
+			return nil
+		case KindTurnEnd:
+			return nil
+		}
+	}
+	return nil
+}
+
+// Baseline is the last state rewind-lsp recorded for the files (the
+// snapshot of the latest entry that captured or changed them); a file that
+// differs from it now was edited outside a turn.
+func (h *History) Baseline() string {
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		switch e.Kind {
+		case KindTurnStart, KindTurnEnd, KindCheckpoint, KindRewind, KindUndo:
+			if e.Snapshot != "" {
+				return e.Snapshot
+			}
+		}
+	}
+	return ""
+}
+
+// UndoCandidate is the latest rewind not yet undone, or nil.
+func (h *History) UndoCandidate() *Entry {
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		if e.Kind == KindRewind && h.undone[e.ID] == nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Undone reports whether rewind id was undone.
+func (h *History) Undone(id string) bool { return h.undone[id] != nil }
+
+// Target is a resolved rewind target.
+type Target struct {
+	Spec     string // as written
+	Entry    *Entry // the entry the target names
+	Snapshot string // the files' state to restore
+	Turn     int    // turn number, 0 for checkpoints and ids of other entries
+	Label    string
+	Prompt   string
+	// Point is the entry the conversation leaf moves back to ("" = before
+	// the first entry).
+	Point string
+}
+
+// UnknownTargetError is a target that names nothing in the journal.
+type UnknownTargetError struct {
+	Spec   string
+	Reason string
+}
+
+func (e *UnknownTargetError) Error() string {
+	return fmt.Sprintf("unknown target %q: %s", e.Spec, e.Reason)
+}
+
+// Resolve turns a target string (SPEC §2: "3", "turn:3", "turn:3:end",
+// "~1", "@label", an entry id or a unique prefix of at least 6 characters)
+// into a Target.
+func (h *History) Resolve(spec string) (*Target, error) {
+	s := strings.TrimSpace(spec)
+	bad := func(reason string) error { return &UnknownTargetError{Spec: spec, Reason: reason} }
+	if s == "" {
+		return nil, bad("empty target")
+	}
+	turnTarget := func(n int, end bool) (*Target, error) {
+		for _, t := range h.Turns(false) {
+			if t.Number != n {
+				continue
+			}
+			if !end {
+				return &Target{Spec: spec, Entry: t.Start, Snapshot: t.Start.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
+			}
+			if t.End == nil {
+				return nil, bad(fmt.Sprintf("turn %d has not ended", n))
+			}
+			return &Target{Spec: spec, Entry: t.End, Snapshot: t.End.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.End.ID}, nil
+		}
+		return nil, bad(fmt.Sprintf("there is no turn %d on the active branch (%d turns)", n, len(h.Turns(false))))
+	}
+	switch {
+	case strings.HasPrefix(s, "~"):
+		k, err := strconv.Atoi(s[1:])
+		if err != nil || k < 1 {
+			return nil, bad("~N needs a number of at least 1")
+		}
+		ts := h.Turns(false)
+		if k > len(ts) {
+			return nil, bad(fmt.Sprintf("only %d turns on the active branch", len(ts)))
+		}
+		return turnTarget(ts[len(ts)-k].Number, false)
+	case strings.HasPrefix(s, "@"):
+		label := s[1:]
+		if label == "" {
+			return nil, bad("@ needs a checkpoint label")
+		}
+		var found *Entry
+		for _, e := range h.Entries {
+			if e.Kind == KindCheckpoint && e.Label == label && (found == nil || h.onBranch[e.ID] || !h.onBranch[found.ID]) {
+				found = e
+			}
+		}
+		if found == nil {
+			return nil, bad("no checkpoint has that label")
+		}
+		return &Target{Spec: spec, Entry: found, Snapshot: found.Snapshot, Label: label, Point: found.ID}, nil
+	case strings.HasPrefix(s, "turn:"):
+		rest := s[len("turn:"):]
+		end := strings.HasSuffix(rest, ":end")
+		rest = strings.TrimSuffix(rest, ":end")
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 {
+			return nil, bad("turn:N needs a turn number")
+		}
+		return turnTarget(n, end)
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 1 {
+			return nil, bad("turn numbers start at 1")
+		}
+		return turnTarget(n, false)
+	}
+	if len(s) < 6 {
+		return nil, bad("an entry id prefix needs at least 6 characters")
+	}
+	var match *Entry
+	for _, e := range h.Entries {
+		if strings.HasPrefix(e.ID, s) {
+			if match != nil {
+				return nil, bad("the id prefix is ambiguous")
+			}
+			match = e
+		}
+	}
+	if match == nil {
+		return nil, bad("no entry has that id")
+	}
+	if match.Snapshot == "" {
+		return nil, bad(fmt.Sprintf("entry %s (%s) recorded no state", match.ID, match.Kind))
+	}
+	t := &Target{Spec: spec, Entry: match, Snapshot: match.Snapshot, Turn: match.Turn, Prompt: match.Prompt, Label: match.Label, Point: match.ID}
+	if match.Kind == KindTurnStart {
+		t.Point = match.Parent
+	}
+	return t, nil
+}
+
+// Since counts the active-branch entries after point (the ones a
+// conversation rewind to point abandons).
+func (h *History) Since(point string) int {
+	if point == "" {
+		return len(h.Branch)
+	}
+	for i, e := range h.Branch {
+		if e.ID == point {
+			return len(h.Branch) - 1 - i
+		}
+	}
+	return 0
+}

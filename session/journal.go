@@ -1,0 +1,296 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/sys/unix"
+)
+
+// Entry kinds.
+const (
+	KindSession    = "session"
+	KindTurnStart  = "turnStart"
+	KindTurnEnd    = "turnEnd"
+	KindCheckpoint = "checkpoint"
+	KindRewind     = "rewind"
+	KindUndo       = "undo"
+	KindSummary    = "summary"
+	KindGC         = "gc"
+)
+
+// Entry is one immutable journal record. Which fields are set depends on
+// Kind; Snapshot is always the state of the files once the entry was made
+// (empty when the entry changed no files and captured nothing).
+type Entry struct {
+	ID     string    `json:"id"`
+	Parent string    `json:"parent,omitempty"`
+	Time   time.Time `json:"time"`
+	Kind   string    `json:"kind"`
+	Actor  string    `json:"actor,omitempty"`
+
+	Snapshot string `json:"snapshot,omitempty"`
+
+	// Turns.
+	Turn    int    `json:"turn,omitempty"`
+	Prompt  string `json:"prompt,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Session string `json:"session,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Start   string `json:"start,omitempty"` // turnEnd: its turnStart entry
+	// Changed is what the turn changed (turnEnd only).
+	Changed []Change `json:"changed,omitempty"`
+
+	// Checkpoints.
+	Label string `json:"label,omitempty"`
+	Goal  string `json:"goal,omitempty"`
+
+	// Rewinds and undos.
+	Target          string   `json:"target,omitempty"`
+	TargetEntry     string   `json:"targetEntry,omitempty"`
+	Mode            string   `json:"mode,omitempty"`
+	UndoSnapshot    string   `json:"undoSnapshot,omitempty"`
+	Files           []string `json:"files,omitempty"`
+	EntriesAffected int      `json:"entriesAffected,omitempty"`
+	Report          string   `json:"report,omitempty"`
+	PrevLeaf        string   `json:"prevLeaf,omitempty"` // rewind that moved the leaf: the leaf before
+	Undoes          string   `json:"undoes,omitempty"`   // undo: the rewind it undoes
+	Applied         *bool    `json:"applied,omitempty"`
+	FailureReason   string   `json:"failureReason,omitempty"`
+
+	// gc: snapshots whose content was dropped.
+	Gone []string `json:"gone,omitempty"`
+}
+
+// Change is one file a turn changed.
+type Change struct {
+	Path    string `json:"path"`
+	Change  string `json:"change"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// LineError is a damaged journal line.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("journal line %d: %v", e.Line, e.Err) }
+
+// Journal is the append-only record of one root: one line per entry, each
+// "<crc32c hex> <json>\n". Appends hold an exclusive file lock, so several
+// processes can append at once; a torn last line (a crash mid-write) is
+// ignored on read and cut off by the next append. Earlier lines are never
+// rewritten.
+type Journal struct {
+	path     string
+	lockPath string
+	mu       sync.Mutex // serializes this process's lock holders
+}
+
+// OpenJournal opens the journal in store folder dir.
+func OpenJournal(dir string) *Journal {
+	return &Journal{path: dir + "/journal", lockPath: dir + "/lock"}
+}
+
+// Path is the journal file.
+func (j *Journal) Path() string { return j.path }
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+func encodeLine(e *Entry) ([]byte, error) {
+	js, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, len(js)+10)
+	line = fmt.Appendf(line, "%08x ", crc32.Checksum(js, crcTable))
+	line = append(line, js...)
+	return append(line, '\n'), nil
+}
+
+func decodeLine(line []byte) (*Entry, error) {
+	if len(line) < 10 || line[8] != ' ' {
+		return nil, errors.New("malformed record")
+	}
+	sum, err := strconv.ParseUint(string(line[:8]), 16, 32)
+	if err != nil {
+		return nil, errors.New("malformed checksum")
+	}
+	js := line[9:]
+	if crc32.Checksum(js, crcTable) != uint32(sum) {
+		return nil, errors.New("checksum mismatch")
+	}
+	var e Entry
+	if err := json.Unmarshal(js, &e); err != nil {
+		return nil, fmt.Errorf("bad JSON: %w", err)
+	}
+	if e.ID == "" || e.Kind == "" {
+		return nil, errors.New("record without id or kind")
+	}
+	return &e, nil
+}
+
+// Read returns every intact entry in order, and the damaged lines. A torn
+// last line (no final newline) is not damage: it is what a crash leaves.
+func (j *Journal) Read() ([]*Entry, []*LineError, error) {
+	data, err := os.ReadFile(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal: %w", err)
+	}
+	return parseJournal(data)
+}
+
+func parseJournal(data []byte) ([]*Entry, []*LineError, error) {
+	var ents []*Entry
+	var bad []*LineError
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn last record
+		}
+		line := data[:i]
+		data = data[i+1:]
+		if len(line) == 0 {
+			continue
+		}
+		e, err := decodeLine(line)
+		if err != nil {
+			bad = append(bad, &LineError{Line: n, Err: err})
+			continue
+		}
+		ents = append(ents, e)
+	}
+	return ents, bad, nil
+}
+
+// Lock holds the journal's exclusive lock until Unlock.
+type Lock struct {
+	j *Journal
+	f *os.File
+}
+
+// Lock takes the exclusive lock of the journal (waiting for other holders).
+func (j *Journal) Lock() (*Lock, error) {
+	j.mu.Lock()
+	f, err := os.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		j.mu.Unlock()
+		return nil, fmt.Errorf("lock journal: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		j.mu.Unlock()
+		return nil, fmt.Errorf("lock journal: %w", err)
+	}
+	// Who holds it, for people reading the store.
+	f.Truncate(0)
+	f.WriteAt([]byte(fmt.Sprintf("pid %d since %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))), 0)
+	return &Lock{j: j, f: f}, nil
+}
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() {
+	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	l.f.Close()
+	l.j.mu.Unlock()
+}
+
+// Append writes entries durably; the caller holds the lock. IDs and times
+// are filled in when empty.
+func (l *Lock) Append(ents ...*Entry) error {
+	j := l.j
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
+	defer f.Close()
+	if err := cutTorn(f); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
+	var buf []byte
+	for _, e := range ents {
+		if e.ID == "" {
+			e.ID = NewID()
+		}
+		if e.Time.IsZero() {
+			e.Time = time.Now().UTC()
+		}
+		line, err := encodeLine(e)
+		if err != nil {
+			return fmt.Errorf("append journal: %w", err)
+		}
+		buf = append(buf, line...)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
+	if _, err := f.Write(buf); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
+	return nil
+}
+
+// cutTorn removes a torn last record (bytes after the last newline), left
+// by a crash in the middle of a write, so the next record starts on a line
+// of its own.
+func cutTorn(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	size := fi.Size()
+	const chunk = 64 << 10
+	var off int64 = size
+	buf := make([]byte, chunk)
+	for off > 0 {
+		n := int64(chunk)
+		if off < n {
+			n = off
+		}
+		off -= n
+		if _, err := f.ReadAt(buf[:n], off); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			end := off + int64(i) + 1
+			if end == size {
+				return nil
+			}
+			return f.Truncate(end)
+		}
+	}
+	return f.Truncate(0)
+}
+
+// NewID returns a new entry ID (a UUIDv7: time-ordered).
+func NewID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}

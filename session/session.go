@@ -1,0 +1,316 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// DefaultStoreDir is the store of root (SPEC §2):
+// $REWIND_LSP_HOME/<basename>-<12 hex of sha256(abs root)>, where
+// REWIND_LSP_HOME defaults to $XDG_STATE_HOME/rewind-lsp, then
+// ~/.local/state/rewind-lsp.
+func DefaultStoreDir(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("store for %s: %w", root, err)
+	}
+	home := os.Getenv("REWIND_LSP_HOME")
+	if home == "" {
+		if xdg := os.Getenv("XDG_STATE_HOME"); xdg != "" {
+			home = filepath.Join(xdg, "rewind-lsp")
+		} else {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("store for %s: no home folder: %w", root, err)
+			}
+			home = filepath.Join(h, ".local", "state", "rewind-lsp")
+		}
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(home, filepath.Base(abs)+"-"+hex.EncodeToString(sum[:])[:12]), nil
+}
+
+// Session is the journal and snapshots of one workspace root. It is safe
+// for concurrent use, and several processes may open the same root.
+type Session struct {
+	root     string
+	dir      string
+	objects  *snapshot.Objects
+	capturer *snapshot.Capturer
+	journal  *Journal
+
+	mu          sync.Mutex
+	gcSeen      int
+	lastCapture time.Duration
+}
+
+// Open opens the session of root with its store in dir ("" = default).
+func Open(root, dir string, maxFileBytes int64) (*Session, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a folder", abs)
+	}
+	if _, err := os.ReadDir(abs); err != nil {
+		return nil, fmt.Errorf("workspace root %s is not readable: %w", abs, err)
+	}
+	if dir == "" {
+		if dir, err = DefaultStoreDir(abs); err != nil {
+			return nil, err
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create store %s: %w", dir, err)
+	}
+	// A note for people who look into the store.
+	rootFile := filepath.Join(dir, "root")
+	if _, err := os.Stat(rootFile); err != nil {
+		_ = snapshot.WriteFileAtomic(rootFile, []byte(abs+"\n"), 0o600)
+	}
+	objects, err := snapshot.OpenObjects(filepath.Join(dir, "objects"))
+	if err != nil {
+		return nil, err
+	}
+	var exclude []string
+	if dir == abs || strings.HasPrefix(dir, abs+string(filepath.Separator)) {
+		exclude = append(exclude, dir)
+	}
+	return &Session{
+		root:     abs,
+		dir:      dir,
+		objects:  objects,
+		capturer: snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
+		journal:  OpenJournal(dir),
+	}, nil
+}
+
+// Root is the absolute workspace root.
+func (s *Session) Root() string { return s.root }
+
+// Dir is the store folder.
+func (s *Session) Dir() string { return s.dir }
+
+// Objects is the object store.
+func (s *Session) Objects() *snapshot.Objects { return s.objects }
+
+// Journal is the journal.
+func (s *Session) Journal() *Journal { return s.journal }
+
+// LastCapture is the duration of this process's last capture.
+func (s *Session) LastCapture() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastCapture
+}
+
+// History reads the journal.
+func (s *Session) History() (*History, error) {
+	ents, _, err := s.journal.Read()
+	if err != nil {
+		return nil, err
+	}
+	return NewHistory(ents), nil
+}
+
+// capture snapshots the root; h is the history read under the lock (a gc
+// since the last capture drops the caches, whose objects may be gone).
+func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Overlay) (*snapshot.Result, error) {
+	s.mu.Lock()
+	if n := h.GCCount(); n != s.gcSeen {
+		s.gcSeen = n
+		s.objects.Forget()
+		s.capturer.Reset()
+	}
+	s.mu.Unlock()
+	res, err := s.capturer.Capture(ctx, overlay)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.lastCapture = res.Duration
+	s.mu.Unlock()
+	return res, nil
+}
+
+// locked runs fn holding the journal lock, with the history read under it.
+func (s *Session) locked(fn func(l *Lock, h *History) error) error {
+	l, err := s.journal.Lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	h, err := s.History()
+	if err != nil {
+		return err
+	}
+	return fn(l, h)
+}
+
+// TurnRequest opens or closes a turn.
+type TurnRequest struct {
+	Prompt  string
+	Summary string
+	Session string
+	Source  string // hook, cli, editor, auto
+	Actor   string
+}
+
+// endTurn appends the end of open turn start, capturing res as its end
+// state, and returns the entry.
+func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Result, req TurnRequest) (*Entry, error) {
+	changed, err := s.Changes(start.Snapshot, res.ID.String())
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{Parent: h.Leaf(), Kind: KindTurnEnd, Actor: req.Actor, Snapshot: res.ID.String(),
+		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: req.Session, Changed: changed}
+	if e.Session == "" {
+		e.Session = start.Session
+	}
+	if err := l.Append(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// TurnStart opens a turn, capturing its start state. A turn still open is
+// ended first, with the same capture as its end state.
+func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error) {
+	var out *Entry
+	err := s.locked(func(l *Lock, h *History) error {
+		res, err := s.capture(ctx, h, nil)
+		if err != nil {
+			return err
+		}
+		parent := h.Leaf()
+		if open := h.OpenTurn(); open != nil {
+			end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: req.Actor, Session: open.Session})
+			if err != nil {
+				return err
+			}
+			parent = end.ID
+		}
+		out = &Entry{Parent: parent, Kind: KindTurnStart, Actor: req.Actor, Snapshot: res.ID.String(),
+			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source}
+		return l.Append(out)
+	})
+	return out, err
+}
+
+// TurnEnd ends the open turn, capturing its end state, and returns the end
+// entry and the turn's start; both are nil when no turn was open (nothing
+// is recorded then).
+func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
+	err = s.locked(func(l *Lock, h *History) error {
+		start = h.OpenTurn()
+		if start == nil {
+			return nil
+		}
+		res, err := s.capture(ctx, h, nil)
+		if err != nil {
+			return err
+		}
+		end, err = s.endTurn(l, h, start, res, req)
+		return err
+	})
+	return end, start, err
+}
+
+// Checkpoint captures a checkpoint with an optional label and goal, and
+// returns its entry and the number of files captured.
+func (s *Session) Checkpoint(ctx context.Context, label, goal, actor string) (*Entry, int, error) {
+	var out *Entry
+	files := 0
+	err := s.locked(func(l *Lock, h *History) error {
+		res, err := s.capture(ctx, h, nil)
+		if err != nil {
+			return err
+		}
+		files = res.Files()
+		out = &Entry{Parent: h.Leaf(), Kind: KindCheckpoint, Actor: actor, Snapshot: res.ID.String(), Label: label, Goal: goal}
+		return l.Append(out)
+	})
+	return out, files, err
+}
+
+// RecordSession appends a session entry (an agent session started).
+func (s *Session) RecordSession(sessionID, source, actor string) (*Entry, error) {
+	var out *Entry
+	err := s.locked(func(l *Lock, h *History) error {
+		out = &Entry{Parent: h.Leaf(), Kind: KindSession, Actor: actor, Session: sessionID, Source: source}
+		return l.Append(out)
+	})
+	return out, err
+}
+
+// Changes lists what changed from snapshot a to snapshot b, with line
+// counts ("" is the empty state).
+func (s *Session) Changes(a, b string) ([]Change, error) {
+	ida, err := parseSnap(a)
+	if err != nil {
+		return nil, err
+	}
+	idb, err := parseSnap(b)
+	if err != nil {
+		return nil, err
+	}
+	d, err := snapshot.Compare(s.objects, ida, idb, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []Change{}
+	for _, op := range d.Ops {
+		// Compare describes b restored over a: that is the change a → b.
+		out = append(out, Change{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed})
+	}
+	return out, nil
+}
+
+func parseSnap(s string) (snapshot.ID, error) {
+	if s == "" {
+		return snapshot.ID{}, nil
+	}
+	return snapshot.ParseID(s)
+}
+
+// Content returns the content and kind of rel in snapshot snap.
+func (s *Session) Content(snap, rel string) ([]byte, snapshot.Kind, error) {
+	id, err := snapshot.ParseID(snap)
+	if err != nil {
+		return nil, 0, err
+	}
+	e, ok, err := snapshot.Lookup(s.objects, id, rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return nil, 0, fmt.Errorf("%s is not in snapshot %s", rel, snap[:12])
+	}
+	if e.Kind == snapshot.KindSkipped {
+		return nil, e.Kind, fmt.Errorf("%s was larger than maxFileBytes when captured; its content was not kept", rel)
+	}
+	data, err := s.objects.Get(e.ID)
+	if err != nil {
+		return nil, 0, err
+	}
+	return data, e.Kind, nil
+}
+

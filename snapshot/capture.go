@@ -1,0 +1,334 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxFileBytes is the largest file captured by default (10 MiB).
+const DefaultMaxFileBytes = 10 << 20
+
+// Capturer captures the files of one workspace root into an object store.
+// It keeps a stat cache (in memory and in a file) so that an unchanged file
+// is never read again. It is safe for concurrent use; captures are
+// serialized.
+type Capturer struct {
+	root         string
+	objects      *Objects
+	cachePath    string
+	maxFileBytes int64
+	exclude      []string // absolute folders never captured (a store inside the root)
+
+	mu    sync.Mutex
+	cache *statCache
+}
+
+// NewCapturer prepares captures of root (absolute) into objects, with the
+// stat cache kept in cachePath. Folders in exclude (absolute) are never
+// captured.
+func NewCapturer(root string, objects *Objects, cachePath string, maxFileBytes int64, exclude ...string) *Capturer {
+	if maxFileBytes <= 0 {
+		maxFileBytes = DefaultMaxFileBytes
+	}
+	return &Capturer{root: root, objects: objects, cachePath: cachePath, maxFileBytes: maxFileBytes, exclude: exclude}
+}
+
+// Root is the captured root.
+func (c *Capturer) Root() string { return c.root }
+
+// MaxFileBytes is the largest file captured.
+func (c *Capturer) MaxFileBytes() int64 { return c.maxFileBytes }
+
+// Reset drops the stat cache (after a gc: cached contents may be gone).
+func (c *Capturer) Reset() {
+	c.mu.Lock()
+	c.cache = newStatCache()
+	os.Remove(c.cachePath)
+	c.mu.Unlock()
+}
+
+// Result is one capture.
+type Result struct {
+	ID       ID       // the snapshot ID
+	Manifest Manifest // every captured path
+	Read     int      // files read because their stat changed
+	Duration time.Duration
+}
+
+// Files counts the captured files (links included, skipped ones not).
+func (r *Result) Files() int {
+	n := 0
+	for _, e := range r.Manifest {
+		if e.Kind != KindSkipped {
+			n++
+		}
+	}
+	return n
+}
+
+// Overlay gives the editor's text for open files (root-relative path).
+type Overlay func(rel string) ([]byte, bool)
+
+// Capture snapshots the root. With overlay, the text of open documents
+// replaces the disk content of those files.
+func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error) {
+	start := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cache == nil {
+		c.cache = loadStatCache(c.cachePath)
+	}
+	ig, err := NewIgnorer(c.root)
+	if err != nil {
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	if fi, err := os.Stat(c.root); err != nil {
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("capture %s: not a folder", c.root)
+	}
+	w := &walker{c: c, ig: ig, ctx: ctx, overlay: overlay, found: map[string]Entry{}, seen: map[string]cacheEntry{}}
+	if err := w.run(); err != nil {
+		return nil, err
+	}
+	id, err := WriteTree(c.objects, w.found, c.cache.trees)
+	if err != nil {
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	if err := c.objects.Sync(); err != nil {
+		return nil, err
+	}
+	changed := w.read > 0 || len(w.seen) != len(c.cache.files)
+	c.cache.files = w.seen
+	if changed || w.racy {
+		// A failed save only costs re-reading files next time.
+		_ = c.cache.save(c.cachePath)
+	}
+	return &Result{ID: id, Manifest: w.found, Read: w.read, Duration: time.Since(start)}, nil
+}
+
+// walker is one capture's parallel walk of the root.
+type walker struct {
+	c       *Capturer
+	ig      *Ignorer
+	ctx     context.Context
+	overlay Overlay
+
+	mu    sync.Mutex
+	found Manifest
+	seen  map[string]cacheEntry
+	read  int
+	racy  bool
+	err   error
+}
+
+func (w *walker) fail(err error) {
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.mu.Unlock()
+}
+
+func (w *walker) run() error {
+	jobs := make(chan string, 1024)
+	var pending sync.WaitGroup
+	var workers sync.WaitGroup
+	n := runtime.GOMAXPROCS(0) * 4
+	if n > 16 {
+		n = 16
+	}
+	for i := 0; i < n; i++ {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for dir := range jobs {
+				w.dir(dir, func(sub string) {
+					pending.Add(1)
+					select {
+					case jobs <- sub:
+					default:
+						// The queue is full: walk it here rather than block.
+						go func() { jobs <- sub }()
+					}
+				})
+				pending.Done()
+			}
+		}()
+	}
+	pending.Add(1)
+	jobs <- ""
+	pending.Wait()
+	close(jobs)
+	workers.Wait()
+	if w.err == nil {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return w.err
+}
+
+// dir captures the entries of one folder, sending sub-folders to more.
+func (w *walker) dir(rel string, more func(string)) {
+	if w.ctx.Err() != nil {
+		return
+	}
+	abs := filepath.Join(w.c.root, filepath.FromSlash(rel))
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if rel != "" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
+			return // removed while walking, or unreadable: not captured
+		}
+		w.fail(fmt.Errorf("capture %s: %w", abs, err))
+		return
+	}
+	for _, de := range ents {
+		name := de.Name()
+		if name == ".git" {
+			continue
+		}
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		t := de.Type()
+		isDir := t.IsDir()
+		if w.ig.Ignored(p, isDir) {
+			continue
+		}
+		if isDir {
+			if w.excluded(filepath.Join(abs, name)) {
+				continue
+			}
+			more(p)
+			continue
+		}
+		if t&^(fs.ModeSymlink) != 0 {
+			continue // sockets, pipes, devices
+		}
+		if err := w.file(p, filepath.Join(abs, name)); err != nil {
+			w.fail(err)
+			return
+		}
+	}
+}
+
+func (w *walker) excluded(abs string) bool {
+	for _, x := range w.c.exclude {
+		if abs == x {
+			return true
+		}
+	}
+	return false
+}
+
+// file captures one file or link.
+func (w *walker) file(rel, abs string) error {
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("capture %s: %w", rel, err)
+	}
+	var kind Kind
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		kind = KindSymlink
+	case fi.Mode().IsRegular():
+		kind = KindFile
+		if fi.Mode()&0o111 != 0 {
+			kind = KindExec
+		}
+	default:
+		return nil
+	}
+	var ov []byte
+	hasOv := false
+	if w.overlay != nil && kind != KindSymlink {
+		ov, hasOv = w.overlay(rel)
+	}
+	k := keyOf(fi)
+	if kind != KindSymlink && fi.Size() > w.c.maxFileBytes && !hasOv {
+		w.add(rel, Entry{Kind: KindSkipped, Size: fi.Size()}, nil, false)
+		return nil
+	}
+	if !hasOv {
+		if ce, ok := w.c.cache.trusted(rel, k); ok && ce.kind == kind {
+			w.add(rel, Entry{Kind: kind, ID: ce.id, Size: k.size}, &ce, false)
+			return nil
+		}
+	}
+	var data []byte
+	if hasOv {
+		data = ov
+	} else if kind == KindSymlink {
+		t, err := os.Readlink(abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return fmt.Errorf("capture %s: %w", rel, err)
+		}
+		data = []byte(t)
+	} else {
+		data, err = os.ReadFile(abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return nil
+			}
+			return fmt.Errorf("capture %s: %w", rel, err)
+		}
+	}
+	id, err := w.c.objects.Put(data)
+	if err != nil {
+		return fmt.Errorf("capture %s: %w", rel, err)
+	}
+	e := Entry{Kind: kind, ID: id, Size: int64(len(data))}
+	if hasOv {
+		w.add(rel, e, nil, true)
+		return nil
+	}
+	ce := cacheEntry{key: k, kind: kind, id: id}
+	if int64(len(data)) != k.size && kind != KindSymlink {
+		// Changed while reading: keep the content, distrust the stat.
+		ce.key.size = -1
+	}
+	w.add(rel, e, &ce, true)
+	return nil
+}
+
+func (w *walker) add(rel string, e Entry, ce *cacheEntry, read bool) {
+	w.mu.Lock()
+	w.found[rel] = e
+	if ce != nil {
+		w.seen[rel] = *ce
+		if ce.key.mtime >= w.c.cache.at {
+			w.racy = true
+		}
+	}
+	if read {
+		w.read++
+	}
+	w.mu.Unlock()
+}
+
+// IsGitPath reports whether a root-relative path lies in a .git folder or is
+// a .git file: capture never enters and restore never touches those.
+func IsGitPath(rel string) bool {
+	for _, el := range strings.Split(rel, "/") {
+		if el == ".git" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,197 @@
+package snapshot
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// treeCache keeps decoded tree objects; trees are immutable, so entries
+// never go stale. It is bounded by dropping everything when full.
+type treeCache struct {
+	mu sync.Mutex
+	m  map[ID][]treeEntry
+}
+
+const treeCacheMax = 50000
+
+func (o *Objects) tree(id ID) ([]treeEntry, error) {
+	o.trees.mu.Lock()
+	ents, ok := o.trees.m[id]
+	o.trees.mu.Unlock()
+	if ok {
+		return ents, nil
+	}
+	data, err := o.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	ents, err = decodeTree(data)
+	if err != nil {
+		return nil, &DamagedError{ID: id, Path: o.Path(id), Err: err}
+	}
+	o.trees.mu.Lock()
+	if o.trees.m == nil || len(o.trees.m) >= treeCacheMax {
+		o.trees.m = map[ID][]treeEntry{}
+	}
+	o.trees.m[id] = ents
+	o.trees.mu.Unlock()
+	return ents, nil
+}
+
+// PathDiff is one path whose entry differs between two snapshots.
+type PathDiff struct {
+	Path     string
+	A, B     Entry
+	InA, InB bool
+}
+
+// DiffTrees lists the paths that differ between snapshots a and b (a zero
+// ID is the empty snapshot), sorted by path. Folders equal in both are not
+// read.
+func DiffTrees(o *Objects, a, b ID) ([]PathDiff, error) {
+	var out []PathDiff
+	var walk func(prefix string, a, b ID) error
+	load := func(id ID) ([]treeEntry, error) {
+		if id.IsZero() {
+			return nil, nil
+		}
+		return o.tree(id)
+	}
+	var addAll func(prefix string, id ID, side int) error
+	addAll = func(prefix string, id ID, side int) error {
+		ents, err := load(id)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			p := join(prefix, e.name)
+			if e.kind == kindDir {
+				if err := addAll(p, e.id, side); err != nil {
+					return err
+				}
+				continue
+			}
+			d := PathDiff{Path: p}
+			if side == 0 {
+				d.A, d.InA = Entry{Kind: e.kind, ID: e.id, Size: e.size}, true
+			} else {
+				d.B, d.InB = Entry{Kind: e.kind, ID: e.id, Size: e.size}, true
+			}
+			out = append(out, d)
+		}
+		return nil
+	}
+	walk = func(prefix string, a, b ID) error {
+		if a == b {
+			return nil
+		}
+		ea, err := load(a)
+		if err != nil {
+			return err
+		}
+		eb, err := load(b)
+		if err != nil {
+			return err
+		}
+		i, j := 0, 0
+		for i < len(ea) || j < len(eb) {
+			switch {
+			case j >= len(eb) || (i < len(ea) && ea[i].name < eb[j].name):
+				if err := side(prefix, ea[i], 0, addAll, &out); err != nil {
+					return err
+				}
+				i++
+			case i >= len(ea) || eb[j].name < ea[i].name:
+				if err := side(prefix, eb[j], 1, addAll, &out); err != nil {
+					return err
+				}
+				j++
+			default:
+				x, y := ea[i], eb[j]
+				i++
+				j++
+				p := join(prefix, x.name)
+				switch {
+				case x.kind == kindDir && y.kind == kindDir:
+					if err := walk(p, x.id, y.id); err != nil {
+						return err
+					}
+				case x.kind == kindDir:
+					if err := addAll(p, x.id, 0); err != nil {
+						return err
+					}
+					out = append(out, PathDiff{Path: p, B: Entry{Kind: y.kind, ID: y.id, Size: y.size}, InB: true})
+				case y.kind == kindDir:
+					out = append(out, PathDiff{Path: p, A: Entry{Kind: x.kind, ID: x.id, Size: x.size}, InA: true})
+					if err := addAll(p, y.id, 1); err != nil {
+						return err
+					}
+				case x.kind != y.kind || x.id != y.id || x.size != y.size:
+					out = append(out, PathDiff{Path: p, A: Entry{Kind: x.kind, ID: x.id, Size: x.size}, InA: true,
+						B: Entry{Kind: y.kind, ID: y.id, Size: y.size}, InB: true})
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk("", a, b); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func side(prefix string, e treeEntry, s int, addAll func(string, ID, int) error, out *[]PathDiff) error {
+	p := join(prefix, e.name)
+	if e.kind == kindDir {
+		return addAll(p, e.id, s)
+	}
+	d := PathDiff{Path: p}
+	en := Entry{Kind: e.kind, ID: e.id, Size: e.size}
+	if s == 0 {
+		d.A, d.InA = en, true
+	} else {
+		d.B, d.InB = en, true
+	}
+	*out = append(*out, d)
+	return nil
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
+}
+
+// Lookup finds the entry of rel in snapshot root.
+func Lookup(o *Objects, root ID, rel string) (Entry, bool, error) {
+	if root.IsZero() {
+		return Entry{}, false, nil
+	}
+	els := strings.Split(rel, "/")
+	id := root
+	for i, el := range els {
+		ents, err := o.tree(id)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		k := sort.Search(len(ents), func(n int) bool { return ents[n].name >= el })
+		if k == len(ents) || ents[k].name != el {
+			return Entry{}, false, nil
+		}
+		e := ents[k]
+		if i == len(els)-1 {
+			if e.kind == kindDir {
+				return Entry{}, false, nil
+			}
+			return Entry{Kind: e.kind, ID: e.id, Size: e.size}, true, nil
+		}
+		if e.kind != kindDir {
+			return Entry{}, false, nil
+		}
+		id = e.id
+	}
+	return Entry{}, false, nil
+}

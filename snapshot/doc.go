@@ -1,0 +1,10 @@
+// Package snapshot captures a workspace root into a content-addressed
+// object store and restores it exactly.
+//
+// A snapshot is a tree of objects, one per folder, like git's: its ID is the
+// SHA-256 of the root tree, so equal states have equal IDs and an unchanged
+// folder costs nothing to store again. Objects are zstd-compressed files
+// written atomically and verified against their ID on every read. A stat
+// cache keeps capture from reading files whose size, times, inode and mode
+// did not change. Ignore rules are git's, plus .rewindignore.
+package snapshot

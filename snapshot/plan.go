@@ -1,0 +1,224 @@
+package snapshot
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+)
+
+// FileOp is what a restore does to one file.
+type FileOp struct {
+	Path     string
+	Change   string // "create", "modify" or "delete"
+	Added    int    // lines added by the change
+	Removed  int    // lines removed by the change
+	Binary   bool   // either side is binary or invalid UTF-8
+	Conflict bool   // the current content is not the last recorded one
+	Via      string // "edit" (text the editor can apply) or "disk"
+
+	Before     []byte // current content (nil for create)
+	After      []byte // target content (nil for delete)
+	BeforeKind Kind
+	AfterKind  Kind
+	Diff       string // unified diff text, current → target
+}
+
+// SkippedFile is a file a restore leaves alone because its content was not
+// captured.
+type SkippedFile struct {
+	Path   string
+	Reason string
+}
+
+// Diff is the difference between the current state and a target state.
+type Diff struct {
+	Ops     []FileOp
+	Skipped []SkippedFile
+}
+
+// Text is the unified diff of every op, in path order.
+func (d *Diff) Text() string {
+	var b strings.Builder
+	for _, op := range d.Ops {
+		b.WriteString(op.Diff)
+	}
+	return b.String()
+}
+
+// Conflicts lists the paths in conflict.
+func (d *Diff) Conflicts() []string {
+	var cs []string
+	for _, op := range d.Ops {
+		if op.Conflict {
+			cs = append(cs, op.Path)
+		}
+	}
+	return cs
+}
+
+// Compare computes what restoring snapshot target over snapshot current
+// does. baseline, when not nil, is the last recorded state: a file whose
+// current entry differs from its baseline entry is in conflict. keep, when
+// not nil, limits the result to the paths it accepts. Content comes from o.
+func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) bool) (*Diff, error) {
+	diffs, err := DiffTrees(o, current, target)
+	if err != nil {
+		return nil, err
+	}
+	d := &Diff{}
+	for _, pd := range diffs {
+		p := pd.Path
+		if keep != nil && !keep(p) {
+			continue
+		}
+		cur, inCur := pd.A, pd.InA
+		tgt, inTgt := pd.B, pd.InB
+		if inTgt && tgt.Kind == KindSkipped {
+			d.Skipped = append(d.Skipped, SkippedFile{Path: p, Reason: "larger than maxFileBytes when captured"})
+			continue
+		}
+		if inCur && cur.Kind == KindSkipped {
+			d.Skipped = append(d.Skipped, SkippedFile{Path: p, Reason: "larger than maxFileBytes now; left as it is"})
+			continue
+		}
+		op := FileOp{Path: p}
+		switch {
+		case !inCur:
+			op.Change = "create"
+		case !inTgt:
+			op.Change = "delete"
+		default:
+			op.Change = "modify"
+		}
+		if inCur {
+			data, err := o.Get(cur.ID)
+			if err != nil {
+				return nil, fmt.Errorf("plan %s: current content: %w", p, err)
+			}
+			op.Before, op.BeforeKind = data, cur.Kind
+		}
+		if inTgt {
+			data, err := o.Get(tgt.ID)
+			if err != nil {
+				return nil, fmt.Errorf("plan %s: target content: %w", p, err)
+			}
+			op.After, op.AfterKind = data, tgt.Kind
+		}
+		if baseline != nil {
+			base, inBase, err := Lookup(o, *baseline, p)
+			if err != nil {
+				return nil, fmt.Errorf("plan %s: last recorded state: %w", p, err)
+			}
+			op.Conflict = inBase != inCur || (inCur && base != cur)
+		}
+		FillOp(&op)
+		d.Ops = append(d.Ops, op)
+	}
+	return d, nil
+}
+
+// FillOp sets an op's binary flag, via, line counts and diff text.
+func FillOp(op *FileOp) {
+	op.Binary = (op.Before != nil && !IsText(op.Before)) || (op.After != nil && !IsText(op.After))
+	link := op.BeforeKind == KindSymlink || op.AfterKind == KindSymlink
+	modeChange := op.Change == "modify" && op.BeforeKind != op.AfterKind
+	op.Via = "edit"
+	if op.Binary || link || modeChange || (op.Change == "create" && op.AfterKind == KindExec) {
+		op.Via = "disk"
+	}
+	from, to := "a/"+op.Path, "b/"+op.Path
+	if op.Change == "create" {
+		from = "/dev/null"
+	}
+	if op.Change == "delete" {
+		to = "/dev/null"
+	}
+	if op.Binary || link {
+		if link {
+			op.Diff = fmt.Sprintf("--- %s\n+++ %s\n@@ symbolic link @@\n-%s\n+%s\n", from, to, op.Before, op.After)
+		} else {
+			op.Diff = fmt.Sprintf("--- %s\n+++ %s\nBinary files %s and %s differ\n", from, to, from, to)
+		}
+		if modeChange {
+			op.Diff = fmt.Sprintf("mode %s → %s: %s\n", op.BeforeKind, op.AfterKind, op.Path) + op.Diff
+		}
+		return
+	}
+	op.Added, op.Removed, op.Diff = LineDiff(from, to, string(op.Before), string(op.After))
+	if modeChange {
+		op.Diff = fmt.Sprintf("mode %s → %s: %s\n", op.BeforeKind, op.AfterKind, op.Path) + op.Diff
+	}
+}
+
+// LineDiff returns the added and removed line counts and the unified diff
+// text of before → after.
+func LineDiff(fromLabel, toLabel, before, after string) (added, removed int, text string) {
+	if before == after {
+		return 0, 0, ""
+	}
+	edits := udiff.Lines(before, after)
+	u, err := udiff.ToUnifiedDiff(fromLabel, toLabel, before, edits, udiff.DefaultContextLines)
+	if err != nil {
+		return 0, 0, ""
+	}
+	for _, h := range u.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Insert:
+				added++
+			case udiff.Delete:
+				removed++
+			}
+		}
+	}
+	return added, removed, u.String()
+}
+
+// IsText reports whether data can travel as editor text: valid UTF-8 with
+// no NUL byte.
+func IsText(data []byte) bool {
+	return bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
+}
+
+// ApplyOps returns a copy of m with ops applied: the manifest of the state a
+// restore of ops leaves.
+func ApplyOps(m Manifest, ops []FileOp) Manifest {
+	out := make(Manifest, len(m))
+	for p, e := range m {
+		out[p] = e
+	}
+	for _, op := range ops {
+		if op.Change == "delete" {
+			delete(out, op.Path)
+			continue
+		}
+		out[op.Path] = Entry{Kind: op.AfterKind, ID: Sum(op.After), Size: int64(len(op.After))}
+	}
+	return out
+}
+
+// RevertHunks returns before with only the changed hunks of before → after
+// that overlap lines first..last (0-based, in before) replaced by after's
+// text.
+func RevertHunks(before, after []byte, first, last int) []byte {
+	edits := udiff.Lines(string(before), string(after))
+	var keep []udiff.Edit
+	for _, e := range edits {
+		a := bytes.Count(before[:e.Start], []byte("\n"))
+		b := a
+		if e.End > e.Start {
+			b = bytes.Count(before[:e.End-1], []byte("\n"))
+		}
+		if b >= first && a <= last {
+			keep = append(keep, e)
+		}
+	}
+	out, err := udiff.Apply(string(before), keep)
+	if err != nil {
+		return before
+	}
+	return []byte(out)
+}
