@@ -32,6 +32,7 @@ func (s *Service) plan(out *session.Outcome) *Plan {
 		p.Target = PlanTarget{Turn: t.Turn, Label: t.Label, Prompt: t.Prompt, Snapshot: t.Snapshot}
 		if t.Entry != nil {
 			p.Target.ID = t.Entry.ID
+			p.Target.Kind = t.Entry.Kind
 		}
 	}
 	p.Conversation.EntriesAffected = out.EntriesAffected

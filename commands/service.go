@@ -178,7 +178,8 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 
 // request converts preview/rewind arguments into a session request.
 func (s *Service) request(target, mode string, paths []string, rng *Range, force bool, report string) (session.RewindRequest, error) {
-	req := session.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.opts.Actor}
+	req := session.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.opts.Actor,
+		RecordFirst: s.opts.Applier == nil}
 	if strings.TrimSpace(target) == "" {
 		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
 	}
@@ -274,7 +275,7 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 
 // Undo undoes the latest rewind not yet undone.
 func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
-	out, err := s.sess.Undo(ctx, a.Force, s.opts.Actor, s.overlay(), s.applyFunc())
+	out, err := s.sess.Undo(ctx, a.Force, s.opts.Applier == nil, s.opts.Actor, s.overlay(), s.applyFunc())
 	if err != nil {
 		return nil, mapErr(err)
 	}

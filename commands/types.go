@@ -194,6 +194,9 @@ type PlanTarget struct {
 	Label    string `json:"label"`
 	Prompt   string `json:"prompt"`
 	Snapshot string `json:"snapshot"`
+	// Kind is the kind of the target entry: "turnStart" (the state before
+	// the turn), "turnEnd", "checkpoint", or "rewind" for an undo.
+	Kind string `json:"kind,omitempty"`
 }
 
 // PlanFile is one file a rewind changes.

@@ -33,6 +33,11 @@ type RewindRequest struct {
 	Force  bool
 	Report string
 	Actor  string
+	// RecordFirst appends the rewind entry (with its undo snapshot) before
+	// the files are changed, so a crash in the middle leaves a rewind that
+	// undo can take back. The command line sets it: it writes the disk
+	// itself. An editor's answer is only known afterwards.
+	RecordFirst bool
 }
 
 // ApplyFunc carries out the file part of a rewind or undo. It returns a
@@ -233,23 +238,20 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 			e.Parent, e.PrevLeaf = t.Point, leaf
 		}
 		if files {
-			if err := s.applyOps(ctx, l, res, out, e, label(t), apply); err != nil {
+			if err := s.applyOps(ctx, l, res, out, e, label(t), apply, req.RecordFirst); err != nil {
 				return err
 			}
 		} else {
 			out.Applied = true
 		}
-		ents := []*Entry{e}
+		if out.Entry == nil {
+			if err := l.Append(e); err != nil {
+				return err
+			}
+			out.Entry = e
+		}
 		if req.Report != "" {
-			ents = append(ents, &Entry{Kind: KindSummary, Actor: req.Actor, Report: req.Report, Target: req.Target, TargetEntry: t.Entry.ID})
-		}
-		if err := l.Append(e); err != nil {
-			return err
-		}
-		out.Entry = e
-		if len(ents) > 1 {
-			ents[1].Parent = e.ID
-			return l.Append(ents[1])
+			return l.Append(&Entry{Parent: e.ID, Kind: KindSummary, Actor: req.Actor, Report: req.Report, Target: req.Target, TargetEntry: t.Entry.ID})
 		}
 		return nil
 	})
@@ -258,17 +260,31 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 
 // applyOps applies out's file ops and fills the rewind or undo entry e:
 // its undo snapshot (res, the state before), the files, and the state
-// after.
-func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, out *Outcome, e *Entry, label string, apply ApplyFunc) error {
+// after. With first, e is appended before the files change.
+func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, out *Outcome, e *Entry, label string, apply ApplyFunc, first bool) error {
 	e.UndoSnapshot = res.ID.String()
 	for _, op := range out.Diff.Ops {
 		e.Files = append(e.Files, op.Path)
 	}
 	ops := out.Diff.Ops
+	after, err := snapshot.WriteTree(s.objects, snapshot.ApplyOps(res.Manifest, ops), nil)
+	if err != nil {
+		return err
+	}
+	if err := s.objects.Sync(); err != nil {
+		return err
+	}
+	if first {
+		e.Snapshot = after.String()
+		if err := l.Append(e); err != nil {
+			return err
+		}
+		out.Entry = e
+	}
 	if len(ops) > 0 {
 		if err := apply(ctx, label, ops); err != nil {
 			na, ok := err.(*NotApplied)
-			if !ok {
+			if !ok || first {
 				return fmt.Errorf("%s: %w", strings.ToLower(label[:1])+label[1:], err)
 			}
 			out.FailureReason = na.Reason
@@ -276,13 +292,6 @@ func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, o
 			e.Applied, e.FailureReason = &f, na.Reason
 			return nil
 		}
-	}
-	after, err := snapshot.WriteTree(s.objects, snapshot.ApplyOps(res.Manifest, ops), nil)
-	if err != nil {
-		return err
-	}
-	if err := s.objects.Sync(); err != nil {
-		return err
 	}
 	e.Snapshot = after.String()
 	out.Applied = true
@@ -310,7 +319,7 @@ func conflictReason(paths []string) string {
 // Undo undoes the latest rewind not yet undone: its files go back to the
 // rewind's undo snapshot and a conversation it moved goes back too. Files
 // edited since the rewind are conflicts, refused unless force.
-func (s *Session) Undo(ctx context.Context, force bool, actor string, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
+func (s *Session) Undo(ctx context.Context, force, recordFirst bool, actor string, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
 	err := s.locked(func(l *Lock, h *History) error {
 		r := h.UndoCandidate()
@@ -357,11 +366,14 @@ func (s *Session) Undo(ctx context.Context, force bool, actor string, overlay sn
 			if r.Turn > 0 {
 				lbl = fmt.Sprintf("Undo rewind to turn %d", r.Turn)
 			}
-			if err := s.applyOps(ctx, l, res, out, e, lbl, apply); err != nil {
+			if err := s.applyOps(ctx, l, res, out, e, lbl, apply, recordFirst); err != nil {
 				return err
 			}
 		} else {
 			out.Applied = true
+		}
+		if out.Entry != nil {
+			return nil
 		}
 		out.Entry = e
 		return l.Append(e)

@@ -142,15 +142,19 @@ func printPlan(w io.Writer, p *commands.Plan, verb string) {
 	if p == nil {
 		return
 	}
-	what := p.Target.Prompt
-	target := "the target"
+	what := quoted(p.Target.Prompt)
+	target := "to " + short(p.Target.ID)
 	switch {
+	case p.Target.Kind == "rewind":
+		target, what = "(back to before the rewind)", ""
+	case p.Target.Kind == "turnEnd":
+		target = fmt.Sprintf("to the end of turn %d", p.Target.Turn)
 	case p.Target.Turn > 0:
-		target = fmt.Sprintf("turn %d", p.Target.Turn)
+		target = fmt.Sprintf("to before turn %d", p.Target.Turn)
 	case p.Target.Label != "":
-		target = "@" + p.Target.Label
+		target = "to checkpoint @" + p.Target.Label
 	}
-	fmt.Fprintf(w, "%s to %s%s (mode %s): %d files", verb, target, quoted(what), p.Mode, len(p.Files))
+	fmt.Fprintf(w, "%s %s%s (mode %s): %d files", verb, target, what, p.Mode, len(p.Files))
 	if p.Conversation.EntriesAffected > 0 {
 		fmt.Fprintf(w, ", %d conversation entries", p.Conversation.EntriesAffected)
 	}
