@@ -143,7 +143,9 @@ func git(t *testing.T, dir string, args ...string) {
 var contents = []func(r *rand.Rand) string{
 	func(r *rand.Rand) string { return fmt.Sprintf("line one\nline %d\nend\n", r.Intn(1000)) },
 	func(r *rand.Rand) string { return fmt.Sprintf("windows\r\nline %d\r\nend\r\n", r.Intn(1000)) },
-	func(r *rand.Rand) string { return fmt.Sprintf("emoji 😀 and astral 𝄞 before\nchanged %d\n", r.Intn(1000)) },
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("emoji 😀 and astral 𝄞 before\nchanged %d\n", r.Intn(1000))
+	},
 	func(r *rand.Rand) string { return fmt.Sprintf("no final newline %d", r.Intn(1000)) },
 	func(r *rand.Rand) string { return "\ufeffBOM text\n" + fmt.Sprint(r.Intn(9)) },
 	func(r *rand.Rand) string { return string([]byte{0xff, 0xfe, 'x', byte(r.Intn(256)), 0xc3}) }, // invalid UTF-8

@@ -313,4 +313,3 @@ func (s *Session) Content(snap, rel string) ([]byte, snapshot.Kind, error) {
 	}
 	return data, e.Kind, nil
 }
-
