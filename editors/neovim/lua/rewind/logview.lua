@@ -1,0 +1,241 @@
+-- rewind.logview: the :RewindLog scratch buffer (filetype=rewindlog).
+--
+-- Lists the turns (newest first) with their files, then checkpoints and
+-- rewinds. <CR> previews the turn (or file, or checkpoint) under the cursor;
+-- `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q` closes.
+-- The buffer refreshes itself on `rewind/didChange`.
+local client_mod = require('rewind.client')
+local picker = require('rewind.picker')
+local util = require('rewind.util')
+
+local M = {}
+
+-- buf -> { root, client, targets = { [lnum] = {target, paths?} } }
+local views = {}
+
+local letters = { modify = 'M', create = 'A', delete = 'D' }
+
+local HELP = '<CR> preview  r rewind  u undo  R refresh  q close'
+
+--- The lines of a list result and the target of each line.
+function M.render(root, list)
+  local lines, targets = {}, {}
+  local turns = util.list(list.turns)
+  local function add(line, target)
+    lines[#lines + 1] = line
+    if target then
+      targets[#lines] = target
+    end
+  end
+  add(string.format('Rewind log: %s  (%d turn%s)', root, #turns, #turns == 1 and '' or 's'))
+  add(HELP)
+  add('')
+  if #turns == 0 then
+    add('No turns recorded yet.')
+  end
+  for i = #turns, 1, -1 do
+    local t = turns[i]
+    if type(t) == 'table' then
+      local target = { target = tostring(t.turn) }
+      add(string.format(
+        'Turn %-3d %-8s %-6s %s%s',
+        tonumber(t.turn) or 0,
+        util.age(t.started),
+        util.str(t.source) or '',
+        util.truncate(util.str(t.prompt) or '(no prompt)', 70),
+        util.str(t.ended) and '' or '  [open]'
+      ), target)
+      if util.str(t.summary) then
+        add('    ' .. util.truncate(t.summary, 90), target)
+      end
+      for _, c in ipairs(util.list(t.changed)) do
+        if type(c) == 'table' then
+          add(string.format(
+            '    %s %s  +%d -%d',
+            letters[c.change] or '?',
+            tostring(c.path),
+            tonumber(c.added) or 0,
+            tonumber(c.removed) or 0
+          ), { target = target.target, paths = { c.path } })
+        end
+      end
+    end
+  end
+  local cps = util.list(list.checkpoints)
+  if #cps > 0 then
+    add('')
+    add('Checkpoints')
+    for i = #cps, 1, -1 do
+      local c = cps[i]
+      if type(c) == 'table' then
+        local label = util.str(c.label)
+        add(string.format(
+          '  %s  %-8s %s',
+          label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
+          util.age(c.time),
+          util.str(c.goal) or ''
+        ), { target = label and ('@' .. label) or tostring(c.entry) })
+      end
+    end
+  end
+  local rws = util.list(list.rewinds)
+  if #rws > 0 then
+    add('')
+    add('Rewinds')
+    for i = #rws, 1, -1 do
+      local r = rws[i]
+      if type(r) == 'table' then
+        add(string.format(
+          '  %-8s to %s (%s)%s',
+          util.age(r.time),
+          tostring(r.target),
+          tostring(r.mode),
+          r.undone == true and '  undone' or ''
+        ))
+      end
+    end
+  end
+  return lines, targets
+end
+
+local function set_lines(buf, lines)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+end
+
+--- In a coroutine: fetches the list and redraws a log buffer.
+function M.redraw(buf)
+  local v = views[buf]
+  if not v or not vim.api.nvim_buf_is_valid(buf) then
+    views[buf] = nil
+    return
+  end
+  local client = client_mod.get(v.root)
+  if not client then
+    client = client_mod.ensure(v.root)
+    client_mod.wait_ready(client)
+  end
+  v.client = client
+  local list = picker.list(client, v.root)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local lines, targets = M.render(v.root, list)
+  v.targets = targets
+  set_lines(buf, lines)
+  v.generation = (v.generation or 0) + 1
+end
+
+--- Refreshes every log buffer of `root` (all when root is nil).
+function M.refresh(root)
+  for buf, v in pairs(views) do
+    if root == nil or v.root == root then
+      util.run(M.redraw, buf)
+    end
+  end
+end
+
+--- The target under the cursor of a log buffer, or nil.
+function M.target_at(buf, lnum)
+  local v = views[buf]
+  return v and v.targets[lnum] or nil
+end
+
+--- The view state of a log buffer (for tests), or nil.
+function M.view(buf)
+  return views[buf]
+end
+
+local function find_view(root)
+  for buf, v in pairs(views) do
+    if v.root == root and vim.api.nvim_buf_is_valid(buf) then
+      return buf
+    end
+  end
+  return nil
+end
+
+local function under_cursor()
+  local buf = vim.api.nvim_get_current_buf()
+  local t = M.target_at(buf, vim.api.nvim_win_get_cursor(0)[1])
+  if not t then
+    vim.api.nvim_echo({ { 'rewind: no turn on this line', 'WarningMsg' } }, false, {})
+  end
+  return t
+end
+
+local function setup_buffer(buf, root)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_var(buf, 'rewind_root', root)
+  pcall(vim.api.nvim_buf_set_name, buf, 'rewind://log/' .. root)
+  local o = { buffer = buf, nowait = true, silent = true }
+  local function map(lhs, fn, desc)
+    vim.keymap.set('n', lhs, fn, vim.tbl_extend('force', o, { desc = 'rewind: ' .. desc }))
+  end
+  map('<CR>', function()
+    local t = under_cursor()
+    if t then
+      util.run(require('rewind.preview').flow, { target = t.target, paths = t.paths })
+    end
+  end, 'preview the turn under the cursor')
+  map('r', function()
+    local t = under_cursor()
+    if t then
+      util.run(require('rewind.commands').rewind_flow, { target = t.target })
+    end
+  end, 'rewind to the turn under the cursor')
+  map('u', function()
+    util.run(require('rewind.commands').undo_flow)
+  end, 'undo the last rewind')
+  map('R', function()
+    util.run(M.redraw, buf)
+  end, 'refresh')
+  map('q', function()
+    if #vim.api.nvim_list_wins() > 1 then
+      vim.cmd('close')
+    else
+      vim.cmd('bdelete')
+    end
+  end, 'close')
+  vim.bo[buf].filetype = 'rewindlog'
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      views[buf] = nil
+    end,
+  })
+end
+
+--- In a coroutine: the :RewindLog flow.
+function M.flow()
+  local client, root = client_mod.current()
+  local buf = find_view(root)
+  if not buf then
+    buf = vim.api.nvim_create_buf(true, true)
+    views[buf] = { root = root, client = client, targets = {} }
+    setup_buffer(buf, root)
+  end
+  views[buf].client = client
+  M.redraw(buf)
+  local win = vim.fn.bufwinid(buf)
+  if win ~= -1 then
+    vim.api.nvim_set_current_win(win)
+  else
+    local cur = vim.api.nvim_get_current_buf()
+    local reuse = vim.api.nvim_buf_get_name(cur) == '' and not vim.bo[cur].modified
+      and vim.api.nvim_buf_line_count(cur) <= 1 and vim.api.nvim_buf_get_lines(cur, 0, 1, false)[1] == ''
+    if not reuse then
+      vim.cmd('botright split')
+    end
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+  vim.api.nvim_win_set_cursor(0, { math.min(4, vim.api.nvim_buf_line_count(buf)), 0 })
+  return buf
+end
+
+return M

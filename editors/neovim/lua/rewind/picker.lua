@@ -1,0 +1,163 @@
+-- rewind.picker: vim.ui.select pickers for targets, modes and confirmation,
+-- so Telescope / fzf-lua / snacks users get their own UI.
+local config = require('rewind.config')
+local events = require('rewind.events')
+local plan_ui = require('rewind.plan')
+local util = require('rewind.util')
+
+local M = {}
+
+--- In a coroutine: the `rewind.list` result of the client's root (cached).
+function M.list(client, root)
+  local list = util.exec(client, 'rewind.list', {})
+  list = type(list) == 'table' and list or {}
+  events.store(root, list)
+  return list
+end
+
+local function turn_item(t)
+  local files = #util.list(t.changed)
+  return {
+    kind = 'turn',
+    target = tostring(t.turn),
+    turn = t,
+    text = string.format(
+      'Turn %-3d %-8s %s  (%d file%s)%s',
+      tonumber(t.turn) or 0,
+      util.age(t.started),
+      util.truncate(util.str(t.prompt) or '(no prompt)', 60),
+      files,
+      files == 1 and '' or 's',
+      util.str(t.ended) and '' or '  [open]'
+    ),
+  }
+end
+
+local function checkpoint_item(c)
+  local label = util.str(c.label)
+  return {
+    kind = 'checkpoint',
+    target = label and ('@' .. label) or tostring(c.entry),
+    checkpoint = c,
+    text = string.format(
+      'Checkpoint %-8s %s%s',
+      util.age(c.time),
+      label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
+      util.str(c.goal) and ('  ' .. util.truncate(c.goal, 50)) or ''
+    ),
+  }
+end
+
+--- The picker items of a list result: turns newest first, then checkpoints.
+function M.items(list)
+  local items = {}
+  local turns = util.list(list.turns)
+  for i = #turns, 1, -1 do
+    if type(turns[i]) == 'table' then
+      items[#items + 1] = turn_item(turns[i])
+    end
+  end
+  local cps = util.list(list.checkpoints)
+  for i = #cps, 1, -1 do
+    if type(cps[i]) == 'table' then
+      items[#items + 1] = checkpoint_item(cps[i])
+    end
+  end
+  return items
+end
+
+--- In a coroutine: asks for a target. Returns the target string, or nil.
+function M.pick_target(client, root, prompt)
+  local list = M.list(client, root)
+  local items = M.items(list)
+  if #items == 0 then
+    util.fail('no turns recorded yet in ' .. root .. ' (agent turns appear here once a hook or `rewind-lsp turn start/end` records them)', vim.log.levels.WARN)
+  end
+  local item = util.select(items, {
+    prompt = prompt or 'Rewind to (the state before the turn started)',
+    kind = 'rewind.target',
+    format_item = function(it)
+      return it.text
+    end,
+  })
+  return item and item.target or nil
+end
+
+local mode_help = {
+  code = 'code: restore files, keep the conversation',
+  both = 'both: restore files and move the conversation back',
+  conversation = 'conversation: move the conversation back, keep files',
+  summarize = 'summarize: keep everything, append a summary of the skipped turns',
+  plan = 'plan: only show what would change',
+}
+
+--- In a coroutine: asks for a mode (the default first). Returns it, or nil.
+function M.pick_mode()
+  local default = config.get().default_mode
+  local modes = { default }
+  for _, m in ipairs(config.modes) do
+    if m ~= default then
+      modes[#modes + 1] = m
+    end
+  end
+  local mode = util.select(modes, {
+    prompt = 'Rewind mode',
+    kind = 'rewind.mode',
+    format_item = function(m)
+      return mode_help[m] or m
+    end,
+  })
+  return mode
+end
+
+--- In a coroutine: asks whether to apply the plan. Returns "apply", "force"
+--- (overwrite conflicting files) or nil.
+function M.confirm(plan)
+  local choices = { { 'apply', 'Apply' } }
+  if #plan_ui.conflicts(plan) > 0 then
+    choices[1][2] = 'Apply (refused while files are in conflict)'
+    choices[#choices + 1] = { 'force', 'Apply and overwrite the conflicting files (force)' }
+  end
+  choices[#choices + 1] = { 'cancel', 'Cancel' }
+  local choice = util.select(choices, {
+    prompt = 'Rewind to ' .. plan_ui.target_name(plan.target) .. '?',
+    kind = 'rewind.confirm',
+    format_item = function(c)
+      return c[2]
+    end,
+  })
+  if not choice or choice[1] == 'cancel' then
+    return nil
+  end
+  return choice[1]
+end
+
+-- ---------------------------------------------------------------------------
+-- Completion.
+
+--- Target candidates from a list result: turn numbers, turn:N:end, ~N, @label.
+function M.target_candidates(list)
+  local out = {}
+  local turns = util.list(list and list.turns)
+  for i = #turns, 1, -1 do
+    if type(turns[i]) == 'table' and turns[i].turn then
+      out[#out + 1] = tostring(turns[i].turn)
+    end
+  end
+  for i = #turns, 1, -1 do
+    if type(turns[i]) == 'table' and turns[i].turn then
+      out[#out + 1] = 'turn:' .. turns[i].turn .. ':end'
+    end
+  end
+  for i = 1, math.min(#turns, 9) do
+    out[#out + 1] = '~' .. i
+  end
+  for _, c in ipairs(util.list(list and list.checkpoints)) do
+    if type(c) == 'table' and util.str(c.label) then
+      out[#out + 1] = '@' .. c.label
+    end
+  end
+  return out
+end
+
+return M

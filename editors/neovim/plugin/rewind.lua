@@ -1,0 +1,47 @@
+-- rewind.nvim: user commands only; everything else loads on first use.
+if vim.g.loaded_rewind == 1 then
+  return
+end
+if vim.fn.has('nvim-0.7') ~= 1 then
+  vim.api.nvim_err_writeln('rewind.nvim needs Neovim 0.7 or later')
+  return
+end
+vim.g.loaded_rewind = 1
+
+local function command(name, opts)
+  local entry = opts.entry or name
+  opts.entry = nil
+  vim.api.nvim_create_user_command(name, function(a)
+    -- The command boundary: nothing below may throw at the user.
+    local ok, err = pcall(function()
+      require('rewind.commands')[entry](a)
+    end)
+    if not ok then
+      vim.notify('rewind: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+  end, opts)
+end
+
+local function complete(fn)
+  return function(lead, line, pos)
+    local ok, res = pcall(function()
+      return require('rewind.commands')[fn](lead, line, pos)
+    end)
+    return ok and res or {}
+  end
+end
+
+command('Rewind', {
+  nargs = '*',
+  bang = true,
+  complete = complete('complete_rewind'),
+  desc = 'Rewind the workspace to an agent turn: [target] [mode]; ! skips the confirmation',
+})
+command('RewindPreview', {
+  nargs = '?',
+  complete = complete('complete_target'),
+  desc = 'Preview a rewind as diffs in a new tab: [target]',
+})
+command('RewindUndo', { nargs = 0, desc = 'Undo the last rewind' })
+command('RewindCheckpoint', { nargs = '?', desc = 'Record a checkpoint: [label]' })
+command('RewindLog', { nargs = 0, desc = 'List turns, checkpoints and rewinds' })

@@ -1,0 +1,31 @@
+" Syntax for the :RewindLog buffer (filetype=rewindlog).
+if exists('b:current_syntax')
+  finish
+endif
+syntax match rewindlogHeader   /\%1l.*/
+syntax match rewindlogHelp     /\%2l.*/
+syntax match rewindlogTurn     /^Turn\s\+\d\+/
+syntax match rewindlogAge      /\<\d\+[smhd] ago\>/
+syntax match rewindlogOpen     /\[open\]/
+syntax match rewindlogSection  /^\(Checkpoints\|Rewinds\)$/
+syntax match rewindlogLabel    /@\S\+/
+syntax match rewindlogModified /^\s\+M\s/
+syntax match rewindlogCreated  /^\s\+A\s/
+syntax match rewindlogDeleted  /^\s\+D\s/
+syntax match rewindlogAdded    /+\d\+/
+syntax match rewindlogRemoved  /-\d\+\>/
+syntax match rewindlogUndone   /\<undone$/
+highlight default link rewindlogHeader   Title
+highlight default link rewindlogHelp     Comment
+highlight default link rewindlogTurn     Statement
+highlight default link rewindlogAge      Comment
+highlight default link rewindlogOpen     WarningMsg
+highlight default link rewindlogSection  Title
+highlight default link rewindlogLabel    Identifier
+highlight default link rewindlogModified Type
+highlight default link rewindlogCreated  DiffAdd
+highlight default link rewindlogDeleted  DiffDelete
+highlight default link rewindlogAdded    String
+highlight default link rewindlogRemoved  ErrorMsg
+highlight default link rewindlogUndone   Comment
+let b:current_syntax = 'rewindlog'

@@ -1,0 +1,370 @@
+-- End-to-end test of the plugin's commands against the real rewind-lsp server.
+--
+-- run.sh prepares a workspace with two agent turns made through the CLI:
+--   before turn 1:  a.txt "alpha\nbeta\n", b.txt "one\n"            (keep.txt, .rewindignore)
+--   after turn 1:   a.txt "alpha\nBETA\n", c.txt "new file\n"
+--   after turn 2:   a.txt "alpha\nBETA\ngamma\n", b.txt deleted     (the state on disk now)
+-- and starts: nvim --headless -u NONE -i NONE -n --cmd 'set rtp^=PLUGIN'
+--   --cmd 'runtime plugin/rewind.lua' -c 'luafile test/e2e_test.lua'
+-- env: REWIND_TEST_WS (workspace), REWIND_TEST_BIN (server), REWIND_TEST_STORE (store dir).
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/harness.lua')
+local check, eq, wait = H.check, H.eq, H.wait
+
+local WS = assert(os.getenv('REWIND_TEST_WS'), 'REWIND_TEST_WS')
+local BIN = assert(os.getenv('REWIND_TEST_BIN'), 'REWIND_TEST_BIN')
+local STORE = assert(os.getenv('REWIND_TEST_STORE'), 'REWIND_TEST_STORE')
+local T = 15000 -- ms to wait for any server round trip
+
+local AFTER_TURN2 = { ['a.txt'] = 'alpha\nBETA\ngamma\n', ['b.txt'] = false, ['c.txt'] = 'new file\n', ['keep.txt'] = 'keep\n' }
+local BEFORE_TURN1 = { ['a.txt'] = 'alpha\nbeta\n', ['b.txt'] = 'one\n', ['c.txt'] = false, ['keep.txt'] = 'keep\n' }
+
+local function path(rel)
+  return WS .. '/' .. rel
+end
+
+local function disk_state()
+  local s = {}
+  for name in pairs(AFTER_TURN2) do
+    s[name] = H.read(path(name)) or false
+  end
+  return s
+end
+
+local function buf_of(rel)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b) == path(rel) then
+      return b
+    end
+  end
+  return nil
+end
+
+local function buf_text(b)
+  return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n') .. '\n'
+end
+
+local rewind = require('rewind')
+
+local function wait_op(seq)
+  return wait(T, function()
+    return rewind.last().seq >= seq
+  end)
+end
+
+local function diff_windows(tab)
+  local wins = {}
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab or 0)) do
+    if vim.wo[w].diff then
+      wins[#wins + 1] = w
+    end
+  end
+  return wins
+end
+
+local function win_lines(w)
+  return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)
+end
+
+H.section('environment', function()
+  local v = vim.version()
+  H.out(string.format('# nvim %d.%d.%d, vim.lsp.start=%s', v.major, v.minor, v.patch, tostring(vim.lsp.start ~= nil)))
+  vim.cmd('cd ' .. vim.fn.fnameescape(WS))
+  H.capture_notify()
+  H.fake_ui()
+  check('plugin/rewind.lua defines the commands', vim.fn.exists(':Rewind') == 2 and vim.fn.exists(':RewindPreview') == 2
+    and vim.fn.exists(':RewindUndo') == 2 and vim.fn.exists(':RewindCheckpoint') == 2 and vim.fn.exists(':RewindLog') == 2)
+  check('plugin/ loads no rewind module eagerly', package.loaded['rewind.client'] == nil)
+  eq('workspace starts in the after-turn-2 state', disk_state(), AFTER_TURN2)
+  local ok = rewind.setup({ cmd = { BIN }, store_dir = STORE, log_level = 'debug', autoTurnQuietMs = 60000 })
+  check('setup() with valid options returns true', ok == true, H.notes_since(1))
+end)
+
+local client
+H.section('client per root', function()
+  vim.cmd('edit a.txt')
+  check('opening a file in a root starts the client', wait(T, function()
+    return rewind.client() ~= nil
+  end))
+  client = rewind.client()
+  check('client initializes', wait(T, function()
+    return require('rewind.client').is_ready(client)
+  end))
+  local cmds = ((client.server_capabilities or {}).executeCommandProvider or {}).commands or {}
+  for _, c in ipairs({ 'rewind.list', 'rewind.preview', 'rewind.rewind', 'rewind.undo', 'rewind.checkpoint' }) do
+    check('server advertises ' .. c, vim.tbl_contains(cmds, c), cmds)
+  end
+  eq('client root is the workspace', client.config.root_dir, WS)
+  check('buffer a.txt attached to the client', vim.lsp.buf_is_attached(0, client.id))
+  local caps = client.config.capabilities.workspace.workspaceEdit
+  check('advertises workspaceEdit.documentChanges', caps.documentChanges == true)
+  check('advertises create/rename/delete resource operations',
+    vim.tbl_contains(caps.resourceOperations, 'create') and vim.tbl_contains(caps.resourceOperations, 'delete')
+    and vim.tbl_contains(caps.resourceOperations, 'rename'))
+  vim.cmd('edit c.txt')
+  eq('second file of the root reuses the client', rewind.client().id, client.id)
+  check('buffer c.txt attached', vim.lsp.buf_is_attached(0, client.id))
+  vim.cmd('edit a.txt')
+end)
+
+local logbuf
+H.section(':RewindLog', function()
+  vim.cmd('RewindLog')
+  check('log buffer opens', wait(T, function()
+    return vim.bo.filetype == 'rewindlog' and vim.api.nvim_buf_line_count(0) > 3
+  end), H.notes_since(1))
+  logbuf = vim.api.nvim_get_current_buf()
+  local lines = vim.api.nvim_buf_get_lines(logbuf, 0, -1, false)
+  local text = table.concat(lines, '\n')
+  check('log lists turn 2 with its prompt', text:find('Turn 2%s+.-second prompt') ~= nil, lines)
+  check('log lists turn 1 with its prompt', text:find('Turn 1%s+.-first prompt') ~= nil, lines)
+  check('turn 2 is listed before turn 1', (text:find('Turn 2', 1, true) or 1e9) < (text:find('Turn 1', 1, true) or 0), lines)
+  check('log lists changed files', text:find('M a.txt', 1, true) ~= nil and text:find('A c.txt', 1, true) ~= nil
+    and text:find('D b.txt', 1, true) ~= nil, lines)
+  eq('log buffer is a scratch buffer', vim.bo[logbuf].buftype, 'nofile')
+  -- <CR> on the "Turn 1" line previews turn 1
+  local lnum
+  for i, l in ipairs(lines) do
+    if l:match('^Turn 1%s') then
+      lnum = i
+    end
+  end
+  local tabs = #vim.api.nvim_list_tabpages()
+  vim.api.nvim_win_set_cursor(0, { lnum, 0 })
+  vim.cmd('normal \r')
+  check('<CR> on a turn opens its preview tab', wait(T, function()
+    return #vim.api.nvim_list_tabpages() == tabs + 1 and #diff_windows() == 2
+  end), H.notes_since(1))
+  local s = require('rewind.preview').session()
+  check('the preview is of turn 1', s and s.target == '1', s and s.target)
+  vim.cmd('normal q')
+  check('q closes the preview tab', wait(2000, function()
+    return #vim.api.nvim_list_tabpages() == tabs
+  end))
+  vim.cmd('close')
+end)
+
+H.section(':RewindPreview', function()
+  vim.cmd('edit a.txt')
+  local before_tabs = #vim.api.nvim_list_tabpages()
+  local abuf = vim.api.nvim_get_current_buf()
+  vim.cmd('RewindPreview 1')
+  check('preview opens a new tab with 2 diff windows', wait(T, function()
+    return #vim.api.nvim_list_tabpages() == before_tabs + 1 and #diff_windows() == 2
+  end), H.notes_since(1))
+  local s = require('rewind.preview').session()
+  check('preview session exists', s ~= nil)
+  if not s then
+    return
+  end
+  local names = {}
+  for _, f in ipairs(s.files) do
+    names[#names + 1] = f.path .. ':' .. f.change
+  end
+  table.sort(names)
+  eq('plan lists the three files', names, { 'a.txt:modify', 'b.txt:create', 'c.txt:delete' })
+  eq('tab has exactly two windows', #vim.api.nvim_tabpage_list_wins(0), 2)
+  local function show(path)
+    for i, f in ipairs(s.files) do
+      if f.path == path then
+        if s.idx ~= i then
+          local n = s.idx
+          while s.idx ~= i do
+            vim.cmd(i > s.idx and 'normal ]f' or 'normal [f')
+            wait(T, function()
+              return s.idx ~= n
+            end)
+            n = s.idx
+          end
+        end
+        return f
+      end
+    end
+  end
+  -- a.txt: the current buffer against the target
+  show('a.txt')
+  local wins = diff_windows()
+  eq('a.txt: 2 diff windows', #wins, 2)
+  eq('a.txt: left window shows the real buffer', vim.api.nvim_win_get_buf(s.left), abuf)
+  eq('a.txt: left is the current text', win_lines(s.left), { 'alpha', 'BETA', 'gamma' })
+  eq('a.txt: right is the target text', win_lines(s.right), { 'alpha', 'beta' })
+  check('a.txt: target buffer is a scratch buffer', vim.bo[vim.api.nvim_win_get_buf(s.right)].buftype == 'nofile')
+  -- b.txt: created by the rewind -> empty left side
+  show('b.txt')
+  eq('b.txt (create): 2 diff windows', #diff_windows(), 2)
+  eq('b.txt (create): left side is empty', win_lines(s.left), { '' })
+  eq('b.txt (create): right is the target text', win_lines(s.right), { 'one' })
+  -- c.txt: deleted by the rewind -> empty right side
+  show('c.txt')
+  eq('c.txt (delete): 2 diff windows', #diff_windows(), 2)
+  eq('c.txt (delete): left is the current text', win_lines(s.left), { 'new file' })
+  eq('c.txt (delete): right side is empty', win_lines(s.right), { '' })
+  -- [f goes back
+  local idx = s.idx
+  vim.cmd('normal [f')
+  check('[f moves to the previous file', wait(T, function()
+    return s.idx == idx - 1
+  end))
+  vim.api.nvim_set_current_win(s.right)
+  vim.cmd('normal q')
+  check('q closes the preview tab', wait(2000, function()
+    return #vim.api.nvim_list_tabpages() == before_tabs
+  end))
+  check('no window is left in diff mode', #diff_windows() == 0)
+  check(']f mapping removed from the real buffer', vim.fn.maparg(']f', 'n') == '')
+  eq('preview changed nothing on disk', disk_state(), AFTER_TURN2)
+end)
+
+H.section(':Rewind 1 then :RewindUndo', function()
+  vim.cmd('edit c.txt')
+  vim.cmd('edit a.txt')
+  local abuf = vim.api.nvim_get_current_buf()
+  local n0 = #H.notes + 1
+  H.select_answers = { H.choose('apply') }
+  vim.cmd('Rewind 1')
+  check(':Rewind 1 finishes', wait_op(1), H.notes_since(n0))
+  local last = rewind.last()
+  check('rewind applied', last.applied == true, { reason = last.reason, notes = H.notes_since(n0) })
+  local confirm = H.select_calls[#H.select_calls]
+  check('asked for confirmation', confirm and confirm.kind == 'rewind.confirm', confirm)
+  eq('files on disk are the state before turn 1', disk_state(), BEFORE_TURN1)
+  eq('a.txt buffer equals the target', buf_text(abuf), BEFORE_TURN1['a.txt'])
+  check('a.txt buffer is written (not modified)', not vim.bo[abuf].modified)
+  local cbuf = buf_of('c.txt')
+  check('c.txt buffer is gone', cbuf == nil or not vim.api.nvim_buf_is_loaded(cbuf), cbuf)
+  local bbuf = buf_of('b.txt')
+  check('b.txt (created) has no modified buffer left', bbuf == nil or not vim.bo[bbuf].modified)
+  eq('no mismatch reported', last.mismatches, {})
+  check('success message names the turn', #H.notes_matching('Rewound to turn 1', n0) == 1, H.notes_since(n0))
+
+  n0 = #H.notes + 1
+  vim.cmd('RewindUndo')
+  check(':RewindUndo finishes', wait_op(2), H.notes_since(n0))
+  last = rewind.last()
+  check('undo applied', last.applied == true, { reason = last.reason, notes = H.notes_since(n0) })
+  eq('files on disk are back to after turn 2', disk_state(), AFTER_TURN2)
+  eq('a.txt buffer is back', buf_text(abuf), AFTER_TURN2['a.txt'])
+  check('a.txt buffer written after undo', not vim.bo[abuf].modified)
+  eq('no mismatch after undo', last.mismatches, {})
+end)
+
+H.section(':Rewind with pickers', function()
+  local n0 = #H.notes + 1
+  local calls0 = #H.select_calls
+  H.select_answers = { H.pick('Turn 1'), H.pick('code'), H.choose('cancel') }
+  vim.cmd('Rewind')
+  check('the three pickers ran', wait(T, function()
+    return #H.select_calls == calls0 + 3 and #H.notes_matching('cancelled', n0) == 1
+  end), H.select_calls)
+  local turns = H.select_calls[calls0 + 1]
+  check('turn picker lists turn 2 first, with prompt and file count', turns and turns.items[1]:find('Turn 2', 1, true)
+    and turns.items[1]:find('second prompt', 1, true) and turns.items[1]:find('(2 files)', 1, true), turns and turns.items)
+  check('turn picker shows an age', turns and turns.items[1]:find('%d+[smhd] ago') ~= nil, turns and turns.items)
+  local modes = H.select_calls[calls0 + 2]
+  check('mode picker offers the five modes', modes and #modes.items == 5, modes and modes.items)
+  eq('cancelling changes nothing', disk_state(), AFTER_TURN2)
+end)
+
+H.section('dirty buffer refuses', function()
+  vim.cmd('edit a.txt')
+  local abuf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(abuf, 0, 1, false, { 'my unsaved edit' })
+  local seq = rewind.last().seq
+  local n0 = #H.notes + 1
+  H.select_answers = { H.choose('apply') }
+  vim.cmd('Rewind 1')
+  check(':Rewind 1 answers', wait_op(seq + 1), H.notes_since(n0))
+  local last = rewind.last()
+  check('rewind not applied', last.applied == false, last)
+  local msgs = H.notes_matching('refused', n0)
+  check('user told it was refused, naming a.txt', #msgs == 1 and msgs[1].msg:find('a.txt', 1, true) ~= nil, H.notes_since(n0))
+  eq('disk unchanged', disk_state(), AFTER_TURN2)
+  eq('dirty buffer kept', vim.api.nvim_buf_get_lines(abuf, 0, -1, false), { 'my unsaved edit', 'BETA', 'gamma' })
+  check('buffer still modified', vim.bo[abuf].modified)
+  vim.cmd('edit!')
+end)
+
+H.section(':RewindCheckpoint and completion', function()
+  local n0 = #H.notes + 1
+  vim.cmd('RewindCheckpoint mylabel')
+  check('checkpoint confirmed', wait(T, function()
+    return #H.notes_matching('@mylabel', n0) > 0
+  end), H.notes_since(n0))
+  local comp
+  check('completion offers @mylabel', wait(T, function()
+    comp = vim.fn.getcompletion('Rewind @', 'cmdline')
+    return vim.tbl_contains(comp, '@mylabel')
+  end), comp)
+  comp = vim.fn.getcompletion('Rewind ', 'cmdline')
+  check('completion offers turn numbers, turn:N:end and ~N', vim.tbl_contains(comp, '1') and vim.tbl_contains(comp, '2')
+    and vim.tbl_contains(comp, 'turn:1:end') and vim.tbl_contains(comp, '~1'), comp)
+  comp = vim.fn.getcompletion('Rewind 1 co', 'cmdline')
+  eq('mode completion', comp, { 'code', 'conversation' })
+  comp = vim.fn.getcompletion('RewindPreview ~', 'cmdline')
+  check('RewindPreview completes targets', vim.tbl_contains(comp, '~1'), comp)
+end)
+
+H.section('refresh on rewind/didChange', function()
+  vim.cmd('RewindLog')
+  check('log open', wait(T, function()
+    return vim.bo.filetype == 'rewindlog'
+  end))
+  local buf = vim.api.nvim_get_current_buf()
+  local out = vim.fn.system({ BIN, '--root', WS, '--store', STORE, 'checkpoint', 'from-cli' })
+  check('CLI checkpoint succeeded', vim.v.shell_error == 0, out)
+  check('log buffer refreshes with the CLI checkpoint', wait(T, function()
+    return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n'):find('@from-cli', 1, true) ~= nil
+  end), vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  vim.cmd('close')
+end)
+
+H.section('errors reach the user as messages', function()
+  local n0 = #H.notes + 1
+  vim.cmd('Rewind 99')
+  check('unknown target: an error message', wait(T, function()
+    return #H.notes >= n0
+  end))
+  local msg = H.notes_since(n0)
+  check('unknown target: message mentions the target', msg:find('99', 1, true) ~= nil, msg)
+  check('unknown target: no stack trace', msg:find('stack traceback', 1, true) == nil, msg)
+  n0 = #H.notes + 1
+  vim.cmd('Rewind 1 sideways')
+  msg = H.notes_since(n0)
+  check('bad mode: clear message', msg:find('unknown mode "sideways"', 1, true) ~= nil, msg)
+  n0 = #H.notes + 1
+  vim.cmd('Rewind 1 code extra')
+  msg = H.notes_since(n0)
+  check('too many arguments: clear message', msg:find('too many arguments', 1, true) ~= nil, msg)
+  eq('nothing changed', disk_state(), AFTER_TURN2)
+end)
+
+H.section(':Rewind! and plan mode', function()
+  local seq = rewind.last().seq
+  local calls0 = #H.select_calls
+  vim.cmd('Rewind 1 plan')
+  check('plan mode shows the plan without applying', wait(T, function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        return true
+      end
+    end
+  end))
+  eq('plan mode applies nothing', rewind.last().seq, seq)
+  vim.cmd('Rewind! 1')
+  check(':Rewind! applies', wait_op(seq + 1) and rewind.last().applied == true, rewind.last())
+  eq(':Rewind! did not ask', #H.select_calls, calls0)
+  eq(':Rewind! restored the files', disk_state(), BEFORE_TURN1)
+  vim.cmd('RewindUndo')
+  check('undo again', wait_op(seq + 2) and rewind.last().applied == true, rewind.last())
+  eq('back to after turn 2', disk_state(), AFTER_TURN2)
+end)
+
+H.section(':checkhealth rewind', function()
+  vim.cmd('checkhealth rewind')
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local text = table.concat(lines, '\n')
+  check('health report has OK lines', text:find('OK', 1, true) ~= nil, lines)
+  check('health report has no ERROR', text:find('ERROR', 1, true) == nil, lines)
+  check('health report shows the running client', text:find('client %d+ for ' .. vim.pesc(WS)) ~= nil, lines)
+end)
+
+H.finish()

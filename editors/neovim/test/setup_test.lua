@@ -1,0 +1,105 @@
+-- Option validation, keymaps and failure messages (no running server needed).
+-- nvim --headless -u NONE -i NONE -n --cmd 'set rtp^=PLUGIN' --cmd 'runtime plugin/rewind.lua'
+--   -c 'luafile test/setup_test.lua'
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/harness.lua')
+local check, eq, wait = H.check, H.eq, H.wait
+
+H.capture_notify()
+H.fake_ui()
+local rewind = require('rewind')
+local config = require('rewind.config')
+
+local function setup_error(name, opts, want)
+  local n0 = #H.notes + 1
+  local ok = rewind.setup(opts)
+  local msg = H.notes_since(n0)
+  check(name .. ': setup returns false', ok == false, msg)
+  check(name .. ': message says ' .. want, msg:find(want, 1, true) ~= nil, msg)
+  check(name .. ': no stack trace', msg:find('traceback', 1, true) == nil, msg)
+end
+
+H.section('defaults', function()
+  local d = config.defaults
+  eq('default cmd', d.cmd, { 'rewind-lsp' })
+  eq('default root markers', d.root_markers, { '.git', '.rewindignore' })
+  eq('default autoTurnQuietMs', d.autoTurnQuietMs, 3000)
+  eq('keymaps off by default', d.keymaps, false)
+  eq('write after rewind on by default', d.write_after_rewind, true)
+  eq('default mode', d.default_mode, 'code')
+  check('setup() with no options succeeds', rewind.setup() == true)
+  eq('no keymap defined by default', vim.fn.maparg('<leader>rr', 'n'), '')
+end)
+
+H.section('validation', function()
+  setup_error('cmd as a string', { cmd = 'rewind-lsp' }, 'option `cmd` must be a non-empty list of strings')
+  setup_error('empty cmd', { cmd = {} }, 'option `cmd` must be a non-empty list of strings')
+  setup_error('confirm as a string', { confirm = 'yes' }, 'option `confirm` must be true or false, got string "yes"')
+  setup_error('plan_view', { plan_view = 'popup' }, 'option `plan_view` must be one of "float", "echo"')
+  setup_error('default_mode', { default_mode = 'all' }, 'option `default_mode` must be one of "code"')
+  setup_error('negative quiet time', { autoTurnQuietMs = -5 }, 'option `autoTurnQuietMs` must be a whole number of milliseconds')
+  setup_error('unknown keymap', { keymaps = { rewind = '<leader>x', nope = 'y' } }, 'option `keymaps` must be true, false, or a table')
+  setup_error('options not a table', 'fast', 'setup() expects a table of options')
+  -- Two errors at once are both reported.
+  setup_error('two errors', { cmd = 1, log_level = 'loud' }, 'option `log_level` must be one of')
+  eq('failed setup keeps the previous configuration', config.get().cmd, { 'rewind-lsp' })
+
+  local n0 = #H.notes + 1
+  check('unknown option: setup still succeeds', rewind.setup({ colour = 'red' }) == true)
+  check('unknown option: warned by name', H.notes_since(n0):find('unknown option `colour`', 1, true) ~= nil, H.notes_since(n0))
+end)
+
+H.section('keymaps', function()
+  check('keymaps = true', rewind.setup({ keymaps = true }) == true)
+  check('default <leader>rr maps :Rewind', vim.fn.maparg('<leader>rr', 'n'):find('Rewind', 1, true) ~= nil)
+  check('custom keymaps', rewind.setup({ keymaps = { log = '<leader>xl', rewind = false } }) == true)
+  check('custom log keymap', vim.fn.maparg('<leader>xl', 'n'):find('RewindLog', 1, true) ~= nil)
+end)
+
+H.section('missing server binary', function()
+  rewind.setup({ cmd = { '/nonexistent/rewind-lsp' } })
+  local n0 = #H.notes + 1
+  vim.cmd('RewindLog')
+  check('a message appears', wait(2000, function()
+    return #H.notes >= n0
+  end))
+  local msg = H.notes_since(n0)
+  check('message names the missing executable', msg:find('/nonexistent/rewind-lsp', 1, true) ~= nil
+    and msg:find('not an executable', 1, true) ~= nil, msg)
+  check('no stack trace', msg:find('traceback', 1, true) == nil, msg)
+  vim.cmd('checkhealth rewind')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  check('checkhealth reports the missing server as an ERROR', text:find('ERROR', 1, true) ~= nil
+    and text:find('/nonexistent/rewind-lsp', 1, true) ~= nil, text)
+end)
+
+H.section('internal errors are not stack traces', function()
+  local util = require('rewind.util')
+  local n0 = #H.notes + 1
+  util.run(function()
+    local t = nil
+    return t.field -- a bug
+  end)
+  local msg = H.notes_since(n0)
+  check('internal error reported in one line', msg:find('internal error', 1, true) ~= nil and msg:find('\n') == nil, msg)
+  check('internal error points to the log', msg:find('rewind.log', 1, true) ~= nil, msg)
+end)
+
+H.section('pure helpers', function()
+  local util = require('rewind.util')
+  eq('split_lines final newline', util.split_lines('a\nb\n'), { 'a', 'b' })
+  eq('split_lines no final newline', util.split_lines('a\nb'), { 'a', 'b' })
+  eq('split_lines CRLF', util.split_lines('a\r\nb\r\n'), { 'a', 'b' })
+  eq('split_lines empty', util.split_lines(''), {})
+  eq('parse_time Z', util.parse_time('1970-01-02T00:00:01Z'), 86401)
+  eq('parse_time offset', util.parse_time('1970-01-02T02:00:01.123+02:00'), 86401)
+  eq('relpath inside', util.relpath('/w', '/w/a/b.txt'), 'a/b.txt')
+  eq('relpath outside', util.relpath('/w', '/wx/b.txt'), nil)
+  eq('content uri escapes', require('rewind.apply').content_uri('abc', 'dir/a b#.txt'), 'rewind:/abc/dir/a%20b%23.txt')
+  local cands = require('rewind.picker').target_candidates({
+    turns = { { turn = 1 }, { turn = 2 } },
+    checkpoints = { { label = 'x' }, { label = '' } },
+  })
+  eq('target candidates', cands, { '2', '1', 'turn:2:end', 'turn:1:end', '~1', '~2', '@x' })
+end)
+
+H.finish()
