@@ -1,0 +1,252 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// applier is the commands.Applier of one workspace folder: it turns a
+// rewind's Change into one workspace/applyEdit (SPEC §5.2), checks that the
+// editor really applied it, and writes the files an edit cannot carry.
+type applier struct {
+	s *Server
+	f *folder
+}
+
+// editFile is one file of a Change that travels in the WorkspaceEdit.
+type editFile struct {
+	rel, uri      string
+	change        string // create, modify, delete
+	before, after string
+	kind          string
+	version       *int // the open document's version; nil when not open
+}
+
+// serverOp is a file the server changes on disk itself.
+type serverOp struct {
+	rel    string
+	delete bool
+	data   []byte
+	kind   string
+}
+
+// builtEdit is a WorkspaceEdit and the disk work around it.
+type builtEdit struct {
+	edit    workspaceEdit
+	empty   bool
+	creates []string   // CreateFile targets: their folders must exist first
+	server  []serverOp // done by the server after the client applied the edit
+}
+
+// buildEdit builds the WorkspaceEdit for files: creates, then text edits,
+// then deletes. Resource operations are used only when the client lists them
+// in resourceOperations; otherwise the server creates and deletes on disk.
+// Clients with neither documentChanges nor resource operations get the
+// `changes` form.
+func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
+	var b builtEdit
+	useDC := caps.documentChanges || caps.createFiles || caps.deleteFiles
+	var creates, edits, deletes []documentChange
+	changes := map[string][]TextEdit{}
+	addEdits := func(f editFile, te []TextEdit) {
+		if len(te) == 0 {
+			return
+		}
+		if useDC {
+			edits = append(edits, documentChange{Edit: &textDocumentEdit{
+				TextDocument: optionalVersionedTextDocumentIdentifier{URI: f.uri, Version: f.version},
+				Edits:        te,
+			}})
+		} else {
+			changes[f.uri] = te
+		}
+	}
+	for _, f := range files {
+		switch f.change {
+		case "create":
+			if f.version != nil {
+				// Open in the editor (an unsaved buffer): edit the buffer.
+				addEdits(f, computeEdits(f.before, f.after, enc))
+				continue
+			}
+			if !useDC || !caps.createFiles {
+				b.server = append(b.server, serverOp{rel: f.rel, data: []byte(f.after), kind: f.kind})
+				continue
+			}
+			creates = append(creates, documentChange{Create: &createFile{
+				Kind: "create", URI: f.uri, Options: &createFileOptions{IgnoreIfExists: true},
+			}})
+			b.creates = append(b.creates, f.rel)
+			if f.after != "" {
+				addEdits(f, []TextEdit{{NewText: f.after}})
+			}
+		case "delete":
+			if !useDC || !caps.deleteFiles {
+				b.server = append(b.server, serverOp{rel: f.rel, delete: true})
+				continue
+			}
+			deletes = append(deletes, documentChange{Delete: &deleteFile{
+				Kind: "delete", URI: f.uri, Options: &deleteFileOptions{IgnoreIfNotExists: true},
+			}})
+		default:
+			addEdits(f, computeEdits(f.before, f.after, enc))
+		}
+	}
+	if useDC {
+		b.edit.DocumentChanges = append(append(creates, edits...), deletes...)
+		b.empty = len(b.edit.DocumentChanges) == 0
+	} else {
+		b.edit.Changes = changes
+		b.empty = len(changes) == 0
+	}
+	return b
+}
+
+// Apply implements commands.Applier.
+func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
+	root := ch.Root
+	if root == "" {
+		root = a.f.path
+	}
+	files := append([]commands.ChangeFile(nil), ch.Files...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+
+	var edits []editFile
+	var disk []serverOp
+	verify := map[string]string{} // open documents and the text they must end with
+	for _, cf := range files {
+		if err := checkRel(cf.Path); err != nil {
+			return fmt.Errorf("rewind of %s: %w", root, err)
+		}
+		if !viaEdit(cf) {
+			disk = append(disk, serverOp{rel: cf.Path, delete: cf.Change == "delete", data: cf.After, kind: cf.Kind})
+			continue
+		}
+		// URIs use the folder as the client named it.
+		abs := filepath.Join(a.f.path, filepath.FromSlash(cf.Path))
+		ef := editFile{rel: cf.Path, uri: uriFromPath(abs), change: cf.Change,
+			before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
+		d, open := a.openDoc(root, cf.Path)
+		switch {
+		case open && d.text != ef.before:
+			return &commands.NotAppliedError{Reason: fmt.Sprintf(
+				"%s changed in the editor while the rewind was being prepared; try again", cf.Path)}
+		case !open && cf.Open:
+			return &commands.NotAppliedError{Reason: fmt.Sprintf(
+				"%s was closed in the editor while the rewind was being prepared; try again", cf.Path)}
+		case open:
+			v := d.version
+			ef.uri, ef.version = d.uri, &v
+			if cf.Change != "delete" {
+				verify[d.path] = ef.after
+			}
+		}
+		edits = append(edits, ef)
+	}
+
+	b := buildEdit(edits, a.s.caps, a.s.caps.enc)
+	for _, rel := range b.creates {
+		if err := makeParents(root, rel); err != nil {
+			return &commands.NotAppliedError{Reason: err.Error()}
+		}
+	}
+	if !b.empty {
+		if err := a.send(ctx, ch.Label, b.edit); err != nil {
+			return err
+		}
+		if differ := a.s.docs.waitFor(ctx, verify, a.s.verifyTimeout); len(differ) > 0 {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &commands.NotAppliedError{Reason: fmt.Sprintf(
+				"the editor reported the edit applied, but %s does not hold the rewound text (the edit was probably skipped as stale)",
+				a.relNames(differ))}
+		}
+	}
+	// Server-side work: creates and deletes the client could not do, then
+	// the files that went via disk; deletes last.
+	ops := append(b.server, disk...)
+	sort.SliceStable(ops, func(i, j int) bool { return !ops[i].delete && ops[j].delete })
+	for _, op := range ops {
+		var err error
+		if op.delete {
+			err = removeFile(root, op.rel)
+		} else {
+			err = writeFile(root, op.rel, op.data, op.kind)
+		}
+		if err != nil {
+			return &commands.NotAppliedError{Reason: err.Error()}
+		}
+	}
+	for _, ef := range edits {
+		if ef.change == "create" && ef.kind == "exec" {
+			if err := setExec(root, ef.rel, true); err != nil {
+				a.s.log.Printf("setting the executable bit of %s: %v", ef.rel, err)
+			}
+		}
+	}
+	return nil
+}
+
+// viaEdit reports whether a file can travel as a text edit; anything else
+// (binary, invalid UTF-8, symlinks) is written by the server.
+func viaEdit(cf commands.ChangeFile) bool {
+	if cf.Via == "disk" || cf.Kind == "symlink" {
+		return false
+	}
+	return editableText(cf.Before) && editableText(cf.After)
+}
+
+// send sends the edit and maps a refusal to a NotAppliedError.
+func (a *applier) send(ctx context.Context, label string, edit workspaceEdit) error {
+	var res applyWorkspaceEditResult
+	err := a.s.conn.Call(ctx, "workspace/applyEdit", applyWorkspaceEditParams{Label: label, Edit: edit}, &res)
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &rpcErr):
+		return &commands.NotAppliedError{Reason: "the editor refused the edit: " + rpcErr.Message}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		return fmt.Errorf("sending workspace/applyEdit: %w", err)
+	}
+	if !res.Applied {
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "the editor did not apply the edit"
+		}
+		return &commands.NotAppliedError{Reason: reason}
+	}
+	return nil
+}
+
+// openDoc returns the open document of rel, under the root as the client
+// or as the service names it.
+func (a *applier) openDoc(root, rel string) (document, bool) {
+	for _, r := range append([]string{root}, a.f.roots()...) {
+		if d, ok := a.s.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok {
+			return d, true
+		}
+	}
+	return document{}, false
+}
+
+func (a *applier) relNames(paths []string) string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = p
+		if rel, ok := a.f.rel(p); ok {
+			names[i] = rel
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,174 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// document is the editor's text of one open file.
+type document struct {
+	uri     string // as the client sent it
+	path    string // clean absolute path; "" for non-file URIs
+	version int
+	text    string
+}
+
+// documents is the store of open documents, keyed by path for file URIs
+// (clients spell the same file's URI differently) and by URI otherwise.
+// Notifications update it in arrival order; requests read it.
+type documents struct {
+	mu      sync.Mutex
+	byKey   map[string]*document
+	changed chan struct{} // closed and replaced on every change
+}
+
+func newDocuments() *documents {
+	return &documents{byKey: map[string]*document{}, changed: make(chan struct{})}
+}
+
+func docKey(uri string) (key, path string) {
+	if p, err := pathFromURI(uri); err == nil {
+		return "path:" + p, p
+	}
+	return "uri:" + uri, ""
+}
+
+// notify wakes waiters; the caller holds mu.
+func (ds *documents) notify() {
+	close(ds.changed)
+	ds.changed = make(chan struct{})
+}
+
+func (ds *documents) open(uri string, version int, text string) {
+	key, p := docKey(uri)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	ds.byKey[key] = &document{uri: uri, path: p, version: version, text: text}
+	ds.notify()
+}
+
+// change applies content changes in order, each relative to the text the
+// previous one left, with positions in enc.
+func (ds *documents) change(uri string, version int, changes []contentChange, enc encoding) error {
+	key, _ := docKey(uri)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.byKey[key]
+	if d == nil {
+		return fmt.Errorf("didChange for %s, which is not open", uri)
+	}
+	text := d.text
+	for i, c := range changes {
+		if c.Range == nil {
+			text = c.Text
+			continue
+		}
+		start, err := offsetAt(text, c.Range.Start, enc)
+		if err != nil {
+			return fmt.Errorf("didChange %s, change %d: %w", uri, i, err)
+		}
+		end, err := offsetAt(text, c.Range.End, enc)
+		if err != nil {
+			return fmt.Errorf("didChange %s, change %d: %w", uri, i, err)
+		}
+		if end < start {
+			return fmt.Errorf("didChange %s, change %d: range end before start", uri, i)
+		}
+		text = text[:start] + c.Text + text[end:]
+	}
+	d.text = text
+	d.version = version
+	ds.notify()
+	return nil
+}
+
+// save replaces the text when the client included it.
+func (ds *documents) save(uri string, text *string) {
+	if text == nil {
+		return
+	}
+	key, _ := docKey(uri)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d := ds.byKey[key]; d != nil && d.text != *text {
+		d.text = *text
+		ds.notify()
+	}
+}
+
+func (ds *documents) close(uri string) {
+	key, _ := docKey(uri)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	delete(ds.byKey, key)
+	ds.notify()
+}
+
+// get returns a copy of the document of uri.
+func (ds *documents) get(uri string) (document, bool) {
+	key, _ := docKey(uri)
+	return ds.getKey(key)
+}
+
+// byPath returns a copy of the open document of absolute path p.
+func (ds *documents) byPath(p string) (document, bool) {
+	return ds.getKey("path:" + filepath.Clean(p))
+}
+
+func (ds *documents) getKey(key string) (document, bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.byKey[key]
+	if d == nil {
+		return document{}, false
+	}
+	return *d, true
+}
+
+// waitFor waits until every path in want is either closed or holds its
+// wanted text, or until the deadline. It returns the paths still differing.
+func (ds *documents) waitFor(ctx context.Context, want map[string]string, timeout time.Duration) []string {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		ds.mu.Lock()
+		var differ []string
+		for p, text := range want {
+			if d := ds.byKey["path:"+p]; d != nil && d.text != text {
+				differ = append(differ, p)
+			}
+		}
+		ch := ds.changed
+		ds.mu.Unlock()
+		if len(differ) == 0 {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return differ
+		case <-ctx.Done():
+			return differ
+		}
+	}
+}
+
+// rootOverlay is the commands.Overlay of one workspace folder: the open
+// documents under it, by root-relative path.
+type rootOverlay struct {
+	docs  *documents
+	roots []string // the folder's path and, if different, the service's root
+}
+
+// Open implements commands.Overlay.
+func (o *rootOverlay) Open(rel string) ([]byte, bool) {
+	for _, r := range o.roots {
+		if d, ok := o.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok {
+			return []byte(d.text), true
+		}
+	}
+	return nil, false
+}

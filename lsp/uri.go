@@ -1,0 +1,62 @@
+package lsp
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// pathFromURI converts a file:// URI to a clean absolute path.
+func pathFromURI(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("bad URI %q: %w", uri, err)
+	}
+	if u.Scheme != "file" {
+		return "", fmt.Errorf("not a file:// URI: %q", uri)
+	}
+	p := u.Path
+	if runtime.GOOS == "windows" {
+		p = strings.TrimPrefix(p, "/")
+	}
+	p = filepath.FromSlash(p)
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("file URI %q has no absolute path", uri)
+	}
+	return filepath.Clean(p), nil
+}
+
+// uriFromPath converts an absolute path to a file:// URI, percent-encoding
+// what needs it.
+func uriFromPath(p string) string {
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// pathArg reads a path given either as a file:// URI or as a plain path.
+func pathArg(s string) (string, error) {
+	if strings.HasPrefix(s, "file:") {
+		return pathFromURI(s)
+	}
+	if !filepath.IsAbs(s) {
+		return "", fmt.Errorf("%q is not an absolute path or file:// URI", s)
+	}
+	return filepath.Clean(s), nil
+}
+
+// relIn returns p relative to root, slash-separated, when p is inside root.
+func relIn(root, p string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}

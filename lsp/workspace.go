@@ -1,0 +1,182 @@
+package lsp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// folder is one workspace folder with its own commands.Service (and so its
+// own store and journal).
+type folder struct {
+	uri   string // as the client sent it
+	path  string // clean absolute path
+	svc   *commands.Service
+	watch *journalWatcher
+}
+
+// roots returns the folder's path and, when it differs (a symlinked
+// folder), the service's root: a document under either is in the folder.
+func (f *folder) roots() []string {
+	r := []string{f.path}
+	if sr := filepath.Clean(f.svc.Root()); sr != f.path && sr != "." {
+		r = append(r, sr)
+	}
+	return r
+}
+
+// rel returns p relative to the folder when p is inside it.
+func (f *folder) rel(p string) (string, bool) {
+	for _, r := range f.roots() {
+		if rel, ok := relIn(r, p); ok {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// workspace is the set of open folders, in the order the client gave them.
+type workspace struct {
+	mu      sync.RWMutex
+	folders []*folder
+}
+
+func (w *workspace) list() []*folder {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return append([]*folder(nil), w.folders...)
+}
+
+// storeFor returns the store directory for a folder: the storeDir option for
+// the first folder, and a sibling named after the folder for any other one,
+// so that two roots never share a store. Empty means the default location.
+func storeFor(storeDir string, first bool, path string) string {
+	if storeDir == "" || first {
+		return storeDir
+	}
+	sum := sha256.Sum256([]byte(path))
+	return fmt.Sprintf("%s-%s-%s", filepath.Clean(storeDir), filepath.Base(path), hex.EncodeToString(sum[:])[:12])
+}
+
+// addFolder opens the service of a folder; adding a folder twice is a no-op.
+func (s *Server) addFolder(wf workspaceFolder) error {
+	p, err := pathFromURI(wf.URI)
+	if err != nil {
+		return fmt.Errorf("workspace folder %q: %w", wf.Name, err)
+	}
+	s.ws.mu.Lock()
+	defer s.ws.mu.Unlock()
+	for _, f := range s.ws.folders {
+		if f.path == p {
+			return nil
+		}
+	}
+	f := &folder{uri: wf.URI, path: p}
+	overlay := &rootOverlay{docs: s.docs, roots: []string{p}}
+	svc, err := commands.Open(commands.Options{
+		Root:         p,
+		StoreDir:     storeFor(s.opts.StoreDir, len(s.ws.folders) == 0 && !s.hadFolder, p),
+		Actor:        "editor",
+		Overlay:      overlay,
+		Applier:      &applier{s: s, f: f},
+		MaxFileBytes: s.opts.MaxFileBytes,
+	})
+	if err != nil {
+		return fmt.Errorf("opening the store of %s: %w", p, err)
+	}
+	f.svc = svc
+	overlay.roots = f.roots()
+	s.hadFolder = true
+	s.ws.folders = append(s.ws.folders, f)
+	f.watch = s.watchJournal(f)
+	s.log.Printf("folder %s: store %s", p, svc.StoreDir())
+	return nil
+}
+
+// removeFolder closes the service of a folder.
+func (s *Server) removeFolder(wf workspaceFolder) {
+	p, err := pathFromURI(wf.URI)
+	if err != nil {
+		s.log.Printf("removing workspace folder %q: %v", wf.URI, err)
+		return
+	}
+	s.ws.mu.Lock()
+	var gone *folder
+	for i, f := range s.ws.folders {
+		if f.path == p {
+			gone = f
+			s.ws.folders = append(s.ws.folders[:i:i], s.ws.folders[i+1:]...)
+			break
+		}
+	}
+	s.ws.mu.Unlock()
+	if gone != nil {
+		closeFolder(s, gone)
+	}
+}
+
+func closeFolder(s *Server, f *folder) {
+	if f.watch != nil {
+		f.watch.stop()
+	}
+	if err := f.svc.Close(); err != nil {
+		s.log.Printf("closing %s: %v", f.path, err)
+	}
+}
+
+// selectFolder picks the folder a command acts on (SPEC §5.1): `root` (a
+// path or file:// URI) when given, else the folder holding `uri`, else the
+// first folder.
+func (s *Server) selectFolder(sc commands.Scope) (*folder, error) {
+	folders := s.ws.list()
+	if len(folders) == 0 {
+		return nil, &rpcError{codeRequestFailed, "no workspace folder is open: the client sent neither workspaceFolders nor rootUri"}
+	}
+	if sc.Root != "" {
+		p, err := pathArg(sc.Root)
+		if err != nil {
+			return nil, invalidParams("root", "%v", err)
+		}
+		for _, f := range folders {
+			for _, r := range f.roots() {
+				if r == p {
+					return f, nil
+				}
+			}
+		}
+		names := make([]string, len(folders))
+		for i, f := range folders {
+			names[i] = f.path
+		}
+		return nil, invalidParams("root", "%q is not a workspace folder (folders: %s)", sc.Root, strings.Join(names, ", "))
+	}
+	if sc.URI != "" {
+		p, err := pathArg(sc.URI)
+		if err != nil {
+			return nil, invalidParams("uri", "%v", err)
+		}
+		if f := folderOf(folders, p); f != nil {
+			return f, nil
+		}
+	}
+	return folders[0], nil
+}
+
+// folderOf returns the innermost folder holding p, or nil.
+func folderOf(folders []*folder, p string) *folder {
+	var best *folder
+	bestLen := -1
+	for _, f := range folders {
+		for _, r := range f.roots() {
+			if _, ok := relIn(r, p); ok && len(r) > bestLen {
+				best, bestLen = f, len(r)
+			}
+		}
+	}
+	return best
+}
