@@ -1,0 +1,111 @@
+package session
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzJournal feeds arbitrary bytes to the journal reader: it must never
+// panic, every entry it returns must have an id and a kind, and a valid
+// record appended after the garbage (on a line of its own) must read back.
+func FuzzJournal(f *testing.F) {
+	good, _ := encodeLine(&Entry{ID: "0190a0b0-0000-7000-8000-000000000001", Kind: KindTurnStart, Turn: 1, Time: time.Unix(1, 0)})
+	f.Add(good)
+	f.Add(append(append([]byte{}, good...), []byte("00000000 {\"id\":\"torn")...))
+	f.Add([]byte("zzzzzzzz {}\n"))
+	f.Add([]byte("\n\n\n"))
+	f.Add([]byte("12345678 {\"id\":\"x\",\"kind\":\"turnStart\"}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ents, _, err := parseJournal(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.ID == "" || e.Kind == "" {
+				t.Fatalf("entry without id or kind: %+v", e)
+			}
+		}
+		NewHistory(ents) // must not panic or loop on any parent links
+		var buf bytes.Buffer
+		buf.Write(data)
+		if i := bytes.LastIndexByte(data, '\n'); i != len(data)-1 {
+			buf.Truncate(i + 1) // what the next append does to a torn tail
+		}
+		buf.Write(good)
+		ents2, _, _ := parseJournal(buf.Bytes())
+		if len(ents2) == 0 || ents2[len(ents2)-1].ID != "0190a0b0-0000-7000-8000-000000000001" {
+			t.Fatalf("a record appended after %q does not read back", data)
+		}
+	})
+}
+
+// FuzzResolve feeds arbitrary target strings to the parser: it must never
+// panic, and anything it resolves must name an entry with a snapshot.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"1", "turn:2", "turn:2:end", "~1", "~0", "@good", "@", "0190a0", "turn:", "turn:x:end", "-1", "99999999999999999999", " 2 ", "turn:1:end:end"} {
+		f.Add(s)
+	}
+	h := NewHistory(sampleEntries())
+	f.Fuzz(func(t *testing.T, spec string) {
+		tg, err := h.Resolve(spec)
+		if err != nil {
+			if _, ok := err.(*UnknownTargetError); !ok {
+				t.Fatalf("Resolve(%q): error of type %T", spec, err)
+			}
+			if !strings.Contains(err.Error(), "unknown target") {
+				t.Fatalf("unclear error %q", err)
+			}
+			return
+		}
+		if tg.Entry == nil || tg.Snapshot == "" {
+			t.Fatalf("Resolve(%q) = %+v without an entry or snapshot", spec, tg)
+		}
+	})
+}
+
+func sampleEntries() []*Entry {
+	snap := strings.Repeat("ab", 32)
+	return []*Entry{
+		{ID: "0190a0b0-0000-7000-8000-000000000001", Kind: KindTurnStart, Turn: 1, Snapshot: snap},
+		{ID: "0190a0b0-0000-7000-8000-000000000002", Parent: "0190a0b0-0000-7000-8000-000000000001", Kind: KindTurnEnd, Turn: 1, Start: "0190a0b0-0000-7000-8000-000000000001", Snapshot: snap},
+		{ID: "0190a0b0-0000-7000-8000-000000000003", Parent: "0190a0b0-0000-7000-8000-000000000002", Kind: KindCheckpoint, Label: "good", Snapshot: snap},
+		{ID: "0190a0b0-0000-7000-8000-000000000004", Parent: "0190a0b0-0000-7000-8000-000000000003", Kind: KindTurnStart, Turn: 2, Snapshot: snap},
+		{ID: "0190a0b1-0000-7000-8000-000000000005", Parent: "0190a0b0-0000-7000-8000-000000000004", Kind: KindSummary},
+	}
+}
+
+func TestResolveTargets(t *testing.T) {
+	h := NewHistory(sampleEntries())
+	cases := map[string]string{
+		"1":                                    "0190a0b0-0000-7000-8000-000000000001",
+		"turn:1":                               "0190a0b0-0000-7000-8000-000000000001",
+		"turn:1:end":                           "0190a0b0-0000-7000-8000-000000000002",
+		"~1":                                   "0190a0b0-0000-7000-8000-000000000004",
+		"~2":                                   "0190a0b0-0000-7000-8000-000000000001",
+		"@good":                                "0190a0b0-0000-7000-8000-000000000003",
+		"0190a0b0-0000-7000-8000-000000000003": "0190a0b0-0000-7000-8000-000000000003",
+	}
+	for spec, want := range cases {
+		tg, err := h.Resolve(spec)
+		if err != nil || tg.Entry.ID != want {
+			t.Errorf("Resolve(%q) = %v, %v; want %s", spec, tg, err, want)
+		}
+	}
+	for spec, why := range map[string]string{
+		"turn:2:end": "has not ended",
+		"3":          "no turn 3",
+		"0190a0":     "ambiguous",
+		"0190a0b1":   "recorded no state",
+		"abc":        "at least 6",
+		"~3":         "only 2 turns",
+	} {
+		if _, err := h.Resolve(spec); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("Resolve(%q) error %v, want it to say %q", spec, err, why)
+		}
+	}
+	if got := h.OpenTurn(); got == nil || got.Turn != 2 {
+		t.Errorf("open turn: %+v", got)
+	}
+}
