@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs every test of rewind-lsp on a fresh Debian machine: installs what the
+# tests need (idempotently), then Go checks and tests, brief fuzzing, and the
+# editor suites (real Neovim, real VS Code). The last line is
+# "N passed, N failed" over the suites.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+export GOFLAGS="${GOFLAGS:-} -mod=mod"
+passed=0 failed=0 failures=()
+
+suite() { # suite NAME COMMAND...
+  local name=$1; shift
+  echo "=== suite: $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "--- suite $name: ok ($((SECONDS - start))s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "--- suite $name: FAILED ($((SECONDS - start))s)"
+  fi
+}
+
+need_apt() { # install Debian packages that are missing
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+install() {
+  need_apt git ca-certificates || return 1
+  command -v go >/dev/null || { echo "go is not installed"; return 1; }
+  go mod download
+}
+
+gochecks() {
+  local bad
+  bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+  [ -z "$bad" ] || { echo "gofmt would change: $bad"; return 1; }
+  go vet ./...
+}
+
+gotests() { go test -count=1 ./...; }
+
+fuzz() {
+  local ok=0
+  for spec in session:FuzzJournal session:FuzzResolve $(extra_fuzz); do
+    local pkg=${spec%%:*} name=${spec#*:}
+    go test ./"$pkg"/ -run '^$' -fuzz "^${name}\$" -fuzztime "${FUZZTIME:-5s}" >/tmp/rewind-fuzz.log 2>&1 || { cat /tmp/rewind-fuzz.log; ok=1; }
+  done
+  return $ok
+}
+
+# extra_fuzz lists the other packages' fuzz targets as pkg:Name.
+extra_fuzz() {
+  grep -l '^func Fuzz' snapshot/*_test.go lsp/*_test.go 2>/dev/null | while read -r f; do
+    grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed "s#^func #$(dirname "$f"):#"
+  done | grep -v -e 'session:'
+}
+
+suite install install
+suite "gofmt and go vet" gochecks
+suite "go test" gotests
+suite fuzz fuzz
+for s in editors/neovim/test/run.sh editors/vscode/test/run.sh; do
+  [ -f "$s" ] && suite "$s" bash "$s"
+done
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
