@@ -20,6 +20,13 @@ type applier struct {
 	f *folder
 }
 
+// ResourceOps implements commands.ResourceOps: true when the client creates
+// and deletes files itself (it lists both in resourceOperations); otherwise
+// the plan sends creates and deletes `via: disk` and the server does them.
+func (a *applier) ResourceOps() bool {
+	return a.s.caps.createFiles && a.s.caps.deleteFiles
+}
+
 // editFile is one file of a Change that travels in the WorkspaceEdit.
 type editFile struct {
 	rel, uri      string
@@ -125,15 +132,20 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		if err := checkRel(cf.Path); err != nil {
 			return fmt.Errorf("rewind of %s: %w", root, err)
 		}
-		if !viaEdit(cf) {
+		d, open := a.openDoc(root, cf.Path)
+		byEdit := viaEdit(cf)
+		if !byEdit {
 			disk = append(disk, serverOp{rel: cf.Path, delete: cf.Change == "delete", data: cf.After, kind: cf.Kind})
-			continue
+			// An open buffer of a text file written on disk (a mode change)
+			// follows through the edit too, so the editor shows the target.
+			if !(open && cf.Change == "modify" && cf.Kind != "symlink" && d.text == string(cf.Before) &&
+				editableText(cf.Before) && editableText(cf.After)) {
+				continue
+			}
 		}
 		// URIs use the folder as the client named it.
-		abs := filepath.Join(a.f.path, filepath.FromSlash(cf.Path))
-		ef := editFile{rel: cf.Path, uri: uriFromPath(abs), change: cf.Change,
-			before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
-		d, open := a.openDoc(root, cf.Path)
+		ef := editFile{rel: cf.Path, uri: uriFromPath(filepath.Join(a.f.path, filepath.FromSlash(cf.Path))),
+			change: cf.Change, before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
 		switch {
 		case open && d.text != ef.before:
 			return &commands.NotAppliedError{Reason: fmt.Sprintf(
