@@ -1,45 +1,52 @@
 #!/usr/bin/env bash
-# fetch-nvim-trixie.sh DIR — unpack Neovim 0.10.x from Debian trixie into DIR without touching
-# the system, and relink it against trixie's own loader and libraries (bookworm's glibc is too old).
-# Result: DIR/nvim (a wrapper that sets VIMRUNTIME). Needs apt (a Debian mirror), dpkg-deb, patchelf.
-# Exits non-zero, leaving nothing behind, when any step fails (no mirror, no patchelf, ...).
+# fetch-nvim-debian.sh SUITE DIR — unpack the Neovim of a newer Debian suite (trixie: 0.10.x,
+# sid: 0.12.x) into DIR without touching the system, relinked against that suite's own loader
+# and libraries (bookworm's glibc is too old for them). Result: DIR/nvim, a wrapper that sets
+# VIMRUNTIME. Needs apt (a Debian mirror), dpkg-deb and patchelf. On any failure it exits
+# non-zero and leaves nothing behind.
 set -euo pipefail
-DEST="$1"
+SUITE="$1" DEST="$2"
 ARCH="$(dpkg --print-architecture)"
-case "$ARCH" in amd64) TRIPLET=x86_64-linux-gnu; LOADER=ld-linux-x86-64.so.2 ;;
-                arm64) TRIPLET=aarch64-linux-gnu; LOADER=ld-linux-aarch64.so.1 ;;
-                *) echo "fetch-nvim-trixie: unsupported architecture $ARCH" >&2; exit 1 ;; esac
-command -v patchelf >/dev/null || { echo "fetch-nvim-trixie: patchelf is not installed" >&2; exit 1; }
+case "$ARCH" in
+  amd64) TRIPLET=x86_64-linux-gnu LOADER=ld-linux-x86-64.so.2 ;;
+  arm64) TRIPLET=aarch64-linux-gnu LOADER=ld-linux-aarch64.so.1 ;;
+  *) echo "fetch-nvim-debian: unsupported architecture $ARCH" >&2; exit 1 ;;
+esac
+command -v patchelf >/dev/null || { echo "fetch-nvim-debian: patchelf is not installed" >&2; exit 1; }
 WORK="$DEST.partial"
 rm -rf "$WORK" "$DEST"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK"/{lists/partial,archives/partial,debs,root}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-echo "deb [signed-by=$KEYRING] http://deb.debian.org/debian trixie main" > "$WORK/sources.list"
-# A private apt state: the system's sources, lists and cache stay untouched.
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $SUITE main" >"$WORK/sources.list"
+# A private apt state: the system's sources, lists, cache and dpkg status stay untouched.
 APT=(-o Dir::Etc::SourceList="$WORK/sources.list" -o Dir::Etc::SourceParts=/dev/null
-     -o Dir::State::Lists="$WORK/lists" -o Dir::Cache::Archives="$WORK/archives"
-     -o Dir::Cache::pkgcache="" -o Dir::Cache::srcpkgcache="" -o APT::Sandbox::User=root
-     -o Acquire::Retries=2)
+  -o Dir::State::Lists="$WORK/lists" -o Dir::Cache::Archives="$WORK/archives"
+  -o Dir::Cache::pkgcache="" -o Dir::Cache::srcpkgcache="" -o Dir::State::status=/dev/null
+  -o APT::Sandbox::User=root -o Acquire::Retries=2)
 apt-get "${APT[@]}" update -qq
-PKGS=(neovim neovim-runtime libc6 libgcc-s1 libluajit-5.1-2 libluajit-5.1-common libmsgpack-c2
-      libtree-sitter0.22 libunibilium4 libuv1t64 libvterm0 lua-lpeg lua-luv libutf8proc3)
+# neovim and everything it needs at run time (real packages only; no recommends).
+mapfile -t PKGS < <(apt-cache "${APT[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
+  --no-breaks --no-replaces --no-enhances neovim | grep -v '^ ' | grep -v '<' | sort -u)
+[ "${#PKGS[@]}" -gt 1 ] || { echo "fetch-nvim-debian: no neovim in $SUITE" >&2; exit 1; }
 (cd "$WORK/debs" && apt-get "${APT[@]}" download -qq "${PKGS[@]}")
 for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$WORK/root"; done
-LIB="$WORK/root/usr/lib/$TRIPLET"
-[ -e "$LIB/$LOADER" ] || LIB="$WORK/root/lib/$TRIPLET"
-# Relink rather than run through the loader: nvim >= 0.10 re-executes /proc/self/exe for its TUI.
-# The final paths are under $DEST, so patch after the move.
-mv "$WORK/root" "$DEST.root.tmp"
-rm -rf "$DEST"; mkdir -p "$DEST"; mv "$DEST.root.tmp" "$DEST/root"
-LIB="${LIB/$WORK\/root/$DEST/root}"
-patchelf --set-interpreter "$LIB/$LOADER" --force-rpath --set-rpath "$LIB" "$DEST/root/usr/bin/nvim"
-cat > "$DEST/nvim" <<'SH'
+mv "$WORK/root" "$DEST.root"
+mkdir -p "$DEST"
+mv "$DEST.root" "$DEST/root"
+LIB="$DEST/root/usr/lib/$TRIPLET"
+[ -e "$LIB/$LOADER" ] || LIB="$DEST/root/lib/$TRIPLET"
+# Relink instead of running through the loader: nvim >= 0.10 re-executes /proc/self/exe for its
+# TUI. Child processes (the language server, shells) keep the system's loader and libc.
+if ! patchelf --set-interpreter "$LIB/$LOADER" --force-rpath --set-rpath "$LIB" "$DEST/root/usr/bin/nvim"; then
+  rm -rf "$DEST"; exit 1
+fi
+cat >"$DEST/nvim" <<'SH'
 #!/bin/sh
 R="$(cd "$(dirname "$0")" && pwd)/root"
 VIMRUNTIME="$R/usr/share/nvim/runtime" exec "$R/usr/bin/nvim" "$@"
 SH
 chmod +x "$DEST/nvim"
 if ! "$DEST/nvim" --headless -u NONE -i NONE -n +'lua io.stdout:write(tostring(vim.version()) .. "\n")' +'qa!' </dev/null; then
-  echo "fetch-nvim-trixie: the unpacked nvim does not run" >&2; rm -rf "$DEST"; exit 1
+  echo "fetch-nvim-debian: the unpacked nvim does not run" >&2
+  rm -rf "$DEST"; exit 1
 fi

@@ -5,14 +5,15 @@
 #
 # 1. installs Debian's neovim (0.7.2 on bookworm), tmux and patchelf when missing;
 # 2. builds rewind-lsp from this repository;
-# 3. per Neovim (Debian's, then 0.10.x from Debian trixie when it can be fetched): makes a
+# 3. per Neovim (Debian's, then those of newer Debian suites when they can be fetched): makes a
 #    workspace with two agent turns through the CLI and runs the headless Lua suites;
 # 4. drives one interactive Neovim in tmux through :RewindPreview and keeps what the screen
 #    showed in $ARTIFACTS_DIR (default /tmp/rewind-artifacts) as nvim-preview.txt / .ansi.
 # The last line is "N passed, N failed[, N skipped]"; the exit status is non-zero on any failure.
 #
-# env: ARTIFACTS_DIR, REWIND_NVIM_TEST_CACHE (where trixie's nvim is kept between runs),
-#      REWIND_NVIM_TRIXIE=0 (skip the 0.10 run), NVIM (the first Neovim, default: nvim on PATH),
+# env: ARTIFACTS_DIR, REWIND_NVIM_TEST_CACHE (where fetched Neovims are kept between runs),
+#      REWIND_NVIM_SUITES (Debian suites whose Neovim also runs the suites; default "trixie";
+#      "trixie sid" adds 0.12.x; "" runs only the first Neovim), NVIM (the first Neovim, default: nvim on PATH),
 #      REWIND_LSP_BIN (test this server binary instead of building one).
 set -uo pipefail
 
@@ -84,19 +85,20 @@ fi
 # ---------------------------------------------------------------------------
 # 3. Neovim versions
 NVIMS=("$NVIM")
-if [ "${REWIND_NVIM_TRIXIE:-1}" = 1 ]; then
-  TX="$CACHE/nvim-trixie"
-  if [ ! -x "$TX/nvim" ]; then
-    step "fetch Neovim 0.10 from Debian trixie"
-    if ! bash "$HERE/fetch-nvim-trixie.sh" "$TX" >"$WORK/trixie.log" 2>&1; then
-      rm -rf "$TX"
-      skip "Neovim 0.10 suite: trixie's neovim could not be fetched or run ($(tail -1 "$WORK/trixie.log"))"
+# Newer Neovims from newer Debian suites (trixie: 0.10.x; sid: 0.12.x, opt-in because it moves).
+for suite in ${REWIND_NVIM_SUITES-trixie}; do
+  dir="$CACHE/nvim-$suite"
+  # A cached copy that no longer runs (moved, half-deleted) is fetched again.
+  if [ ! -x "$dir/nvim" ] || ! "$dir/nvim" --headless -u NONE -i NONE -n +'qa!' </dev/null >/dev/null 2>&1; then
+    step "fetch Neovim from Debian $suite"
+    if ! bash "$HERE/fetch-nvim-debian.sh" "$suite" "$dir" >"$WORK/fetch-$suite.log" 2>&1; then
+      rm -rf "$dir"
+      skip "Neovim from Debian $suite: could not be fetched or run ($(tail -1 "$WORK/fetch-$suite.log"))"
+      continue
     fi
   fi
-  [ -x "$TX/nvim" ] && NVIMS+=("$TX/nvim")
-else
-  skip "Neovim 0.10 suite: REWIND_NVIM_TRIXIE=0"
-fi
+  NVIMS+=("$dir/nvim")
+done
 
 # A workspace with two agent turns, made through the command line.
 #   before turn 1: a.txt "alpha\nbeta\n", b.txt "one\n"

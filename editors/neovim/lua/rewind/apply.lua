@@ -138,7 +138,7 @@ function M.finish(client, root, op, result, tracker, mode)
   local what = op == 'undo' and 'Undo' or 'Rewind'
 
   if not rec.applied then
-    local msg = what .. ' refused: ' .. (rec.reason or 'the server gave no reason')
+    local msg = what .. ' refused: ' .. (rec.reason or tracker.messages[1] or 'the server gave no reason')
     if #tracker.order > 0 then
       msg = msg .. '. Some buffers may have been edited: ' .. table.concat(tracker.order, ', ')
     end

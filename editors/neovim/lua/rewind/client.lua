@@ -91,6 +91,29 @@ local function on_apply_edit(err, params, ctx, hconfig)
   return result
 end
 
+-- Messages from the server while one of our rewinds or undos is in flight
+-- belong to that command, whose result message already says it: keep them
+-- for the log instead of showing the same thing twice.
+local show_levels = { [1] = vim.log.levels.ERROR, [2] = vim.log.levels.WARN, [3] = vim.log.levels.INFO, [4] = vim.log.levels.DEBUG }
+local function on_show_message(_, params, ctx)
+  params = params or {}
+  local list = trackers[ctx.client_id]
+  log.info('window/showMessage', params)
+  if list and #list > 0 then
+    for _, t in ipairs(list) do
+      t.messages[#t.messages + 1] = params.message
+    end
+    return vim.NIL
+  end
+  local level = show_levels[params.type] or vim.log.levels.INFO
+  if level > vim.log.levels.DEBUG then
+    vim.schedule(function()
+      vim.notify('rewind-lsp: ' .. tostring(params.message), level, { title = 'rewind' })
+    end)
+  end
+  return vim.NIL
+end
+
 local function on_did_change(_, params, ctx)
   log.debug('rewind/didChange', params)
   local root = root_of[ctx.client_id]
@@ -102,7 +125,7 @@ end
 --- Starts recording what workspace/applyEdit requests on `client` touch.
 --- Call :finish() on the returned tracker when the command answered.
 function M.track(client)
-  local t = { touched = {}, order = {}, edits = {} }
+  local t = { touched = {}, order = {}, edits = {}, messages = {} }
   local list = trackers[client.id] or {}
   trackers[client.id] = list
   list[#list + 1] = t
@@ -147,6 +170,7 @@ local function make_config(root)
     handlers = {
       ['workspace/applyEdit'] = on_apply_edit,
       ['rewind/didChange'] = on_did_change,
+      ['window/showMessage'] = on_show_message,
     },
     flags = { debounce_text_changes = 100 },
     on_init = function(client)

@@ -11,8 +11,14 @@ local util = require('rewind.util')
 local M = {}
 
 local augroup
+local defined_keymaps = {}
 
 local function define_keymaps()
+  -- A new setup() replaces the keymaps of the previous one.
+  for _, lhs in ipairs(defined_keymaps) do
+    pcall(vim.keymap.del, 'n', lhs)
+  end
+  defined_keymaps = {}
   local actions = {
     rewind = { '<cmd>Rewind<CR>', 'Rewind to a turn…' },
     preview = { '<cmd>RewindPreview<CR>', 'Preview a rewind…' },
@@ -23,6 +29,7 @@ local function define_keymaps()
   for action, lhs in pairs(config.keymaps()) do
     local a = actions[action]
     vim.keymap.set('n', lhs, a[1], { silent = true, desc = 'rewind: ' .. a[2] })
+    defined_keymaps[#defined_keymaps + 1] = lhs
   end
 end
 

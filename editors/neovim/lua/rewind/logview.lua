@@ -128,11 +128,17 @@ function M.redraw(buf)
   v.generation = (v.generation or 0) + 1
 end
 
---- Refreshes every log buffer of `root` (all when root is nil).
+--- Refreshes the log buffers of `root` (all when root is nil) that are in a
+--- window; hidden ones refresh when shown again. Failures go to the log file:
+--- nobody asked for this refresh.
 function M.refresh(root)
   for buf, v in pairs(views) do
     if root == nil or v.root == root then
-      util.run(M.redraw, buf)
+      if vim.fn.bufwinid(buf) ~= -1 then
+        util.run_quiet(M.redraw, buf)
+      else
+        v.stale = true
+      end
     end
   end
 end
@@ -202,6 +208,15 @@ local function setup_buffer(buf, root)
     end
   end, 'close')
   vim.bo[buf].filetype = 'rewindlog'
+  vim.api.nvim_create_autocmd('BufWinEnter', {
+    buffer = buf,
+    callback = function()
+      if views[buf] and views[buf].stale then
+        views[buf].stale = false
+        util.run_quiet(M.redraw, buf)
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     once = true,

@@ -88,16 +88,31 @@ end
 -- ---------------------------------------------------------------------------
 -- Coroutines: a flow runs in a coroutine and awaits callbacks.
 
+local quiet
 local function resume(co, ...)
   local ok, err = coroutine.resume(co, ...)
   if not ok then
-    M.report(err, co)
+    if quiet[co] then
+      log.warn('background:', M.is_user_error(err) and err.msg or debug.traceback(co, tostring(err)))
+    else
+      M.report(err, co)
+    end
   end
 end
 
 --- Runs fn in a new coroutine; errors are reported to the user.
 function M.run(fn, ...)
   resume(coroutine.create(fn), ...)
+end
+
+quiet = setmetatable({}, { __mode = 'k' })
+
+--- Runs fn in a new coroutine; errors only go to the log file (for work
+--- nobody asked for, like refreshing a view).
+function M.run_quiet(fn, ...)
+  local co = coroutine.create(fn)
+  quiet[co] = true
+  resume(co, ...)
 end
 
 --- Inside a coroutine: calls start(cb) and waits until cb is called; returns
