@@ -358,6 +358,7 @@ func startBinary(t testing.TB, home string, args ...string) (*server, *conn) {
 		t.Fatal(err)
 	}
 	c := newConn(t, stdout, stdin)
+	exited := make(chan struct{})
 	go func() {
 		<-c.closed
 		err := cmd.Wait()
@@ -368,11 +369,12 @@ func startBinary(t testing.TB, home string, args ...string) (*server, *conn) {
 			code = -1
 		}
 		s.exit <- code
+		close(exited)
 	}()
 	t.Cleanup(func() {
 		stdin.Close()
 		select {
-		case <-s.exit:
+		case <-exited:
 		case <-time.After(5 * time.Second):
 			cmd.Process.Kill()
 		}

@@ -1,0 +1,145 @@
+package lsp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// oneTurn seeds a.txt and b.txt, opens a.txt, and records one agent turn
+// (over LSP) that changes both.
+func oneTurn(t *testing.T, kind editorKind) (*wsp, *editor) {
+	w := newWsp(t)
+	w.write("a.txt", "alpha\nbeta 😀\ngamma\n", 0o644)
+	w.write("b.txt", "one\ntwo\n", 0o644)
+	_, e := startServer(t, w, kind)
+	e.open(w.abs("a.txt"))
+	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "change things"}, nil)
+	w.write("a.txt", "alpha\nBETA 😀 by agent\ngamma\n", 0o644)
+	w.write("b.txt", "one\nTWO\n", 0o644)
+	e.reload(w.abs("a.txt"))
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	return w, e
+}
+
+func TestDirtyBufferConflict(t *testing.T) {
+	w, e := oneTurn(t, vscodeLike)
+	// The user types in a.txt without saving: the buffer is a conflict.
+	e.typeText(w.abs("a.txt"), Range{Position{2, 0}, Position{2, 0}}, "user line\n")
+
+	var plan commands.Plan
+	e.mustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
+	conflicts := 0
+	for _, f := range plan.Files {
+		if f.Conflict {
+			conflicts++
+			if f.Path != "a.txt" {
+				t.Errorf("unexpected conflict on %s", f.Path)
+			}
+		}
+	}
+	if conflicts != 1 {
+		t.Fatalf("plan %+v: want exactly a.txt in conflict", plan.Files)
+	}
+
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	if rr.Applied || !strings.Contains(rr.FailureReason, "a.txt") {
+		t.Fatalf("rewind over a dirty buffer: applied=%v reason=%q; want refused naming a.txt", rr.Applied, rr.FailureReason)
+	}
+	if got, _ := e.text(w.abs("a.txt")); got != "alpha\nBETA 😀 by agent\nuser line\ngamma\n" {
+		t.Fatalf("the refused rewind touched the buffer: %q", got)
+	}
+	if m, _ := e.c.waitNotification("window/showMessage", 0, 2*time.Second, nil); m == nil {
+		t.Error("no window/showMessage for the refused rewind")
+	}
+
+	// With force: one versioned edit against the dirty buffer.
+	e.mu.Lock()
+	e.save = false // keep the buffer dirty, as an editor that does not save
+	n := len(e.edits)
+	e.mu.Unlock()
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1", "force": true}, &rr)
+	if !rr.Applied {
+		t.Fatalf("forced rewind not applied: %s", rr.FailureReason)
+	}
+	if got, _ := e.text(w.abs("a.txt")); got != "alpha\nbeta 😀\ngamma\n" {
+		t.Fatalf("buffer after the forced rewind: %q", got)
+	}
+	e.mu.Lock()
+	raw := e.edits[n]
+	e.mu.Unlock()
+	var p applyWorkspaceEditParams
+	json.Unmarshal(raw, &p)
+	versioned := false
+	for _, dc := range p.Edit.DocumentChanges {
+		if dc.Edit != nil && strings.HasSuffix(dc.Edit.TextDocument.URI, "/a.txt") {
+			versioned = dc.Edit.TextDocument.Version != nil && *dc.Edit.TextDocument.Version == 3
+		}
+	}
+	if !versioned {
+		t.Fatalf("want a.txt edited at the dirty buffer's version 3: %s", raw)
+	}
+	// The undo brings the user's line back.
+	e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+	if got, _ := e.text(w.abs("a.txt")); !rr.Applied || got != "alpha\nBETA 😀 by agent\nuser line\ngamma\n" {
+		t.Fatalf("undo: applied=%v %q buffer %q", rr.Applied, rr.FailureReason, got)
+	}
+}
+
+// TestStaleVersion: the user types while the edit is on its way. VS Code
+// rejects the stale edit; Neovim skips it but answers applied:true. Both
+// must surface as applied:false.
+func TestStaleVersion(t *testing.T) {
+	for _, kind := range []editorKind{vscodeLike, neovimLike} {
+		t.Run(string(kind), func(t *testing.T) {
+			w, e := oneTurn(t, kind)
+			e.mu.Lock()
+			e.before = func(e *editor) {
+				e.before = nil
+				e.typeText(w.abs("a.txt"), Range{Position{0, 0}, Position{0, 0}}, "typed meanwhile\n")
+			}
+			e.mu.Unlock()
+			var rr commands.RewindResult
+			e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+			if rr.Applied || rr.FailureReason == "" {
+				t.Fatalf("stale edit: applied=%v reason=%q; want applied:false with a reason", rr.Applied, rr.FailureReason)
+			}
+			t.Logf("failureReason: %s", rr.FailureReason)
+		})
+	}
+}
+
+// TestEchoesAreNotTurns: after a rewind the editor echoes didChange and
+// didSave and writes the files; none of it becomes a turn or a conflict.
+func TestEchoesAreNotTurns(t *testing.T) {
+	w, e := oneTurn(t, vscodeLike)
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	if !rr.Applied {
+		t.Fatalf("rewind: %s", rr.FailureReason)
+	}
+	time.Sleep(500 * time.Millisecond)
+	var st commands.StatusResult
+	e.mustCmd(commands.NameStatus, map[string]any{}, &st)
+	if st.Turns != 1 || st.OpenTurn != nil {
+		t.Fatalf("status after the rewind's echoes: %d turns, open %+v; want 1 turn, none open", st.Turns, st.OpenTurn)
+	}
+	var plan commands.Plan
+	e.mustCmd(commands.NamePreview, map[string]any{"target": "turn:1:end"}, &plan)
+	for _, f := range plan.Files {
+		if f.Conflict {
+			t.Fatalf("the rewind's own echo became a conflict on %s", f.Path)
+		}
+	}
+	e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+	if !rr.Applied {
+		t.Fatalf("undo after echoes: %s", rr.FailureReason)
+	}
+	if got, _ := e.text(w.abs("a.txt")); got != "alpha\nBETA 😀 by agent\ngamma\n" {
+		t.Fatalf("buffer after undo: %q", got)
+	}
+}

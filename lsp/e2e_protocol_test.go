@@ -1,0 +1,335 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+func waitExit(t *testing.T, srv *server, want int) {
+	t.Helper()
+	select {
+	case code := <-srv.exit:
+		if code != want {
+			t.Fatalf("exit code %d; want %d", code, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not exit")
+	}
+}
+
+func TestBinaryBadInputAndExit(t *testing.T) {
+	for _, args := range [][]string{nil, {"serve"}, {"--stdio"}} {
+		t.Run(strings.Join(append([]string{"rewind-lsp"}, args...), " "), func(t *testing.T) {
+			w := newWsp(t)
+			srv, c := startBinary(t, w.home, args...)
+			e := newEditor(t, c, vscodeLike)
+			wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NameStatus}, nil),
+				codeNotInitialized, "initialize")
+			e.initialize([]string{w.root}, map[string]any{"storeDir": w.store})
+
+			orphan := 0
+			for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{`, `"just a string"`, `{}`} {
+				c.writeRaw([]byte(body))
+				var m *wireMsg
+				if m, orphan = c.waitOrphan(orphan, 5*time.Second); m == nil || m.Error == nil {
+					t.Fatalf("no error answer to %q", body)
+				}
+			}
+			c.wmu.Lock()
+			c.w.Write([]byte("this is not a header\r\n\r\nContent-Length: nope\r\n\r\n"))
+			c.wmu.Unlock()
+			alive(t, c)
+
+			wantCode(t, c.call("rewind/unknown", map[string]any{}, nil), codeMethodNotFound, "rewind/unknown")
+			wantCode(t, e.cmd("rewind.explode", map[string]any{}, nil), codeInvalidParams, "unknown command")
+			wantCode(t, e.cmd(commands.NameList, map[string]any{"limit": "ten"}, nil), codeInvalidParams, "limit")
+			wantCode(t, e.cmd(commands.NameRewind, map[string]any{"target": "turn:99"}, nil), codeInvalidParams, "target")
+			wantCode(t, e.cmd(commands.NamePreview, map[string]any{"target": "1", "paths": "a.txt"}, nil), codeInvalidParams, "paths")
+			wantCode(t, e.cmd(commands.NamePreview, map[string]any{"target": "1", "mode": "sideways"}, nil), codeInvalidParams, "mode")
+			wantCode(t, e.cmd(commands.NameUndo, map[string]any{}, nil), codeRequestFailed, "nothing to undo")
+			wantCode(t, c.call("rewind/content", map[string]any{"uri": "rewind:/0000/x.txt"}, nil), codeRequestFailed, "x.txt")
+			alive(t, c)
+
+			if err := c.call("shutdown", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			c.notify("exit", nil)
+			waitExit(t, srv, 0)
+		})
+	}
+}
+
+func TestBinaryExitWithoutShutdown(t *testing.T) {
+	w := newWsp(t)
+	srv, c := startBinary(t, w.home)
+	newEditor(t, c, plainClient).initialize([]string{w.root}, map[string]any{"storeDir": w.store})
+	c.notify("exit", nil)
+	waitExit(t, srv, 1)
+}
+
+// TestShutdownWithCommandInFlight: a rewind waits on the editor's answer to
+// applyEdit; shutdown is still answered at once and exit ends the process.
+func TestShutdownWithCommandInFlight(t *testing.T) {
+	w, e := oneTurn(t, vscodeLike)
+	_ = w
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	e.mu.Lock()
+	e.before = func(*editor) { <-block }
+	e.mu.Unlock()
+	_, rewindCh := e.c.start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
+		"arguments": []any{map[string]any{"target": "1"}}})
+	time.Sleep(300 * time.Millisecond) // the rewind is waiting for the editor
+	start := time.Now()
+	if err := e.c.call("shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("shutdown took %v with a command in flight", d)
+	}
+	select {
+	case m := <-rewindCh:
+		t.Logf("the rewind answered before exit: %+v", m.Error)
+	default:
+	}
+}
+
+// TestCancelRequest: $/cancelRequest on a rewind waiting for the editor
+// answers it with RequestCancelled.
+func TestCancelRequest(t *testing.T) {
+	_, e := oneTurn(t, vscodeLike)
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	e.mu.Lock()
+	e.before = func(*editor) { <-block }
+	e.mu.Unlock()
+	id, ch := e.c.start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
+		"arguments": []any{map[string]any{"target": "1"}}})
+	time.Sleep(300 * time.Millisecond)
+	e.c.notify("$/cancelRequest", map[string]any{"id": id})
+	err := e.c.wait("rewind", ch, nil, 5*time.Second)
+	wantCode(t, err, codeRequestCancelled, "cancelled")
+}
+
+// TestProgress: a command slower than 200 ms reports work-done progress to
+// a client that supports it.
+func TestProgress(t *testing.T) {
+	_, e := oneTurn(t, vscodeLike)
+	e.mu.Lock()
+	e.before = func(*editor) { time.Sleep(500 * time.Millisecond) }
+	e.mu.Unlock()
+	mark := e.c.notifCount()
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	begin, next := e.c.waitNotification("$/progress", mark, 2*time.Second, func(m *wireMsg) bool {
+		return strings.Contains(string(m.Params), `"begin"`)
+	})
+	if begin == nil {
+		t.Fatal("no $/progress begin for a slow rewind")
+	}
+	if end, _ := e.c.waitNotification("$/progress", next, 2*time.Second, func(m *wireMsg) bool {
+		return strings.Contains(string(m.Params), `"end"`)
+	}); end == nil {
+		t.Fatal("no $/progress end")
+	}
+}
+
+// TestHistoryContentAndCodeActions covers rewind.fileHistory,
+// rewind/content and the code actions of SPEC §5.3.
+func TestHistoryContentAndCodeActions(t *testing.T) {
+	w, e := oneTurn(t, neovimLike)
+	uri := uriFromPath(w.abs("a.txt"))
+	var hist commands.FileHistoryResult
+	e.mustCmd(commands.NameFileHistory, map[string]any{"uri": uri}, &hist)
+	if len(hist.History) != 1 || hist.History[0].Turn != 1 {
+		t.Fatalf("fileHistory: %+v", hist)
+	}
+	var content contentResult
+	if err := e.c.call("rewind/content", map[string]any{"uri": "rewind:/" + hist.History[0].Snapshot + "/a.txt"}, &content); err != nil {
+		t.Fatal(err)
+	}
+	if content.Text != "alpha\nbeta 😀\ngamma\n" {
+		t.Fatalf("rewind/content = %q", content.Text)
+	}
+
+	actions := func(r Range, only ...string) map[string]codeAction {
+		params := map[string]any{"textDocument": map[string]any{"uri": uri}, "range": r, "context": map[string]any{"diagnostics": []any{}}}
+		if len(only) > 0 {
+			params["context"] = map[string]any{"diagnostics": []any{}, "only": only}
+		}
+		var list []codeAction
+		if err := e.c.call("textDocument/codeAction", params, &list); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]codeAction{}
+		for _, a := range list {
+			m[a.Title] = a
+		}
+		return m
+	}
+	got := actions(Range{Position{1, 2}, Position{1, 2}})
+	hunk, ok := got["Revert this hunk to before turn 1"]
+	if !ok || hunk.Kind != kindRefactorRewrite {
+		t.Fatalf("no hunk action on the changed line: %v", got)
+	}
+	if _, ok := got["Rewind file to before turn 1: change things"]; !ok {
+		t.Fatalf("no file action: %v", got)
+	}
+	if _, ok := got["Preview turn 1 changes to this file"]; !ok {
+		t.Fatalf("no preview action: %v", got)
+	}
+	if _, ok := actions(Range{Position{0, 0}, Position{0, 1}})["Revert this hunk to before turn 1"]; ok {
+		t.Fatal("a hunk action on an unchanged line")
+	}
+	if only := actions(Range{Position{1, 0}, Position{1, 0}}, "source"); len(only) != 2 {
+		t.Fatalf("only=source: %v", only)
+	}
+
+	// Run the hunk action's command: only that hunk goes back.
+	w.write("a.txt", "alpha\nBETA 😀 by agent\ngamma\nmore by the agent\n", 0o644)
+	e.reload(w.abs("a.txt"))
+	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "second"}, nil)
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	var arg map[string]any
+	json.Unmarshal(mustJSON(hunk.Command.Arguments[0]), &arg)
+	var rr commands.RewindResult
+	e.mustCmd(hunk.Command.Command, arg, &rr)
+	if !rr.Applied {
+		t.Fatalf("hunk rewind: %s", rr.FailureReason)
+	}
+	waitSaved(t, e)
+	if got, _ := e.text(w.abs("a.txt")); got != "alpha\nbeta 😀\ngamma\nmore by the agent\n" {
+		t.Fatalf("after the hunk revert: %q", got)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// TestMultiRoot: two folders with their own stores; root and uri select.
+func TestMultiRoot(t *testing.T) {
+	w := newWsp(t)
+	rootB := filepath.Join(w.home, "other")
+	os.MkdirAll(rootB, 0o755)
+	os.WriteFile(filepath.Join(rootB, "b.txt"), []byte("b\n"), 0o644)
+	w.write("a.txt", "a\n", 0o644)
+	srv, c := startBinary(t, w.home)
+	_ = srv
+	e := newEditor(t, c, vscodeLike)
+	e.initialize([]string{w.root, rootB}, map[string]any{"storeDir": w.store})
+
+	var sa, sb commands.StatusResult
+	e.mustCmd(commands.NameStatus, map[string]any{}, &sa)
+	e.mustCmd(commands.NameStatus, map[string]any{"root": uriFromPath(rootB)}, &sb)
+	if sa.Root != w.root || sb.Root != rootB || sa.Store == sb.Store || sa.Store != w.store {
+		t.Fatalf("status: %+v / %+v", sa, sb)
+	}
+	var byURI commands.StatusResult
+	e.mustCmd(commands.NameStatus, map[string]any{"uri": uriFromPath(filepath.Join(rootB, "b.txt"))}, &byURI)
+	if byURI.Root != rootB {
+		t.Fatalf("uri selected %s; want %s", byURI.Root, rootB)
+	}
+	// A turn in B does not show in A.
+	e.mustCmd(commands.NameTurnStart, map[string]any{"root": rootB, "prompt": "in b"}, nil)
+	os.WriteFile(filepath.Join(rootB, "b.txt"), []byte("B\n"), 0o644)
+	e.mustCmd(commands.NameTurnEnd, map[string]any{"root": rootB}, nil)
+	e.mustCmd(commands.NameStatus, map[string]any{}, &sa)
+	e.mustCmd(commands.NameStatus, map[string]any{"root": rootB}, &sb)
+	if sa.Turns != 0 || sb.Turns != 1 {
+		t.Fatalf("turns: a=%d b=%d; want 0, 1", sa.Turns, sb.Turns)
+	}
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"root": rootB, "target": "1"}, &rr)
+	if data, _ := os.ReadFile(filepath.Join(rootB, "b.txt")); !rr.Applied || string(data) != "b\n" {
+		t.Fatalf("rewind in b: %+v, b.txt=%q", rr, data)
+	}
+
+	// Folders come and go.
+	c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{}, "removed": []any{map[string]any{"uri": uriFromPath(rootB), "name": "other"}}}})
+	wantCode(t, e.cmd(commands.NameStatus, map[string]any{"root": rootB}, nil), codeInvalidParams, "root")
+	c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": uriFromPath(rootB), "name": "other"}}, "removed": []any{}}})
+	e.mustCmd(commands.NameStatus, map[string]any{"root": rootB}, &sb)
+	if sb.Turns != 1 {
+		t.Fatalf("re-added folder: %d turns; want 1 (same store)", sb.Turns)
+	}
+}
+
+// TestRootURIFallback: a client that sends only rootUri (or rootPath).
+func TestRootURIFallback(t *testing.T) {
+	for _, field := range []string{"rootUri", "rootPath"} {
+		t.Run(field, func(t *testing.T) {
+			w := newWsp(t)
+			_, c := startBinary(t, w.home)
+			e := newEditor(t, c, plainClient)
+			v := w.root
+			if field == "rootUri" {
+				v = uriFromPath(w.root)
+			}
+			if err := c.call("initialize", map[string]any{"capabilities": map[string]any{}, field: v,
+				"initializationOptions": map[string]any{"storeDir": w.store}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			var st commands.StatusResult
+			e.mustCmd(commands.NameStatus, map[string]any{}, &st)
+			if st.Root != w.root {
+				t.Fatalf("root %s; want %s", st.Root, w.root)
+			}
+		})
+	}
+}
+
+// TestUTF8Rewind: with utf-8 positions, edits reaching the end of a line
+// without a final newline count bytes.
+func TestUTF8Rewind(t *testing.T) {
+	w := newWsp(t)
+	w.write("n.txt", "x\n😀 end", 0o644)
+	_, e := startServer(t, w, neovimLike, "utf-8")
+	if !e.utf8 {
+		t.Fatal("utf-8 not negotiated")
+	}
+	e.open(w.abs("n.txt"))
+	e.mustCmd(commands.NameTurnStart, map[string]any{}, nil)
+	w.write("n.txt", "x\n😀 changed", 0o644)
+	e.reload(w.abs("n.txt"))
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	waitSaved(t, e)
+	if got, _ := e.text(w.abs("n.txt")); !rr.Applied || got != "x\n😀 end" {
+		t.Fatalf("applied=%v %q; buffer %q", rr.Applied, rr.FailureReason, got)
+	}
+}
+
+// TestJournalChangeFromOtherProcess: a checkpoint made on the command line
+// reaches the editor as rewind/didChange within a second.
+func TestJournalChangeFromOtherProcess(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "a\n", 0o644)
+	_, e := startServer(t, w, plainClient)
+	time.Sleep(100 * time.Millisecond)
+	mark := e.c.notifCount()
+	start := time.Now()
+	cli(t, w.home, w.root, w.store, "checkpoint", "here")
+	m, _ := e.c.waitNotification("rewind/didChange", mark, 2*time.Second, nil)
+	if m == nil {
+		t.Fatal("no rewind/didChange for a checkpoint made by another process")
+	}
+	if d := time.Since(start); d > time.Second+500*time.Millisecond {
+		t.Errorf("rewind/didChange took %v", d)
+	}
+	var n didChangeJournal
+	json.Unmarshal(m.Params, &n)
+	if n.Root != w.root || n.Latest == "" {
+		t.Fatalf("rewind/didChange %s", m.Params)
+	}
+}
