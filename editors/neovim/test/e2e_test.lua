@@ -212,6 +212,25 @@ H.section(':RewindPreview', function()
   check('no window is left in diff mode', #diff_windows() == 0)
   check(']f mapping removed from the real buffer', vim.fn.maparg(']f', 'n') == '')
   eq('preview changed nothing on disk', disk_state(), AFTER_TURN2)
+
+  -- Without a target: the turn picker first.
+  H.select_answers = { H.pick('Turn 2') }
+  vim.cmd('RewindPreview')
+  check(':RewindPreview without target: picker, then the diff tab', wait(T, function()
+    local x = require('rewind.preview').session()
+    return x and x.target == '2' and #diff_windows() == 2
+  end), H.notes_since(1))
+  s = require('rewind.preview').session()
+  names = {}
+  for _, f in ipairs(s and s.files or {}) do
+    names[#names + 1] = f.path .. ':' .. f.change
+  end
+  table.sort(names)
+  eq('turn 2 preview lists its two files', names, { 'a.txt:modify', 'b.txt:create' })
+  vim.cmd('tabclose')
+  check('closing the tab ends the session', wait(2000, function()
+    return #diff_windows() == 0 and require('rewind.preview').session() == nil
+  end))
 end)
 
 H.section(':Rewind 1 then :RewindUndo', function()
@@ -356,6 +375,73 @@ H.section(':Rewind! and plan mode', function()
   vim.cmd('RewindUndo')
   check('undo again', wait_op(seq + 2) and rewind.last().applied == true, rewind.last())
   eq('back to after turn 2', disk_state(), AFTER_TURN2)
+end)
+
+H.section('force overwrites a dirty buffer; undo brings it back', function()
+  vim.cmd('edit a.txt')
+  local abuf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(abuf, 0, 1, false, { 'my unsaved edit' })
+  local seq = rewind.last().seq
+  local n0 = #H.notes + 1
+  H.select_answers = { H.choose('force') }
+  vim.cmd('Rewind 1')
+  check('forced rewind answers', wait_op(seq + 1), H.notes_since(n0))
+  local confirm = H.select_calls[#H.select_calls]
+  check('the question offered to overwrite the conflicting file', confirm and confirm.items[2]
+    and confirm.items[2]:find('force', 1, true) ~= nil, confirm and confirm.items)
+  check('forced rewind applied', rewind.last().applied == true, rewind.last().reason)
+  eq('forced: files on disk are the state before turn 1', disk_state(), BEFORE_TURN1)
+  eq('forced: buffer equals the target', buf_text(abuf), BEFORE_TURN1['a.txt'])
+  check('forced: buffer written', not vim.bo[abuf].modified)
+  vim.cmd('RewindUndo')
+  check('undo of the forced rewind', wait_op(seq + 2) and rewind.last().applied == true, rewind.last().reason)
+  eq('undo brings the unsaved text back into the buffer', vim.api.nvim_buf_get_lines(abuf, 0, -1, false),
+    { 'my unsaved edit', 'BETA', 'gamma' })
+  eq('and onto the disk', H.read(path('a.txt')), 'my unsaved edit\nBETA\ngamma\n')
+  eq('undo restored the other files', { b = H.read(path('b.txt')) or false, c = H.read(path('c.txt')) },
+    { b = false, c = 'new file\n' })
+end)
+
+H.section('conversation mode leaves files alone', function()
+  local seq = rewind.last().seq
+  local before = disk_state()
+  local n0 = #H.notes + 1
+  vim.cmd('Rewind! 2 conversation')
+  check('conversation rewind answers', wait_op(seq + 1), H.notes_since(n0))
+  check('conversation rewind applied', rewind.last().applied == true, rewind.last().reason)
+  eq('files unchanged', disk_state(), before)
+  check('message says the conversation moved', #H.notes_matching('conversation back', n0) == 1, H.notes_since(n0))
+end)
+
+H.section('one client per root', function()
+  local other = vim.fn.tempname()
+  vim.fn.mkdir(other, 'p')
+  other = vim.fn.fnamemodify(other, ':p'):gsub('/$', '')
+  vim.fn.writefile({ '' }, other .. '/.rewindignore')
+  vim.fn.writefile({ 'x' }, other .. '/x.txt')
+  rewind.setup({
+    cmd = { BIN },
+    store_dir = function(root)
+      return root == WS and STORE or nil
+    end,
+  })
+  vim.cmd('edit ' .. vim.fn.fnameescape(other .. '/x.txt'))
+  check('a file in another root starts a second client', wait(T, function()
+    local c = rewind.client()
+    return c and c.id ~= client.id and require('rewind.client').is_ready(c)
+  end))
+  local c2 = rewind.client()
+  eq('second client root', c2 and c2.config.root_dir, other)
+  eq('first client still serves the workspace', rewind.client(WS).id, client.id)
+  check('x.txt attached only to the second client', vim.lsp.buf_is_attached(0, c2.id)
+    and not vim.lsp.buf_is_attached(0, client.id))
+  vim.cmd('RewindLog')
+  check('the log of the other root is empty', wait(T, function()
+    return vim.bo.filetype == 'rewindlog'
+      and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n'):find('No turns recorded yet.', 1, true) ~= nil
+  end), vim.api.nvim_buf_get_lines(0, 0, -1, false))
+  vim.cmd('close')
+  vim.cmd('edit ' .. vim.fn.fnameescape(path('a.txt')))
 end)
 
 H.section(':checkhealth rewind', function()

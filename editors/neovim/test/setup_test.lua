@@ -87,6 +87,22 @@ H.section('internal errors are not stack traces', function()
   check('internal error points to the log', msg:find('rewind.log', 1, true) ~= nil, msg)
 end)
 
+H.section('help', function()
+  local plug = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. '/doc', 'p')
+  vim.fn.writefile(vim.fn.readfile(plug .. '/doc/rewind.txt'), dir .. '/doc/rewind.txt')
+  local ok, err = pcall(vim.cmd, 'helptags ' .. vim.fn.fnameescape(dir .. '/doc'))
+  check('helptags accepts doc/rewind.txt', ok, err)
+  vim.opt.rtp:prepend(dir)
+  for _, tag in ipairs({ 'rewind.txt', ':Rewind', ':RewindPreview', ':RewindUndo', ':RewindCheckpoint', ':RewindLog',
+    'rewind-options', 'rewind-option-write_after_rewind', 'rewind-install' }) do
+    ok = pcall(vim.cmd, 'help ' .. tag)
+    check(':help ' .. tag, ok and vim.fn.expand('%:t') == 'rewind.txt')
+    pcall(vim.cmd, 'helpclose')
+  end
+end)
+
 H.section('pure helpers', function()
   local util = require('rewind.util')
   eq('split_lines final newline', util.split_lines('a\nb\n'), { 'a', 'b' })

@@ -65,6 +65,34 @@ local function changes_files(mode)
   return mode == nil or mode == 'code' or mode == 'both'
 end
 
+-- Text edits cannot say "no final newline", "CRLF" or "BOM": when a buffer
+-- holds the target's lines but not those, set 'eol', 'fileformat' and 'bomb'
+-- to match. Never changes a line. Returns true when the buffer now matches.
+local function repair_format(buf, want)
+  local bom = want:sub(1, 3) == '\239\187\191'
+  local body = bom and want:sub(4) or want
+  local lines = util.split_lines(body)
+  local have = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  if #lines == 0 then
+    lines = { '' }
+  end
+  if not vim.deep_equal(lines, have) or vim.bo[buf].binary then
+    return false
+  end
+  local bo = vim.bo[buf]
+  local crlf = body:find('\r\n', 1, true) ~= nil
+  local eol = body:sub(-1) == '\n'
+  if body ~= '' then
+    bo.fileformat = crlf and 'dos' or 'unix'
+    bo.eol = eol
+    if not eol then
+      bo.fixeol = false
+    end
+  end
+  bo.bomb = bom
+  return util.buf_bytes(buf) == want
+end
+
 -- Compares buffers and disk with the target; returns a list of mismatches.
 local function verify(client, root, plan, written)
   local mismatches = {}
@@ -83,6 +111,12 @@ local function verify(client, root, plan, written)
       else
         local buf = util.find_buf(abs)
         local loaded = buf and vim.api.nvim_buf_is_loaded(buf)
+        if loaded and util.buf_bytes(buf) ~= want and repair_format(buf, want) then
+          log.info('verify: fixed line endings of', f.path)
+          if written[abs] and write_buf(buf) then
+            written[abs] = true
+          end
+        end
         if loaded and util.buf_bytes(buf) ~= want then
           mismatches[#mismatches + 1] = { path = f.path, where = 'buffer', why = 'differs from the target' }
         end

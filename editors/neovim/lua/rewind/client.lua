@@ -65,6 +65,62 @@ local function edit_paths(edit)
   return paths
 end
 
+-- Whether a document is empty ("") when the edit reaches it.
+local function doc_is_empty(path, created)
+  if created[path] then
+    return true
+  end
+  local buf = util.find_buf(path)
+  if buf and vim.api.nvim_buf_is_loaded(buf) then
+    return util.buf_bytes(buf) == ''
+  end
+  local st = util.uv.fs_stat(path)
+  return st == nil or st.size == 0
+end
+
+-- Neovim (0.7 to 0.12) turns an insert of "text\n" at 0:0 of an empty buffer
+-- into the lines {"text", ""}, which :write saves as "text\n\n". Stretching
+-- the range to 1:0 (past the end) makes Neovim drop that empty last line, as
+-- it does for appends. An insert without a final newline needs 'noeol'.
+-- Returns the paths whose buffers need 'noeol' after the edit.
+local function fix_empty_inserts(edit)
+  local created, noeol = {}, {}
+  local function fix(path, edits)
+    if type(edits) ~= 'table' or #edits ~= 1 or not doc_is_empty(path, created) then
+      return
+    end
+    local e = edits[1]
+    local r = type(e) == 'table' and e.range
+    if not (r and r.start and r['end']) or r.start.line ~= 0 or r.start.character ~= 0
+      or r['end'].line ~= 0 or r['end'].character ~= 0 or type(e.newText) ~= 'string' or e.newText == '' then
+      return
+    end
+    if e.newText:sub(-1) == '\n' then
+      edits[1] = { range = { start = { line = 0, character = 0 }, ['end'] = { line = 1, character = 0 } }, newText = e.newText }
+    else
+      noeol[#noeol + 1] = path
+    end
+  end
+  if type(edit) ~= 'table' then
+    return noeol
+  end
+  for _, change in ipairs(util.list(edit.documentChanges)) do
+    if type(change) == 'table' then
+      if change.kind == 'create' and type(change.uri) == 'string' then
+        created[util.abspath(vim.uri_to_fname(change.uri))] = true
+      elseif change.textDocument and type(change.textDocument.uri) == 'string' then
+        fix(util.abspath(vim.uri_to_fname(change.textDocument.uri)), change.edits)
+      end
+    end
+  end
+  if type(edit.changes) == 'table' then
+    for uri, edits in pairs(edit.changes) do
+      fix(util.abspath(vim.uri_to_fname(uri)), edits)
+    end
+  end
+  return noeol
+end
+
 -- Applies a workspace/applyEdit with Neovim's own handler, noting which files
 -- it touched and whether their buffers were loaded before, for the tracker of
 -- the rewind or undo in flight.
@@ -77,8 +133,21 @@ local function on_apply_edit(err, params, ctx, hconfig)
     before[p] = { existed = buf ~= nil, loaded = buf ~= nil and vim.api.nvim_buf_is_loaded(buf) }
   end
   log.info('applyEdit', params and params.label, paths)
+  log.debug('applyEdit edit', params and params.edit)
+  local ok, noeol = pcall(fix_empty_inserts, params and params.edit)
+  if not ok then
+    log.warn('fix_empty_inserts', noeol)
+    noeol = {}
+  end
   local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, hconfig)
   log.info('applyEdit result', result)
+  for _, p in ipairs(noeol) do
+    local buf = util.find_buf(p)
+    if buf and vim.api.nvim_buf_is_loaded(buf) then
+      vim.bo[buf].eol = false
+      vim.bo[buf].fixeol = false
+    end
+  end
   for _, t in ipairs(list or {}) do
     for _, p in ipairs(paths) do
       if t.touched[p] == nil then
@@ -156,8 +225,16 @@ local function make_config(root)
   local cfg = config.get()
   local init = vim.deepcopy(cfg.init_options or {})
   init.autoTurnQuietMs = cfg.autoTurnQuietMs
-  if cfg.store_dir then
-    init.storeDir = vim.fn.fnamemodify(cfg.store_dir, ':p')
+  local store = cfg.store_dir
+  if type(store) == 'function' then
+    local ok, dir = pcall(store, root)
+    if not ok then
+      util.fail('option `store_dir` failed for ' .. root .. ': ' .. tostring(dir))
+    end
+    store = dir
+  end
+  if type(store) == 'string' and store ~= '' then
+    init.storeDir = util.abspath(store)
   end
   return {
     name = M.NAME,

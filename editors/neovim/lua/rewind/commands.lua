@@ -18,6 +18,17 @@ local function check_mode(mode)
   end
 end
 
+-- The arguments of a command; Neovim 0.7 gives {""} for an absent optional one.
+local function fargs(a)
+  local out = {}
+  for _, x in ipairs(a.fargs or {}) do
+    if x ~= '' then
+      out[#out + 1] = x
+    end
+  end
+  return out
+end
+
 -- A mode given first (":Rewind code") is taken as the mode, not a target.
 local function split_args(fargs)
   local target, mode = fargs[1], fargs[2]
@@ -150,7 +161,7 @@ end
 
 function M.Rewind(a)
   local ok = util.guard(function()
-    local target, mode = split_args(a.fargs)
+    local target, mode = split_args(fargs(a))
     check_mode(mode)
     local opts = { target = target, mode = mode }
     if a.bang then
@@ -163,10 +174,11 @@ end
 
 function M.RewindPreview(a)
   util.guard(function()
-    if #a.fargs > 1 then
-      util.fail('too many arguments: expected [target], got ' .. table.concat(a.fargs, ' '))
+    local args = fargs(a)
+    if #args > 1 then
+      util.fail('too many arguments: expected [target], got ' .. table.concat(args, ' '))
     end
-    run(require('rewind.preview').flow, { target = a.fargs[1] })
+    run(require('rewind.preview').flow, { target = args[1] })
   end)
 end
 

@@ -11,7 +11,8 @@ M.defaults = {
   root_markers = { '.git', '.rewindignore' },
   -- Start the server for files opened inside a root (found by root_markers).
   autostart = true,
-  -- Store directory (initializationOptions.storeDir); nil: the server default.
+  -- Store directory (initializationOptions.storeDir): nil (the server's default,
+  -- one store per root), a path (used for every root), or function(root) -> path|nil.
   store_dir = nil,
   -- Quiet time that ends an automatic turn (initializationOptions.autoTurnQuietMs).
   autoTurnQuietMs = 3000,
@@ -122,9 +123,9 @@ local rules = {
   },
   store_dir = {
     function(v)
-      return v == nil or (type(v) == 'string' and v ~= '')
+      return v == nil or (type(v) == 'string' and v ~= '') or type(v) == 'function'
     end,
-    'nil or a directory path',
+    'nil, a directory path, or a function(root) returning one',
   },
   autoTurnQuietMs = { positive_int, 'a whole number of milliseconds (0 or more)' },
   init_options = {
