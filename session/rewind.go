@@ -267,7 +267,14 @@ func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, o
 		e.Files = append(e.Files, op.Path)
 	}
 	ops := out.Diff.Ops
-	after, err := snapshot.WriteTree(s.objects, snapshot.ApplyOps(res.Manifest, ops), nil)
+	m := res.Manifest
+	if m == nil {
+		var err error
+		if m, err = snapshot.ReadTree(s.objects, res.ID); err != nil {
+			return err
+		}
+	}
+	after, err := snapshot.WriteTree(s.objects, snapshot.ApplyOps(m, ops), nil)
 	if err != nil {
 		return err
 	}

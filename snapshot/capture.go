@@ -29,6 +29,9 @@ type Capturer struct {
 
 	mu    sync.Mutex
 	cache *statCache
+	live  *liveTree // the last capture without overlay, for CaptureChanged
+
+	saveTimer *time.Timer
 }
 
 // NewCapturer prepares captures of root (absolute) into objects, with the
@@ -51,20 +54,27 @@ func (c *Capturer) MaxFileBytes() int64 { return c.maxFileBytes }
 func (c *Capturer) Reset() {
 	c.mu.Lock()
 	c.cache = newStatCache()
+	c.live = nil
 	os.Remove(c.cachePath)
 	c.mu.Unlock()
 }
 
 // Result is one capture.
 type Result struct {
-	ID       ID       // the snapshot ID
-	Manifest Manifest // every captured path
-	Read     int      // files read because their stat changed
-	Duration time.Duration
+	ID ID // the snapshot ID
+	// Manifest is every captured path; nil for an incremental capture
+	// (ReadTree(ID) gives it).
+	Manifest  Manifest
+	Read      int // files read because their stat changed
+	FileCount int // captured files, links included, skipped ones not
+	Duration  time.Duration
 }
 
 // Files counts the captured files (links included, skipped ones not).
 func (r *Result) Files() int {
+	if r.Manifest == nil {
+		return r.FileCount
+	}
 	n := 0
 	for _, e := range r.Manifest {
 		if e.Kind != KindSkipped {
@@ -112,7 +122,15 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 		// A failed save only costs re-reading files next time.
 		_ = c.cache.save(c.cachePath)
 	}
-	return &Result{ID: id, Manifest: w.found, Read: w.read, Duration: time.Since(start)}, nil
+	if overlay == nil {
+		c.live = buildLive(w.found, ig)
+		if _, err := c.live.root.hash(c.objects); err != nil || c.live.root.id != id {
+			c.live = nil // never trust a live tree that disagrees with the walk
+		}
+	}
+	res := &Result{ID: id, Manifest: w.found, Read: w.read, Duration: time.Since(start)}
+	res.FileCount = res.Files()
+	return res, nil
 }
 
 // walker is one capture's parallel walk of the root.
@@ -138,7 +156,10 @@ func (w *walker) fail(err error) {
 	w.mu.Unlock()
 }
 
-func (w *walker) run() error {
+func (w *walker) run() error { return w.runFrom("") }
+
+// runFrom walks the folder start ("" for the root) and everything below.
+func (w *walker) runFrom(start string) error {
 	jobs := make(chan string, 1024)
 	var pending sync.WaitGroup
 	var workers sync.WaitGroup
@@ -165,7 +186,7 @@ func (w *walker) run() error {
 		}()
 	}
 	pending.Add(1)
-	jobs <- ""
+	jobs <- start
 	pending.Wait()
 	close(jobs)
 	workers.Wait()

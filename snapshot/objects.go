@@ -62,9 +62,9 @@ type Objects struct {
 	enc *zstd.Encoder
 	dec *zstd.Decoder
 
-	mu    sync.Mutex
-	dirty bool
-	known map[ID]struct{} // objects known to exist, to skip a stat
+	mu      sync.Mutex
+	pending []string        // objects written since the last Sync
+	known   map[ID]struct{} // objects known to exist, to skip a stat
 
 	trees treeCache
 }
@@ -141,7 +141,7 @@ func (o *Objects) PutID(id ID, data []byte) error {
 		}
 	}
 	o.mu.Lock()
-	o.dirty = true
+	o.pending = append(o.pending, p)
 	o.known[id] = struct{}{}
 	o.mu.Unlock()
 	return nil
@@ -167,24 +167,59 @@ func (o *Objects) Get(id ID) ([]byte, error) {
 	return data, nil
 }
 
-// Sync makes every object written by this process durable (one syncfs for
-// the file system instead of an fsync per object). Callers sync before they
-// record a reference to new objects in the journal.
+// syncfsThreshold is the number of new objects above which Sync flushes
+// the whole file system at once instead of each object.
+const syncfsThreshold = 256
+
+// Sync makes every object written by this process since the last Sync
+// durable. Callers sync before they record a reference to new objects in
+// the journal. A few objects are fsynced one by one (in parallel, so the
+// file system commits them together); many at once take one syncfs.
 func (o *Objects) Sync() error {
 	o.mu.Lock()
-	dirty := o.dirty
-	o.dirty = false
+	pending := o.pending
+	o.pending = nil
 	o.mu.Unlock()
-	if !dirty {
+	if len(pending) == 0 {
 		return nil
 	}
-	f, err := os.Open(o.dir)
-	if err != nil {
-		return fmt.Errorf("sync object store: %w", err)
+	if len(pending) > syncfsThreshold {
+		f, err := os.Open(o.dir)
+		if err != nil {
+			return fmt.Errorf("sync object store: %w", err)
+		}
+		defer f.Close()
+		if err := unix.Syncfs(int(f.Fd())); err != nil {
+			return fmt.Errorf("sync object store: %w", err)
+		}
+		return nil
 	}
-	defer f.Close()
-	if err := unix.Syncfs(int(f.Fd())); err != nil {
-		return fmt.Errorf("sync object store: %w", err)
+	dirs := map[string]bool{}
+	for _, p := range pending {
+		dirs[filepath.Dir(p)] = true
+	}
+	paths := pending
+	for d := range dirs {
+		paths = append(paths, d)
+	}
+	errs := make(chan error, len(paths))
+	sem := make(chan struct{}, 16)
+	for _, p := range paths {
+		sem <- struct{}{}
+		go func(p string) {
+			defer func() { <-sem }()
+			f, err := os.Open(p)
+			if err == nil {
+				err = f.Sync()
+				f.Close()
+			}
+			errs <- err
+		}(p)
+	}
+	for range paths {
+		if err := <-errs; err != nil {
+			return fmt.Errorf("sync object store: %w", err)
+		}
 	}
 	return nil
 }

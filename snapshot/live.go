@@ -1,0 +1,277 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// dirNode is one folder of the live tree: the last captured state kept in
+// memory so a capture only visits what changed. id is valid unless dirty.
+type dirNode struct {
+	files map[string]Entry
+	dirs  map[string]*dirNode
+	id    ID
+	dirty bool
+}
+
+func newDirNode() *dirNode {
+	return &dirNode{files: map[string]Entry{}, dirs: map[string]*dirNode{}, dirty: true}
+}
+
+// liveTree is the in-memory tree of the last capture without overlay.
+type liveTree struct {
+	root  *dirNode
+	ig    *Ignorer
+	files int
+}
+
+func buildLive(m Manifest, ig *Ignorer) *liveTree {
+	lt := &liveTree{root: newDirNode(), ig: ig}
+	for p, e := range m {
+		lt.put(p, e)
+	}
+	return lt
+}
+
+// node returns the folder node of dir (slash path), creating it when make
+// is set; every node on the way is marked dirty when make is set.
+func (lt *liveTree) node(dir string, make bool) *dirNode {
+	n := lt.root
+	if make {
+		n.dirty = true
+	}
+	if dir == "" {
+		return n
+	}
+	for _, el := range strings.Split(dir, "/") {
+		c := n.dirs[el]
+		if c == nil {
+			if !make {
+				return nil
+			}
+			c = newDirNode()
+			n.dirs[el] = c
+		}
+		if make {
+			c.dirty = true
+		}
+		n = c
+	}
+	return n
+}
+
+func (lt *liveTree) put(p string, e Entry) {
+	n := lt.node(parentDir(p), true)
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	if _, ok := n.files[name]; !ok && e.Kind != KindSkipped {
+		lt.files++
+	}
+	n.files[name] = e
+}
+
+// remove drops p, a file or a whole folder, from the tree.
+func (lt *liveTree) remove(p string) {
+	parent := lt.node(parentDir(p), false)
+	if parent == nil {
+		return
+	}
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	if e, ok := parent.files[name]; ok {
+		lt.node(parentDir(p), true)
+		delete(parent.files, name)
+		if e.Kind != KindSkipped {
+			lt.files--
+		}
+	}
+	if sub, ok := parent.dirs[name]; ok {
+		lt.node(parentDir(p), true)
+		lt.files -= sub.count()
+		delete(parent.dirs, name)
+	}
+}
+
+func (n *dirNode) count() int {
+	c := 0
+	for _, e := range n.files {
+		if e.Kind != KindSkipped {
+			c++
+		}
+	}
+	for _, d := range n.dirs {
+		c += d.count()
+	}
+	return c
+}
+
+// hash computes the IDs of dirty folders bottom-up, storing their tree
+// objects. It returns false for a folder with nothing in it (not part of
+// the snapshot, like in WriteTree).
+func (n *dirNode) hash(o *Objects) (bool, error) {
+	if !n.dirty {
+		return len(n.files) > 0 || len(n.dirs) > 0, nil
+	}
+	ents := make([]treeEntry, 0, len(n.files)+len(n.dirs))
+	for name, e := range n.files {
+		ents = append(ents, treeEntry{name: name, kind: e.Kind, id: e.ID, size: e.Size})
+	}
+	for name, d := range n.dirs {
+		nonEmpty, err := d.hash(o)
+		if err != nil {
+			return false, err
+		}
+		if !nonEmpty {
+			delete(n.dirs, name)
+			continue
+		}
+		ents = append(ents, treeEntry{name: name, kind: kindDir, id: d.id})
+	}
+	if len(ents) == 0 {
+		n.dirty = false
+		n.id = ID{}
+		return false, nil
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	data := encodeTree(ents)
+	n.id = Sum(data)
+	if err := o.PutID(n.id, data); err != nil {
+		return false, err
+	}
+	n.dirty = false
+	return true, nil
+}
+
+// CaptureChanged snapshots the root like Capture, but when a previous
+// capture without overlay is in memory it only visits the paths in changed
+// (root-relative files or folders, as a file watcher reports them), so its
+// cost grows with the change, not with the tree. A change to an ignore file,
+// or an empty root path in changed, makes it walk the whole root.
+func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Result, error) {
+	c.mu.Lock()
+	lt := c.live
+	full := lt == nil
+	for _, p := range changed {
+		base := p[strings.LastIndexByte(p, '/')+1:]
+		if p == "" || base == gitignoreName || base == rewindignoreName {
+			full = true
+		}
+	}
+	c.mu.Unlock()
+	if full {
+		return c.Capture(ctx, nil)
+	}
+	start := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.live != lt { // a full capture replaced it meanwhile
+		lt = c.live
+	}
+	sort.Strings(changed)
+	read := 0
+	for i, p := range changed {
+		if i > 0 && (p == changed[i-1] || strings.HasPrefix(p, changed[i-1]+"/")) && isDirIn(lt, changed[i-1]) {
+			continue // inside a folder already walked below
+		}
+		n, err := c.update(ctx, lt, p)
+		if err != nil {
+			c.live = nil // rebuild from a full walk next time
+			return nil, err
+		}
+		read += n
+	}
+	if _, err := lt.root.hash(c.objects); err != nil {
+		c.live = nil
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	if err := c.objects.Sync(); err != nil {
+		return nil, err
+	}
+	if read > 0 {
+		c.saveCacheLater()
+	}
+	return &Result{ID: lt.root.id, Read: read, FileCount: lt.files, Duration: time.Since(start)}, nil
+}
+
+func isDirIn(lt *liveTree, p string) bool { return lt.node(p, false) != nil }
+
+// update brings path p of the live tree up to date with the disk and
+// returns the number of files read.
+func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, error) {
+	if !ValidPath(p) || IsGitPath(p) {
+		return 0, nil
+	}
+	// A path below an ignored folder, or ignored itself, is not captured.
+	els := strings.Split(p, "/")
+	for i := 1; i < len(els); i++ {
+		if lt.ig.Ignored(strings.Join(els[:i], "/"), true) {
+			lt.remove(p)
+			return 0, nil
+		}
+	}
+	abs := filepath.Join(c.root, filepath.FromSlash(p))
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		lt.remove(p)
+		delete(c.cache.files, p)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("capture %s: %w", p, err)
+	}
+	if lt.ig.Ignored(p, fi.IsDir()) {
+		lt.remove(p)
+		return 0, nil
+	}
+	w := &walker{c: c, ig: lt.ig, ctx: ctx, found: map[string]Entry{}, seen: map[string]cacheEntry{}}
+	if fi.IsDir() {
+		if w.excluded(abs) {
+			return 0, nil
+		}
+		lt.remove(p)
+		prefix := p + "/"
+		for k := range c.cache.files {
+			if strings.HasPrefix(k, prefix) {
+				delete(c.cache.files, k)
+			}
+		}
+		if err := w.runFrom(p); err != nil {
+			return 0, err
+		}
+	} else {
+		lt.remove(p) // a folder may have become a file
+		if err := w.file(p, abs); err != nil {
+			return 0, err
+		}
+		if _, ok := w.found[p]; !ok {
+			delete(c.cache.files, p)
+		}
+	}
+	for k, e := range w.found {
+		lt.put(k, e)
+	}
+	for k, e := range w.seen {
+		c.cache.files[k] = e
+	}
+	return w.read, nil
+}
+
+// saveCacheLater writes the stat cache a little later, off the capture's
+// path: in a running server the live tree is what counts, and the file only
+// spares a later process some reading.
+func (c *Capturer) saveCacheLater() {
+	if c.saveTimer != nil {
+		c.saveTimer.Reset(2 * time.Second)
+		return
+	}
+	c.saveTimer = time.AfterFunc(2*time.Second, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_ = c.cache.save(c.cachePath)
+	})
+}
