@@ -164,7 +164,7 @@ export class Commands {
           this.client.command('rewind.rewind', { root: rootArg, target: target.target, mode, force, report }),
         ),
     );
-    await this.finish('rewound', 'Rewound to', root, result, touched);
+    await this.finish('rewound', 'rewind', root, result, touched);
   }
 
   /** undo restores the state before the latest rewind not yet undone. */
@@ -175,12 +175,12 @@ export class Commands {
       { location: vscode.ProgressLocation.Notification, title: 'Undoing the last rewind…' },
       () => this.client.editing({ confirm: false }, () => this.client.command('rewind.undo', { root: root.uri.fsPath })),
     );
-    await this.finish('undone', 'Undid rewind to', root, result, touched);
+    await this.finish('undone', 'undo', root, result, touched);
   }
 
   private async finish(
     event: string,
-    verb: 'Rewound to' | 'Undid rewind to',
+    kind: 'rewind' | 'undo',
     root: vscode.WorkspaceFolder,
     result: RewindResult,
     touched: vscode.Uri[],
@@ -200,7 +200,7 @@ export class Commands {
       if (pick === 'Open Logs') this.client.output.show(true);
       return;
     }
-    void vscode.window.showInformationMessage(`Rewind: ${resultMessage(verb, result.plan, saved)}`);
+    void vscode.window.showInformationMessage(`Rewind: ${resultMessage(kind, result.plan, saved)}`);
   }
 
   async checkpoint(): Promise<void> {

@@ -228,11 +228,11 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
 }
 
 /** resultMessage says what a finished rewind or undo did, for the notification after it. */
-export function resultMessage(verb: 'Rewound to' | 'Undid rewind to', plan: Plan | undefined, saved: number): string {
+export function resultMessage(kind: 'rewind' | 'undo', plan: Plan | undefined, saved: number): string {
   const files = (plan?.files ?? []).filter((f) => !f.conflict).length;
-  const target = plan ? planTargetName(plan) : 'the previous state';
   const s = saved ? `, ${plural(saved, 'document')} saved` : '';
-  return `${verb} ${target}: ${plural(files, 'file')} restored${s}.`;
+  if (kind === 'undo') return `Undid the last rewind: ${plural(files, 'file')} restored${s}.`;
+  return `Rewound to ${plan ? planTargetName(plan) : 'the target'}: ${plural(files, 'file')} restored${s}.`;
 }
 
 /** One row of the Rewind view under a root, newest first. */

@@ -205,8 +205,9 @@ describe('plan formatting', () => {
     assert.equal(s.message, 'Rewind to checkpoint @base?');
   });
   it('resultMessage counts restored and saved files', () => {
-    assert.equal(resultMessage('Rewound to', plan(), 2), 'Rewound to turn 1 (add greeting): 3 files restored, 2 documents saved.');
-    assert.equal(resultMessage('Undid rewind to', undefined, 0), 'Undid rewind to the previous state: 0 files restored.');
+    assert.equal(resultMessage('rewind', plan(), 2), 'Rewound to turn 1 (add greeting): 3 files restored, 2 documents saved.');
+    assert.equal(resultMessage('undo', plan(), 1), 'Undid the last rewind: 3 files restored, 1 document saved.');
+    assert.equal(resultMessage('undo', undefined, 0), 'Undid the last rewind: 0 files restored.');
   });
 });
 

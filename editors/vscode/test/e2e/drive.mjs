@@ -1,0 +1,270 @@
+// Drives the code-server workbench like a person: command palette → Rewind commands → quick
+// picks → modal → diff editors and the Rewind view; checks the DOM and the files on disk.
+// Waits on real signals only: DOM selectors, files on disk, and the events file the extension
+// appends to (REWIND_LSP_E2E_EVENTS).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.TOOLS_NODE_MODULES, 'noop.js'));
+const { chromium } = require('playwright-core');
+
+const { RUN, CS_URL, WS, EXPECT, ARTIFACTS_DIR, LSP_BIN, STORE } = process.env;
+const EVENTS = process.env.REWIND_LSP_E2E_EVENTS;
+
+let pass = 0;
+let fail = 0;
+const check = (name, cond, extra) => {
+  if (cond) {
+    pass++;
+    console.log(`ok   - ${name}`);
+  } else {
+    fail++;
+    console.log(`FAIL - ${name}`, extra === undefined ? '' : JSON.stringify(extra).slice(0, 800));
+  }
+  return cond;
+};
+const T0 = Date.now();
+const lap = (what) => console.log(`  [${((Date.now() - T0) / 1000).toFixed(1)}s] ${what}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const events = () =>
+  (fs.existsSync(EVENTS) ? fs.readFileSync(EVENTS, 'utf8') : '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+/** waitEvent waits for an event named `name` after the first `after` events. */
+async function waitEvent(name, { after = 0, ms = 30000, where = () => true } = {}) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const e = events().slice(after).find((x) => x.event === name && where(x.data));
+    if (e) return e;
+    const failed = events().slice(after).find((x) => x.event === 'commandFailed');
+    if (failed) throw new Error(`command failed while waiting for ${name}: ${JSON.stringify(failed.data)}`);
+    await sleep(100);
+  }
+  throw new Error(`timeout waiting for event ${name}; events: ${JSON.stringify(events().slice(after)).slice(0, 2000)}`);
+}
+async function waitFor(what, fn, ms = 20000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await sleep(100);
+  }
+  throw new Error(`timeout waiting for ${what}`);
+}
+
+/** tree lists every regular file under dir (relative path → bytes). */
+function tree(dir) {
+  const out = new Map();
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(path.relative(dir, p), fs.readFileSync(p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+/** sameTree says how `got` differs from `want`, byte for byte; '' when equal. */
+function treeDiff(want, got) {
+  const a = tree(want);
+  const b = tree(got);
+  const diffs = [];
+  for (const [p, bytes] of a) {
+    if (!b.has(p)) diffs.push(`missing ${p}`);
+    else if (!bytes.equals(b.get(p))) diffs.push(`differs ${p}: ${JSON.stringify(b.get(p).toString())}`);
+  }
+  for (const p of b.keys()) if (!a.has(p)) diffs.push(`extra ${p}`);
+  return diffs.join('; ');
+}
+
+const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS_DIR, name) });
+
+const ctx = await chromium.launchPersistentContext(path.join(RUN, 'chromium-profile'), {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1440, height: 900 },
+  args: [
+    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+  ],
+});
+const page = ctx.pages()[0] ?? (await ctx.newPage());
+page.on('pageerror', (e) => fs.appendFileSync(path.join(RUN, 'page-errors.log'), String(e) + '\n'));
+
+const quickInput = page.locator('.quick-input-widget');
+const quickRow = (text) => quickInput.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+
+async function runCommand(title) {
+  await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
+  await page.keyboard.press('F1');
+  const input = quickInput.locator('input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill('>' + title);
+  // The row whose label is exactly the title ("View: Close Editor", not "… Close Editor Group").
+  const exact = new RegExp('^' + title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$');
+  const row = quickInput.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+  await row.waitFor({ timeout: 10000 });
+  await row.click();
+}
+async function pickQuick(text) {
+  const row = quickRow(text);
+  await row.waitFor({ timeout: 15000 });
+  await row.click();
+}
+/** editorText reads the visible lines of the active (non-diff) editor. */
+async function editorText() {
+  const lines = await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText();
+  return lines.replace(/\u00a0/g, ' ');
+}
+async function focusTab(name) {
+  const tab = page.locator('.tabs-container .tab', { hasText: name }).first();
+  await tab.click();
+  await waitFor(`tab ${name} active`, async () => (await page.locator('.tab.active', { hasText: name }).count()) > 0);
+}
+
+try {
+  await page.goto(CS_URL);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  lap('workbench rendered');
+  const act = await waitEvent('activated', { ms: 90000 });
+  check('extension activated in the remote extension host', !!act, act);
+  const started = await waitEvent('serverStarted', { ms: 30000 });
+  check('rewind-lsp started over stdio from rewind.serverPath', started.data.command === LSP_BIN, started.data);
+  lap(`server started, VS Code ${act.data.vscodeVersion}`);
+
+  // Status bar: the number of turns.
+  const status = page.locator('.statusbar-item', { hasText: /\d+ turns?/ }).first();
+  await status.waitFor({ timeout: 20000 }).catch(() => {});
+  check('status bar shows "2 turns"', /\b2 turns\b/.test(await status.innerText().catch(() => '')), await status.innerText().catch((e) => String(e)));
+
+  // Open main.go so we can later see the rewind land in an open editor.
+  await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
+  await page.keyboard.press('Control+P');
+  await quickInput.locator('input').fill('main.go');
+  await pickQuick('main.go');
+  await waitFor('main.go editor', async () => (await page.locator('.tab.active', { hasText: 'main.go' }).count()) > 0);
+  await waitFor('main.go text', async () => (await editorText()).includes('greet(name)'));
+  check('main.go open at the turn-2 state', (await editorText()).includes('greet(name)'));
+  lap('main.go open');
+
+  // ---- Preview Turn… → turn 1 → diff editor.
+  let mark = events().length;
+  await runCommand('Rewind: Preview Turn…');
+  await quickRow('Turn 1: add a greeting function').waitFor({ timeout: 15000 });
+  const turn2Row = await quickRow('Turn 2: greet by name and drop the notes').innerText().catch(() => '');
+  check('turn pick lists turn 2 with its time and files changed', /ago|just now/.test(turn2Row) && /3 files changed/.test(turn2Row), turn2Row);
+  const turn1Row = await quickRow('Turn 1: add a greeting function').innerText();
+  check('turn pick lists turn 1 with its files changed', /2 files changed/.test(turn1Row) && /greet\.go/.test(turn1Row), turn1Row);
+  await pickQuick('Turn 1: add a greeting function');
+  const opened = await waitEvent('previewOpened', { after: mark });
+  check('preview covers main.go, greet.go and notes.txt', ['main.go', 'greet.go', 'notes.txt'].every((f) => opened.data.files.includes(f)), opened.data);
+  await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
+  await waitFor('diff decorations', async () =>
+    (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert, .monaco-diff-editor .line-delete, .monaco-diff-editor .char-delete').count()) > 0,
+  );
+  const activeTab = await page.locator('.tab.active').first().innerText().catch(() => '');
+  check('diff editor is open with the rewind title', /Rewind to turn 1/.test(activeTab) || /now ↔ turn 1/.test(activeTab), activeTab);
+  const diffText = (await page.locator('.monaco-diff-editor').allInnerTexts()).join('\n').replace(/\u00a0/g, ' ');
+  check('diff shows the turn-1 content on one side and the current on the other', diffText.includes('fmt.Println("hello")') && diffText.includes('greet(name)'), diffText.slice(0, 600));
+  await shot(page, 'preview-diff.png');
+  lap('preview diff screenshot');
+  await runCommand('View: Close Editor');
+
+  // ---- Rewind to Turn… → turn 1 → mode → modal → applied and saved.
+  await focusTab('main.go');
+  mark = events().length;
+  await runCommand('Rewind: Rewind to Turn…');
+  await pickQuick('Turn 1: add a greeting function');
+  await pickQuick('Code');
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15000 });
+  const dialogText = await dialog.innerText();
+  check('modal shows the plan: target, counts, files', /Rewind to turn 1/.test(dialogText) && /3 files will change/.test(dialogText) && /main\.go/.test(dialogText), dialogText);
+  await shot(page, 'rewind-confirm.png');
+  await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).first().click();
+  const rewound = await waitEvent('rewound', { after: mark, ms: 60000 });
+  check('rewind applied', rewound.data.applied === true, rewound.data);
+  const d1 = await waitFor('disk at the turn-1 state', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
+  check('files on disk are the turn-1 state byte for byte', d1 === 'same', d1);
+  await focusTab('main.go');
+  await waitFor('editor shows turn 1', async () => (await editorText()).includes('fmt.Println("hello")'), 10000).catch(() => {});
+  const ed1 = await editorText();
+  check('open editor shows the turn-1 content', ed1.includes('fmt.Println("hello")') && !ed1.includes('greet'), ed1);
+  const dirty = await page.locator('.tab.dirty', { hasText: 'main.go' }).count();
+  check('rewound documents were saved (no dirty tab)', dirty === 0, dirty);
+  await shot(page, 'after-rewind.png');
+  lap('rewind checked');
+
+  // ---- Undo Last Rewind → back to the turn-2 state.
+  mark = events().length;
+  await runCommand('Rewind: Undo Last Rewind');
+  const undone = await waitEvent('undone', { after: mark, ms: 60000 });
+  check('undo applied', undone.data.applied === true, undone.data);
+  const d2 = await waitFor('disk at the turn-2 state', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+  check('files on disk are back at the turn-2 state byte for byte', d2 === 'same', d2);
+  await focusTab('main.go');
+  await waitFor('editor shows turn 2', async () => (await editorText()).includes('greet(name)'), 10000).catch(() => {});
+  check('open editor shows the turn-2 content again', (await editorText()).includes('greet(name)'), await editorText());
+  lap('undo checked');
+
+  // ---- The Rewind view lists both turns (newest first) and the undone rewind.
+  await runCommand('Rewind: Show Timeline');
+  // Widen the side bar so the screenshot shows whole rows (drag its sash).
+  const sb = await page.locator('.part.sidebar').boundingBox();
+  if (sb) {
+    await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(sb.x + sb.width + 260, sb.y + sb.height / 2, { steps: 5 });
+    await page.mouse.up();
+  }
+  const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Timeline/i }) }).filter({ has: page.locator('.monaco-list-row', { hasText: 'Turn 1:' }) });
+  const viewRows = page.locator('.sidebar .monaco-list-row');
+  await waitFor('view rows', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 1: add a greeting function' }).count()) > 0 && (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 2: greet by name' }).count()) > 0);
+  const rows = (await viewRows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  const i1 = rows.findIndex((r) => r.includes('Turn 1: add a greeting function'));
+  const i2 = rows.findIndex((r) => r.includes('Turn 2: greet by name'));
+  check('Rewind view lists both turns, newest first', i1 > 0 && i2 > 0 && i2 < i1, rows);
+  check('Rewind view lists the undone rewind', rows.some((r) => /Rewind to turn 1 — undone/.test(r)), rows);
+  void view;
+  // Expand turn 1 and open the diff of one of its files.
+  mark = events().length;
+  await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 1: add a greeting function' }).first().click();
+  const fileRow = page.locator('.sidebar .monaco-list-row', { hasText: 'greet.go' }).first();
+  await fileRow.waitFor({ timeout: 10000 });
+  const fileRowText = (await fileRow.innerText()).replace(/\s+/g, ' ');
+  check('a turn expands to its files with +/- counts', /\+\d+/.test(fileRowText), fileRowText);
+  await page.locator('.sidebar .monaco-list-row', { hasText: 'main.go' }).first().click();
+  const fd = await waitEvent('fileDiffOpened', { after: mark });
+  await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
+  const tab2 = await page.locator('.tab.active').first().innerText().catch(() => '');
+  check('clicking a file opens its diff (before turn 1 ↔ now)', fd.data.path === 'main.go' && /before turn 1/.test(tab2), { fd: fd.data, tab2 });
+  await waitFor('diff decorations', async () => (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert').count()) > 0).catch(() => {});
+  await shot(page, 'timeline-view.png');
+  lap('view screenshot');
+
+  // ---- rewind/didChange: a turn made on the command line shows up without a manual refresh.
+  if (LSP_BIN && STORE && process.env.E2E_CLI !== '0') {
+    mark = events().length;
+    execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'start', '--prompt', 'third turn from the CLI']);
+    await waitEvent('didChange', { after: mark, ms: 20000 }).catch(() => {});
+    const ok3 = await waitFor('turn 3 in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 3: third turn from the CLI' }).count()) > 0, 20000).then(() => true, () => false);
+    check('rewind/didChange refreshes the view (turn 3 appears)', ok3, events().slice(mark));
+    const spin = await waitFor('open turn in the status bar', async () => (await page.locator('.statusbar-item', { hasText: /Turn 3 open/ }).count()) > 0, 10000).then(() => true, () => false);
+    check('status bar shows the open turn', spin, await page.locator('.statusbar').innerText().catch(() => ''));
+    execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'end']);
+  }
+} catch (e) {
+  fail++;
+  console.log('FAIL - unexpected error:', e);
+  await shot(page, 'failure.png').catch(() => {});
+} finally {
+  await ctx.close();
+}
+console.log(`e2e: ${pass} passed, ${fail} failed`);
+process.exit(fail ? 1 : 0);
