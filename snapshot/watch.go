@@ -1,0 +1,308 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// WatchOptions configure a Watcher.
+type WatchOptions struct {
+	// MaxWatches bounds the folders watched; past it (or past the kernel's
+	// limit) the watcher falls back to polling. 0 means the kernel's limit.
+	MaxWatches int
+	// PollInterval is the rescan period when polling (default 2s).
+	PollInterval time.Duration
+	// OnChange receives batches of changed root-relative paths (files or
+	// folders). full is true when the changed paths are unknown (polling,
+	// or the kernel dropped events): the receiver must compare a full walk.
+	OnChange func(paths []string, full bool)
+	// Log receives one line when the watcher falls back to polling.
+	Log func(msg string)
+}
+
+// Watcher reports changes under a root from file-system notifications
+// (recursive, ignore rules applied, new folders picked up, removed ones
+// dropped), or by periodic polling when notifications are unavailable.
+type Watcher struct {
+	root string
+	opts WatchOptions
+	ig   *Ignorer
+	fw   *fsnotify.Watcher
+
+	mu       sync.Mutex
+	mode     string // "watch" or "poll"
+	watched  map[string]bool
+	batch    map[string]bool
+	overflow bool
+	last     time.Time
+	timer    *time.Timer
+	done     chan struct{}
+	closed   bool
+}
+
+// ErrTooManyWatches is why a watcher polls: the folders outnumber the
+// watch limit.
+var ErrTooManyWatches = errors.New("too many folders to watch")
+
+// NewWatcher starts watching root (absolute).
+func NewWatcher(root string, opts WatchOptions) *Watcher {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
+	w := &Watcher{root: root, opts: opts, mode: "watch", watched: map[string]bool{}, batch: map[string]bool{}, done: make(chan struct{})}
+	ig, err := NewIgnorer(root)
+	if err == nil {
+		w.ig = ig
+	}
+	fw, err := fsnotify.NewBufferedWatcher(4096)
+	if err == nil {
+		w.fw = fw
+		err = w.addTree("")
+	}
+	if err != nil || w.ig == nil {
+		w.poll(err)
+		return w
+	}
+	go w.loop()
+	return w
+}
+
+// Mode is "watch" while notifications work, "poll" after the fallback.
+func (w *Watcher) Mode() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
+}
+
+// Close stops watching.
+func (w *Watcher) Close() {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.closed = true
+	close(w.done)
+	fw := w.fw
+	w.mu.Unlock()
+	if fw != nil {
+		fw.Close()
+	}
+}
+
+// Settle waits (at most max) until every notification the kernel queued
+// so far has been received and batched, so a capture that follows sees
+// every change made before Settle was called.
+func (w *Watcher) Settle(max time.Duration) {
+	deadline := time.Now().Add(max)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		quiet := w.fw == nil || (len(w.fw.Events) == 0 && time.Since(w.last) > 2*time.Millisecond)
+		w.mu.Unlock()
+		if quiet {
+			return
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+}
+
+// Flush delivers the pending batch now (after Settle).
+func (w *Watcher) Flush() { w.deliver() }
+
+// addTree watches folder rel and every folder below that is not ignored.
+func (w *Watcher) addTree(rel string) error {
+	abs := filepath.Join(w.root, filepath.FromSlash(rel))
+	w.mu.Lock()
+	n := len(w.watched)
+	w.mu.Unlock()
+	if w.opts.MaxWatches > 0 && n >= w.opts.MaxWatches {
+		return fmt.Errorf("%w (%d, the limit set)", ErrTooManyWatches, w.opts.MaxWatches)
+	}
+	w.mu.Lock()
+	fw := w.fw
+	w.mu.Unlock()
+	if fw == nil {
+		return nil // polling already
+	}
+	if err := fw.Add(abs); err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			return fmt.Errorf("%w: the kernel's limit (fs.inotify.max_user_watches) is reached", ErrTooManyWatches)
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // gone already
+		}
+		return fmt.Errorf("watch %s: %w", abs, err)
+	}
+	w.mu.Lock()
+	w.watched[rel] = true
+	w.mu.Unlock()
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return nil // removed meanwhile, or unreadable: nothing to watch
+	}
+	for _, e := range ents {
+		if !e.IsDir() || e.Name() == ".git" {
+			continue
+		}
+		sub := join(rel, e.Name())
+		if w.ig.Ignored(sub, true) {
+			continue
+		}
+		if err := w.addTree(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Watcher) loop() {
+	w.mu.Lock()
+	fw := w.fw
+	w.mu.Unlock()
+	for {
+		select {
+		case <-w.done:
+			return
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return
+			}
+			w.event(ev)
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return
+			}
+			w.mu.Lock()
+			w.overflow = true // events may be lost: the next batch says full
+			w.mu.Unlock()
+			if !errors.Is(err, fsnotify.ErrEventOverflow) && w.opts.Log != nil {
+				w.opts.Log("rewind-lsp: file watching error: " + err.Error())
+			}
+			w.schedule()
+		}
+	}
+}
+
+func (w *Watcher) event(ev fsnotify.Event) {
+	rel, err := filepath.Rel(w.root, ev.Name)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	if IsGitPath(rel) {
+		return
+	}
+	fi, statErr := os.Lstat(ev.Name)
+	isDir := statErr == nil && fi.IsDir()
+	for d := parentDir(rel); d != ""; d = parentDir(d) {
+		if w.ig.Ignored(d, true) {
+			return
+		}
+	}
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	if base == gitignoreName || base == rewindignoreName {
+		w.ig.Invalidate(parentDir(rel))
+	} else if w.ig.Ignored(rel, isDir) {
+		return
+	}
+	if isDir && ev.Has(fsnotify.Create) {
+		if err := w.addTree(rel); err != nil {
+			w.poll(err)
+			return
+		}
+	}
+	if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && statErr != nil {
+		w.mu.Lock()
+		for d := range w.watched {
+			if d == rel || strings.HasPrefix(d, rel+"/") {
+				delete(w.watched, d)
+				if w.fw != nil {
+					w.fw.Remove(filepath.Join(w.root, filepath.FromSlash(d)))
+				}
+			}
+		}
+		w.mu.Unlock()
+	}
+	w.mu.Lock()
+	w.batch[rel] = true
+	w.last = time.Now()
+	w.mu.Unlock()
+	w.schedule()
+}
+
+// schedule delivers the batch after a short pause, so one burst of writes
+// arrives as one batch.
+func (w *Watcher) schedule() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer == nil {
+		w.timer = time.AfterFunc(20*time.Millisecond, w.deliver)
+	}
+}
+
+func (w *Watcher) deliver() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	paths := make([]string, 0, len(w.batch))
+	for p := range w.batch {
+		paths = append(paths, p)
+	}
+	full := w.overflow
+	w.batch = map[string]bool{}
+	w.overflow = false
+	closed := w.closed
+	w.mu.Unlock()
+	if closed || (len(paths) == 0 && !full) || w.opts.OnChange == nil {
+		return
+	}
+	w.opts.OnChange(paths, full)
+}
+
+// poll falls back to periodic rescans, saying why once.
+func (w *Watcher) poll(why error) {
+	w.mu.Lock()
+	if w.mode == "poll" || w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.mode = "poll"
+	fw := w.fw
+	w.fw = nil
+	w.watched = map[string]bool{}
+	w.mu.Unlock()
+	if fw != nil {
+		go fw.Close()
+	}
+	if w.opts.Log != nil {
+		msg := "rewind-lsp: file notifications are unavailable; rescanning every " + w.opts.PollInterval.String()
+		if why != nil {
+			msg += " (" + why.Error() + ")"
+		}
+		w.opts.Log(msg)
+	}
+	go func() {
+		t := time.NewTicker(w.opts.PollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+				if w.opts.OnChange != nil {
+					w.opts.OnChange(nil, true)
+				}
+			}
+		}
+	}()
+}
