@@ -17,6 +17,8 @@ local T = 15000 -- ms to wait for any server round trip
 
 local AFTER_TURN2 = { ['a.txt'] = 'alpha\nBETA\ngamma\n', ['b.txt'] = false, ['c.txt'] = 'new file\n', ['keep.txt'] = 'keep\n' }
 local BEFORE_TURN1 = { ['a.txt'] = 'alpha\nbeta\n', ['b.txt'] = 'one\n', ['c.txt'] = false, ['keep.txt'] = 'keep\n' }
+-- crlf.txt ("one\r\ntwo\r\n") and empty.txt ("") are there from the start and untouched
+-- by turns 1 and 2; the line-endings section makes a third turn that changes them.
 
 local function path(rel)
   return WS .. '/' .. rel
@@ -400,6 +402,64 @@ H.section('force overwrites a dirty buffer; undo brings it back', function()
   eq('and onto the disk', H.read(path('a.txt')), 'my unsaved edit\nBETA\ngamma\n')
   eq('undo restored the other files', { b = H.read(path('b.txt')) or false, c = H.read(path('c.txt')) },
     { b = false, c = 'new file\n' })
+end)
+
+H.section('line endings, empty files, no final newline', function()
+  -- A third turn made on disk through the CLI while the server runs.
+  local function cli(...)
+    local out = vim.fn.system(vim.list_extend({ BIN, '--root', WS, '--store', STORE }, { ... }))
+    return vim.v.shell_error == 0, out
+  end
+  local function write(rel, bytes)
+    local f = assert(io.open(path(rel), 'wb'))
+    f:write(bytes)
+    f:close()
+  end
+  eq('crlf.txt and empty.txt exist from the start', { H.read(path('crlf.txt')), H.read(path('empty.txt')) }, { 'one\r\ntwo\r\n', '' })
+  local ok, out = cli('turn', 'start', '--prompt', 'line endings')
+  check('CLI turn start', ok, out)
+  write('crlf.txt', 'one\r\nTWO\r\n')
+  write('empty.txt', 'filled\n')
+  write('noeol.txt', 'tail')
+  ok, out = cli('turn', 'end')
+  check('CLI turn end', ok, out)
+  -- Open crlf.txt after the turn, so its buffer holds what is on disk; empty.txt and
+  -- noeol.txt stay closed (the edit loads them; the plugin writes and unloads them).
+  vim.cmd('edit! crlf.txt')
+  eq('crlf.txt opens as dos', vim.bo[buf_of('crlf.txt')].fileformat, 'dos')
+  local seq = rewind.last().seq
+  local n0 = #H.notes + 1
+  vim.cmd('Rewind! ~1')
+  check('rewind to the start of the latest turn', wait_op(seq + 1) and rewind.last().applied == true, H.notes_since(n0))
+  eq('CRLF file restored byte for byte', H.read(path('crlf.txt')), 'one\r\ntwo\r\n')
+  eq('CRLF buffer keeps dos line endings', vim.bo[buf_of('crlf.txt')].fileformat, 'dos')
+  eq('file emptied byte for byte', H.read(path('empty.txt')), '')
+  eq('created file without final newline deleted', H.read(path('noeol.txt')), nil)
+  eq('no mismatch after rewind', rewind.last().mismatches, {})
+  local eb = buf_of('empty.txt')
+  check('buffer the edit loaded for empty.txt is unloaded again', eb == nil or not vim.api.nvim_buf_is_loaded(eb))
+
+  -- An empty file open in Neovim: Neovim's LSP client reports its text as "\n"
+  -- (lines {""} plus 'eol'), while the file holds "". The server should treat that as
+  -- equal; while it does not, the undo below is refused as a conflict.
+  vim.cmd('edit empty.txt')
+  n0 = #H.notes + 1
+  vim.cmd('RewindUndo')
+  check('undo answers', wait_op(seq + 2), H.notes_since(n0))
+  local known = H.known('undo with an empty file open in a buffer', rewind.last().applied == true,
+    'server counts an open empty buffer ("\\n" from Neovim) as a conflict with the empty file', rewind.last().reason)
+  local step = seq + 2
+  if not known then
+    vim.cmd('bwipeout! ' .. vim.fn.fnameescape(path('empty.txt')))
+    vim.cmd('RewindUndo')
+    step = step + 1
+    check('undo once the empty buffer is closed', wait_op(step) and rewind.last().applied == true, rewind.last().reason)
+  end
+  eq('CRLF file back byte for byte', H.read(path('crlf.txt')), 'one\r\nTWO\r\n')
+  eq('empty file filled byte for byte', H.read(path('empty.txt')), 'filled\n')
+  eq('file without final newline recreated byte for byte', H.read(path('noeol.txt')), 'tail')
+  eq('no mismatch after undo', rewind.last().mismatches, {})
+  vim.cmd('edit ' .. vim.fn.fnameescape(path('a.txt')))
 end)
 
 H.section('conversation mode leaves files alone', function()

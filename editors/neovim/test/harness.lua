@@ -4,7 +4,7 @@
 -- one "ok   - name" or "FAIL - name" line per check, then "N passed, N failed".
 local H = {}
 
-H.pass, H.fail = 0, 0
+H.pass, H.fail, H.skip = 0, 0, 0
 H.notes = {} -- every vim.notify call: {msg, level}
 
 local function out(s)
@@ -27,6 +27,18 @@ function H.check(name, cond, extra)
     out('FAIL - ' .. name .. detail)
   end
   return cond
+end
+
+--- A check that fails today because of a known problem outside the plugin:
+--- a failure prints "skip - name (known: why)" and counts as skipped, so the
+--- problem stays visible in every run; a pass is an ordinary "ok".
+function H.known(name, cond, why, extra)
+  if cond then
+    return H.check(name, true)
+  end
+  H.skip = H.skip + 1
+  out('skip - ' .. name .. ' (known: ' .. why .. ')' .. (extra and ('  ' .. vim.inspect(extra)) or ''))
+  return false
 end
 
 --- Equality check with a readable diff of both sides on failure.
@@ -145,7 +157,7 @@ end
 
 --- Prints the summary line and exits Neovim with the right status.
 function H.finish()
-  out(string.format('%d passed, %d failed', H.pass, H.fail))
+  out(string.format('%d passed, %d failed', H.pass, H.fail) .. (H.skip > 0 and (', ' .. H.skip .. ' skipped') or ''))
   if H.fail > 0 then
     vim.cmd('cquit 1')
   else

@@ -112,6 +112,8 @@ make_workspace() {
   printf 'one\n' >"$ws/b.txt"
   printf 'keep\n' >"$ws/keep.txt"
   printf '*.log\n' >"$ws/.rewindignore"
+  printf 'one\r\ntwo\r\n' >"$ws/crlf.txt"
+  : >"$ws/empty.txt"
   local rw=("$BIN" --root "$ws" --store "$store")
   "${rw[@]}" turn start --prompt "first prompt" &&
     printf 'alpha\nBETA\n' >"$ws/a.txt" &&
@@ -140,12 +142,14 @@ run_suite() {
   local rc=$?
   echo "$out" | sed "s/^/[$tag] /"
   cp -f "$home/cache/nvim/rewind.log" "$ART/$tag.plugin.log" 2>/dev/null || true
-  local p f
+  local p f k
   p=$(echo "$out" | grep -c '^ok   - ')
   f=$(echo "$out" | grep -c '^FAIL - ')
+  k=$(echo "$out" | grep -c '^skip - ')
   PASSED=$((PASSED + p))
   FAILED=$((FAILED + f))
-  if ! echo "$out" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$'; then
+  SKIPPED=$((SKIPPED + k))
+  if ! echo "$out" | grep -Eq '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'; then
     bad "[$tag] $suite did not finish (exit $rc); stderr in $log"
     tail -5 "$log" | sed 's/^/      /'
   elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then

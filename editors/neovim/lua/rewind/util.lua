@@ -329,15 +329,20 @@ end
 
 --- The bytes a `:write` of the buffer would produce (fileformat, eol, bomb).
 function M.buf_bytes(buf)
-  local empty = vim.api.nvim_buf_call(buf, function()
-    return vim.fn.line2byte(vim.fn.line('$') + 1) == -1
-  end)
-  if empty then
-    return ''
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  if #lines == 1 and lines[1] == '' then
+    -- One empty line is either an empty buffer (written as 0 bytes) or a
+    -- file holding one newline; only the buffer's byte count tells them apart
+    -- (line2byte() does not, after an edit emptied the buffer).
+    local bytes = vim.api.nvim_buf_call(buf, function()
+      return vim.fn.wordcount().bytes
+    end)
+    if bytes == 0 then
+      return ''
+    end
   end
   local bo = vim.bo[buf]
   local nl = bo.fileformat == 'dos' and '\r\n' or bo.fileformat == 'mac' and '\r' or '\n'
-  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local text = table.concat(lines, nl)
   if bo.eol or (bo.fixeol and not bo.binary) then
     text = text .. nl
