@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/sourcegraph/jsonrpc2"
@@ -62,6 +65,7 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 	useDC := caps.documentChanges || caps.createFiles || caps.deleteFiles
 	var creates, edits, deletes []documentChange
 	changes := map[string][]TextEdit{}
+	diffs := computeAll(files, enc)
 	addEdits := func(f editFile, te []TextEdit) {
 		if len(te) == 0 {
 			return
@@ -75,12 +79,12 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 			changes[f.uri] = te
 		}
 	}
-	for _, f := range files {
+	for i, f := range files {
 		switch f.change {
 		case "create":
 			if f.version != nil {
 				// Open in the editor (an unsaved buffer): edit the buffer.
-				addEdits(f, computeEdits(f.before, f.after, enc))
+				addEdits(f, diffs[i])
 				continue
 			}
 			if !useDC || !caps.createFiles {
@@ -103,7 +107,7 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 				Kind: "delete", URI: f.uri, Options: &deleteFileOptions{IgnoreIfNotExists: true},
 			}})
 		default:
-			addEdits(f, computeEdits(f.before, f.after, enc))
+			addEdits(f, diffs[i])
 		}
 	}
 	if useDC {
@@ -114,6 +118,31 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 		b.empty = len(changes) == 0
 	}
 	return b
+}
+
+// computeAll computes the text edits of every file that needs them (the
+// modified ones and creates into open buffers), on all CPUs.
+func computeAll(files []editFile, enc encoding) [][]TextEdit {
+	out := make([][]TextEdit, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i] = computeEdits(files[i].before, files[i].after, enc)
+			}
+		}()
+	}
+	for i, f := range files {
+		if f.change == "modify" || f.change == "create" && f.version != nil {
+			work <- i
+		}
+	}
+	close(work)
+	wg.Wait()
+	return out
 }
 
 // Apply implements commands.Applier.
@@ -163,16 +192,20 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		edits = append(edits, ef)
 	}
 
+	t0 := time.Now()
 	b := buildEdit(edits, a.s.caps, a.s.caps.enc)
+	t1 := time.Now()
 	for _, rel := range b.creates {
 		if err := makeParents(root, rel); err != nil {
 			return &commands.NotAppliedError{Reason: err.Error()}
 		}
 	}
+	t2 := t1
 	if !b.empty {
 		if err := a.send(ctx, ch.Label, b.edit); err != nil {
 			return err
 		}
+		t2 = time.Now()
 		if differ := a.s.docs.waitFor(ctx, verify, a.s.verifyTimeout); len(differ) > 0 {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -182,6 +215,7 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 				a.relNames(differ))}
 		}
 	}
+	t3 := time.Now()
 	// Server-side work: creates and deletes the client could not do, then
 	// the files that went via disk; deletes last.
 	ops := append(b.server, disk...)
@@ -204,6 +238,9 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 			}
 		}
 	}
+	a.s.log.Printf("%s: %d files by edit, %d by the server; edit built in %v, the editor answered in %v, verified in %v, disk written in %v",
+		ch.Label, len(edits), len(ops), t1.Sub(t0).Round(time.Microsecond), t2.Sub(t1).Round(time.Microsecond),
+		t3.Sub(t2).Round(time.Microsecond), time.Since(t3).Round(time.Microsecond))
 	return nil
 }
 

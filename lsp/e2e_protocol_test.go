@@ -76,10 +76,9 @@ func TestBinaryExitWithoutShutdown(t *testing.T) {
 // TestShutdownWithCommandInFlight: a rewind waits on the editor's answer to
 // applyEdit; shutdown is still answered at once and exit ends the process.
 func TestShutdownWithCommandInFlight(t *testing.T) {
-	w, e := oneTurn(t, vscodeLike)
-	_ = w
+	_, e := oneTurn(t, vscodeLike)
 	block := make(chan struct{})
-	t.Cleanup(func() { close(block) })
+	t.Cleanup(func() { e.stop(); close(block) })
 	e.mu.Lock()
 	e.before = func(*editor) { <-block }
 	e.mu.Unlock()
@@ -98,6 +97,13 @@ func TestShutdownWithCommandInFlight(t *testing.T) {
 		t.Logf("the rewind answered before exit: %+v", m.Error)
 	default:
 	}
+	e.c.notify("exit", nil)
+	start = time.Now()
+	waitExit(t, e.srv, 0)
+	t.Logf("exit took %v", time.Since(start))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("exit took %v with a command in flight", d)
+	}
 }
 
 // TestCancelRequest: $/cancelRequest on a rewind waiting for the editor
@@ -105,7 +111,7 @@ func TestShutdownWithCommandInFlight(t *testing.T) {
 func TestCancelRequest(t *testing.T) {
 	_, e := oneTurn(t, vscodeLike)
 	block := make(chan struct{})
-	t.Cleanup(func() { close(block) })
+	t.Cleanup(func() { e.stop(); close(block) })
 	e.mu.Lock()
 	e.before = func(*editor) { <-block }
 	e.mu.Unlock()

@@ -152,6 +152,7 @@ func (e *editor) mustCmd(name string, arg any, result any) {
 func startServer(t *testing.T, w *wsp, kind editorKind, encodings ...string) (*server, *editor) {
 	srv, c := startBinary(t, w.home)
 	e := newEditor(t, c, kind)
+	e.srv = srv
 	e.initialize([]string{w.root}, map[string]any{"storeDir": w.store}, encodings...)
 	return srv, e
 }

@@ -53,6 +53,16 @@ type editor struct {
 	edits  []json.RawMessage  // every applyEdit params received
 	save   bool               // save edited buffers like an editor that saves
 	before func(e *editor)    // runs before an applyEdit is applied (tests)
+	gone   bool               // the test ended: touch nothing any more
+	srv    *server            // the server process, when started by startServer
+}
+
+// stop makes the editor refuse further edits; tests whose hooks block call
+// it before unblocking them at the end.
+func (e *editor) stop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.gone = true
 }
 
 func newEditor(t testing.TB, c *conn, kind editorKind) *editor {
@@ -227,6 +237,12 @@ func (e *editor) applyEdit(raw json.RawMessage) map[string]any {
 	e.mu.Unlock()
 	if hook != nil {
 		hook(e)
+	}
+	e.mu.Lock()
+	gone := e.gone
+	e.mu.Unlock()
+	if gone {
+		return map[string]any{"applied": false, "failureReason": "the editor is gone"}
 	}
 	if p.Edit.DocumentChanges != nil && e.kind == plainClient {
 		e.t.Errorf("documentChanges sent to a client without documentChanges or resource operations")
@@ -413,13 +429,14 @@ func editorApply(text string, edits []TextEdit, useUTF8 bool) (string, error) {
 		s, e int
 		t    string
 	}
+	lines := editorLines(text)
 	var spans []span
 	for _, te := range edits {
-		s, err := editorOffset(text, te.Range.Start, useUTF8)
+		s, err := editorOffset(text, lines, te.Range.Start, useUTF8)
 		if err != nil {
 			return "", err
 		}
-		en, err := editorOffset(text, te.Range.End, useUTF8)
+		en, err := editorOffset(text, lines, te.Range.End, useUTF8)
 		if err != nil {
 			return "", err
 		}
@@ -443,25 +460,29 @@ func editorApply(text string, edits []TextEdit, useUTF8 bool) (string, error) {
 	return sb.String(), nil
 }
 
-func editorOffset(text string, pos Position, useUTF8 bool) (int, error) {
-	// Lines with their content ranges.
-	type line struct{ start, end int }
-	var lines []line
+// editorLine is the content range of one line (without its terminator).
+type editorLine struct{ start, end int }
+
+func editorLines(text string) []editorLine {
+	var lines []editorLine
 	start := 0
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '\n':
-			lines = append(lines, line{start, i})
+			lines = append(lines, editorLine{start, i})
 			start = i + 1
 		case '\r':
-			lines = append(lines, line{start, i})
+			lines = append(lines, editorLine{start, i})
 			if i+1 < len(text) && text[i+1] == '\n' {
 				i++
 			}
 			start = i + 1
 		}
 	}
-	lines = append(lines, line{start, len(text)})
+	return append(lines, editorLine{start, len(text)})
+}
+
+func editorOffset(text string, lines []editorLine, pos Position, useUTF8 bool) (int, error) {
 	if pos.Line >= len(lines) {
 		return 0, fmt.Errorf("line %d past the end (%d lines)", pos.Line, len(lines))
 	}

@@ -25,7 +25,11 @@ const (
 // "\r\n" or a lone "\r"); the last line has none when the text does not end
 // with one. An empty text has no lines.
 func splitLines(text string) []string {
-	var lines []string
+	n := strings.Count(text, "\n") + 1
+	if n < 16 {
+		n = 16
+	}
+	lines := make([]string, 0, n)
 	start := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -38,6 +42,9 @@ func splitLines(text string) []string {
 	}
 	if start < len(text) {
 		lines = append(lines, text[start:])
+	}
+	if len(lines) == 0 {
+		return nil
 	}
 	return lines
 }
