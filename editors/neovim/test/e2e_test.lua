@@ -310,6 +310,12 @@ H.section(':RewindCheckpoint and completion', function()
   check('checkpoint confirmed', wait(T, function()
     return #H.notes_matching('@mylabel', n0) > 0
   end), H.notes_since(n0))
+  n0 = #H.notes + 1
+  H.input_answers = { 'asked' }
+  vim.cmd('RewindCheckpoint')
+  check('without a label, the label is asked for', wait(T, function()
+    return #H.notes_matching('checkpoint @asked saved', n0) > 0
+  end), H.notes_since(n0))
   local comp
   check('completion offers @mylabel', wait(T, function()
     comp = vim.fn.getcompletion('Rewind @', 'cmdline')

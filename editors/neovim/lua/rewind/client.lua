@@ -306,9 +306,11 @@ function M.all()
   return out
 end
 
---- Attaches a buffer to a client unless it is already attached.
+--- Attaches a buffer to a client unless it is already attached. Files inside
+--- .git (commit messages, rebase todos) are not the workspace's and stay out.
 function M.attach(buf, client)
-  if vim.api.nvim_buf_is_loaded(buf) and util.buf_path(buf) then
+  local p = vim.api.nvim_buf_is_loaded(buf) and util.buf_path(buf)
+  if p and not p:find('/.git/', 1, true) then
     vim.lsp.buf_attach_client(buf, client.id)
   end
 end

@@ -171,7 +171,7 @@ function M.show_float(plan)
     style = 'minimal',
     border = 'rounded',
     focusable = false,
-    zindex = 60,
+    zindex = 40, -- below pickers (Telescope, fzf-lua, snacks), which ask the question
   })
   vim.wo[win].wrap = false
   vim.cmd('redraw')
