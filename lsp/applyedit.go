@@ -227,6 +227,9 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		} else {
 			err = writeFile(root, op.rel, op.data, op.kind)
 		}
+		if d, ok := a.s.docs.byPath(filepath.Join(root, filepath.FromSlash(op.rel))); ok && err == nil {
+			a.s.docs.setGone(d.path, op.delete)
+		}
 		if err != nil {
 			return &commands.NotAppliedError{Reason: err.Error()}
 		}
@@ -281,7 +284,7 @@ func (a *applier) send(ctx context.Context, label string, edit workspaceEdit) er
 // or as the service names it.
 func (a *applier) openDoc(root, rel string) (document, bool) {
 	for _, r := range append([]string{root}, a.f.roots()...) {
-		if d, ok := a.s.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok {
+		if d, ok := a.s.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok && !d.gone {
 			return d, true
 		}
 	}

@@ -14,6 +14,10 @@ type document struct {
 	path    string // clean absolute path; "" for non-file URIs
 	version int
 	text    string
+	// gone is set when the server deleted the file on disk while the
+	// editor kept the buffer (a client without resource operations): the
+	// file no longer exists for plans until the editor edits or saves it.
+	gone bool
 }
 
 // documents is the store of open documents, keyed by path for file URIs
@@ -81,6 +85,7 @@ func (ds *documents) change(uri string, version int, changes []contentChange, en
 	}
 	d.text = text
 	d.version = version
+	d.gone = false
 	ds.notify()
 	return nil
 }
@@ -93,9 +98,32 @@ func (ds *documents) save(uri string, text *string) {
 	key, _ := docKey(uri)
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	if d := ds.byKey[key]; d != nil && d.text != *text {
-		d.text = *text
-		ds.notify()
+	if d := ds.byKey[key]; d != nil {
+		d.gone = false
+		if d.text != *text {
+			d.text = *text
+			ds.notify()
+		}
+	}
+}
+
+// saved clears gone after a save that did not include the text.
+func (ds *documents) saved(uri string) {
+	key, _ := docKey(uri)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d := ds.byKey[key]; d != nil {
+		d.gone = false
+	}
+}
+
+// setGone records whether the server deleted (true) or wrote (false) the
+// file of an open document.
+func (ds *documents) setGone(p string, gone bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d := ds.byKey["path:"+filepath.Clean(p)]; d != nil {
+		d.gone = gone
 	}
 }
 
@@ -166,7 +194,7 @@ type rootOverlay struct {
 // Open implements commands.Overlay.
 func (o *rootOverlay) Open(rel string) ([]byte, bool) {
 	for _, r := range o.roots {
-		if d, ok := o.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok {
+		if d, ok := o.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok && !d.gone {
 			return []byte(d.text), true
 		}
 	}

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,39 @@ func TestEchoesAreNotTurns(t *testing.T) {
 	}
 	if got, _ := e.text(w.abs("a.txt")); got != "alpha\nBETA 😀 by agent\ngamma\n" {
 		t.Fatalf("buffer after undo: %q", got)
+	}
+}
+
+// TestDeleteOpenFileWithoutResourceOps: a client without resource
+// operations keeps the buffer of a file the server deleted; that buffer
+// must not resurrect the file in later plans.
+func TestDeleteOpenFileWithoutResourceOps(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "a\n", 0o644)
+	_, e := startServer(t, w, plainClient)
+	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "create c"}, nil)
+	w.write("c.txt", "made by the agent\n", 0o644)
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	e.open(w.abs("c.txt"))
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	if !rr.Applied {
+		t.Fatalf("rewind: %s", rr.FailureReason)
+	}
+	if _, err := os.Lstat(w.abs("c.txt")); err == nil {
+		t.Fatal("c.txt still exists")
+	}
+	var plan commands.Plan
+	e.mustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
+	if len(plan.Files) != 0 {
+		t.Fatalf("the deleted file's open buffer came back in the plan: %+v", plan.Files)
+	}
+	e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+	if data, _ := os.ReadFile(w.abs("c.txt")); !rr.Applied || string(data) != "made by the agent\n" {
+		t.Fatalf("undo: %+v, c.txt=%q", rr, data)
+	}
+	e.mustCmd(commands.NamePreview, map[string]any{"target": "turn:1:end"}, &plan)
+	if len(plan.Files) != 0 {
+		t.Fatalf("after undo: %+v", plan.Files)
 	}
 }

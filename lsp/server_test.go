@@ -145,10 +145,12 @@ func TestExitWithoutShutdown(t *testing.T) {
 	}
 }
 
+// TestInitializeGolden checks the real binary's initialize result.
 func TestInitializeGolden(t *testing.T) {
-	_, c := startInProcess(t)
+	w := newWsp(t)
+	_, c := startBinary(t, w.home)
 	e := newEditor(t, c, vscodeLike)
-	res := e.initialize([]string{t.TempDir()}, map[string]any{"storeDir": t.TempDir(), "autoTurnQuietMs": 500, "maxFileBytes": 1000})
+	res := e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "autoTurnQuietMs": 500, "maxFileBytes": 1000})
 	res.ServerInfo.Version = "<version>"
 	golden(t, "initialize.golden.json", res)
 	if !reflect.DeepEqual(res.Capabilities.ExecuteCommandProvider.Commands, commands.All) {
@@ -178,16 +180,18 @@ func TestUTF8Negotiation(t *testing.T) {
 }
 
 // TestRandomDidChange sends 500 random incremental edits (with CRLF, lone
-// CR, emoji and astral characters) and checks the server's view equals the
-// editor's, in both encodings.
+// CR, emoji and astral characters) to the real binary and checks the
+// server's view equals the editor's, in both encodings.
 func TestRandomDidChange(t *testing.T) {
 	for _, enc := range []string{"utf-16", "utf-8"} {
 		t.Run(enc, func(t *testing.T) {
-			_, c := startInProcess(t)
-			e := newEditor(t, c, vscodeLike)
-			e.initialize(nil, nil, enc)
-			dir := t.TempDir()
-			p := filepath.Join(dir, "doc.txt")
+			w := newWsp(t)
+			_, e := startServer(t, w, vscodeLike, enc)
+			c := e.c
+			if e.utf8 != (enc == "utf-8") {
+				t.Fatalf("negotiated utf8=%v", e.utf8)
+			}
+			p := w.abs("doc.txt")
 			os.WriteFile(p, []byte("start 😀\r\nsecond 𝄞 line\rthird\n"), 0o644)
 			e.open(p)
 			rng := rand.New(rand.NewSource(42))

@@ -35,6 +35,9 @@ func (s *Server) didSave(_ context.Context, p json.RawMessage) error {
 		return err
 	}
 	s.docs.save(dp.TextDocument.URI, dp.Text)
+	if dp.Text == nil {
+		s.docs.saved(dp.TextDocument.URI)
+	}
 	return nil
 }
 
