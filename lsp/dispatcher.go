@@ -40,6 +40,7 @@ type rpcError struct {
 	msg  string
 }
 
+// Error returns the message sent to the client.
 func (e *rpcError) Error() string { return e.msg }
 
 func invalidParams(field, format string, args ...any) error {
