@@ -259,7 +259,12 @@ func viaEdit(cf commands.ChangeFile) bool {
 // send sends the edit and maps a refusal to a NotAppliedError.
 func (a *applier) send(ctx context.Context, label string, edit workspaceEdit) error {
 	var res applyWorkspaceEditResult
-	err := a.s.conn.Call(ctx, "workspace/applyEdit", applyWorkspaceEditParams{Label: label, Edit: edit}, &res)
+	// The store stays locked while the editor applies the edit, and agent
+	// hooks wait on that lock: an editor that never answers must not hang
+	// them.
+	cctx, cancel := context.WithTimeout(ctx, a.s.applyTimeout)
+	defer cancel()
+	err := a.s.conn.Call(cctx, "workspace/applyEdit", applyWorkspaceEditParams{Label: label, Edit: edit}, &res)
 	var rpcErr *jsonrpc2.Error
 	switch {
 	case err == nil:
@@ -267,6 +272,9 @@ func (a *applier) send(ctx context.Context, label string, edit workspaceEdit) er
 		return &commands.NotAppliedError{Reason: "the editor refused the edit: " + rpcErr.Message}
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case cctx.Err() != nil:
+		return &commands.NotAppliedError{Reason: fmt.Sprintf(
+			"the editor did not answer workspace/applyEdit within %v; it may still apply the edit, check before retrying", a.s.applyTimeout)}
 	default:
 		return fmt.Errorf("sending workspace/applyEdit: %w", err)
 	}

@@ -44,7 +44,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 		return actions, nil
 	}
 	rel, _ := f.rel(doc.path)
-	hist, err := f.svc.FileHistory(ctx, commands.FileHistoryArgs{Scope: commands.Scope{URI: doc.uri}})
+	hist, err := f.svc.FileHistory(ctx, commands.FileHistoryArgs{Scope: commands.Scope{URI: rel}})
 	if err != nil {
 		s.log.Printf("code actions for %s: %v", rel, err)
 		return actions, nil

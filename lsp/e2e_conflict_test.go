@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,61 @@ func TestDeleteOpenFileWithoutResourceOps(t *testing.T) {
 	e.mustCmd(commands.NamePreview, map[string]any{"target": "turn:1:end"}, &plan)
 	if len(plan.Files) != 0 {
 		t.Fatalf("after undo: %+v", plan.Files)
+	}
+}
+
+// TestEditorNeverAnswers: the store is locked while the editor applies an
+// edit, so an editor that never answers gets applied:false after the apply
+// timeout instead of hanging every other writer (in-process, to shorten it).
+func TestEditorNeverAnswers(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "a\n", 0o644)
+	srv, c := startInProcess(t)
+	srv.srv.applyTimeout = 300 * time.Millisecond
+	e := newEditor(t, c, vscodeLike)
+	e.initialize([]string{w.root}, map[string]any{"storeDir": w.store})
+	e.mustCmd(commands.NameTurnStart, map[string]any{}, nil)
+	w.write("a.txt", "b\n", 0o644)
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	block := make(chan struct{})
+	t.Cleanup(func() { e.stop(); close(block) })
+	e.mu.Lock()
+	e.before = func(*editor) { <-block }
+	e.mu.Unlock()
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	if rr.Applied || !strings.Contains(rr.FailureReason, "did not answer") {
+		t.Fatalf("applied=%v reason=%q", rr.Applied, rr.FailureReason)
+	}
+	// The store is free again: the command line can record a checkpoint.
+	cli(t, w.home, w.root, w.store, "checkpoint", "after")
+}
+
+// TestSymlinkedFolder: the client names the folder through a symlink.
+func TestSymlinkedFolder(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "one\ntwo\n", 0o644)
+	link := filepath.Join(w.home, "link")
+	if err := os.Symlink(w.root, link); err != nil {
+		t.Fatal(err)
+	}
+	_, c := startBinary(t, w.home)
+	e := newEditor(t, c, neovimLike)
+	e.initialize([]string{link}, map[string]any{"storeDir": w.store})
+	e.open(filepath.Join(link, "a.txt"))
+	e.mustCmd(commands.NameTurnStart, map[string]any{}, nil)
+	w.write("a.txt", "one\nTWO\n", 0o644)
+	e.reload(filepath.Join(link, "a.txt"))
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	var hist commands.FileHistoryResult
+	e.mustCmd(commands.NameFileHistory, map[string]any{"uri": uriFromPath(filepath.Join(link, "a.txt"))}, &hist)
+	if len(hist.History) != 1 {
+		t.Fatalf("fileHistory through the symlinked folder: %+v", hist)
+	}
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	waitSaved(t, e)
+	if got, _ := e.text(filepath.Join(link, "a.txt")); !rr.Applied || got != "one\ntwo\n" {
+		t.Fatalf("applied=%v %q buffer %q", rr.Applied, rr.FailureReason, got)
 	}
 }

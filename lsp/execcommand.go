@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -102,6 +103,17 @@ func (s *Server) prepareArg(arg json.RawMessage) (*folder, json.RawMessage, erro
 		// The service knows its root by its own name.
 		m["root"], _ = json.Marshal(f.svc.Root())
 		changed = true
+	}
+	if sc.URI != "" && filepath.Clean(f.svc.Root()) != f.path {
+		// The service knows files under its own root's name: hand it a
+		// root-relative path when the client names the folder differently
+		// (a symlinked folder).
+		if p, err := pathArg(sc.URI); err == nil {
+			if rel, ok := f.rel(p); ok {
+				m["uri"], _ = json.Marshal(rel)
+				changed = true
+			}
+		}
 	}
 	if v, ok := m["paths"]; ok {
 		var paths []string

@@ -44,6 +44,7 @@ type Server struct {
 
 	// Tunables, shortened by tests.
 	verifyTimeout time.Duration // how long to wait for an edit's echo
+	applyTimeout  time.Duration // how long to wait for the editor to apply an edit
 	progressDelay time.Duration // commands slower than this report progress
 }
 
@@ -105,6 +106,7 @@ func newServer(ctx context.Context, logger *log.Logger) *Server {
 		ready:         make(chan struct{}),
 		docs:          newDocuments(),
 		verifyTimeout: 2 * time.Second,
+		applyTimeout:  time.Minute,
 		progressDelay: 200 * time.Millisecond,
 	}
 	s.baseCtx, s.stop = context.WithCancel(ctx)

@@ -172,9 +172,9 @@ func (s *frameStream) readFrame() ([]byte, error) {
 		return nil, s.writeRaw(errorFrame(codeParseError, "parse error: frame without a valid Content-Length header"))
 	}
 	if length > maxFrameBytes {
-		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
-			return nil, err
-		}
+		// Most likely a corrupt header: answer, and let the header scan
+		// skip whatever body follows.
+		s.log.Printf("dropping a frame announcing %d bytes", length)
 		return nil, s.writeRaw(errorFrame(codeInvalidRequest, fmt.Sprintf("message of %d bytes is too large", length)))
 	}
 	body := make([]byte, length)
