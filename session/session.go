@@ -51,6 +51,8 @@ type Session struct {
 	mu          sync.Mutex
 	gcSeen      int
 	lastCapture time.Duration
+	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
+	tracker     *Tracker    // live tracking in a running server, or nil
 }
 
 // Open opens the session of root with its store in dir ("" = default).
@@ -139,15 +141,52 @@ func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Over
 		s.objects.Forget()
 		s.capturer.Reset()
 	}
+	t := s.tracker
 	s.mu.Unlock()
-	res, err := s.capturer.Capture(ctx, overlay)
+	var res *snapshot.Result
+	var err error
+	if t != nil && overlay == nil {
+		paths, full := t.take()
+		if full {
+			res, err = s.capturer.Capture(ctx, nil)
+		} else {
+			res, err = s.capturer.CaptureChanged(ctx, paths)
+		}
+		if err != nil {
+			t.giveBack(paths, full)
+		}
+	} else {
+		res, err = s.capturer.Capture(ctx, overlay)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if overlay == nil {
+		s.noteCapture(res)
 	}
 	s.mu.Lock()
 	s.lastCapture = res.Duration
 	s.mu.Unlock()
 	return res, nil
+}
+
+// noteCapture remembers the latest capture of the disk.
+func (s *Session) noteCapture(res *snapshot.Result) {
+	s.mu.Lock()
+	s.lastID = res.ID
+	s.mu.Unlock()
+}
+
+// WatchMode is how a running server sees changes: "watch", "poll", or
+// "none" when the session is not tracked.
+func (s *Session) WatchMode() string {
+	s.mu.Lock()
+	t := s.tracker
+	s.mu.Unlock()
+	if t == nil {
+		return "none"
+	}
+	return t.Mode()
 }
 
 // locked runs fn holding the journal lock, with the history read under it.

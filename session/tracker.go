@@ -1,0 +1,469 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"golang.org/x/sys/unix"
+)
+
+// TrackOptions configure live tracking of a root (SPEC §5.4).
+type TrackOptions struct {
+	// Quiet ends an automatic turn after this long without agent changes
+	// (autoTurnQuietMs; default 3s).
+	Quiet time.Duration
+	// MaxWatches and PollInterval are passed to the watcher.
+	MaxWatches   int
+	PollInterval time.Duration
+	// IsEditor reports whether data (nil: the file is gone) is what the
+	// editor holds for rel: a save from the editor, the person's edit.
+	IsEditor func(rel string, data []byte) bool
+	// Log receives messages for the user (the fallback to polling).
+	Log func(string)
+	// NoAutoTurns disables automatic turns (tracking still narrows
+	// captures).
+	NoAutoTurns bool
+}
+
+// Tracker keeps a running server's captures O(changed) — the watcher's
+// changed paths narrow each capture — and records automatic turns: with
+// no turn open, disk changes that did not come from the editor, nor from a
+// rewind or undo, open an `auto` turn whose start is the state before the
+// first change; it ends after a quiet period.
+type Tracker struct {
+	s    *Session
+	opts TrackOptions
+	w    *snapshot.Watcher
+
+	mu       sync.Mutex
+	dirty    map[string]bool
+	full     bool
+	autoTurn string // entry id of the automatic turn this tracker opened
+	quiet    *time.Timer
+	lockFile *os.File // the recorder lock, once held
+	closed   bool
+	queue    []batch // batches waiting for an automatic-turn decision
+	wake     chan struct{}
+	ready    chan struct{} // closed once the first capture is done
+}
+
+// Ready is closed once the tracker made its first capture.
+func (t *Tracker) Ready() <-chan struct{} { return t.ready }
+
+type batch struct {
+	paths []string
+	full  bool
+}
+
+// Track starts tracking the session's root. Captures of the session then
+// use the tracker's changed paths.
+func (s *Session) Track(opts TrackOptions) *Tracker {
+	if opts.Quiet <= 0 {
+		opts.Quiet = 3 * time.Second
+	}
+	t := &Tracker{s: s, opts: opts, dirty: map[string]bool{}, full: true, wake: make(chan struct{}, 1), ready: make(chan struct{})}
+	t.w = snapshot.NewWatcher(s.root, snapshot.WatchOptions{
+		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log,
+		OnChange: t.record,
+	})
+	s.mu.Lock()
+	s.tracker = t
+	s.mu.Unlock()
+	go t.run()
+	return t
+}
+
+// Mode is "watch" or "poll".
+func (t *Tracker) Mode() string { return t.w.Mode() }
+
+// Close stops tracking.
+func (t *Tracker) Close() {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	if t.quiet != nil {
+		t.quiet.Stop()
+	}
+	lf := t.lockFile
+	t.mu.Unlock()
+	t.w.Close()
+	close(t.wake)
+	if lf != nil {
+		lf.Close() // releases the recorder lock
+	}
+	t.s.mu.Lock()
+	if t.s.tracker == t {
+		t.s.tracker = nil
+	}
+	t.s.mu.Unlock()
+}
+
+// take returns the changed paths since the last capture (after letting the
+// watcher deliver what the kernel queued), and whether a full walk is
+// needed instead.
+func (t *Tracker) take() ([]string, bool) {
+	t.w.Settle(50 * time.Millisecond)
+	t.w.Flush()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.full || t.w.Mode() == "poll" {
+		t.full = false
+		t.dirty = map[string]bool{}
+		return nil, true
+	}
+	paths := make([]string, 0, len(t.dirty))
+	for p := range t.dirty {
+		paths = append(paths, p)
+	}
+	t.dirty = map[string]bool{}
+	return paths, false
+}
+
+// giveBack returns paths to the dirty set after a failed capture.
+func (t *Tracker) giveBack(paths []string, full bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range paths {
+		t.dirty[p] = true
+	}
+	t.full = t.full || full
+}
+
+// record notes a batch of changed paths at once (so the next capture
+// sees them) and queues it for the automatic-turn decision, made on the
+// tracker's goroutine: record may run under the journal lock.
+func (t *Tracker) record(paths []string, full bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	for _, p := range paths {
+		t.dirty[p] = true
+	}
+	if full {
+		t.full = true
+	}
+	if t.opts.NoAutoTurns {
+		return
+	}
+	t.queue = append(t.queue, batch{paths, full})
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Tracker) run() {
+	// The first capture is the state before any change the tracker sees.
+	t.mu.Lock()
+	t.dirty = map[string]bool{}
+	t.full = false
+	t.mu.Unlock()
+	if res, err := t.s.capturer.Capture(context.Background(), nil); err == nil {
+		t.s.noteCapture(res)
+	} else {
+		t.giveBack(nil, true)
+	}
+	close(t.ready)
+	for range t.wake {
+		for {
+			t.mu.Lock()
+			if len(t.queue) == 0 || t.closed {
+				t.mu.Unlock()
+				break
+			}
+			b := t.queue[0]
+			t.queue = t.queue[1:]
+			t.mu.Unlock()
+			t.decide(b)
+		}
+	}
+}
+
+// decide opens or extends an automatic turn for a batch of changes.
+func (t *Tracker) decide(b batch) {
+	if b.full {
+		t.pollCheck()
+		return
+	}
+	if agent := t.agentPaths(b.paths); len(agent) > 0 {
+		t.agentChanged(agent)
+	}
+}
+
+// agentPaths keeps the paths whose current content neither the editor
+// holds nor the latest rewind or undo wrote.
+func (t *Tracker) agentPaths(paths []string) []string {
+	var out []string
+	h, _ := t.s.History()
+	for _, p := range paths {
+		abs := filepath.Join(t.s.root, filepath.FromSlash(p))
+		fi, err := os.Lstat(abs)
+		var data []byte
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			data = nil
+		case err != nil:
+			continue
+		case fi.IsDir():
+			// A folder event: its files have their own events, or a capture
+			// walks it; count it as the agent's only if it is new.
+			out = append(out, p)
+			continue
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(abs)
+			data = []byte(target)
+		default:
+			if data, err = os.ReadFile(abs); err != nil {
+				continue
+			}
+		}
+		if t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
+			continue
+		}
+		if h != nil && t.isRewindEcho(h, p, data) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// isRewindEcho reports whether rel holds what a recent rewind or undo
+// (from any process) made it, so the change is that rewind's, not an
+// agent's.
+func (t *Tracker) isRewindEcho(h *History, rel string, data []byte) bool {
+	cutoff := time.Now().Add(-30 * time.Second)
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		if e.Time.Before(cutoff) {
+			return false
+		}
+		if (e.Kind != KindRewind && e.Kind != KindUndo) || e.Snapshot == "" {
+			continue
+		}
+		id, err := snapshot.ParseID(e.Snapshot)
+		if err != nil {
+			continue
+		}
+		ent, ok, err := snapshot.Lookup(t.s.objects, id, rel)
+		if err != nil {
+			continue
+		}
+		if !ok {
+			return data == nil
+		}
+		return data != nil && ent.ID == snapshot.Sum(data)
+	}
+	return false
+}
+
+// holdRecorder takes the root's recorder lock if no other live process
+// holds it: one automatic-turn recorder at a time; a dead holder's lock is
+// released by the kernel and taken over here.
+func (t *Tracker) holdRecorder() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lockFile != nil {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(t.s.dir, "recorder.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return false
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return false
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0)
+	t.lockFile = f
+	return true
+}
+
+// agentChanged opens an automatic turn, or extends the one open.
+func (t *Tracker) agentChanged(agent []string) {
+	t.mu.Lock()
+	mine := t.autoTurn
+	t.mu.Unlock()
+	h, err := t.s.History()
+	if err != nil {
+		return
+	}
+	open := h.OpenTurn()
+	if open != nil {
+		if open.ID == mine {
+			t.restartQuiet()
+		}
+		return // a hook, the command line or a command owns this turn
+	}
+	if !t.holdRecorder() {
+		return
+	}
+	set := map[string]bool{}
+	for _, p := range agent {
+		set[p] = true
+	}
+	var started *Entry
+	err = t.s.locked(func(l *Lock, h *History) error {
+		if h.OpenTurn() != nil {
+			return nil // someone opened a turn meanwhile
+		}
+		// The start is the state before the agent's first change: the live
+		// tree with every pending change except the agent's applied.
+		paths, full := t.take()
+		var keep []string
+		for _, p := range paths {
+			if !set[p] {
+				keep = append(keep, p)
+			}
+		}
+		t.giveBack(agent, false)
+		var res *snapshot.Result
+		var err error
+		if full {
+			res, err = t.s.capturer.Capture(context.Background(), nil)
+		} else {
+			res, err = t.s.capturer.CaptureChanged(context.Background(), keep)
+		}
+		if err != nil {
+			t.giveBack(paths, full)
+			return err
+		}
+		t.s.noteCapture(res)
+		started = &Entry{Parent: h.Leaf(), Kind: KindTurnStart, Actor: "server", Snapshot: res.ID.String(),
+			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
+		return l.Append(started)
+	})
+	if err != nil || started == nil {
+		if err != nil && t.opts.Log != nil {
+			t.opts.Log("rewind-lsp: automatic turn: " + err.Error())
+		}
+		return
+	}
+	t.mu.Lock()
+	t.autoTurn = started.ID
+	t.mu.Unlock()
+	t.restartQuiet()
+}
+
+func autoPrompt(paths []string) string {
+	sort.Strings(paths)
+	s := "changes on disk: " + paths[0]
+	if len(paths) > 1 {
+		s += " and others"
+	}
+	return s
+}
+
+func (t *Tracker) restartQuiet() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	if t.quiet != nil {
+		t.quiet.Stop()
+	}
+	t.quiet = time.AfterFunc(t.opts.Quiet, t.endAuto)
+}
+
+// endAuto ends the automatic turn after the quiet period, if it is still
+// the open one.
+func (t *Tracker) endAuto() {
+	t.mu.Lock()
+	mine := t.autoTurn
+	t.mu.Unlock()
+	if mine == "" {
+		return
+	}
+	_ = t.s.locked(func(l *Lock, h *History) error {
+		open := h.OpenTurn()
+		if open == nil || open.ID != mine {
+			return nil
+		}
+		res, err := t.s.capture(context.Background(), h, nil)
+		if err != nil {
+			return err
+		}
+		_, err = t.s.endTurn(l, h, open, res, TurnRequest{Actor: "server", Summary: ""})
+		return err
+	})
+	t.mu.Lock()
+	if t.autoTurn == mine {
+		t.autoTurn = ""
+	}
+	t.mu.Unlock()
+}
+
+// pollCheck compares a full walk with the last capture when polling: any
+// difference not from the editor or a rewind is an agent's change.
+func (t *Tracker) pollCheck() {
+	t.s.mu.Lock()
+	prev := t.s.lastID
+	t.s.mu.Unlock()
+	res, err := t.s.capturer.Capture(context.Background(), nil)
+	if err != nil {
+		return
+	}
+	if prev.IsZero() {
+		t.s.noteCapture(res)
+		return
+	}
+	diffs, err := snapshot.DiffTrees(t.s.objects, prev, res.ID)
+	if err != nil || len(diffs) == 0 {
+		return
+	}
+	var paths []string
+	for _, d := range diffs {
+		paths = append(paths, d.Path)
+	}
+	agent := t.agentPaths(paths)
+	if len(agent) == 0 {
+		t.s.noteCapture(res)
+		return
+	}
+	t.mu.Lock()
+	mine := t.autoTurn
+	t.mu.Unlock()
+	h, err := t.s.History()
+	if err != nil {
+		return
+	}
+	if open := h.OpenTurn(); open != nil {
+		if open.ID == mine {
+			t.restartQuiet()
+		}
+		return
+	}
+	if !t.holdRecorder() {
+		return
+	}
+	var started *Entry
+	_ = t.s.locked(func(l *Lock, h *History) error {
+		if h.OpenTurn() != nil {
+			return nil
+		}
+		started = &Entry{Parent: h.Leaf(), Kind: KindTurnStart, Actor: "server", Snapshot: prev.String(),
+			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
+		return l.Append(started)
+	})
+	t.s.noteCapture(res)
+	if started != nil {
+		t.mu.Lock()
+		t.autoTurn = started.ID
+		t.mu.Unlock()
+		t.restartQuiet()
+	}
+}

@@ -1,0 +1,140 @@
+package session
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func trackedSession(t *testing.T, opts TrackOptions) (*Session, *Tracker, string) {
+	t.Helper()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("before\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "gone.txt"), []byte("delete me\n"), 0o644)
+	s, err := Open(root, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Quiet == 0 {
+		opts.Quiet = 300 * time.Millisecond
+	}
+	tr := s.Track(opts)
+	t.Cleanup(tr.Close)
+	<-tr.Ready()
+	return s, tr, root
+}
+
+func turns(t *testing.T, s *Session) []Turn {
+	h, err := s.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Turns(false)
+}
+
+// TestAutoTurnFromAnotherProcess: an agent (a separate process, no hooks)
+// writes, deletes and renames files; an auto turn appears after the quiet
+// period with exactly those files, and its start is the state before.
+func TestAutoTurnFromAnotherProcess(t *testing.T) {
+	s, _, root := trackedSession(t, TrackOptions{})
+	agent := exec.Command("sh", "-c", "echo after > keep.txt; rm gone.txt; echo new > made.txt; mv made.txt renamed.txt; mkdir -p dir/sub; echo deep > dir/sub/f.txt")
+	agent.Dir = root
+	if out, err := agent.CombinedOutput(); err != nil {
+		t.Fatalf("agent: %v %s", err, out)
+	}
+	waitUntil(t, "an ended auto turn", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 1 && ts[0].End != nil
+	})
+	tt := turns(t, s)[0]
+	if tt.Start.Source != "auto" {
+		t.Errorf("source %q", tt.Start.Source)
+	}
+	got := map[string]string{}
+	for _, c := range tt.End.Changed {
+		got[c.Path] = c.Change
+	}
+	want := map[string]string{"keep.txt": "modify", "gone.txt": "delete", "renamed.txt": "create", "dir/sub/f.txt": "create"}
+	if len(got) != len(want) {
+		t.Fatalf("changed %v, want %v", got, want)
+	}
+	for p, c := range want {
+		if got[p] != c {
+			t.Errorf("%s: %q, want %q", p, got[p], c)
+		}
+	}
+	// Rewinding to its start restores the state before the first write.
+	out, err := s.Rewind(context.Background(), RewindRequest{Target: "1", RecordFirst: true}, nil, ApplyOnDisk(root))
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "keep.txt")); string(b) != "before\n" {
+		t.Errorf("keep.txt %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "renamed.txt")); err == nil {
+		t.Errorf("renamed.txt survived the rewind")
+	}
+	// The rewind's own writes never become a turn.
+	time.Sleep(600 * time.Millisecond)
+	if n := len(turns(t, s)); n != 1 {
+		t.Errorf("%d turns after the rewind's own writes, want 1", n)
+	}
+}
+
+func TestEditorSavesAreNotTurns(t *testing.T) {
+	editor := map[string]string{"keep.txt": "typed by the person\n"}
+	s, _, root := trackedSession(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
+		return editor[rel] == string(data)
+	}})
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("typed by the person\n"), 0o644)
+	time.Sleep(800 * time.Millisecond)
+	if n := len(turns(t, s)); n != 0 {
+		t.Fatalf("an editor save became %d turns", n)
+	}
+}
+
+func TestHookTurnSuppressesAutoTurns(t *testing.T) {
+	s, _, root := trackedSession(t, TrackOptions{})
+	if _, err := s.TurnStart(context.Background(), TurnRequest{Prompt: "by hook", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("agent\n"), 0o644)
+	time.Sleep(800 * time.Millisecond)
+	ts := turns(t, s)
+	if len(ts) != 1 || ts[0].End != nil || ts[0].Start.Source != "hook" {
+		t.Fatalf("turns %+v", ts)
+	}
+	end, _, err := s.TurnEnd(context.Background(), TurnRequest{})
+	if err != nil || end == nil || len(end.Changed) != 1 {
+		t.Fatalf("turn end: %v %+v", err, end)
+	}
+}
+
+func TestPollingFallbackRecordsTurn(t *testing.T) {
+	s, tr, root := trackedSession(t, TrackOptions{MaxWatches: 1, PollInterval: 100 * time.Millisecond})
+	os.MkdirAll(filepath.Join(root, "a"), 0o755)
+	if tr.Mode() != "poll" {
+		// The limit is one folder: the root alone fits, the new folder not.
+		waitUntil(t, "polling", func() bool { return tr.Mode() == "poll" })
+	}
+	os.WriteFile(filepath.Join(root, "a", "x.txt"), []byte("agent\n"), 0o644)
+	waitUntil(t, "an auto turn while polling", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 1 && ts[0].End != nil && len(ts[0].End.Changed) == 1
+	})
+}
