@@ -75,7 +75,7 @@ func TestEditSize(t *testing.T) {
 	if ratio > 3 {
 		t.Errorf("the edit is %.2f× the changed text; want ≤ 3×", ratio)
 	}
-	if !testing.Short() && took > time.Second {
+	if !testing.Short() && !raceEnabled && took > time.Second {
 		t.Errorf("building the edit took %v", took)
 	}
 	for _, f := range files {
@@ -95,8 +95,8 @@ func TestEditSize(t *testing.T) {
 // the 100-file change: the whole server-side time (capture, plan, edits,
 // the editor's answer, verification), with an editor that answers at once.
 func TestPerf100Files(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
+	if testing.Short() || raceEnabled {
+		t.Skip("a timing test: not with -short or -race")
 	}
 	w := newWsp(t)
 	files, _, _ := benchChange(3)

@@ -314,7 +314,11 @@ func binary(t testing.TB) string {
 			return
 		}
 		buildPath = filepath.Join(dir, "rewind-lsp")
-		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/rewind-lsp")
+		args := []string{"build", "-o", buildPath}
+		if os.Getenv("REWIND_LSP_TEST_RACE") != "" {
+			args = append(args, "-race") // race-check the server under the e2e tests
+		}
+		cmd := exec.Command("go", append(args, "./cmd/rewind-lsp")...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build ./cmd/rewind-lsp: %v\n%s", err, out)
@@ -377,6 +381,9 @@ func startBinary(t testing.TB, home string, args ...string) (*server, *conn) {
 		case <-exited:
 		case <-time.After(5 * time.Second):
 			cmd.Process.Kill()
+		}
+		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
+			t.Errorf("the server has a data race")
 		}
 		if t.Failed() {
 			t.Logf("server stderr:\n%s", s.stderr.String())
