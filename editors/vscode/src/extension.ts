@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { RewindClient, ServerMissingError } from './client';
 import { Commands } from './commands';
-import { restartSettings } from './config';
+import { config, restartSettings } from './config';
 import { CURRENT_SCHEME, CurrentContentProvider, RewindContentProvider } from './diffs';
 import { emit } from './events';
 import { RewindStatusBar } from './statusBar';
@@ -47,6 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       status.update();
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('rewind')) emit('configChanged', config());
       if (restartSettings.some((s) => e.affectsConfiguration(s))) {
         void client?.restart().catch(() => undefined);
       }

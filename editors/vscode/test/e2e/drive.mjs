@@ -83,6 +83,37 @@ function treeDiff(want, got) {
   return diffs.join('; ');
 }
 
+/** setSetting changes a setting through the Settings editor, as a person would, and waits until
+ *  the extension saw the change. (code-server does not notice settings.json edited on disk.)
+ *  Machine-scoped settings are on the "Remote" tab. With `opened`, the editor is already open
+ *  (from a notification's "Open Settings"). */
+async function setSetting(key, value, { opened = false } = {}) {
+  const mark = events().length;
+  if (!opened) await runCommand('Preferences: Open User Settings');
+  const editor = page.locator('.settings-editor');
+  await editor.waitFor({ timeout: 15000 });
+  if (!opened) {
+    await editor.locator('.settings-header .suggest-input-container .monaco-editor').first().click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(key);
+  }
+  let item = editor.locator(`[data-key="${key}"]`).first();
+  if (!(await item.waitFor({ timeout: 5000 }).then(() => true, () => false))) {
+    await editor.locator('.settings-tabs-widget .action-label', { hasText: 'Remote' }).first().click();
+    item = editor.locator(`[data-key="${key}"]`).first();
+    await item.waitFor({ timeout: 10000 });
+  }
+  if (typeof value === 'boolean') {
+    const box = item.locator('.setting-value-checkbox').first();
+    if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+  } else {
+    await item.locator('input').first().fill(String(value));
+  }
+  const short = key.replace(/^rewind\./, '');
+  await waitEvent('configChanged', { after: mark, where: (d) => JSON.stringify(d[short]) === JSON.stringify(value) });
+  await runCommand('View: Close Editor');
+}
+
 const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS_DIR, name) });
 
 const ctx = await chromium.launchPersistentContext(path.join(RUN, 'chromium-profile'), {
@@ -245,6 +276,7 @@ try {
   const tab2 = await page.locator('.tab.active').first().innerText().catch(() => '');
   check('clicking a file opens its diff (before turn 1 ↔ now)', fd.data.path === 'main.go' && /before turn 1/.test(tab2), { fd: fd.data, tab2 });
   await waitFor('diff decorations', async () => (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert').count()) > 0).catch(() => {});
+  await runCommand('Notifications: Clear All Notifications').catch(() => {});
   await shot(page, 'timeline-view.png');
   lap('view screenshot');
 
@@ -259,6 +291,64 @@ try {
     check('status bar shows the open turn', spin, await page.locator('.statusbar').innerText().catch(() => ''));
     execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'end']);
   }
+
+  // ---- Create Checkpoint… → the view shows it.
+  mark = events().length;
+  await runCommand('Rewind: Create Checkpoint…');
+  await quickInput.locator('input').waitFor({ state: 'visible', timeout: 10000 });
+  await quickInput.locator('input').fill('e2e-checkpoint');
+  await page.keyboard.press('Enter');
+  const cp = await waitEvent('checkpointCreated', { after: mark });
+  check('checkpoint created', !!cp.data.entry, cp.data);
+  const cpRow = await waitFor('checkpoint in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: '@e2e-checkpoint' }).count()) > 0, 15000).then(() => true, () => false);
+  check('Rewind view lists the checkpoint', cpRow);
+
+  // ---- rewind.confirmWithRefactorPreview: the rewind goes through the Refactor Preview.
+  await setSetting('rewind.confirmWithRefactorPreview', true);
+  mark = events().length;
+  await runCommand('Rewind: Rewind to Turn…');
+  await pickQuick('Turn 1: add a greeting function');
+  await pickQuick('Code');
+  const panel = page.locator('.part.panel');
+  const apply = panel.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+  await apply.waitFor({ timeout: 20000 });
+  const listed = await waitFor('files in the Refactor Preview', async () =>
+    (await panel.locator('.monaco-list-row', { hasText: 'main.go' }).count()) > 0 && (await panel.locator('.monaco-list-row', { hasText: 'notes.txt' }).count()) > 0,
+  ).then(() => true, () => false);
+  check('Refactor Preview lists the rewind\'s files', listed, await panel.innerText().catch(() => ''));
+  check('no modal when confirming in the Refactor Preview', (await page.locator('.monaco-dialog-box').count()) === 0);
+  // Changes that need confirmation start unticked: tick every file, as a person would.
+  for (let i = 0; i < 20; i++) {
+    const unticked = panel.locator('.monaco-list-row input[type=checkbox]:not(:checked)').first();
+    if ((await unticked.count()) === 0) break;
+    await unticked.click();
+  }
+  await shot(page, 'refactor-preview.png');
+  await apply.click();
+  const rp = await waitEvent('rewound', { after: mark, ms: 60000 });
+  check('rewind confirmed in the Refactor Preview applied', rp.data.applied === true, rp.data);
+  const d3 = await waitFor('disk at turn 1', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
+  check('after the Refactor Preview, files on disk are the turn-1 state byte for byte', d3 === 'same', d3);
+  await setSetting('rewind.confirmWithRefactorPreview', false);
+  mark = events().length;
+  await runCommand('Rewind: Undo Last Rewind');
+  const u2 = await waitEvent('undone', { after: mark, ms: 60000 });
+  const d4 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+  check('second undo applied and the turn-2 state is back', u2.data.applied === true && d4 === 'same', { u2: u2.data, d4 });
+
+  // ---- A missing server: a clear notification with "Open Settings"; fixing the setting restarts it.
+  mark = events().length;
+  await setSetting('rewind.serverPath', '/nonexistent/rewind-lsp');
+  await waitEvent('serverMissing', { after: mark, ms: 30000 });
+  const toast = page.locator('.notification-toast', { hasText: 'was not found' }).first();
+  const toastOk = await toast.waitFor({ timeout: 15000 }).then(() => true, () => false);
+  check('missing server: notification with "Open Settings"', toastOk && (await toast.locator('.monaco-button', { hasText: 'Open Settings' }).count()) > 0, await page.locator('.notifications-toasts').innerText().catch(() => ''));
+  await shot(page, 'server-missing.png');
+  mark = events().length;
+  await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
+  await setSetting('rewind.serverPath', LSP_BIN, { opened: true });
+  const again = await waitEvent('serverStarted', { after: mark, ms: 30000 }).then(() => true, () => false);
+  check('"Open Settings" leads to rewind.serverPath; fixing it restarts the server', again);
 } catch (e) {
   fail++;
   console.log('FAIL - unexpected error:', e);

@@ -6,7 +6,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 : "${CODE_SERVER:?}" "${VSIX:?}" "${LSP_BIN:?}" "${RUN_DIR:?}" "${WS:?}" "${STORE:?}" "${EXPECT:?}" "${ARTIFACTS_DIR:?}" "${TOOLS_NODE_MODULES:?}"
 RUN=$RUN_DIR
-rm -rf "$RUN/cs"; mkdir -p "$RUN/cs"/{user-data/User,extensions,home} "$ARTIFACTS_DIR"
+rm -rf "$RUN/cs"; mkdir -p "$RUN/cs"/{user-data/User,user-data/Machine,extensions,home} "$ARTIFACTS_DIR"
 CS=$RUN/cs
 export HOME="$CS/home" XDG_CONFIG_HOME="$CS/home/.config" XDG_DATA_HOME="$CS/home/.local/share" \
   XDG_CACHE_HOME="$CS/home/.cache" XDG_STATE_HOME="$CS/home/.local/state"
@@ -34,9 +34,15 @@ cat > "$CS/user-data/User/settings.json" <<JSON
   "files.autoSave": "off",
   "workbench.editor.enablePreview": false,
   "workbench.editor.enablePreviewFromQuickOpen": false,
-  "rewind.serverPath": "$LSP_BIN",
-  "rewind.storeDir": "$STORE",
   "rewind.trace.server": "verbose"
+}
+JSON
+# Machine-scoped settings live in code-server's remote ("Machine") settings.
+mkdir -p "$CS/user-data/Machine"
+cat > "$CS/user-data/Machine/settings.json" <<JSON
+{
+  "rewind.serverPath": "$LSP_BIN",
+  "rewind.storeDir": "$STORE"
 }
 JSON
 printf 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n' > "$CS/config.yaml"
@@ -60,4 +66,4 @@ trap cleanup EXIT
 for _ in $(seq 1 300); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
 export LSP_BIN STORE WS EXPECT ARTIFACTS_DIR TOOLS_NODE_MODULES
 CS_URL="http://127.0.0.1:$PORT/?folder=$WS" RUN="$CS" \
-  node "$HERE/drive.mjs"
+  node "${DRIVE:-$HERE/drive.mjs}"
