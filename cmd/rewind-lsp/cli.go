@@ -163,6 +163,40 @@ func findRoot(flagRoot, dir string) (string, error) {
 	}
 }
 
+// locate finds the root and store of this invocation, without opening it.
+func (c *cli) locate(dir string) (root, store string, err error) {
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return "", "", fmt.Errorf("current folder: %w", err)
+		}
+	}
+	if root, err = findRoot(c.g.root, dir); err != nil {
+		return "", "", fmt.Errorf("root: %w", err)
+	}
+	store = c.g.store
+	if store == "" {
+		store, err = session.DefaultStoreDir(root)
+	} else {
+		store, err = filepath.Abs(store)
+	}
+	return root, store, err
+}
+
+// viaServer forwards a command to the language server running for the
+// root, if any: its capture costs only what changed, and the editors hear
+// of it at once. handled is false when no server runs (or
+// REWIND_LSP_NO_SERVER is set); the caller then works alone.
+func (c *cli) viaServer(dir, name string, args, out any) (handled bool, err error) {
+	if os.Getenv("REWIND_LSP_NO_SERVER") != "" {
+		return false, nil
+	}
+	_, store, err := c.locate(dir)
+	if err != nil {
+		return false, nil
+	}
+	return commands.CallServer(store, name, args, c.actor, c.actor, out)
+}
+
 // service opens the command set for the root of this invocation; dir is
 // where to look for the root when --root is not given ("" = the current
 // folder).
@@ -200,11 +234,7 @@ func (c *cli) turnStart(args []string) error {
 	if len(pos) > 0 {
 		return usagef("turn start takes no arguments (use --prompt TEXT), got %q", pos[0])
 	}
-	svc, err := c.service("")
-	if err != nil {
-		return err
-	}
-	r, err := svc.TurnStart(c.ctx, commands.TurnStartArgs{Prompt: *prompt, Session: *sess, Source: c.actor})
+	r, err := c.doTurnStart("", commands.TurnStartArgs{Prompt: *prompt, Session: *sess, Source: c.actor})
 	if err != nil {
 		return err
 	}
@@ -226,11 +256,7 @@ func (c *cli) turnEnd(args []string) error {
 	if len(pos) > 0 {
 		return usagef("turn end takes no arguments (use --summary TEXT), got %q", pos[0])
 	}
-	svc, err := c.service("")
-	if err != nil {
-		return err
-	}
-	r, err := svc.TurnEnd(c.ctx, commands.TurnEndArgs{Summary: *summary, Session: *sess})
+	r, err := c.doTurnEnd("", commands.TurnEndArgs{Summary: *summary, Session: *sess})
 	if err != nil {
 		return err
 	}
@@ -262,11 +288,15 @@ func (c *cli) checkpoint(args []string) error {
 	if len(pos) == 1 {
 		label = strings.TrimPrefix(pos[0], "@")
 	}
-	svc, err := c.service("")
-	if err != nil {
-		return err
+	r := &commands.CheckpointResult{}
+	ca := commands.CheckpointArgs{Label: label, Goal: *goal}
+	handled, err := c.viaServer("", commands.NameCheckpoint, ca, r)
+	if !handled && err == nil {
+		var svc *commands.Service
+		if svc, err = c.service(""); err == nil {
+			r, err = svc.Checkpoint(c.ctx, ca)
+		}
 	}
-	r, err := svc.Checkpoint(c.ctx, commands.CheckpointArgs{Label: label, Goal: *goal})
 	if err != nil {
 		return err
 	}
@@ -368,4 +398,30 @@ func (c *cli) fsck(args []string) error {
 		return fmt.Errorf("fsck: %d problems in %s", len(probs), svc.StoreDir())
 	}
 	return nil
+}
+
+// doTurnStart opens a turn through a running server, or alone.
+func (c *cli) doTurnStart(dir string, a commands.TurnStartArgs) (*commands.TurnStartResult, error) {
+	r := &commands.TurnStartResult{}
+	if handled, err := c.viaServer(dir, commands.NameTurnStart, a, r); handled || err != nil {
+		return r, err
+	}
+	svc, err := c.service(dir)
+	if err != nil {
+		return nil, err
+	}
+	return svc.TurnStart(c.ctx, a)
+}
+
+// doTurnEnd ends the open turn through a running server, or alone.
+func (c *cli) doTurnEnd(dir string, a commands.TurnEndArgs) (*commands.TurnEndResult, error) {
+	r := &commands.TurnEndResult{}
+	if handled, err := c.viaServer(dir, commands.NameTurnEnd, a, r); handled || err != nil {
+		return r, err
+	}
+	svc, err := c.service(dir)
+	if err != nil {
+		return nil, err
+	}
+	return svc.TurnEnd(c.ctx, a)
 }

@@ -110,7 +110,12 @@ func (c *cli) rewind(args []string) error {
 		printPlan(c.stdout, plan, "would change")
 		return nil
 	}
-	r, err := svc.Rewind(c.ctx, commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report})
+	ra := commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report}
+	r := &commands.RewindResult{}
+	handled, err := c.viaServer("", commands.NameRewind, ra, r)
+	if !handled && err == nil {
+		r, err = svc.Rewind(c.ctx, ra)
+	}
 	if err != nil {
 		return err
 	}
@@ -125,11 +130,15 @@ func (c *cli) undo(args []string) error {
 	} else if len(pos) > 0 {
 		return usagef("undo takes no arguments")
 	}
-	svc, err := c.service("")
-	if err != nil {
-		return err
+	ua := commands.UndoArgs{Force: *force}
+	r := &commands.RewindResult{}
+	handled, err := c.viaServer("", commands.NameUndo, ua, r)
+	if !handled && err == nil {
+		var svc *commands.Service
+		if svc, err = c.service(""); err == nil {
+			r, err = svc.Undo(c.ctx, ua)
+		}
 	}
-	r, err := svc.Undo(c.ctx, commands.UndoArgs{Force: *force})
 	if err != nil {
 		return err
 	}

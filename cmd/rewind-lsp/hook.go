@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
@@ -47,21 +48,25 @@ func (c *cli) hook(args []string) (err error) {
 	default:
 		return nil // accepted and ignored
 	}
-	svc, err := c.service(ev.Cwd)
-	if err != nil {
-		return err
+	if ev.Cwd != "" {
+		if fi, err := os.Stat(ev.Cwd); err != nil || !fi.IsDir() {
+			return fmt.Errorf("the event's cwd %s is not a folder", ev.Cwd)
+		}
 	}
 	switch ev.Event {
 	case "UserPromptSubmit":
-		_, err = svc.TurnStart(c.ctx, commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook"})
+		_, err = c.doTurnStart(ev.Cwd, commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook"})
 	case "Stop":
 		var r *commands.TurnEndResult
-		r, err = svc.TurnEnd(c.ctx, commands.TurnEndArgs{Session: ev.SessionID})
+		r, err = c.doTurnEnd(ev.Cwd, commands.TurnEndArgs{Session: ev.SessionID})
 		if err == nil && r.Entry == "" {
 			fmt.Fprintln(c.stderr, "rewind-lsp hook: no turn is open; nothing recorded")
 		}
 	case "SessionStart":
-		_, err = svc.Session().RecordSession(ev.SessionID, ev.Source, "hook")
+		var svc *commands.Service
+		if svc, err = c.service(ev.Cwd); err == nil {
+			_, err = svc.Session().RecordSession(ev.SessionID, ev.Source, "hook")
+		}
 	}
 	return err
 }
