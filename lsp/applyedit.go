@@ -83,7 +83,11 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 		switch f.change {
 		case "create":
 			if f.version != nil {
-				// Open in the editor (an unsaved buffer): edit the buffer.
+				// The editor holds a buffer of the missing file. A CreateFile
+				// would make an empty file that the editor may load into the
+				// buffer; the server writes the target instead, and the
+				// buffer is edited to it.
+				b.server = append(b.server, serverOp{rel: f.rel, data: []byte(f.after), kind: f.kind})
 				addEdits(f, diffs[i])
 				continue
 			}
@@ -165,16 +169,25 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		byEdit := viaEdit(cf)
 		if !byEdit {
 			disk = append(disk, serverOp{rel: cf.Path, delete: cf.Change == "delete", data: cf.After, kind: cf.Kind})
-			// An open buffer of a text file written on disk (a mode change)
+			// An open buffer of a text file written on disk (a mode change,
+			// or a create for a client without resource operations)
 			// follows through the edit too, so the editor shows the target.
-			if !(open && cf.Change == "modify" && cf.Kind != "symlink" && d.text == string(cf.Before) &&
-				editableText(cf.Before) && editableText(cf.After)) {
+			if !(open && cf.Change != "delete" && cf.Kind != "symlink" && editableText(cf.After) &&
+				(cf.Change == "create" || d.text == string(cf.Before) && editableText(cf.Before))) {
 				continue
 			}
 		}
 		// URIs use the folder as the client named it.
 		ef := editFile{rel: cf.Path, uri: uriFromPath(filepath.Join(a.f.path, filepath.FromSlash(cf.Path))),
 			change: cf.Change, before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
+		if open && cf.Change == "create" {
+			// The file is missing on disk but the editor still holds its
+			// buffer (deleted behind it): the buffer is edited to the target.
+			ef.before = d.text
+		}
+		if !byEdit {
+			ef.change = "modify" // only the buffer: the server writes the file
+		}
 		switch {
 		case open && d.text != ef.before:
 			return &commands.NotAppliedError{Reason: fmt.Sprintf(

@@ -235,3 +235,32 @@ func TestSymlinkedFolder(t *testing.T) {
 		t.Fatalf("applied=%v %q buffer %q", rr.Applied, rr.FailureReason, got)
 	}
 }
+
+// TestRestoreFileDeletedUnderOpenBuffer: the agent deletes a file the
+// editor holds open (the editor keeps the buffer); the rewind restores the
+// file and the buffer, for every kind of client.
+func TestRestoreFileDeletedUnderOpenBuffer(t *testing.T) {
+	for _, kind := range []editorKind{vscodeLike, neovimLike, plainClient} {
+		t.Run(string(kind), func(t *testing.T) {
+			w := newWsp(t)
+			w.write("keep.go", "package keep\n\nfunc K() {}\n", 0o644)
+			_, e := startServer(t, w, kind)
+			e.open(w.abs("keep.go"))
+			e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "delete keep.go"}, nil)
+			w.remove("keep.go")
+			e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+			var rr commands.RewindResult
+			e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+			if !rr.Applied {
+				t.Fatalf("rewind: %s", rr.FailureReason)
+			}
+			waitSaved(t, e)
+			if data, err := os.ReadFile(w.abs("keep.go")); err != nil || string(data) != "package keep\n\nfunc K() {}\n" {
+				t.Fatalf("keep.go after the rewind: %q, %v", data, err)
+			}
+			if got, _ := e.text(w.abs("keep.go")); got != "package keep\n\nfunc K() {}\n" {
+				t.Fatalf("buffer: %q", got)
+			}
+		})
+	}
+}

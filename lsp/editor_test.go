@@ -309,7 +309,9 @@ func (e *editor) applyLocked(we workspaceEdit) (touched []*touch, stale string, 
 			if err := os.WriteFile(p, nil, 0o644); err != nil { // truncates, as Neovim does
 				return nil, "", err
 			}
-			e.bufs[p] = &buffer{uri: dc.Create.URI}
+			if e.bufs[p] == nil { // an open buffer of the missing file stays
+				e.bufs[p] = &buffer{uri: dc.Create.URI}
+			}
 		case dc.Delete != nil:
 			p := e.path(dc.Delete.URI)
 			if err := os.Remove(p); err != nil {
