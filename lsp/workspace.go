@@ -18,6 +18,7 @@ type folder struct {
 	path  string // clean absolute path
 	svc   *commands.Service
 	watch *journalWatcher
+	sock  *commands.SocketServer // serves the command line of this root; nil when another server does
 }
 
 // roots returns the folder's path and, when it differs (a symlinked
@@ -94,6 +95,11 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 	s.hadFolder = true
 	s.ws.folders = append(s.ws.folders, f)
 	f.watch = s.watchJournal(f)
+	if sock, err := commands.ServeSocket(svc); err != nil {
+		s.log.Printf("folder %s: the command line cannot use this server: %v", p, err)
+	} else {
+		f.sock = sock
+	}
 	s.log.Printf("folder %s: store %s", p, svc.StoreDir())
 	return nil
 }
@@ -121,6 +127,9 @@ func (s *Server) removeFolder(wf workspaceFolder) {
 }
 
 func closeFolder(s *Server, f *folder) {
+	if f.sock != nil {
+		f.sock.Close()
+	}
 	if f.watch != nil {
 		f.watch.stop()
 	}
