@@ -339,3 +339,30 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 		t.Fatalf("rewind/didChange %s", m.Params)
 	}
 }
+
+// TestJournalChangeFromOtherServer: two editors on one root; a checkpoint
+// made through one server reaches the other editor as rewind/didChange
+// within a second (the journal is written by another process).
+func TestJournalChangeFromOtherServer(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "a\n", 0o644)
+	_, first := startServer(t, w, vscodeLike)
+	_, second := startServer(t, w, neovimLike)
+	time.Sleep(100 * time.Millisecond)
+	mark := second.c.notifCount()
+	start := time.Now()
+	var cp commands.CheckpointResult
+	first.mustCmd(commands.NameCheckpoint, map[string]any{"label": "from-the-first"}, &cp)
+	m, _ := second.c.waitNotification("rewind/didChange", mark, 2*time.Second, nil)
+	if m == nil {
+		t.Fatal("the second editor heard nothing of the first server's checkpoint")
+	}
+	if d := time.Since(start); d > time.Second+500*time.Millisecond {
+		t.Errorf("rewind/didChange took %v", d)
+	}
+	var n didChangeJournal
+	json.Unmarshal(m.Params, &n)
+	if n.Latest != cp.Entry {
+		t.Fatalf("latest %q; want the checkpoint %q", n.Latest, cp.Entry)
+	}
+}
