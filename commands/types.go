@@ -1,7 +1,5 @@
 package commands
 
-import "encoding/json"
-
 // Command names of SPEC §5.1. The language server advertises exactly All;
 // Dispatch accepts exactly All.
 const (
@@ -275,6 +273,3 @@ type OpenTurn struct {
 	Session string `json:"session,omitempty"`
 	Started string `json:"started"`
 }
-
-// raw is a convenience alias used by Dispatch.
-type raw = json.RawMessage
