@@ -404,7 +404,12 @@ func parseGitConfig(data []byte, fn func(key, value string, hasValue bool)) erro
 // every folder above them, top-relative. A split index's shared part is
 // merged in (as a plain union). A missing index tracks nothing.
 func readIndexPaths(repo *gitRepo, hashSize int, prefix string) (map[string]struct{}, error) {
-	tracked := make(map[string]struct{})
+	path := filepath.Join(repo.gitDir, "index")
+	hint := 0
+	if fi, err := os.Stat(path); err == nil && prefix == "" {
+		hint = int(min(fi.Size()/64, 1<<22)) // entries are 64+ bytes; more folders than that is rare
+	}
+	tracked := make(map[string]struct{}, hint)
 	add := func(p string) {
 		p = strings.TrimSuffix(p, "/") // sparse-index folder entries
 		if p == "" || (prefix != "" && p != prefix && !strings.HasPrefix(p, prefix+"/")) {
@@ -422,7 +427,6 @@ func readIndexPaths(repo *gitRepo, hashSize int, prefix string) (map[string]stru
 			p = p[:i]
 		}
 	}
-	path := filepath.Join(repo.gitDir, "index")
 	shared, err := readIndexFile(path, hashSize, add)
 	if err != nil || shared == "" {
 		return tracked, err

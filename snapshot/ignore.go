@@ -32,8 +32,7 @@ const maxIgnoreFileBytes = 100 << 20
 // excluded folder, and files in git's index never ignored. An entry named
 // .git is always ignored.
 type Ignorer struct {
-	root   string   // absolute workspace root
-	top    string   // the repository's work tree top, or root without one
+	top    string   // the repository's work tree top, or the root without one
 	prefix string   // root relative to top, slash-separated; "" when equal
 	repo   *gitRepo // nil when root is in no repository
 
@@ -161,7 +160,7 @@ func NewIgnorer(root string) (*Ignorer, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("snapshot: ignore rules for %s: not a directory", root)
 	}
-	ig := &Ignorer{root: root, top: root}
+	ig := &Ignorer{top: root}
 	if ig.repo = findRepo(root); ig.repo != nil {
 		ig.top, ig.prefix = ig.repo.top, ig.repo.prefix
 	}

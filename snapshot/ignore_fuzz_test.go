@@ -74,8 +74,8 @@ func isPlainLiteral(line string) bool {
 		!strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "/")
 }
 
-// FuzzParseIndex must never panic on a damaged index.
-func FuzzParseIndex(f *testing.F) {
+// FuzzIgnoreIndex must never panic on a damaged index.
+func FuzzIgnoreIndex(f *testing.F) {
 	f.Add(makeIndex(2, []string{"a", "b/c"}))
 	f.Add(makeIndex(4, []string{"dir/a", "dir/ab", "e"}))
 	f.Add([]byte("DIRC\x00\x00\x00\x04\xff\xff\xff\xff"))
@@ -86,8 +86,8 @@ func FuzzParseIndex(f *testing.F) {
 	})
 }
 
-// FuzzParseGitConfig must never panic on a malformed configuration file.
-func FuzzParseGitConfig(f *testing.F) {
+// FuzzIgnoreGitConfig must never panic on a malformed configuration file.
+func FuzzIgnoreGitConfig(f *testing.F) {
 	f.Add([]byte("[core]\n\texcludesFile = \"~/x y\" ; c\n[include]\npath=a\\\nb\n"))
 	f.Add([]byte("[section \"sub\\\"x\"] key\n[a.b]k=\"unterminated\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -125,8 +125,8 @@ func makeIndex(version uint32, paths []string) []byte {
 	return append(b, make([]byte, 20)...)
 }
 
-// TestParseIndexHandmade decodes hand-built indexes of versions 2 and 4.
-func TestParseIndexHandmade(t *testing.T) {
+// TestIgnoreIndexHandmade decodes hand-built indexes of versions 2 and 4.
+func TestIgnoreIndexHandmade(t *testing.T) {
 	paths := []string{"a", "dir/a", "dir/ab", "dir/sub/x", "e"}
 	for _, v := range []uint32{2, 3, 4} {
 		var got []string
@@ -142,10 +142,10 @@ func TestParseIndexHandmade(t *testing.T) {
 	}
 }
 
-// TestReadIndexMatchesLsFiles reads indexes git wrote in each format it can
+// TestIgnoreIndexMatchesLsFiles reads indexes git wrote in each format it can
 // write (versions 2, 3 with extended flags, 4, split index, SHA-256) and
 // compares with git ls-files.
-func TestReadIndexMatchesLsFiles(t *testing.T) {
+func TestIgnoreIndexMatchesLsFiles(t *testing.T) {
 	isolateGit(t)
 	files := map[string]string{"a.txt": "", "dir/b.txt": "", "dir/sub/c d.txt": "", "ü/日本.txt": "",
 		"dir/sub/longer-name-shares-prefix.txt": "", "z": ""}
@@ -238,9 +238,9 @@ func TestIgnoreFilesOddInput(t *testing.T) {
 	}
 }
 
-// TestWildmatchPathological runs patterns on which git's backtracking takes
+// TestIgnoreWildmatchPathological runs patterns on which git's backtracking takes
 // exponential time; the memoized fallback must answer quickly and the same.
-func TestWildmatchPathological(t *testing.T) {
+func TestIgnoreWildmatchPathological(t *testing.T) {
 	for _, stars := range []int{12, 3000} {
 		w := compileWild(strings.Repeat("*a", stars) + "c")
 		long := strings.Repeat("a", 4000)

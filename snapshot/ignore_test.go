@@ -286,6 +286,37 @@ func TestIgnoredWorktreeMatchesGit(t *testing.T) {
 	}
 }
 
+// TestIgnoreExcludesFileConfigMatchesGit sets core.excludesFile through an
+// included file of ~/.gitconfig, and through the repository's config with a
+// relative path (git reads it from the work tree top), with a subfolder root.
+func TestIgnoreExcludesFileConfigMatchesGit(t *testing.T) {
+	for _, tc := range []struct{ name, home, repo string }{
+		{"include", "[include]\n\tpath = inc/extra.inc\n", ""},
+		{"repo-relative", "[core]\n\texcludesfile = ~/unused\n", "[core]\n\tExcludesFile = conf/excl\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := isolateGit(t)
+			writeFiles(t, home, map[string]string{".gitconfig": tc.home,
+				"inc/extra.inc": "[core]\n\texcludesfile = ~/from-include\n", "from-include": "*.inc\n",
+				"unused": "*.unused\n"})
+			repo := t.TempDir()
+			writeFiles(t, repo, map[string]string{"conf/excl": "*.rel\n", "sub/a.inc": "", "sub/b.rel": "",
+				"sub/c.unused": "", "sub/conf/excl": "*.sub\n", "sub/d.sub": ""})
+			git(t, repo, "init", "-q")
+			f, err := os.OpenFile(filepath.Join(repo, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(tc.repo)
+			f.Close()
+			got := compareWithGit(t, filepath.Join(repo, "sub"))
+			if tc.name == "include" && !got["a.inc"] || tc.name == "repo-relative" && !got["b.rel"] {
+				t.Errorf("excludes file not applied: %v", got)
+			}
+		})
+	}
+}
+
 // TestIgnoredNoRepository checks a folder that is no git repository against
 // hand-written expectations: its ignore files and the default global
 // excludes file ($XDG_CONFIG_HOME/git/ignore) apply.
@@ -318,9 +349,9 @@ func TestIgnoredNoRepository(t *testing.T) {
 	}
 }
 
-// TestRewindignoreOverridesGitignore checks that .rewindignore applies after
+// TestIgnoredRewindignoreOverridesGitignore checks that .rewindignore applies after
 // the .gitignore of its folder, and that deeper files override both.
-func TestRewindignoreOverridesGitignore(t *testing.T) {
+func TestIgnoredRewindignoreOverridesGitignore(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
