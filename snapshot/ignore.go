@@ -169,6 +169,19 @@ func NewIgnorer(root string) (*Ignorer, error) {
 		return nil, err
 	}
 	ig.state.Store(st)
+	if ig.prefix != "" && ig.dir(ig.prefix).excluded {
+		if _, tracked := st.tracked[ig.prefix]; !tracked {
+			// The root lies in a folder its repository ignores (a home
+			// folder kept in git with "*", say): git would capture nothing
+			// here, which helps nobody. Treat it as a folder of its own.
+			fresh := &Ignorer{top: root}
+			if st, err = fresh.loadState(); err != nil {
+				return nil, err
+			}
+			fresh.state.Store(st)
+			return fresh, nil
+		}
+	}
 	return ig, nil
 }
 

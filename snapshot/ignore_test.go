@@ -762,3 +762,23 @@ func BenchmarkNewIgnorerWalk(b *testing.B) {
 		}
 	}
 }
+
+// TestRootInIgnoredFolderIsItsOwn: a workspace inside a folder its
+// repository ignores (a home folder kept in git with "*") is captured with
+// its own rules, not reduced to nothing.
+func TestRootInIgnoredFolderIsItsOwn(t *testing.T) {
+	isolateGit(t)
+	top := t.TempDir()
+	git(t, top, "init", "-q")
+	writeFiles(t, top, map[string]string{".gitignore": "*\n", "proj/.gitignore": "*.log\n", "proj/main.go": "x", "proj/debug.log": "x"})
+	ig, err := NewIgnorer(filepath.Join(top, "proj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ig.Ignored("main.go", false) {
+		t.Error("main.go is ignored: the root's own rules should apply")
+	}
+	if !ig.Ignored("debug.log", false) {
+		t.Error("debug.log is not ignored by the root's .gitignore")
+	}
+}
