@@ -26,8 +26,15 @@ import { emit } from './events';
 import { CommandName, Commands, contentRequest, didChangeNotification, DidChangeParams } from './protocol';
 import { findOnPath } from './uris';
 
-/** Thrown when no rewind-lsp binary can be found; the user has already been told. */
-export class ServerMissingError extends Error {}
+/** Thrown when no rewind-lsp binary can be found. `notified`: the user has just been told. */
+export class ServerMissingError extends Error {
+  constructor(
+    message: string,
+    readonly notified = false,
+  ) {
+    super(message);
+  }
+}
 
 /** How many crashes within RESTART_WINDOW_MS are restarted before giving up. */
 const MAX_RESTARTS = 4;
@@ -44,6 +51,8 @@ export class RewindClient implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel('Rewind');
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient> | undefined;
+  /** Set once the user was told the binary is missing; cleared by restart() (settings change). */
+  private missing: ServerMissingError | undefined;
   private collector: EditCollector | undefined;
   private editLock: Promise<unknown> = Promise.resolve();
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams | undefined>();
@@ -74,6 +83,8 @@ export class RewindClient implements vscode.Disposable {
   /** ready returns the running client, starting it first if needed. */
   ready(): Promise<LanguageClient> {
     if (this.client?.state === State.Running) return Promise.resolve(this.client);
+    // Views and the status bar ask often; tell the user about a missing binary once.
+    if (this.missing) return Promise.reject(new ServerMissingError(this.missing.message));
     if (!this.starting) {
       this.starting = this.start().finally(() => (this.starting = undefined));
     }
@@ -93,10 +104,9 @@ export class RewindClient implements vscode.Disposable {
       const msg = setting
         ? `Rewind: the server "${setting}" (setting rewind.serverPath) was not found.`
         : 'Rewind: the rewind-lsp server was not found on PATH. Install it (go install ./cmd/rewind-lsp) or set "rewind.serverPath".';
-      void vscode.window.showErrorMessage(msg, 'Open Settings').then((pick) => {
-        if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'rewind.serverPath');
-      });
-      throw new ServerMissingError(msg);
+      this.notifyMissing(msg);
+      this.missing = new ServerMissingError(msg, true);
+      throw this.missing;
     }
     const cfg = config();
     const serverOptions: ServerOptions = {
@@ -143,6 +153,13 @@ export class RewindClient implements vscode.Disposable {
     return client;
   }
 
+  /** notifyMissing tells the user the binary is missing, with a way to the setting. */
+  notifyMissing(message: string): void {
+    void vscode.window.showErrorMessage(message, 'Open Settings').then((pick) => {
+      if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'rewind.serverPath');
+    });
+  }
+
   private errorHandler(): ErrorHandler {
     const restarts: number[] = [];
     return {
@@ -169,6 +186,7 @@ export class RewindClient implements vscode.Disposable {
 
   /** restart stops the server and starts it again (also picks up changed settings). */
   async restart(): Promise<void> {
+    this.missing = undefined;
     const old = this.client;
     this.client = undefined;
     if (old) {

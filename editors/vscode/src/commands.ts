@@ -51,7 +51,10 @@ export class Commands {
     try {
       await fn();
     } catch (err) {
-      if (err instanceof ServerMissingError) return; // already told, with "Open Settings"
+      if (err instanceof ServerMissingError) {
+        if (!err.notified) this.client.notifyMissing(err.message); // an explicit command: say it again
+        return;
+      }
       emit('commandFailed', { id, error: describeError(err) });
       this.client.output.appendLine(`${id} failed: ${describeError(err)}`);
       const pick = await vscode.window.showErrorMessage(`Rewind: ${describeError(err)}`, 'Open Logs');

@@ -21,21 +21,6 @@ export class RewindContentProvider implements vscode.TextDocumentContentProvider
   }
 }
 
-/** The scheme of a read-only copy of a file as it is now (the open buffer, else the disk). */
-export const CURRENT_SCHEME = 'rewind-current';
-
-/** CurrentContentProvider serves `rewind-current:<absolute path>`: a file's text now, without
- *  opening it as a document. Used for files a rewind would delete, so that previewing them does
- *  not leave an open document behind for a file that is about to disappear. */
-export class CurrentContentProvider implements vscode.TextDocumentContentProvider {
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const file = vscode.Uri.file(uri.path);
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === file.toString());
-    if (open) return open.getText();
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-  }
-}
-
 /** snapshotUri is the `rewind:` URI of one file in a snapshot; `absent` gives an empty document
  *  standing for a file that does not exist on that side. */
 export function snapshotUri(snapshot: string, rel: string, absent = false): vscode.Uri {
@@ -54,13 +39,7 @@ export async function openPlanDiffs(root: vscode.WorkspaceFolder, plan: Plan): P
   const snapshot = plan.target.snapshot;
   const target = planTargetName(plan);
   const pairs = files.map((f) => {
-    // A file the rewind deletes is shown read-only; one it modifies is the live, editable file.
-    const current =
-      f.change === 'create'
-        ? snapshotUri(snapshot, f.path, true)
-        : f.change === 'delete'
-          ? vscode.Uri.from({ scheme: CURRENT_SCHEME, path: fileUri(root, f.path).path })
-          : fileUri(root, f.path);
+    const current = f.change === 'create' ? snapshotUri(snapshot, f.path, true) : fileUri(root, f.path);
     const after = snapshotUri(snapshot, f.path, f.change === 'delete');
     return { file: f, resource: fileUri(root, f.path), current, after };
   });

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { RewindClient, ServerMissingError } from './client';
 import { Commands } from './commands';
 import { config, restartSettings } from './config';
-import { CURRENT_SCHEME, CurrentContentProvider, RewindContentProvider } from './diffs';
+import { RewindContentProvider } from './diffs';
 import { emit } from './events';
 import { RewindStatusBar } from './statusBar';
 import { TimelineProvider } from './timeline';
@@ -24,7 +24,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     view,
     vscode.workspace.registerTextDocumentContentProvider(REWIND_SCHEME, new RewindContentProvider(client)),
-    vscode.workspace.registerTextDocumentContentProvider(CURRENT_SCHEME, new CurrentContentProvider()),
     ...new Commands(client, timeline).register(),
   );
 

@@ -2,7 +2,7 @@
 // shows the Rewind view.
 
 import * as vscode from 'vscode';
-import { RewindClient } from './client';
+import { RewindClient, ServerMissingError } from './client';
 import { emit } from './events';
 import { openTurnNumber, statusText } from './format';
 
@@ -42,6 +42,7 @@ export class RewindStatusBar implements vscode.Disposable {
         if (o !== undefined) open = o;
       }
     } catch (err) {
+      if (err instanceof ServerMissingError) return this.missing();
       this.item.text = '$(history) Rewind';
       this.item.tooltip = `Rewind: status unavailable (${err instanceof Error ? err.message : String(err)})`;
       return;

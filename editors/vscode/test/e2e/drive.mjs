@@ -318,11 +318,12 @@ try {
   check('Refactor Preview lists the rewind\'s files', listed, await panel.innerText().catch(() => ''));
   check('no modal when confirming in the Refactor Preview', (await page.locator('.monaco-dialog-box').count()) === 0);
   // Changes that need confirmation start unticked: tick every file, as a person would.
-  for (let i = 0; i < 20; i++) {
-    const unticked = panel.locator('.monaco-list-row input[type=checkbox]:not(:checked)').first();
-    if ((await unticked.count()) === 0) break;
-    await unticked.click();
+  // (The tree re-renders after each tick, so a row can vanish between finding and clicking it.)
+  const unticked = panel.locator('.monaco-list-row input[type=checkbox]:not(:checked)');
+  for (let i = 0; i < 30 && (await unticked.count()) > 0; i++) {
+    await unticked.first().click({ timeout: 2000 }).catch(() => {});
   }
+  check('every change of the rewind ticked', (await unticked.count()) === 0);
   await shot(page, 'refactor-preview.png');
   await apply.click();
   const rp = await waitEvent('rewound', { after: mark, ms: 60000 });
@@ -336,6 +337,27 @@ try {
   const d4 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
   check('second undo applied and the turn-2 state is back', u2.data.applied === true && d4 === 'same', { u2: u2.data, d4 });
 
+  // ---- Undo after a rewind that deleted a file open in an editor tab (the tab stays, marked
+  // deleted). (The preview above also leaves such a document open, without a tab.)
+  {
+    await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
+    await page.keyboard.press('Control+P');
+    await quickInput.locator('input').fill('greet.go');
+    await pickQuick('greet.go');
+    await waitFor('greet.go editor', async () => (await page.locator('.tab.active', { hasText: 'greet.go' }).count()) > 0);
+    mark = events().length;
+    await runCommand('Rewind: Rewind to Turn…');
+    await pickQuick('Turn 1: add a greeting function');
+    await pickQuick('Code');
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Rewind$/ }).first().click();
+    const r5 = await waitEvent('rewound', { after: mark, ms: 60000 });
+    mark = events().length;
+    await runCommand('Rewind: Undo Last Rewind');
+    const u5 = await waitEvent('undone', { after: mark, ms: 60000 });
+    const d5 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+    check('undo restores a file the rewind deleted while it was open in a tab', r5.data.applied && u5.data.applied && d5 === 'same', { r5: r5.data, u5: u5.data, d5 });
+  }
+
   // ---- A missing server: a clear notification with "Open Settings"; fixing the setting restarts it.
   mark = events().length;
   await setSetting('rewind.serverPath', '/nonexistent/rewind-lsp');
@@ -343,6 +365,8 @@ try {
   const toast = page.locator('.notification-toast', { hasText: 'was not found' }).first();
   const toastOk = await toast.waitFor({ timeout: 15000 }).then(() => true, () => false);
   check('missing server: notification with "Open Settings"', toastOk && (await toast.locator('.monaco-button', { hasText: 'Open Settings' }).count()) > 0, await page.locator('.notifications-toasts').innerText().catch(() => ''));
+  const warn = await waitFor('warning in the status bar', async () => (await page.locator('.statusbar-item', { hasText: 'Rewind' }).locator('.codicon-warning').count()) > 0, 10000).then(() => true, () => false);
+  check('status bar shows the missing server', warn, await page.locator('.statusbar').innerText().catch(() => ''));
   await shot(page, 'server-missing.png');
   mark = events().length;
   await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
