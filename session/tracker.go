@@ -68,6 +68,7 @@ func (s *Session) Track(opts TrackOptions) *Tracker {
 	if opts.Quiet <= 0 {
 		opts.Quiet = 3 * time.Second
 	}
+	s.capturer.KeepLive()
 	t := &Tracker{s: s, opts: opts, dirty: map[string]bool{}, full: true, wake: make(chan struct{}, 1), ready: make(chan struct{})}
 	t.w = snapshot.NewWatcher(s.root, snapshot.WatchOptions{
 		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log,

@@ -10,7 +10,10 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // DefaultMaxFileBytes is the largest file captured by default (10 MiB).
@@ -32,6 +35,15 @@ type Capturer struct {
 	live  *liveTree // the last capture without overlay, for CaptureChanged
 
 	saveTimer *time.Timer
+	keepLive  bool // keep the live tree for CaptureChanged (a running server)
+}
+
+// KeepLive makes full captures keep their tree in memory, so that
+// CaptureChanged can update it; a running server sets it.
+func (c *Capturer) KeepLive() {
+	c.mu.Lock()
+	c.keepLive = true
+	c.mu.Unlock()
 }
 
 // NewCapturer prepares captures of root (absolute) into objects, with the
@@ -105,7 +117,8 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("capture %s: not a folder", c.root)
 	}
-	w := &walker{c: c, ig: ig, ctx: ctx, overlay: overlay, found: map[string]Entry{}, seen: map[string]cacheEntry{}}
+	n := len(c.cache.files) + 64
+	w := &walker{c: c, ig: ig, ctx: ctx, overlay: overlay, found: make(Manifest, n), seen: make(map[string]cacheEntry, n)}
 	if err := w.run(); err != nil {
 		return nil, err
 	}
@@ -122,7 +135,7 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 		// A failed save only costs re-reading files next time.
 		_ = c.cache.save(c.cachePath)
 	}
-	if overlay == nil {
+	if overlay == nil && c.keepLive {
 		c.live = buildLive(w.found, ig)
 		if _, err := c.live.root.hash(c.objects); err != nil || c.live.root.id != id {
 			c.live = nil // never trust a live tree that disagrees with the walk
@@ -163,7 +176,9 @@ func (w *walker) runFrom(start string) error {
 	jobs := make(chan string, 1024)
 	var pending sync.WaitGroup
 	var workers sync.WaitGroup
-	n := runtime.GOMAXPROCS(0) * 4
+	// System calls on a warm cache are CPU work: a few workers per core
+	// keep the cores busy without scheduler churn.
+	n := runtime.GOMAXPROCS(0) * 2
 	if n > 16 {
 		n = 16
 	}
@@ -199,19 +214,41 @@ func (w *walker) runFrom(start string) error {
 }
 
 // dir captures the entries of one folder, sending sub-folders to more.
+// Entries are stat'ed relative to the folder's descriptor, which spares the
+// kernel a path walk per file.
 func (w *walker) dir(rel string, more func(string)) {
 	if w.ctx.Err() != nil {
 		return
 	}
 	abs := filepath.Join(w.c.root, filepath.FromSlash(rel))
-	ents, err := os.ReadDir(abs)
+	// A blocking descriptor: os.Open would register the folder with the
+	// network poller, a wasted system call or two per folder.
+	var f *os.File
+	var ents []fs.DirEntry
+	dfd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		f = os.NewFile(uintptr(dfd), abs)
+		ents, err = f.ReadDir(-1)
+		defer f.Close()
+	}
 	if err != nil {
-		if rel != "" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
+		if rel != "" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR)) {
 			return // removed while walking, or unreadable: not captured
 		}
 		w.fail(fmt.Errorf("capture %s: %w", abs, err))
 		return
 	}
+	fd := int(f.Fd())
+	hasGit, hasRewind := false, false
+	for _, de := range ents {
+		switch de.Name() {
+		case gitignoreName:
+			hasGit = true
+		case rewindignoreName:
+			hasRewind = true
+		}
+	}
+	w.ig.NoteListing(rel, hasGit, hasRewind)
 	for _, de := range ents {
 		name := de.Name()
 		if name == ".git" {
@@ -236,7 +273,15 @@ func (w *walker) dir(rel string, more func(string)) {
 		if t&^(fs.ModeSymlink) != 0 {
 			continue // sockets, pipes, devices
 		}
-		if err := w.file(p, filepath.Join(abs, name)); err != nil {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			w.fail(fmt.Errorf("capture %s: %w", p, err))
+			return
+		}
+		if err := w.fileStat(p, abs+"/"+name, &st); err != nil {
 			w.fail(err)
 			return
 		}
@@ -254,20 +299,25 @@ func (w *walker) excluded(abs string) bool {
 
 // file captures one file or link.
 func (w *walker) file(rel, abs string) error {
-	fi, err := os.Lstat(abs)
-	if err != nil {
+	var st unix.Stat_t
+	if err := unix.Lstat(abs, &st); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("capture %s: %w", rel, err)
 	}
+	return w.fileStat(rel, abs, &st)
+}
+
+// fileStat captures one file or link whose stat is st.
+func (w *walker) fileStat(rel, abs string, st *unix.Stat_t) error {
 	var kind Kind
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
 		kind = KindSymlink
-	case fi.Mode().IsRegular():
+	case unix.S_IFREG:
 		kind = KindFile
-		if fi.Mode()&0o111 != 0 {
+		if st.Mode&0o111 != 0 {
 			kind = KindExec
 		}
 	default:
@@ -278,9 +328,9 @@ func (w *walker) file(rel, abs string) error {
 	if w.overlay != nil && kind != KindSymlink {
 		ov, hasOv = w.overlay(rel)
 	}
-	k := keyOf(fi)
-	if kind != KindSymlink && fi.Size() > w.c.maxFileBytes && !hasOv {
-		w.add(rel, Entry{Kind: KindSkipped, Size: fi.Size()}, nil, false)
+	k := keyOfStat(st)
+	if kind != KindSymlink && k.size > w.c.maxFileBytes && !hasOv {
+		w.add(rel, Entry{Kind: KindSkipped, Size: k.size}, nil, false)
 		return nil
 	}
 	if !hasOv {
@@ -290,6 +340,7 @@ func (w *walker) file(rel, abs string) error {
 		}
 	}
 	var data []byte
+	var err error
 	if hasOv {
 		data = ov
 	} else if kind == KindSymlink {

@@ -44,6 +44,27 @@ type Ignorer struct {
 	dirs sync.Map
 	mu   sync.Mutex
 	gen  atomic.Uint64
+
+	// listed holds, per top-relative folder, which ignore files a listing
+	// of it showed (a listedFiles), so they are not looked for again.
+	listed sync.Map
+}
+
+// listedFiles says which ignore files a folder listing held.
+type listedFiles struct{ git, rewind bool }
+
+// NoteListing tells the ignorer which ignore files folder relDir
+// (root-relative, "" for the root) holds, from a listing the caller already
+// made, so it does not look for them itself.
+func (ig *Ignorer) NoteListing(relDir string, hasGitignore, hasRewindignore bool) {
+	full := relDir
+	if ig.prefix != "" {
+		full = ig.prefix
+		if relDir != "" {
+			full += "/" + relDir
+		}
+	}
+	ig.listed.Store(full, listedFiles{hasGitignore, hasRewindignore})
 }
 
 // repoState is what NewIgnorer reads once per repository (and Invalidate("")
@@ -257,6 +278,7 @@ func (ig *Ignorer) Invalidate(relDir string) {
 			ig.state.Store(st)
 		}
 		ig.dirs.Clear()
+		ig.listed.Clear()
 		return
 	}
 	full := relDir
@@ -266,6 +288,7 @@ func (ig *Ignorer) Invalidate(relDir string) {
 	ig.mu.Lock()
 	defer ig.mu.Unlock()
 	ig.gen.Add(1)
+	ig.listed.Delete(full)
 	ig.dirs.Range(func(k, _ any) bool {
 		if s := k.(string); s == full || strings.HasPrefix(s, full+"/") {
 			ig.dirs.Delete(k)
@@ -314,8 +337,17 @@ func (ig *Ignorer) buildDir(full string) *dirState {
 // parent; a folder without patterns shares its parent's node.
 func (ig *Ignorer) loadRules(parent *ruleNode, full string) *ruleNode {
 	dir := filepath.Join(ig.top, filepath.FromSlash(full))
-	pats := readIgnoreFile(filepath.Join(dir, gitignoreName), true)
-	pats = append(pats, readIgnoreFile(filepath.Join(dir, rewindignoreName), true)...)
+	has := listedFiles{true, true}
+	if v, ok := ig.listed.Load(full); ok {
+		has = v.(listedFiles)
+	}
+	var pats []ignorePattern
+	if has.git {
+		pats = readIgnoreFile(filepath.Join(dir, gitignoreName), true)
+	}
+	if has.rewind {
+		pats = append(pats, readIgnoreFile(filepath.Join(dir, rewindignoreName), true)...)
+	}
 	if len(pats) == 0 {
 		return parent
 	}

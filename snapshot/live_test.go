@@ -32,6 +32,7 @@ func TestCaptureChangedEqualsFullWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := NewCapturer(root, objs, filepath.Join(store, "statcache"), 0)
+	c.KeepLive()
 	if _, err := c.Capture(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +68,9 @@ func TestCaptureChangedEqualsFullWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if got.Manifest != nil {
+			t.Fatalf("round %d: CaptureChanged walked the whole tree", round)
+		}
 		fresh := NewCapturer(root, objs, filepath.Join(t.TempDir(), "statcache"), 0)
 		want, err := fresh.Capture(ctx, nil)
 		if err != nil {
@@ -92,6 +96,7 @@ func BenchmarkCaptureChanged10(b *testing.B) {
 	store := b.TempDir()
 	objs, _ := OpenObjects(filepath.Join(store, "objects"))
 	c := NewCapturer(root, objs, filepath.Join(store, "statcache"), 0)
+	c.KeepLive()
 	if _, err := c.Capture(ctx, nil); err != nil {
 		b.Fatal(err)
 	}

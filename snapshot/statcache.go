@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // statKey is what the stat cache compares: a file whose key is unchanged
@@ -23,13 +23,9 @@ type statKey struct {
 	mode  uint32
 }
 
-func keyOf(fi fs.FileInfo) statKey {
-	k := statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: uint32(fi.Mode())}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		k.ctime = st.Ctim.Sec*1e9 + st.Ctim.Nsec
-		k.ino = st.Ino
-	}
-	return k
+func keyOfStat(st *unix.Stat_t) statKey {
+	return statKey{size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+		ino: st.Ino, mode: st.Mode}
 }
 
 // cacheEntry is what the stat cache knows of one path.
@@ -39,7 +35,7 @@ type cacheEntry struct {
 	id   ID
 }
 
-const statCacheMagic = "rewind-statcache-1\n"
+const statCacheMagic = "rewind-statcache-2\n"
 
 // statCache maps root-relative paths to their last seen stat and content.
 // at is the cache's racy-clean reference time: an entry whose mtime is not
@@ -88,58 +84,71 @@ func (c *statCache) decode(data []byte) error {
 	if !bytes.HasPrefix(data, []byte(statCacheMagic)) {
 		return errors.New("bad magic")
 	}
-	r := bytes.NewReader(data[len(statCacheMagic):])
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return err
-	}
-	str := func() (string, error) {
-		l, err := binary.ReadUvarint(r)
-		if err != nil || l > uint64(r.Len()) {
-			return "", errors.New("bad string")
+	// One string for the whole file: paths are slices of it, no copy each.
+	all := string(data)
+	off := len(statCacheMagic)
+	bad := errors.New("truncated stat cache")
+	uv := func() (uint64, bool) {
+		v, n := binary.Uvarint(data[off:])
+		if n <= 0 {
+			return 0, false
 		}
-		b := make([]byte, l)
-		_, err = r.Read(b)
-		return string(b), err
+		off += n
+		return v, true
 	}
+	sv := func() (int64, bool) {
+		v, n := binary.Varint(data[off:])
+		if n <= 0 {
+			return 0, false
+		}
+		off += n
+		return v, true
+	}
+	str := func() (string, bool) {
+		l, ok := uv()
+		if !ok || l > uint64(len(data)-off) {
+			return "", false
+		}
+		s := all[off : off+int(l)]
+		off += int(l)
+		return s, true
+	}
+	n, ok := uv()
+	if !ok {
+		return bad
+	}
+	c.files = make(map[string]cacheEntry, n)
 	for i := uint64(0); i < n; i++ {
-		p, err := str()
-		if err != nil {
-			return err
+		p, ok := str()
+		if !ok {
+			return bad
 		}
-		var e cacheEntry
 		var vals [5]int64
 		for j := range vals {
-			v, err := binary.ReadVarint(r)
-			if err != nil {
-				return err
+			if vals[j], ok = sv(); !ok {
+				return bad
 			}
-			vals[j] = v
 		}
-		e.key = statKey{size: vals[0], mtime: vals[1], ctime: vals[2], ino: uint64(vals[3]), mode: uint32(vals[4])}
-		k, err := r.ReadByte()
-		if err != nil {
-			return err
+		if len(data)-off < 1+len(ID{}) {
+			return bad
 		}
-		e.kind = Kind(k)
-		if _, err := r.Read(e.id[:]); err != nil {
-			return err
-		}
+		e := cacheEntry{key: statKey{size: vals[0], mtime: vals[1], ctime: vals[2], ino: uint64(vals[3]), mode: uint32(vals[4])}, kind: Kind(data[off])}
+		copy(e.id[:], data[off+1:])
+		off += 1 + len(ID{})
 		c.files[p] = e
 	}
-	nt, err := binary.ReadUvarint(r)
-	if err != nil {
-		return err
+	nt, ok := uv()
+	if !ok {
+		return bad
 	}
 	for i := uint64(0); i < nt; i++ {
-		p, err := str()
-		if err != nil {
-			return err
+		p, ok := str()
+		if !ok || len(data)-off < len(ID{}) {
+			return bad
 		}
 		var id ID
-		if _, err := r.Read(id[:]); err != nil {
-			return err
-		}
+		copy(id[:], data[off:])
+		off += len(ID{})
 		c.trees[p] = id
 	}
 	return nil
