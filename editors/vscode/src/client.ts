@@ -53,6 +53,8 @@ export class RewindClient implements vscode.Disposable {
   private starting: Promise<LanguageClient> | undefined;
   /** Set once the user was told the binary is missing; cleared by restart() (settings change). */
   private missing: ServerMissingError | undefined;
+  /** Set when the server crashed too often to be restarted; cleared by restart(). */
+  private gaveUp = false;
   private collector: EditCollector | undefined;
   private editLock: Promise<unknown> = Promise.resolve();
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams | undefined>();
@@ -80,15 +82,32 @@ export class RewindClient implements vscode.Disposable {
     return findOnPath('rewind-lsp', process.env.PATH, isFile);
   }
 
-  /** ready returns the running client, starting it first if needed. */
+  /** ready returns the running client, starting it first if needed. While the client restarts
+   *  after a crash it waits for it; once the crash limit was hit it fails until restart(). */
   ready(): Promise<LanguageClient> {
-    if (this.client?.state === State.Running) return Promise.resolve(this.client);
+    const c = this.client;
+    if (c?.state === State.Running) return Promise.resolve(c);
     // Views and the status bar ask often; tell the user about a missing binary once.
     if (this.missing) return Promise.reject(new ServerMissingError(this.missing.message));
-    if (!this.starting) {
-      this.starting = this.start().finally(() => (this.starting = undefined));
-    }
+    if (this.starting) return this.starting;
+    if (c && this.gaveUp) return Promise.reject(new Error('the server stopped; run "Rewind: Restart Server"'));
+    if (c && c.state === State.Starting) return this.whenRunning(c);
+    this.starting = (async () => {
+      if (c) await c.dispose(2000).catch(() => undefined);
+      return this.start();
+    })().finally(() => (this.starting = undefined));
     return this.starting;
+  }
+
+  private whenRunning(c: LanguageClient): Promise<LanguageClient> {
+    return new Promise((resolve, reject) => {
+      const sub = c.onDidChangeState((e) => {
+        if (e.newState === State.Running) resolve(c);
+        else if (e.newState === State.Stopped) reject(new Error('the server stopped while starting'));
+        else return;
+        sub.dispose();
+      });
+    });
   }
 
   get running(): boolean {
@@ -129,8 +148,19 @@ export class RewindClient implements vscode.Disposable {
     // Client id "rewind" makes the client read the trace level from `rewind.trace.server`.
     const client = new LanguageClient('rewind', 'Rewind', serverOptions, clientOptions);
     client.onDidChangeState((e) => {
-      if (e.newState === State.Running) this.stateEmitter.fire('running');
+      if (e.newState === State.Running) {
+        emit('serverRunning', {});
+        this.stateEmitter.fire('running');
+      }
       if (e.newState === State.Stopped) this.stateEmitter.fire('stopped');
+    });
+    // Registered before start so that they also replace the client's built-in handlers after
+    // every automatic restart. The applyEdit handler has the built-in one's logic, plus the
+    // confirmation annotations and knowing which documents an edit touched.
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params) => this.applyEdit(client, params));
+    client.onNotification(didChangeNotification, (params) => {
+      emit('didChange', params);
+      this.changeEmitter.fire(params);
     });
     this.client = client;
     this.output.appendLine(`Starting ${command}`);
@@ -138,16 +168,10 @@ export class RewindClient implements vscode.Disposable {
       await client.start();
     } catch (err) {
       this.client = undefined;
+      await client.dispose(2000).catch(() => undefined);
       this.notifyError(`Rewind: could not start ${command}: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
-    // Replaces the client's built-in handler (same logic) so that edits can carry confirmation
-    // annotations and the documents they touch are known.
-    client.onRequest(ApplyWorkspaceEditRequest.type, (params) => this.applyEdit(client, params));
-    client.onNotification(didChangeNotification, (params) => {
-      emit('didChange', params);
-      this.changeEmitter.fire(params);
-    });
     emit('serverStarted', { command });
     this.changeEmitter.fire(undefined);
     return client;
@@ -172,6 +196,7 @@ export class RewindClient implements vscode.Disposable {
           this.output.appendLine(`The server stopped; restarting (${restarts.length}/${MAX_RESTARTS}).`);
           return { action: CloseAction.Restart, handled: true };
         }
+        this.gaveUp = true;
         this.notifyError(`Rewind: the server stopped ${MAX_RESTARTS + 1} times in 3 minutes and will not be restarted.`);
         return { action: CloseAction.DoNotRestart, handled: true };
       },
@@ -187,6 +212,7 @@ export class RewindClient implements vscode.Disposable {
   /** restart stops the server and starts it again (also picks up changed settings). */
   async restart(): Promise<void> {
     this.missing = undefined;
+    this.gaveUp = false;
     const old = this.client;
     this.client = undefined;
     if (old) {

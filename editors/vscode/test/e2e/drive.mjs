@@ -358,6 +358,26 @@ try {
     check('undo restores a file the rewind deleted while it was open in a tab', r5.data.applied && u5.data.applied && d5 === 'same', { r5: r5.data, u5: u5.data, d5 });
   }
 
+  // ---- The server crashes: the client restarts it, and rewinds still go through the
+  // extension's applyEdit handler (saving what they touched).
+  const pids = execFileSync('pgrep', ['-f', `^${LSP_BIN}$`]).toString().trim().split(/\s+/).filter(Boolean);
+  mark = events().length;
+  for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+  const back = await waitEvent('serverRunning', { after: mark, ms: 30000 }).then(() => true, () => false);
+  check(`a killed server (${pids.length} process) is restarted`, pids.length === 1 && back, pids);
+  mark = events().length;
+  await runCommand('Rewind: Rewind to Turn…');
+  await pickQuick('Turn 1: add a greeting function');
+  await pickQuick('Code');
+  await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Rewind$/ }).first().click();
+  const r6 = await waitEvent('rewound', { after: mark, ms: 60000 });
+  const viaHandler = events().slice(mark).some((e) => e.event === 'applyEdit' && e.data.applied);
+  check('after the restart, a rewind applies through the extension and saves', r6.data.applied && viaHandler && r6.data.saved > 0, r6.data);
+  mark = events().length;
+  await runCommand('Rewind: Undo Last Rewind');
+  const u6 = await waitEvent('undone', { after: mark, ms: 60000 });
+  check('and undo brings the turn-2 state back', u6.data.applied && treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '', u6.data);
+
   // ---- A missing server: a clear notification with "Open Settings"; fixing the setting restarts it.
   mark = events().length;
   await setSetting('rewind.serverPath', '/nonexistent/rewind-lsp');
