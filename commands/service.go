@@ -27,8 +27,6 @@ type Options struct {
 	Applier Applier
 	// MaxFileBytes bounds captured file size; 0 means 10 MiB.
 	MaxFileBytes int64
-	// WatchMode is reported by Status: "watch", "poll" or "none" (default).
-	WatchMode func() string
 }
 
 // ResourceOps is implemented by an Applier that says whether its editor
@@ -324,10 +322,7 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	if err != nil {
 		return nil, err
 	}
-	mode := "none"
-	if s.opts.WatchMode != nil {
-		mode = s.opts.WatchMode()
-	}
+	mode := s.sess.WatchMode()
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: len(h.Turns(false)), Snapshots: h.SnapshotCount(),
 		StoreBytes: s.sess.StoreBytes(), Watching: mode == "watch", WatchMode: mode,
 		LastCaptureMs: float64(s.sess.LastCapture().Microseconds()) / 1000}

@@ -66,6 +66,11 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 	var creates, edits, deletes []documentChange
 	changes := map[string][]TextEdit{}
 	diffs := computeAll(files, enc)
+	for i, f := range files {
+		if f.before == "" && f.after != "" && f.change == "modify" {
+			diffs[i] = fillEmpty(f.after, caps)
+		}
+	}
 	addEdits := func(f editFile, te []TextEdit) {
 		if len(te) == 0 {
 			return
@@ -100,7 +105,7 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 			}})
 			b.creates = append(b.creates, f.rel)
 			if f.after != "" {
-				addEdits(f, []TextEdit{{NewText: f.after}})
+				addEdits(f, fillEmpty(f.after, caps))
 			}
 		case "delete":
 			if !useDC || !caps.deleteFiles {
@@ -322,4 +327,13 @@ func (a *applier) relNames(paths []string) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// fillEmpty is the edit that fills an empty document with text.
+func fillEmpty(text string, caps clientCaps) []TextEdit {
+	te := TextEdit{NewText: text}
+	if caps.wholeFirstLine {
+		te.Range.End = Position{Line: 1}
+	}
+	return []TextEdit{te}
 }

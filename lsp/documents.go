@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -18,6 +19,10 @@ type document struct {
 	// editor kept the buffer (a client without resource operations): the
 	// file no longer exists for plans until the editor edits or saves it.
 	gone bool
+	// savedText is the text at the editor's last didSave; saved is false
+	// until one came.
+	savedText string
+	saved     bool
 }
 
 // documents is the store of open documents, keyed by path for file URIs
@@ -100,10 +105,9 @@ func (ds *documents) save(uri string, text *string) {
 	defer ds.mu.Unlock()
 	if d := ds.byKey[key]; d != nil {
 		d.gone = false
-		if d.text != *text {
-			d.text = *text
-			ds.notify()
-		}
+		d.text = *text
+		d.savedText, d.saved = d.text, true
+		ds.notify()
 	}
 }
 
@@ -114,6 +118,8 @@ func (ds *documents) saved(uri string) {
 	defer ds.mu.Unlock()
 	if d := ds.byKey[key]; d != nil {
 		d.gone = false
+		d.savedText, d.saved = d.text, true
+		ds.notify()
 	}
 }
 
@@ -194,9 +200,49 @@ type rootOverlay struct {
 // Open implements commands.Overlay.
 func (o *rootOverlay) Open(rel string) ([]byte, bool) {
 	for _, r := range o.roots {
-		if d, ok := o.docs.byPath(filepath.Join(r, filepath.FromSlash(rel))); ok && !d.gone {
+		p := filepath.Join(r, filepath.FromSlash(rel))
+		if d, ok := o.docs.byPath(p); ok && !d.gone {
+			if d.text == "\n" {
+				// Neovim reports an empty file's buffer (one empty line,
+				// 'eol' set) as "\n": it is the empty file on disk.
+				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+					return []byte{}, true
+				}
+			}
 			return []byte(d.text), true
 		}
 	}
 	return nil, false
+}
+
+// editorHolds reports whether data is what the editor saved to path p: the
+// text of its last didSave, or its buffer's text followed by a didSave
+// within wait (the editor writes the file before it says so). A buffer
+// reloaded from the disk after an agent wrote it gets no didSave.
+func (ds *documents) editorHolds(p string, data []byte, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	key := "path:" + filepath.Clean(p)
+	for {
+		ds.mu.Lock()
+		d := ds.byKey[key]
+		if d == nil {
+			ds.mu.Unlock()
+			return false
+		}
+		if d.saved && d.savedText == string(data) {
+			ds.mu.Unlock()
+			return true
+		}
+		holds := d.text == string(data)
+		ch := ds.changed
+		ds.mu.Unlock()
+		left := time.Until(deadline)
+		if !holds || left <= 0 {
+			return false
+		}
+		select {
+		case <-ch:
+		case <-time.After(left):
+		}
+	}
 }

@@ -176,7 +176,10 @@ type workspaceFolder struct {
 }
 
 type initializeParams struct {
-	ProcessID             *int               `json:"processId"`
+	ProcessID  *int `json:"processId"`
+	ClientInfo *struct {
+		Name string `json:"name"`
+	} `json:"clientInfo"`
 	RootURI               *string            `json:"rootUri"`
 	RootPath              *string            `json:"rootPath"`
 	WorkspaceFolders      []workspaceFolder  `json:"workspaceFolders"`

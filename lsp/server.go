@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,10 @@ type clientCaps struct {
 	documentChanges bool
 	createFiles     bool
 	deleteFiles     bool
+	// wholeFirstLine: the client (Neovim) keeps an empty buffer as one
+	// empty line, so text inserted at 0:0 ends with a stray empty line.
+	// Filling an empty document then replaces 0:0–1:0 instead.
+	wholeFirstLine bool
 }
 
 // initOptions are the initializationOptions rewind-lsp reads.
@@ -64,6 +69,13 @@ type initOptions struct {
 	AutoTurnQuietMs int `json:"autoTurnQuietMs"`
 	// MaxFileBytes bounds the size of captured files.
 	MaxFileBytes int64 `json:"maxFileBytes"`
+	// AutoTurns switches automatic turns off when false (default on).
+	AutoTurns *bool `json:"autoTurns"`
+	// MaxWatches bounds the folders watched per root; past it the server
+	// polls (a test setting; 0 is the kernel's limit).
+	MaxWatches int `json:"maxWatches"`
+	// PollIntervalMs is the rescan period when polling (default 2000).
+	PollIntervalMs int `json:"pollIntervalMs"`
 }
 
 // Run serves the Language Server Protocol on in/out until the client sends
@@ -211,6 +223,7 @@ func (s *Server) initialize(p json.RawMessage) (any, error) {
 		documentChanges: c.Workspace.WorkspaceEdit.DocumentChanges,
 		createFiles:     slices.Contains(c.Workspace.WorkspaceEdit.ResourceOperations, "create"),
 		deleteFiles:     slices.Contains(c.Workspace.WorkspaceEdit.ResourceOperations, "delete"),
+		wholeFirstLine:  ip.ClientInfo != nil && strings.Contains(strings.ToLower(ip.ClientInfo.Name), "neovim"),
 	}
 	if slices.Contains(c.General.PositionEncodings, "utf-8") {
 		s.caps.enc = encUTF8
@@ -287,6 +300,14 @@ func (s *Server) showMessage(typ int, msg string) {
 	s.log.Printf("showMessage: %s", msg)
 	if err := s.conn.Notify(s.baseCtx, "window/showMessage", showMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Printf("window/showMessage: %v", err)
+	}
+}
+
+// logMessage writes a line to the client's log (window/logMessage).
+func (s *Server) logMessage(typ int, msg string) {
+	s.log.Printf("logMessage: %s", msg)
+	if err := s.conn.Notify(s.baseCtx, "window/logMessage", showMessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Printf("window/logMessage: %v", err)
 	}
 }
 

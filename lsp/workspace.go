@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/session"
 )
 
 // folder is one workspace folder with its own commands.Service (and so its
@@ -19,6 +21,9 @@ type folder struct {
 	svc   *commands.Service
 	watch *journalWatcher
 	sock  *commands.SocketServer // serves the command line of this root; nil when another server does
+	// tracker watches the disk: captures cost what changed, and agent
+	// changes with no turn open become automatic turns (SPEC §5.4).
+	tracker *session.Tracker
 }
 
 // roots returns the folder's path and, when it differs (a symlinked
@@ -95,6 +100,7 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 	s.hadFolder = true
 	s.ws.folders = append(s.ws.folders, f)
 	f.watch = s.watchJournal(f)
+	f.tracker = svc.Session().Track(s.trackOptions(f))
 	if sock, err := commands.ServeSocket(svc); err != nil {
 		s.log.Printf("folder %s: the command line cannot use this server: %v", p, err)
 	} else {
@@ -188,4 +194,30 @@ func folderOf(folders []*folder, p string) *folder {
 		}
 	}
 	return best
+}
+
+// editorSaveWait is how long a disk change that matches an open buffer may
+// wait for the editor's didSave before it counts as someone else's write.
+const editorSaveWait = 500 * time.Millisecond
+
+// trackOptions configure live tracking of a folder: the server's
+// initialization options, and the open documents to tell the person's saves
+// from an agent's writes.
+func (s *Server) trackOptions(f *folder) session.TrackOptions {
+	o := session.TrackOptions{
+		Quiet:        time.Duration(s.opts.AutoTurnQuietMs) * time.Millisecond,
+		MaxWatches:   s.opts.MaxWatches,
+		PollInterval: time.Duration(s.opts.PollIntervalMs) * time.Millisecond,
+		NoAutoTurns:  s.opts.AutoTurns != nil && !*s.opts.AutoTurns,
+		Log:          func(msg string) { s.logMessage(messageWarning, msg) },
+		IsEditor: func(rel string, data []byte) bool {
+			for _, r := range f.roots() {
+				if s.docs.editorHolds(filepath.Join(r, filepath.FromSlash(rel)), data, editorSaveWait) {
+					return true
+				}
+			}
+			return false
+		},
+	}
+	return o
 }

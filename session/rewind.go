@@ -289,6 +289,12 @@ func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, o
 		out.Entry = e
 	}
 	if len(ops) > 0 {
+		s.mu.Lock()
+		t := s.tracker
+		s.mu.Unlock()
+		if t != nil {
+			t.expect(ops)
+		}
 		if err := apply(ctx, label, ops); err != nil {
 			na, ok := err.(*NotApplied)
 			if !ok || first {

@@ -146,15 +146,7 @@ func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Over
 	var res *snapshot.Result
 	var err error
 	if t != nil && overlay == nil {
-		paths, full := t.take()
-		if full {
-			res, err = s.capturer.Capture(ctx, nil)
-		} else {
-			res, err = s.capturer.CaptureChanged(ctx, paths)
-		}
-		if err != nil {
-			t.giveBack(paths, full)
-		}
+		res, err = t.captureNow(ctx)
 	} else {
 		res, err = s.capturer.Capture(ctx, overlay)
 	}

@@ -42,6 +42,11 @@ type Tracker struct {
 	opts TrackOptions
 	w    *snapshot.Watcher
 
+	// capMu makes taking the changed paths and capturing them one step:
+	// two interleaved captures could otherwise return a state older than a
+	// change made before the later one started.
+	capMu sync.Mutex
+
 	mu       sync.Mutex
 	dirty    map[string]bool
 	full     bool
@@ -49,13 +54,21 @@ type Tracker struct {
 	quiet    *time.Timer
 	lockFile *os.File // the recorder lock, once held
 	closed   bool
-	queue    []batch // batches waiting for an automatic-turn decision
+	expected map[string]expectation // what a rewind in this process is writing
+	queue    []batch                // batches waiting for an automatic-turn decision
 	wake     chan struct{}
 	ready    chan struct{} // closed once the first capture is done
 }
 
 // Ready is closed once the tracker made its first capture.
 func (t *Tracker) Ready() <-chan struct{} { return t.ready }
+
+// expectation is the content a rewind or undo is about to give a path.
+type expectation struct {
+	gone  bool
+	id    snapshot.ID
+	until time.Time
+}
 
 type batch struct {
 	paths []string
@@ -71,7 +84,7 @@ func (s *Session) Track(opts TrackOptions) *Tracker {
 	s.capturer.KeepLive()
 	t := &Tracker{s: s, opts: opts, dirty: map[string]bool{}, full: true, wake: make(chan struct{}, 1), ready: make(chan struct{})}
 	t.w = snapshot.NewWatcher(s.root, snapshot.WatchOptions{
-		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log,
+		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log, SentinelDir: s.dir,
 		OnChange: t.record,
 	})
 	s.mu.Lock()
@@ -130,6 +143,26 @@ func (t *Tracker) take() ([]string, bool) {
 	return paths, false
 }
 
+// captureNow captures the disk, narrowed to the changed paths when it can.
+func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
+	t.capMu.Lock()
+	defer t.capMu.Unlock()
+	paths, full := t.take()
+	var res *snapshot.Result
+	var err error
+	if full {
+		res, err = t.s.capturer.Capture(ctx, nil)
+	} else {
+		res, err = t.s.capturer.CaptureChanged(ctx, paths)
+	}
+	if err != nil {
+		t.giveBack(paths, full)
+		return nil, err
+	}
+	t.s.noteCapture(res)
+	return res, nil
+}
+
 // giveBack returns paths to the dirty set after a failed capture.
 func (t *Tracker) giveBack(paths []string, full bool) {
 	t.mu.Lock()
@@ -167,15 +200,7 @@ func (t *Tracker) record(paths []string, full bool) {
 
 func (t *Tracker) run() {
 	// The first capture is the state before any change the tracker sees.
-	t.mu.Lock()
-	t.dirty = map[string]bool{}
-	t.full = false
-	t.mu.Unlock()
-	if res, err := t.s.capturer.Capture(context.Background(), nil); err == nil {
-		t.s.noteCapture(res)
-	} else {
-		t.giveBack(nil, true)
-	}
+	t.captureNow(context.Background())
 	close(t.ready)
 	for range t.wake {
 		for {
@@ -203,42 +228,106 @@ func (t *Tracker) decide(b batch) {
 	}
 }
 
-// agentPaths keeps the paths whose current content neither the editor
-// holds nor the latest rewind or undo wrote.
+// agentPaths keeps the paths whose current content is a new change (not
+// what the latest capture saw, nor what a rewind or undo wrote) that the
+// editor did not save either.
 func (t *Tracker) agentPaths(paths []string) []string {
 	var out []string
-	h, _ := t.s.History()
 	for _, p := range paths {
-		abs := filepath.Join(t.s.root, filepath.FromSlash(p))
-		fi, err := os.Lstat(abs)
-		var data []byte
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			data = nil
-		case err != nil:
+		data, ok := t.read(p)
+		if !ok || !t.isNew(p, data) {
 			continue
-		case fi.IsDir():
-			// A folder event: its files have their own events, or a capture
-			// walks it; count it as the agent's only if it is new.
-			out = append(out, p)
-			continue
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(abs)
-			data = []byte(target)
-		default:
-			if data, err = os.ReadFile(abs); err != nil {
-				continue
-			}
 		}
 		if t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
 			continue
 		}
-		if h != nil && t.isRewindEcho(h, p, data) {
-			continue
+		// IsEditor may have waited: look again at what is known now.
+		if data, ok = t.read(p); ok && t.isNew(p, data) {
+			out = append(out, p)
 		}
-		out = append(out, p)
 	}
 	return out
+}
+
+// read returns rel's content (a link's target; nil when it is gone); ok is
+// false for a folder or an unreadable file.
+func (t *Tracker) read(rel string) (data []byte, ok bool) {
+	abs := filepath.Join(t.s.root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, true
+	case err != nil || fi.IsDir():
+		return nil, false
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(abs)
+		return []byte(target), err == nil
+	}
+	data, err = os.ReadFile(abs)
+	return data, err == nil
+}
+
+// isNew reports whether data at rel is a change nobody has recorded.
+func (t *Tracker) isNew(rel string, data []byte) bool {
+	t.s.mu.Lock()
+	last := t.s.lastID
+	t.s.mu.Unlock()
+	if t.expectedWrite(rel, data) || t.recorded(last, rel, data) {
+		return false
+	}
+	if h, err := t.s.History(); err == nil && t.isRewindEcho(h, rel, data) {
+		return false
+	}
+	return true
+}
+
+// recorded reports whether rel already holds what the latest capture saw:
+// a change a turn's end (or any capture) recorded before this batch was
+// looked at is no new change.
+func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte) bool {
+	if last.IsZero() {
+		return false
+	}
+	e, ok, err := snapshot.Lookup(t.s.objects, last, rel)
+	if err != nil {
+		return false
+	}
+	if !ok {
+		return data == nil
+	}
+	return data != nil && e.Kind != snapshot.KindSkipped && e.ID == snapshot.Sum(data)
+}
+
+// expect notes what a rewind or undo of this process is about to write, so
+// those changes (and the editor's echoes of them) are never an agent's.
+func (t *Tracker) expect(ops []snapshot.FileOp) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.expected == nil {
+		t.expected = map[string]expectation{}
+	}
+	until := time.Now().Add(time.Minute)
+	for k, e := range t.expected {
+		if time.Now().After(e.until) {
+			delete(t.expected, k)
+		}
+	}
+	for _, op := range ops {
+		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After), until: until}
+	}
+}
+
+func (t *Tracker) expectedWrite(rel string, data []byte) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.expected[rel]
+	if !ok || time.Now().After(e.until) {
+		return false
+	}
+	if e.gone {
+		return data == nil
+	}
+	return data != nil && snapshot.Sum(data) == e.id
 }
 
 // isRewindEcho reports whether rel holds what a recent rewind or undo
@@ -312,17 +401,29 @@ func (t *Tracker) agentChanged(agent []string) {
 	if !t.holdRecorder() {
 		return
 	}
-	set := map[string]bool{}
-	for _, p := range agent {
-		set[p] = true
-	}
 	var started *Entry
 	err = t.s.locked(func(l *Lock, h *History) error {
 		if h.OpenTurn() != nil {
 			return nil // someone opened a turn meanwhile
 		}
+		// A turn may have ended (and recorded these changes) meanwhile.
+		var still []string
+		for _, p := range agent {
+			if data, ok := t.read(p); ok && t.isNew(p, data) {
+				still = append(still, p)
+			}
+		}
+		if agent = still; len(agent) == 0 {
+			return nil
+		}
+		set := map[string]bool{}
+		for _, p := range agent {
+			set[p] = true
+		}
 		// The start is the state before the agent's first change: the live
 		// tree with every pending change except the agent's applied.
+		t.capMu.Lock()
+		defer t.capMu.Unlock()
 		paths, full := t.take()
 		var keep []string
 		for _, p := range paths {

@@ -26,6 +26,9 @@ type WatchOptions struct {
 	OnChange func(paths []string, full bool)
 	// Log receives one line when the watcher falls back to polling.
 	Log func(msg string)
+	// SentinelDir is a folder outside the root that the watcher may write
+	// (the store): Settle writes a file there and waits for its event.
+	SentinelDir string
 }
 
 // Watcher reports changes under a root from file-system notifications
@@ -46,6 +49,11 @@ type Watcher struct {
 	timer    *time.Timer
 	done     chan struct{}
 	closed   bool
+
+	sentinel string        // the sentinel file's path, when a SentinelDir is watched
+	settleN  uint64        // sentinel writes made
+	seenN    uint64        // sentinel events seen
+	settled  chan struct{} // closed and replaced when a sentinel event arrives
 }
 
 // ErrTooManyWatches is why a watcher polls: the folders outnumber the
@@ -62,10 +70,16 @@ func NewWatcher(root string, opts WatchOptions) *Watcher {
 	if err == nil {
 		w.ig = ig
 	}
+	w.settled = make(chan struct{})
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err == nil {
 		w.fw = fw
 		err = w.addTree("")
+	}
+	if err == nil && opts.SentinelDir != "" {
+		if fw.Add(opts.SentinelDir) == nil {
+			w.sentinel = filepath.Join(opts.SentinelDir, "watch-sentinel")
+		}
 	}
 	if err != nil || w.ig == nil {
 		w.poll(err)
@@ -99,10 +113,40 @@ func (w *Watcher) Close() {
 }
 
 // Settle waits (at most max) until every notification the kernel queued
-// so far has been received and batched, so a capture that follows sees
-// every change made before Settle was called.
+// before the call has been received and batched, so a capture that follows
+// sees every change made before Settle was called. With a sentinel folder
+// it writes the sentinel file and waits for its event: the kernel queues
+// events in order, so every earlier one has been read by then. Without,
+// it waits for a short quiet spell.
 func (w *Watcher) Settle(max time.Duration) {
 	deadline := time.Now().Add(max)
+	w.mu.Lock()
+	if w.fw == nil {
+		w.mu.Unlock()
+		return
+	}
+	if w.sentinel != "" {
+		w.settleN++
+		n := w.settleN
+		w.mu.Unlock()
+		if os.WriteFile(w.sentinel, []byte(fmt.Sprint(n)), 0o600) == nil {
+			for {
+				w.mu.Lock()
+				seen, ch := w.seenN, w.settled
+				w.mu.Unlock()
+				left := time.Until(deadline)
+				if seen >= n || left <= 0 {
+					return
+				}
+				select {
+				case <-ch:
+				case <-time.After(left):
+				}
+			}
+		}
+		w.mu.Lock()
+	}
+	w.mu.Unlock()
 	for time.Now().Before(deadline) {
 		w.mu.Lock()
 		quiet := w.fw == nil || (len(w.fw.Events) == 0 && time.Since(w.last) > 2*time.Millisecond)
@@ -192,6 +236,16 @@ func (w *Watcher) loop() {
 }
 
 func (w *Watcher) event(ev fsnotify.Event) {
+	if w.sentinel != "" && ev.Name == w.sentinel {
+		if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+			w.mu.Lock()
+			w.seenN = w.settleN // every write so far is seen: one event may stand for several
+			close(w.settled)
+			w.settled = make(chan struct{})
+			w.mu.Unlock()
+		}
+		return
+	}
 	rel, err := filepath.Rel(w.root, ev.Name)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return
