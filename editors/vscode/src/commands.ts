@@ -19,6 +19,10 @@ interface Preset {
 }
 
 export class Commands {
+  /** Plans whose target is the start of a turn, by root and turn entry: their snapshot is the
+   *  "before" side of the turn's file diffs (a turn's start snapshot never changes). */
+  private readonly turnSnapshots = new Map<string, Promise<Plan>>();
+
   constructor(
     private readonly client: RewindClient,
     private readonly timeline: TimelineProvider,
@@ -224,7 +228,6 @@ export class Commands {
   }
 
   /** openFileDiff compares a file of a turn as it was before the turn with the file now. */
-  private turnSnapshots = new Map<string, Promise<Plan>>();
   async openFileDiff(node: TimelineNode): Promise<void> {
     if (!node || node.kind !== 'file') return;
     const key = `${node.root.uri.toString()}#${node.turn.entry}`;

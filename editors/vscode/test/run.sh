@@ -5,7 +5,7 @@
 # with sudo for apt). Tools are cached outside the clone; nothing is written inside it but the
 # extension's own node_modules/, out/ and dist/ (ignored by git).
 #
-# env: ARTIFACTS_DIR   screenshots and logs (default /tmp/rewind-artifacts)
+# env: ARTIFACTS_DIR   screenshots (vscode-*.png) and logs (vscode-logs/) (default /tmp/rewind-artifacts)
 #      REWIND_E2E_CACHE npm tools cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-e2e)
 #      E2E=0            unit tests and packaging only
 #      KEEP=1           keep the scratch folder (workspace, store, code-server dirs)
@@ -98,14 +98,14 @@ bash "$TEST/e2e/make-workspace.sh" "$WORK/bin/rewind-lsp" "$WORK/ws" "$WORK/stor
 
 # 6) VS Code end to end.
 step "code-server + chromium end to end"
-rm -f "$ARTIFACTS_DIR"/*.png
+rm -rf "$ARTIFACTS_DIR"/vscode-*.png "$ARTIFACTS_DIR/vscode-logs"
 if CODE_SERVER="$TOOLS/node_modules/.bin/code-server" VSIX="$VSIX" LSP_BIN="$WORK/bin/rewind-lsp" RUN_DIR="$WORK" \
    WS="$WORK/ws" STORE="$WORK/store" EXPECT="$WORK/expect" TOOLS_NODE_MODULES="$TOOLS/node_modules" \
    bash "$TEST/e2e/run-vscode.sh" > "$WORK/e2e.log" 2>&1; then rc=0; else rc=$?; fi
 cat "$WORK/e2e.log"
-mkdir -p "$ARTIFACTS_DIR/logs"
-cp "$WORK/e2e.log" "$WORK/cs/code-server.log" "$WORK/cs/events.jsonl" "$ARTIFACTS_DIR/logs/" 2>/dev/null || true
-find "$WORK/cs/user-data/logs" -name '*Rewind*' -exec cp {} "$ARTIFACTS_DIR/logs/" \; 2>/dev/null || true
+mkdir -p "$ARTIFACTS_DIR/vscode-logs"
+cp "$WORK/e2e.log" "$WORK/cs/code-server.log" "$WORK/cs/events.jsonl" "$ARTIFACTS_DIR/vscode-logs/" 2>/dev/null || true
+find "$WORK/cs/user-data/logs" -name '*Rewind*' -exec cp {} "$ARTIFACTS_DIR/vscode-logs/" \; 2>/dev/null || true
 ep=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$WORK/e2e.log"); ef=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$WORK/e2e.log")
 pass=$((pass + ${ep:-0})); fail=$((fail + ${ef:-0}))
 if [ "$rc" != 0 ] && [ "${ef:-0}" = 0 ]; then failed "e2e exited $rc without reporting a failure"; fi

@@ -114,7 +114,7 @@ async function setSetting(key, value, { opened = false } = {}) {
   await runCommand('View: Close Editor');
 }
 
-const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS_DIR, name) });
+const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS_DIR, 'vscode-' + name) });
 
 const ctx = await chromium.launchPersistentContext(path.join(RUN, 'chromium-profile'), {
   executablePath: '/usr/bin/chromium',
@@ -262,6 +262,9 @@ try {
   const i2 = rows.findIndex((r) => r.includes('Turn 2: greet by name'));
   check('Rewind view lists both turns, newest first', i1 > 0 && i2 > 0 && i2 < i1, rows);
   check('Rewind view lists the undone rewind', rows.some((r) => /Rewind to turn 1 — undone/.test(r)), rows);
+  // SPEC §5.2: the changes a rewind or undo makes (and the editor's echoes of them) never become a turn.
+  const turnRows = rows.filter((r) => /^Turn \d+:/.test(r));
+  check('the rewind and its undo recorded no turn (still 2 turns)', turnRows.length === 2, turnRows);
   void view;
   // Expand turn 1 and open the diff of one of its files.
   mark = events().length;
@@ -285,9 +288,9 @@ try {
     mark = events().length;
     execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'start', '--prompt', 'third turn from the CLI']);
     await waitEvent('didChange', { after: mark, ms: 20000 }).catch(() => {});
-    const ok3 = await waitFor('turn 3 in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 3: third turn from the CLI' }).count()) > 0, 20000).then(() => true, () => false);
-    check('rewind/didChange refreshes the view (turn 3 appears)', ok3, events().slice(mark));
-    const spin = await waitFor('open turn in the status bar', async () => (await page.locator('.statusbar-item', { hasText: /Turn 3 open/ }).count()) > 0, 10000).then(() => true, () => false);
+    const ok3 = await waitFor('the new turn in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: /Turn \d+: third turn from the CLI/ }).count()) > 0, 20000).then(() => true, () => false);
+    check('rewind/didChange refreshes the view (the CLI turn appears)', ok3, events().slice(mark));
+    const spin = await waitFor('open turn in the status bar', async () => (await page.locator('.statusbar-item', { hasText: /Turn \d+ open/ }).count()) > 0, 10000).then(() => true, () => false);
     check('status bar shows the open turn', spin, await page.locator('.statusbar').innerText().catch(() => ''));
     execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'end']);
   }
