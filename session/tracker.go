@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +49,7 @@ type Tracker struct {
 	capMu sync.Mutex
 
 	mu       sync.Mutex
+	cleared  map[string]bool // dirty paths the decision loop found no agent's change
 	dirty    map[string]bool
 	full     bool
 	autoTurn string // entry id of the automatic turn this tracker opened
@@ -94,8 +96,15 @@ func (s *Session) Track(opts TrackOptions) *Tracker {
 	return t
 }
 
-// Mode is "watch" or "poll".
-func (t *Tracker) Mode() string { return t.w.Mode() }
+// Mode is "watch" or "poll", or "starting" until the first capture.
+func (t *Tracker) Mode() string {
+	select {
+	case <-t.ready:
+		return t.w.Mode()
+	default:
+		return "starting"
+	}
+}
 
 // Close stops tracking.
 func (t *Tracker) Close() {
@@ -140,6 +149,7 @@ func (t *Tracker) take() ([]string, bool) {
 		paths = append(paths, p)
 	}
 	t.dirty = map[string]bool{}
+	t.cleared = map[string]bool{}
 	return paths, false
 }
 
@@ -223,7 +233,22 @@ func (t *Tracker) decide(b batch) {
 		t.pollCheck()
 		return
 	}
-	if agent := t.agentPaths(b.paths); len(agent) > 0 {
+	agent := t.agentPaths(b.paths)
+	isAgent := map[string]bool{}
+	for _, p := range agent {
+		isAgent[p] = true
+	}
+	t.mu.Lock()
+	if t.cleared == nil {
+		t.cleared = map[string]bool{}
+	}
+	for _, p := range b.paths {
+		if !isAgent[p] {
+			t.cleared[p] = true
+		}
+	}
+	t.mu.Unlock()
+	if len(agent) > 0 {
 		t.agentChanged(agent)
 	}
 }
@@ -234,44 +259,60 @@ func (t *Tracker) decide(b batch) {
 func (t *Tracker) agentPaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		data, ok := t.read(p)
-		if !ok || !t.isNew(p, data) {
+		data, isDir, ok := t.read(p)
+		if !ok || !t.isNew(p, data, isDir) {
 			continue
 		}
-		if t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
+		if !isDir && t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
 			continue
 		}
 		// IsEditor may have waited: look again at what is known now.
-		if data, ok = t.read(p); ok && t.isNew(p, data) {
+		if t.stillNew(p) {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// read returns rel's content (a link's target; nil when it is gone); ok is
-// false for a folder or an unreadable file.
-func (t *Tracker) read(rel string) (data []byte, ok bool) {
+// stillNew reads rel again and reports whether it is a new change.
+func (t *Tracker) stillNew(rel string) bool {
+	data, isDir, ok := t.read(rel)
+	return ok && t.isNew(rel, data, isDir)
+}
+
+// read returns rel's content (a link's target; nil when it is gone) or
+// that it is a folder; ok is false for an unreadable file.
+func (t *Tracker) read(rel string) (data []byte, isDir, ok bool) {
 	abs := filepath.Join(t.s.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, true
-	case err != nil || fi.IsDir():
-		return nil, false
+		return nil, false, true
+	case err != nil:
+		return nil, false, false
+	case fi.IsDir():
+		return nil, true, true
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := os.Readlink(abs)
-		return []byte(target), err == nil
+		return []byte(target), false, err == nil
 	}
 	data, err = os.ReadFile(abs)
-	return data, err == nil
+	return data, false, err == nil
 }
 
-// isNew reports whether data at rel is a change nobody has recorded.
-func (t *Tracker) isNew(rel string, data []byte) bool {
+// isNew reports whether rel (data, or a folder) is a change nobody has
+// recorded. A folder is new when the latest capture had none there; its
+// files have events of their own, or the capture walks it.
+func (t *Tracker) isNew(rel string, data []byte, isDir bool) bool {
 	t.s.mu.Lock()
 	last := t.s.lastID
 	t.s.mu.Unlock()
+	wasDir := snapshot.IsDir(t.s.objects, last, rel)
+	if isDir || wasDir {
+		// A folder that came or went: new, unless a rewind or undo is
+		// writing or removing files in it.
+		return isDir != wasDir && !t.rewindTouches(rel)
+	}
 	if t.expectedWrite(rel, data) || t.recorded(last, rel, data) {
 		return false
 	}
@@ -328,6 +369,37 @@ func (t *Tracker) expectedWrite(rel string, data []byte) bool {
 		return data == nil
 	}
 	return data != nil && snapshot.Sum(data) == e.id
+}
+
+// rewindTouches reports whether a recent rewind or undo (this process's
+// or, from the journal, another's) changes files below folder rel.
+func (t *Tracker) rewindTouches(rel string) bool {
+	prefix := rel + "/"
+	t.mu.Lock()
+	for p, e := range t.expected {
+		if strings.HasPrefix(p, prefix) && time.Now().Before(e.until) {
+			t.mu.Unlock()
+			return true
+		}
+	}
+	t.mu.Unlock()
+	h, err := t.s.History()
+	if err != nil {
+		return false
+	}
+	cutoff := time.Now().Add(-30 * time.Second)
+	for i := len(h.Entries) - 1; i >= 0 && !h.Entries[i].Time.Before(cutoff); i-- {
+		e := h.Entries[i]
+		if e.Kind != KindRewind && e.Kind != KindUndo {
+			continue
+		}
+		for _, f := range e.Files {
+			if strings.HasPrefix(f, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isRewindEcho reports whether rel holds what a recent rewind or undo
@@ -409,7 +481,7 @@ func (t *Tracker) agentChanged(agent []string) {
 		// A turn may have ended (and recorded these changes) meanwhile.
 		var still []string
 		for _, p := range agent {
-			if data, ok := t.read(p); ok && t.isNew(p, data) {
+			if t.stillNew(p) {
 				still = append(still, p)
 			}
 		}
@@ -424,14 +496,21 @@ func (t *Tracker) agentChanged(agent []string) {
 		// tree with every pending change except the agent's applied.
 		t.capMu.Lock()
 		defer t.capMu.Unlock()
+		// Only changes already found to be no agent's go into the start;
+		// the agent's and those not looked at yet stay for the turn's end.
+		t.mu.Lock()
+		cleared := t.cleared
+		t.mu.Unlock()
 		paths, full := t.take()
-		var keep []string
+		var keep, later []string
 		for _, p := range paths {
-			if !set[p] {
+			if !set[p] && cleared[p] {
 				keep = append(keep, p)
+			} else {
+				later = append(later, p)
 			}
 		}
-		t.giveBack(agent, false)
+		t.giveBack(later, false)
 		var res *snapshot.Result
 		var err error
 		if full {

@@ -195,3 +195,23 @@ func Lookup(o *Objects, root ID, rel string) (Entry, bool, error) {
 	}
 	return Entry{}, false, nil
 }
+
+// IsDir reports whether snapshot root holds a folder at rel.
+func IsDir(o *Objects, root ID, rel string) bool {
+	if root.IsZero() {
+		return false
+	}
+	id := root
+	for _, el := range strings.Split(rel, "/") {
+		ents, err := o.tree(id)
+		if err != nil {
+			return false
+		}
+		k := sort.Search(len(ents), func(n int) bool { return ents[n].name >= el })
+		if k == len(ents) || ents[k].name != el || ents[k].kind != kindDir {
+			return false
+		}
+		id = ents[k].id
+	}
+	return true
+}

@@ -78,7 +78,8 @@ func NewWatcher(root string, opts WatchOptions) *Watcher {
 	}
 	if err == nil && opts.SentinelDir != "" {
 		if fw.Add(opts.SentinelDir) == nil {
-			w.sentinel = filepath.Join(opts.SentinelDir, "watch-sentinel")
+			// One sentinel per watcher: several servers may share a store.
+			w.sentinel = filepath.Join(opts.SentinelDir, fmt.Sprintf("watch-sentinel-%d-%p", os.Getpid(), w))
 		}
 	}
 	if err != nil || w.ig == nil {
@@ -102,6 +103,9 @@ func (w *Watcher) Close() {
 	if w.closed {
 		w.mu.Unlock()
 		return
+	}
+	if w.sentinel != "" {
+		os.Remove(w.sentinel)
 	}
 	w.closed = true
 	close(w.done)

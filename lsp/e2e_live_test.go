@@ -1,0 +1,233 @@
+package lsp
+
+import (
+	"fmt"
+
+	"os/exec"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// Live capture (SPEC §5.4, issue 4): the server sees disk changes itself,
+// groups an agent's into automatic turns, and never mistakes the person's
+// saves or its own rewinds for agent work.
+
+// startLive starts the real binary on w with a short quiet period and waits
+// until it watches the root.
+func startLive(t *testing.T, w *wsp, options map[string]any) *editor {
+	t.Helper()
+	srv, c := startBinary(t, w.home)
+	e := newEditor(t, c, vscodeLike)
+	e.srv = srv
+	opts := map[string]any{"storeDir": w.store, "autoTurnQuietMs": 400}
+	for k, v := range options {
+		opts[k] = v
+	}
+	e.initialize([]string{w.root}, opts)
+	return e
+}
+
+// list is rewind.list.
+func (e *editor) list() commands.ListResult {
+	e.t.Helper()
+	var l commands.ListResult
+	e.mustCmd(commands.NameList, map[string]any{}, &l)
+	return l
+}
+
+// waitTurns waits until the active branch holds n turns, all ended.
+func (e *editor) waitTurns(n int) []commands.TurnInfo {
+	e.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		l := e.list()
+		if len(l.Turns) == n && (n == 0 || l.Turns[n-1].Ended != "") {
+			return l.Turns
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.t.Fatalf("waited for %d ended turns; have %+v", n, e.list().Turns)
+	return nil
+}
+
+func changedPaths(ti commands.TurnInfo) map[string]string {
+	m := map[string]string{}
+	for _, c := range ti.Changed {
+		m[c.Path] = c.Change
+	}
+	return m
+}
+
+// waitReady waits for the server's first capture (watching or polling).
+func (e *editor) waitReady(want string) commands.StatusResult {
+	e.t.Helper()
+	var st commands.StatusResult
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		e.mustCmd(commands.NameStatus, map[string]any{}, &st)
+		if st.WatchMode == want {
+			return st
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("status: watchMode %q, want %q", st.WatchMode, want)
+	return st
+}
+
+func TestLiveAutoTurnFromAnotherProcess(t *testing.T) {
+	w := newWsp(t)
+	w.write("keep.txt", "before\n", 0o644)
+	w.write("gone.txt", "the agent deletes me\n", 0o644)
+	w.write("old.txt", "the agent renames me\n", 0o644)
+	before := w.state()
+	e := startLive(t, w, nil)
+	st := e.waitReady("watch")
+	if !st.Watching {
+		t.Fatalf("status.watching false while watching: %+v", st)
+	}
+	// An agent with no hooks: a separate process edits, deletes, renames
+	// and fills a new folder.
+	agent := exec.Command("sh", "-c", "echo after > keep.txt; rm gone.txt; mv old.txt new.txt; mkdir -p made/deep; echo x > made/deep/f.txt")
+	agent.Dir = w.root
+	if out, err := agent.CombinedOutput(); err != nil {
+		t.Fatalf("agent: %v %s", err, out)
+	}
+	turns := e.waitTurns(1)
+	if turns[0].Source != "auto" {
+		t.Errorf("source %q, want auto", turns[0].Source)
+	}
+	want := map[string]string{"keep.txt": "modify", "gone.txt": "delete", "old.txt": "delete", "new.txt": "create", "made/deep/f.txt": "create"}
+	if got := changedPaths(turns[0]); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("auto turn changed %v, want %v", got, want)
+	}
+	// Its start is the state before the first write.
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	if !rr.Applied {
+		t.Fatalf("rewind: %s", rr.FailureReason)
+	}
+	e.saveAll()
+	w.wantState(before, "after rewinding the auto turn")
+	// The rewind's own writes and the editor's echoes are no turn.
+	time.Sleep(time.Second)
+	if l := e.list(); len(l.Turns) != 1 {
+		t.Fatalf("turns after the rewind: %+v", l.Turns)
+	}
+}
+
+func TestLiveEditorSavesAreNoTurn(t *testing.T) {
+	w := newWsp(t)
+	w.write("notes.md", "# notes\n", 0o644)
+	e := startLive(t, w, nil)
+	e.waitReady("watch")
+	e.open(w.abs("notes.md"))
+	e.typeText(w.abs("notes.md"), Range{Position{1, 0}, Position{1, 0}}, "typed by the person\n")
+	e.saveAll()
+	time.Sleep(1500 * time.Millisecond)
+	if l := e.list(); len(l.Turns) != 0 {
+		t.Fatalf("an editor save became a turn: %+v", l.Turns)
+	}
+}
+
+func TestLiveHookTurnSuppressesAutoTurns(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "a\n", 0o644)
+	e := startLive(t, w, nil)
+	e.waitReady("watch")
+	cli(t, w.home, w.root, w.store, "turn", "start", "--prompt", "from a hook")
+	w.write("a.txt", "changed by the agent\n", 0o644)
+	w.write("dir/new/file.txt", "a folder made during the turn\n", 0o644)
+	time.Sleep(1200 * time.Millisecond) // well past the quiet period
+	l := e.list()
+	if len(l.Turns) != 1 || l.Turns[0].Ended != "" || l.Turns[0].Source != "cli" {
+		t.Fatalf("turns while a hook turn is open: %+v", l.Turns)
+	}
+	cli(t, w.home, w.root, w.store, "turn", "end")
+	turns := e.waitTurns(1)
+	want := map[string]string{"a.txt": "modify", "dir/new/file.txt": "create"}
+	if got := changedPaths(turns[0]); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("hook turn changed %v, want %v", got, want)
+	}
+}
+
+func TestLivePollingFallback(t *testing.T) {
+	w := newWsp(t)
+	w.write("a/x.txt", "x\n", 0o644)
+	w.write("b/y.txt", "y\n", 0o644)
+	e := startLive(t, w, map[string]any{"maxWatches": 1, "pollIntervalMs": 150})
+	st := e.waitReady("poll")
+	if st.Watching {
+		t.Fatalf("watching true while polling: %+v", st)
+	}
+	if m, _ := e.c.waitNotification("window/logMessage", 0, 5*time.Second, nil); m == nil {
+		t.Error("no window/logMessage about the fallback")
+	}
+	w.write("b/y.txt", "changed\n", 0o644)
+	turns := e.waitTurns(1)
+	if got := changedPaths(turns[0]); got["b/y.txt"] != "modify" || len(got) != 1 {
+		t.Fatalf("polled auto turn: %v", got)
+	}
+}
+
+// TestLiveTwoServersAndCommandLine: two editors' servers on one root and a
+// loop of command-line turns at once: the journal stays consistent, turn
+// numbers are unique, and both servers tell their editors.
+func TestLiveTwoServersAndCommandLine(t *testing.T) {
+	w := newWsp(t)
+	w.write("f.txt", "0\n", 0o644)
+	e1 := startLive(t, w, nil)
+	e2 := startLive(t, w, nil)
+	e1.waitReady("watch")
+	e2.waitReady("watch")
+	mark1, mark2 := e1.c.notifCount(), e2.c.notifCount()
+	const n = 6
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		cli(t, w.home, w.root, w.store, "turn", "start", "--prompt", fmt.Sprint("cli turn ", i))
+		w.write("f.txt", fmt.Sprint(i+1, "\n"), 0o644)
+		// The editors make checkpoints meanwhile.
+		wg.Add(2)
+		go func() { defer wg.Done(); e1.cmd(commands.NameCheckpoint, map[string]any{}, nil) }()
+		go func() { defer wg.Done(); e2.cmd(commands.NameCheckpoint, map[string]any{}, nil) }()
+		cli(t, w.home, w.root, w.store, "turn", "end")
+		wg.Wait()
+	}
+	for _, e := range []*editor{e1, e2} {
+		if m, _ := e.c.waitNotification("rewind/didChange", map[*editor]int{e1: mark1, e2: mark2}[e], 2*time.Second, nil); m == nil {
+			t.Error("a server did not send rewind/didChange")
+		}
+	}
+	time.Sleep(time.Second) // past the quiet period: no stray auto turn
+	l := e1.list()
+	nums := map[int]bool{}
+	for _, tt := range l.Turns {
+		if nums[tt.Turn] {
+			t.Errorf("turn number %d twice", tt.Turn)
+		}
+		nums[tt.Turn] = true
+		if tt.Source == "auto" {
+			t.Errorf("an automatic turn during command-line turns: %+v", tt)
+		}
+	}
+	if len(l.Turns) != n || len(l.Checkpoints) != 2*n {
+		t.Fatalf("%d turns, %d checkpoints; want %d, %d", len(l.Turns), len(l.Checkpoints), n, 2*n)
+	}
+	out := cli(t, w.home, w.root, w.store, "fsck")
+	if out == "" {
+		t.Fatal("fsck printed nothing")
+	}
+	var paths []string
+	for _, tt := range l.Turns {
+		for _, c := range tt.Changed {
+			paths = append(paths, c.Path)
+		}
+	}
+	sort.Strings(paths)
+	if len(paths) != n {
+		t.Errorf("each turn should change f.txt once: %v\n%s", paths, jsonStr(l.Turns))
+	}
+}
