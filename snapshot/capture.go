@@ -103,12 +103,16 @@ type Overlay func(rel string) ([]byte, bool)
 // replaces the disk content of those files.
 func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error) {
 	start := time.Now()
+	tr := newTracer("capture")
+	defer tr.done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cache == nil {
 		c.cache = loadStatCache(c.cachePath)
+		tr.mark("load stat cache")
 	}
 	ig, err := NewIgnorer(c.root)
+	tr.mark("ignore rules")
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", c.root, err)
 	}
@@ -122,18 +126,24 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	if err := w.run(); err != nil {
 		return nil, err
 	}
+	tr.mark(fmt.Sprintf("walk (%d files, %d read)", len(w.found), w.read))
 	id, err := WriteTree(c.objects, w.found, c.cache.trees)
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", c.root, err)
 	}
+	tr.mark("trees")
 	if err := c.objects.Sync(); err != nil {
 		return nil, err
 	}
-	changed := w.read > 0 || len(w.seen) != len(c.cache.files)
+	tr.mark("sync")
+	// Rewriting the whole cache costs more than re-reading a few changed
+	// files next time: save it when many files were read or went away.
+	stale := w.read + abs(len(w.seen)-len(c.cache.files))
 	c.cache.files = w.seen
-	if changed || w.racy {
+	if stale > staleBeforeSave || (stale > 0 && c.cache.at == 0) {
 		// A failed save only costs re-reading files next time.
 		_ = c.cache.save(c.cachePath)
+		tr.mark("save stat cache")
 	}
 	if overlay == nil && c.keepLive {
 		c.live = buildLive(w.found, ig)
@@ -144,6 +154,17 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	res := &Result{ID: id, Manifest: w.found, Read: w.read, Duration: time.Since(start)}
 	res.FileCount = res.Files()
 	return res, nil
+}
+
+// staleBeforeSave is how many files a capture may read (because their stat
+// changed since the saved cache) before the cache is written again.
+const staleBeforeSave = 64
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // walker is one capture's parallel walk of the root.
@@ -157,7 +178,6 @@ type walker struct {
 	found Manifest
 	seen  map[string]cacheEntry
 	read  int
-	racy  bool
 	err   error
 }
 
@@ -384,9 +404,6 @@ func (w *walker) add(rel string, e Entry, ce *cacheEntry, read bool) {
 	w.found[rel] = e
 	if ce != nil {
 		w.seen[rel] = *ce
-		if ce.key.mtime >= w.c.cache.at {
-			w.racy = true
-		}
 	}
 	if read {
 		w.read++
@@ -403,4 +420,34 @@ func IsGitPath(rel string) bool {
 		}
 	}
 	return false
+}
+
+// tracer prints the phases of an operation to stderr when REWIND_LSP_TRACE
+// is set (stderr is the log in server mode).
+type tracer struct {
+	name  string
+	on    bool
+	start time.Time
+	last  time.Time
+	parts []string
+}
+
+func newTracer(name string) *tracer {
+	now := time.Now()
+	return &tracer{name: name, on: os.Getenv("REWIND_LSP_TRACE") != "", start: now, last: now}
+}
+
+func (t *tracer) mark(phase string) {
+	if !t.on {
+		return
+	}
+	now := time.Now()
+	t.parts = append(t.parts, fmt.Sprintf("%s %.1fms", phase, float64(now.Sub(t.last).Microseconds())/1000))
+	t.last = now
+}
+
+func (t *tracer) done() {
+	if t.on {
+		fmt.Fprintf(os.Stderr, "rewind-lsp trace: %s %.1fms: %s\n", t.name, float64(time.Since(t.start).Microseconds())/1000, strings.Join(t.parts, ", "))
+	}
 }
