@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -202,13 +201,6 @@ func (o *rootOverlay) Open(rel string) ([]byte, bool) {
 	for _, r := range o.roots {
 		p := filepath.Join(r, filepath.FromSlash(rel))
 		if d, ok := o.docs.byPath(p); ok && !d.gone {
-			if d.text == "\n" {
-				// Neovim reports an empty file's buffer (one empty line,
-				// 'eol' set) as "\n": it is the empty file on disk.
-				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
-					return []byte{}, true
-				}
-			}
 			return []byte(d.text), true
 		}
 	}
