@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { describeError, RewindClient, saveDocuments, ServerMissingError } from './client';
 import { config } from './config';
-import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
+import { openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
 import { planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
 import type { Plan, RewindMode, RewindResult } from './protocol';
@@ -152,26 +152,32 @@ export class Commands {
       void vscode.window.showInformationMessage(`Rewind: the files already match ${planTargetName(plan)}; nothing to do.`);
       return;
     }
-    const confirmInPreview = config().confirmWithRefactorPreview && summary.changing > 0;
+    // With the Refactor Preview the edit itself is the confirmation; conflicts still need a choice.
+    const confirmInPreview = config().confirmWithRefactorPreview && summary.changing + summary.conflicts > 0;
     let force = false;
-    if (!confirmInPreview) {
-      const buttons = ['Rewind', ...(summary.conflicts ? ['Rewind and Overwrite Conflicts'] : []), 'Show Diff'];
+    let paths: string[] | undefined;
+    if (!confirmInPreview || summary.conflicts) {
+      const others = 'Rewind Other Files';
+      const overwrite = 'Rewind and Overwrite Conflicts';
+      const buttons = summary.conflicts ? [...(summary.changing ? [others] : []), overwrite, 'Show Diff'] : ['Rewind', 'Show Diff'];
       const pick = await vscode.window.showWarningMessage(summary.message, { modal: true, detail: summary.detail }, ...buttons);
       if (pick === 'Show Diff') {
         await openPlanDiffs(root, plan);
         return;
       }
       if (!pick) return;
-      force = pick === 'Rewind and Overwrite Conflicts';
+      force = pick === overwrite;
+      // The server refuses a rewind with conflicts unless forced: leave them out by naming the others.
+      if (pick === others) paths = (plan.files ?? []).filter((f) => !f.conflict).map((f) => f.path);
     }
     const { result, touched } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Rewinding to ${planTargetName(plan)}…` },
       () =>
         this.client.editing({ confirm: confirmInPreview }, () =>
-          this.client.command('rewind.rewind', { root: rootArg, target: target.target, mode, force, report }),
+          this.client.command('rewind.rewind', { root: rootArg, target: target.target, mode, force, report, ...(paths ? { paths } : {}) }),
         ),
     );
-    await this.finish('rewound', 'rewind', root, result, touched);
+    await this.finish('rewound', 'rewind', result, touched);
   }
 
   /** undo restores the state before the latest rewind not yet undone. */
@@ -182,22 +188,20 @@ export class Commands {
       { location: vscode.ProgressLocation.Notification, title: 'Undoing the last rewind…' },
       () => this.client.editing({ confirm: false }, () => this.client.command('rewind.undo', { root: root.uri.fsPath })),
     );
-    await this.finish('undone', 'undo', root, result, touched);
+    await this.finish('undone', 'undo', result, touched);
   }
 
   private async finish(
     event: string,
     kind: 'rewind' | 'undo',
-    root: vscode.WorkspaceFolder,
     result: RewindResult,
     touched: vscode.Uri[],
   ): Promise<void> {
     let saved = 0;
     if (result.applied && config().saveAfterRewind) {
-      // The edit's own documents, plus plan files open in editors (the server may have sent text
-      // edits for them in an earlier or differently shaped edit).
-      const planUris = (result.plan?.files ?? []).map((f) => fileUri(root, f.path));
-      saved = await saveDocuments([...touched, ...planUris]);
+      // Only the documents the edit itself touched: a conflicted file left alone keeps its
+      // unsaved changes unsaved.
+      saved = await saveDocuments(touched);
     }
     emit(event, { applied: result.applied, failureReason: result.failureReason ?? null, saved, touched: touched.map((u) => u.toString()) });
     this.timeline.refresh();

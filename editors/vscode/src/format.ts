@@ -204,10 +204,12 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   }
   if (touchesConversation) lines.push(`Conversation: ${plural(entries, 'entry', 'entries')} moved to an abandoned branch.`);
   if (touchesFiles && conflicts.length) {
+    const n = conflicts.length;
+    const names = conflicts.map((f) => f.path).join(', ');
     lines.push(
       opts.force
-        ? `${plural(conflicts.length, 'conflict')} (edited since the agent's last turn) will be overwritten: ${conflicts.map((f) => f.path).join(', ')}.`
-        : `${plural(conflicts.length, 'conflict')} left alone (edited since the agent's last turn): ${conflicts.map((f) => f.path).join(', ')}.`,
+        ? `${plural(n, 'conflict')} (edited since the agent's last turn) will be overwritten: ${names}.`
+        : `${plural(n, 'conflict')} (edited since the agent's last turn): ${names}. "Rewind Other Files" leaves ${n === 1 ? 'it' : 'them'} as ${n === 1 ? 'it is' : 'they are'}; "Rewind and Overwrite Conflicts" restores ${n === 1 ? 'it' : 'them'} too.`,
     );
   }
   if (touchesFiles && skipped.length) lines.push(`${plural(skipped.length, 'file')} skipped: ${skipped.map((s) => `${s.path} (${s.reason})`).join('; ')}.`);

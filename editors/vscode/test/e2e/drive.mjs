@@ -159,6 +159,21 @@ async function focusTab(name) {
   await waitFor(`tab ${name} active`, async () => (await page.locator('.tab.active', { hasText: name }).count()) > 0);
 }
 
+let mark = 0;
+const dialog = page.locator('.monaco-dialog-box');
+/** section runs one scenario; a failure is counted and recorded, and the next scenario still runs
+ *  (after closing whatever dialog or picker the failure left open). */
+async function section(name, fn) {
+  try {
+    await fn();
+  } catch (e) {
+    fail++;
+    console.log(`FAIL - ${name}: unexpected error:`, e);
+    await shot(page, `failure-${name.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}.png`).catch(() => {});
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Escape').catch(() => {});
+  }
+}
+
 try {
   await page.goto(CS_URL);
   await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
@@ -184,218 +199,277 @@ try {
   check('main.go open at the turn-2 state', (await editorText()).includes('greet(name)'));
   lap('main.go open');
 
-  // ---- Preview Turn… → turn 1 → diff editor.
-  let mark = events().length;
-  await runCommand('Rewind: Preview Turn…');
-  await quickRow('Turn 1: add a greeting function').waitFor({ timeout: 15000 });
-  const turn2Row = await quickRow('Turn 2: greet by name and drop the notes').innerText().catch(() => '');
-  check('turn pick lists turn 2 with its time and files changed', /ago|just now/.test(turn2Row) && /3 files changed/.test(turn2Row), turn2Row);
-  const turn1Row = await quickRow('Turn 1: add a greeting function').innerText();
-  check('turn pick lists turn 1 with its files changed', /2 files changed/.test(turn1Row) && /greet\.go/.test(turn1Row), turn1Row);
-  await pickQuick('Turn 1: add a greeting function');
-  const opened = await waitEvent('previewOpened', { after: mark });
-  check('preview covers main.go, greet.go and notes.txt', ['main.go', 'greet.go', 'notes.txt'].every((f) => opened.data.files.includes(f)), opened.data);
-  await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
-  await waitFor('diff decorations', async () =>
-    (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert, .monaco-diff-editor .line-delete, .monaco-diff-editor .char-delete').count()) > 0,
-  );
-  const activeTab = await page.locator('.tab.active').first().innerText().catch(() => '');
-  check('diff editor is open with the rewind title', /Rewind to turn 1/.test(activeTab) || /now ↔ turn 1/.test(activeTab), activeTab);
-  const diffText = (await page.locator('.monaco-diff-editor').allInnerTexts()).join('\n').replace(/\u00a0/g, ' ');
-  check('diff shows the turn-1 content on one side and the current on the other', diffText.includes('fmt.Println("hello")') && diffText.includes('greet(name)'), diffText.slice(0, 600));
-  await shot(page, 'preview-diff.png');
-  lap('preview diff screenshot');
-  await runCommand('View: Close Editor');
-
-  // ---- Rewind to Turn… → turn 1 → mode → modal → applied and saved.
-  await focusTab('main.go');
-  mark = events().length;
-  await runCommand('Rewind: Rewind to Turn…');
-  await pickQuick('Turn 1: add a greeting function');
-  await pickQuick('Code');
-  const dialog = page.locator('.monaco-dialog-box');
-  await dialog.waitFor({ timeout: 15000 });
-  const dialogText = await dialog.innerText();
-  check('modal shows the plan: target, counts, files', /Rewind to turn 1/.test(dialogText) && /3 files will change/.test(dialogText) && /main\.go/.test(dialogText), dialogText);
-  await shot(page, 'rewind-confirm.png');
-  await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).first().click();
-  const rewound = await waitEvent('rewound', { after: mark, ms: 60000 });
-  check('rewind applied', rewound.data.applied === true, rewound.data);
-  const d1 = await waitFor('disk at the turn-1 state', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
-  check('files on disk are the turn-1 state byte for byte', d1 === 'same', d1);
-  await focusTab('main.go');
-  await waitFor('editor shows turn 1', async () => (await editorText()).includes('fmt.Println("hello")'), 10000).catch(() => {});
-  const ed1 = await editorText();
-  check('open editor shows the turn-1 content', ed1.includes('fmt.Println("hello")') && !ed1.includes('greet'), ed1);
-  const dirty = await page.locator('.tab.dirty', { hasText: 'main.go' }).count();
-  check('rewound documents were saved (no dirty tab)', dirty === 0, dirty);
-  await shot(page, 'after-rewind.png');
-  lap('rewind checked');
-
-  // ---- Undo Last Rewind → back to the turn-2 state.
-  mark = events().length;
-  await runCommand('Rewind: Undo Last Rewind');
-  const undone = await waitEvent('undone', { after: mark, ms: 60000 });
-  check('undo applied', undone.data.applied === true, undone.data);
-  const d2 = await waitFor('disk at the turn-2 state', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
-  check('files on disk are back at the turn-2 state byte for byte', d2 === 'same', d2);
-  await focusTab('main.go');
-  await waitFor('editor shows turn 2', async () => (await editorText()).includes('greet(name)'), 10000).catch(() => {});
-  check('open editor shows the turn-2 content again', (await editorText()).includes('greet(name)'), await editorText());
-  lap('undo checked');
-
-  // ---- The Rewind view lists both turns (newest first) and the undone rewind.
-  await runCommand('Rewind: Show Timeline');
-  // Widen the side bar so the screenshot shows whole rows (drag its sash).
-  const sb = await page.locator('.part.sidebar').boundingBox();
-  if (sb) {
-    await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(sb.x + sb.width + 260, sb.y + sb.height / 2, { steps: 5 });
-    await page.mouse.up();
-  }
-  const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Timeline/i }) }).filter({ has: page.locator('.monaco-list-row', { hasText: 'Turn 1:' }) });
-  const viewRows = page.locator('.sidebar .monaco-list-row');
-  await waitFor('view rows', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 1: add a greeting function' }).count()) > 0 && (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 2: greet by name' }).count()) > 0);
-  const rows = (await viewRows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
-  const i1 = rows.findIndex((r) => r.includes('Turn 1: add a greeting function'));
-  const i2 = rows.findIndex((r) => r.includes('Turn 2: greet by name'));
-  check('Rewind view lists both turns, newest first', i1 > 0 && i2 > 0 && i2 < i1, rows);
-  check('Rewind view lists the undone rewind', rows.some((r) => /Rewind to turn 1 — undone/.test(r)), rows);
-  // SPEC §5.2: the changes a rewind or undo makes (and the editor's echoes of them) never become a turn.
-  const turnRows = rows.filter((r) => /^Turn \d+:/.test(r));
-  check('the rewind and its undo recorded no turn (still 2 turns)', turnRows.length === 2, turnRows);
-  void view;
-  // Expand turn 1 and open the diff of one of its files.
-  mark = events().length;
-  await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 1: add a greeting function' }).first().click();
-  const fileRow = page.locator('.sidebar .monaco-list-row', { hasText: 'greet.go' }).first();
-  await fileRow.waitFor({ timeout: 10000 });
-  const fileRowText = (await fileRow.innerText()).replace(/\s+/g, ' ');
-  check('a turn expands to its files with +/- counts', /\+\d+/.test(fileRowText), fileRowText);
-  await page.locator('.sidebar .monaco-list-row', { hasText: 'main.go' }).first().click();
-  const fd = await waitEvent('fileDiffOpened', { after: mark });
-  await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
-  const tab2 = await page.locator('.tab.active').first().innerText().catch(() => '');
-  check('clicking a file opens its diff (before turn 1 ↔ now)', fd.data.path === 'main.go' && /before turn 1/.test(tab2), { fd: fd.data, tab2 });
-  await waitFor('diff decorations', async () => (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert').count()) > 0).catch(() => {});
-  await runCommand('Notifications: Clear All Notifications').catch(() => {});
-  await shot(page, 'timeline-view.png');
-  lap('view screenshot');
-
-  // ---- rewind/didChange: a turn made on the command line shows up without a manual refresh.
-  if (LSP_BIN && STORE && process.env.E2E_CLI !== '0') {
+  await section('Preview Turn… → turn 1 → diff editor', async () => {
+    // ---- Preview Turn… → turn 1 → diff editor.
     mark = events().length;
-    execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'start', '--prompt', 'third turn from the CLI']);
-    await waitEvent('didChange', { after: mark, ms: 20000 }).catch(() => {});
-    const ok3 = await waitFor('the new turn in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: /Turn \d+: third turn from the CLI/ }).count()) > 0, 20000).then(() => true, () => false);
-    check('rewind/didChange refreshes the view (the CLI turn appears)', ok3, events().slice(mark));
-    const spin = await waitFor('open turn in the status bar', async () => (await page.locator('.statusbar-item', { hasText: /Turn \d+ open/ }).count()) > 0, 10000).then(() => true, () => false);
-    check('status bar shows the open turn', spin, await page.locator('.statusbar').innerText().catch(() => ''));
-    execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'end']);
-  }
+    await runCommand('Rewind: Preview Turn…');
+    await quickRow('Turn 1: add a greeting function').waitFor({ timeout: 15000 });
+    const turn2Row = await quickRow('Turn 2: greet by name and drop the notes').innerText().catch(() => '');
+    check('turn pick lists turn 2 with its time and files changed', /ago|just now/.test(turn2Row) && /3 files changed/.test(turn2Row), turn2Row);
+    const turn1Row = await quickRow('Turn 1: add a greeting function').innerText();
+    check('turn pick lists turn 1 with its files changed', /2 files changed/.test(turn1Row) && /greet\.go/.test(turn1Row), turn1Row);
+    await pickQuick('Turn 1: add a greeting function');
+    const opened = await waitEvent('previewOpened', { after: mark });
+    check('preview covers main.go, greet.go and notes.txt', ['main.go', 'greet.go', 'notes.txt'].every((f) => opened.data.files.includes(f)), opened.data);
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
+    await waitFor('diff decorations', async () =>
+      (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert, .monaco-diff-editor .line-delete, .monaco-diff-editor .char-delete').count()) > 0,
+    );
+    const activeTab = await page.locator('.tab.active').first().innerText().catch(() => '');
+    check('diff editor is open with the rewind title', /Rewind to turn 1/.test(activeTab) || /now ↔ turn 1/.test(activeTab), activeTab);
+    const diffText = (await page.locator('.monaco-diff-editor').allInnerTexts()).join('\n').replace(/\u00a0/g, ' ');
+    check('diff shows the turn-1 content on one side and the current on the other', diffText.includes('fmt.Println("hello")') && diffText.includes('greet(name)'), diffText.slice(0, 600));
+    await shot(page, 'preview-diff.png');
+    lap('preview diff screenshot');
+    await runCommand('View: Close Editor');
+  });
 
-  // ---- Create Checkpoint… → the view shows it.
-  mark = events().length;
-  await runCommand('Rewind: Create Checkpoint…');
-  await quickInput.locator('input').waitFor({ state: 'visible', timeout: 10000 });
-  await quickInput.locator('input').fill('e2e-checkpoint');
-  await page.keyboard.press('Enter');
-  const cp = await waitEvent('checkpointCreated', { after: mark });
-  check('checkpoint created', !!cp.data.entry, cp.data);
-  const cpRow = await waitFor('checkpoint in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: '@e2e-checkpoint' }).count()) > 0, 15000).then(() => true, () => false);
-  check('Rewind view lists the checkpoint', cpRow);
+  await section('Rewind to Turn… → turn 1 → mode → modal → applied and saved', async () => {
+    // ---- Rewind to Turn… → turn 1 → mode → modal → applied and saved.
+    await focusTab('main.go');
+    mark = events().length;
+    await runCommand('Rewind: Rewind to Turn…');
+    await pickQuick('Turn 1: add a greeting function');
+    await pickQuick('Code');
+    await dialog.waitFor({ timeout: 15000 });
+    const dialogText = await dialog.innerText();
+    check('modal shows the plan: target, counts, files', /Rewind to turn 1/.test(dialogText) && /3 files will change/.test(dialogText) && /main\.go/.test(dialogText), dialogText);
+    await shot(page, 'rewind-confirm.png');
+    await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).first().click();
+    const rewound = await waitEvent('rewound', { after: mark, ms: 60000 });
+    check('rewind applied', rewound.data.applied === true, rewound.data);
+    const d1 = await waitFor('disk at the turn-1 state', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
+    check('files on disk are the turn-1 state byte for byte', d1 === 'same', d1);
+    await focusTab('main.go');
+    await waitFor('editor shows turn 1', async () => (await editorText()).includes('fmt.Println("hello")'), 10000).catch(() => {});
+    const ed1 = await editorText();
+    check('open editor shows the turn-1 content', ed1.includes('fmt.Println("hello")') && !ed1.includes('greet'), ed1);
+    const dirty = await page.locator('.tab.dirty', { hasText: 'main.go' }).count();
+    check('rewound documents were saved (no dirty tab)', dirty === 0, dirty);
+    await shot(page, 'after-rewind.png');
+    lap('rewind checked');
+  });
 
-  // ---- rewind.confirmWithRefactorPreview: the rewind goes through the Refactor Preview.
-  await setSetting('rewind.confirmWithRefactorPreview', true);
-  mark = events().length;
-  await runCommand('Rewind: Rewind to Turn…');
-  await pickQuick('Turn 1: add a greeting function');
-  await pickQuick('Code');
-  const panel = page.locator('.part.panel');
-  const apply = panel.locator('.monaco-button', { hasText: /^Apply$/ }).first();
-  await apply.waitFor({ timeout: 20000 });
-  const listed = await waitFor('files in the Refactor Preview', async () =>
-    (await panel.locator('.monaco-list-row', { hasText: 'main.go' }).count()) > 0 && (await panel.locator('.monaco-list-row', { hasText: 'notes.txt' }).count()) > 0,
-  ).then(() => true, () => false);
-  check('Refactor Preview lists the rewind\'s files', listed, await panel.innerText().catch(() => ''));
-  check('no modal when confirming in the Refactor Preview', (await page.locator('.monaco-dialog-box').count()) === 0);
-  // Changes that need confirmation start unticked: tick every file, as a person would.
-  // (The tree re-renders after each tick, so a row can vanish between finding and clicking it.)
-  const unticked = panel.locator('.monaco-list-row input[type=checkbox]:not(:checked)');
-  for (let i = 0; i < 30 && (await unticked.count()) > 0; i++) {
-    await unticked.first().click({ timeout: 2000 }).catch(() => {});
-  }
-  check('every change of the rewind ticked', (await unticked.count()) === 0);
-  await shot(page, 'refactor-preview.png');
-  await apply.click();
-  const rp = await waitEvent('rewound', { after: mark, ms: 60000 });
-  check('rewind confirmed in the Refactor Preview applied', rp.data.applied === true, rp.data);
-  const d3 = await waitFor('disk at turn 1', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
-  check('after the Refactor Preview, files on disk are the turn-1 state byte for byte', d3 === 'same', d3);
-  await setSetting('rewind.confirmWithRefactorPreview', false);
-  mark = events().length;
-  await runCommand('Rewind: Undo Last Rewind');
-  const u2 = await waitEvent('undone', { after: mark, ms: 60000 });
-  const d4 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
-  check('second undo applied and the turn-2 state is back', u2.data.applied === true && d4 === 'same', { u2: u2.data, d4 });
+  await section('Undo Last Rewind → back to the turn-2 state', async () => {
+    // ---- Undo Last Rewind → back to the turn-2 state.
+    mark = events().length;
+    await runCommand('Rewind: Undo Last Rewind');
+    const undone = await waitEvent('undone', { after: mark, ms: 60000 });
+    check('undo applied', undone.data.applied === true, undone.data);
+    const d2 = await waitFor('disk at the turn-2 state', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+    check('files on disk are back at the turn-2 state byte for byte', d2 === 'same', d2);
+    await focusTab('main.go');
+    await waitFor('editor shows turn 2', async () => (await editorText()).includes('greet(name)'), 10000).catch(() => {});
+    check('open editor shows the turn-2 content again', (await editorText()).includes('greet(name)'), await editorText());
+    lap('undo checked');
+  });
 
-  // ---- Undo after a rewind that deleted a file open in an editor tab (the tab stays, marked
-  // deleted). (The preview above also leaves such a document open, without a tab.)
-  {
-    await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
-    await page.keyboard.press('Control+P');
-    await quickInput.locator('input').fill('greet.go');
-    await pickQuick('greet.go');
-    await waitFor('greet.go editor', async () => (await page.locator('.tab.active', { hasText: 'greet.go' }).count()) > 0);
+  await section('The Rewind view lists both turns (newest first) and the undone rewind', async () => {
+    // ---- The Rewind view lists both turns (newest first) and the undone rewind.
+    await runCommand('Rewind: Show Timeline');
+    // Widen the side bar so the screenshot shows whole rows (drag its sash).
+    const sb = await page.locator('.part.sidebar').boundingBox();
+    if (sb) {
+      await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(sb.x + sb.width + 260, sb.y + sb.height / 2, { steps: 5 });
+      await page.mouse.up();
+    }
+    const viewRows = page.locator('.sidebar .monaco-list-row');
+    await waitFor('view rows', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 1: add a greeting function' }).count()) > 0 && (await page.locator('.sidebar .monaco-list-row', { hasText: 'Turn 2: greet by name' }).count()) > 0);
+    const rows = (await viewRows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const i1 = rows.findIndex((r) => r.includes('Turn 1: add a greeting function'));
+    const i2 = rows.findIndex((r) => r.includes('Turn 2: greet by name'));
+    check('Rewind view lists both turns, newest first', i1 > 0 && i2 > 0 && i2 < i1, rows);
+    check('Rewind view lists the undone rewind', rows.some((r) => /Rewind to turn 1 — undone/.test(r)), rows);
+    // SPEC §5.2: the changes a rewind or undo makes (and the editor's echoes of them) never become a turn.
+    const turnRows = rows.filter((r) => /^Turn \d+:/.test(r));
+    check('the rewind and its undo recorded no turn (still 2 turns)', turnRows.length === 2, turnRows);
+    // Expand turn 1 and open the diff of one of its files. The view may refresh at any moment (the
+    // server announces journal changes), so clicks are retried until their effect shows.
+    const turn1Node = page.locator('.sidebar .monaco-list-row[aria-level="2"]', { hasText: 'Turn 1: add a greeting function' }).first();
+    const fileRow = (name) => page.locator('.sidebar .monaco-list-row[aria-level="3"]', { hasText: name }).first();
+    for (let i = 0; i < 5 && (await turn1Node.getAttribute('aria-expanded')) !== 'true'; i++) {
+      await turn1Node.click({ timeout: 5000 }).catch(() => {});
+      await waitFor('turn 1 expanded', async () => (await turn1Node.getAttribute('aria-expanded')) === 'true', 3000).catch(() => {});
+    }
+    await fileRow('greet.go').waitFor({ timeout: 10000 });
+    const fileRowText = (await fileRow('greet.go').innerText()).replace(/\s+/g, ' ');
+    check('a turn expands to its files with +/- counts', /\+\d+/.test(fileRowText), fileRowText);
+    let fd;
+    for (let i = 0; i < 3 && !fd; i++) {
+      mark = events().length;
+      await fileRow('main.go').click({ timeout: 5000 }).catch(() => {});
+      fd = await waitEvent('fileDiffOpened', { after: mark, ms: 5000 }).catch(() => undefined);
+    }
+    if (!fd) throw new Error('clicking main.go under turn 1 opened no diff');
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
+    const tab2 = await page.locator('.tab.active').first().innerText().catch(() => '');
+    check('clicking a file opens its diff (before turn 1 ↔ now)', fd.data.path === 'main.go' && /before turn 1/.test(tab2), { fd: fd.data, tab2 });
+    await waitFor('diff decorations', async () => (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert').count()) > 0).catch(() => {});
+    await runCommand('Notifications: Clear All Notifications').catch(() => {});
+    await shot(page, 'timeline-view.png');
+    lap('view screenshot');
+  });
+
+  await section('rewind/didChange', async () => {
+    // ---- rewind/didChange: a turn made on the command line shows up without a manual refresh.
+    if (LSP_BIN && STORE && process.env.E2E_CLI !== '0') {
+      mark = events().length;
+      execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'start', '--prompt', 'third turn from the CLI']);
+      await waitEvent('didChange', { after: mark, ms: 20000 }).catch(() => {});
+      const ok3 = await waitFor('the new turn in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: /Turn \d+: third turn from the CLI/ }).count()) > 0, 20000).then(() => true, () => false);
+      check('rewind/didChange refreshes the view (the CLI turn appears)', ok3, events().slice(mark));
+      const spin = await waitFor('open turn in the status bar', async () => (await page.locator('.statusbar-item', { hasText: /Turn \d+ open/ }).count()) > 0, 10000).then(() => true, () => false);
+      check('status bar shows the open turn', spin, await page.locator('.statusbar').innerText().catch(() => ''));
+      execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'end']);
+    }
+  });
+
+  await section('Create Checkpoint… → the view shows it', async () => {
+    // ---- Create Checkpoint… → the view shows it.
+    mark = events().length;
+    await runCommand('Rewind: Create Checkpoint…');
+    await quickInput.locator('input').waitFor({ state: 'visible', timeout: 10000 });
+    await quickInput.locator('input').fill('e2e-checkpoint');
+    await page.keyboard.press('Enter');
+    const cp = await waitEvent('checkpointCreated', { after: mark });
+    check('checkpoint created', !!cp.data.entry, cp.data);
+    const cpRow = await waitFor('checkpoint in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: '@e2e-checkpoint' }).count()) > 0, 15000).then(() => true, () => false);
+    check('Rewind view lists the checkpoint', cpRow);
+  });
+
+  await section('Refactor Preview confirmation', async () => {
+    // ---- rewind.confirmWithRefactorPreview: the rewind goes through the Refactor Preview.
+    await setSetting('rewind.confirmWithRefactorPreview', true);
+    mark = events().length;
+    await runCommand('Rewind: Rewind to Turn…');
+    await pickQuick('Turn 1: add a greeting function');
+    await pickQuick('Code');
+    const panel = page.locator('.part.panel');
+    const apply = panel.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+    await apply.waitFor({ timeout: 20000 });
+    const listed = await waitFor('files in the Refactor Preview', async () =>
+      (await panel.locator('.monaco-list-row', { hasText: 'main.go' }).count()) > 0 && (await panel.locator('.monaco-list-row', { hasText: 'notes.txt' }).count()) > 0,
+    ).then(() => true, () => false);
+    check('Refactor Preview lists the rewind\'s files', listed, await panel.innerText().catch(() => ''));
+    check('no modal when confirming in the Refactor Preview', (await page.locator('.monaco-dialog-box').count()) === 0);
+    // Changes that need confirmation start unticked: tick every file, as a person would.
+    // (The tree re-renders after each tick, so a row can vanish between finding and clicking it.)
+    const unticked = panel.locator('.monaco-list-row input[type=checkbox]:not(:checked)');
+    for (let i = 0; i < 30 && (await unticked.count()) > 0; i++) {
+      await unticked.first().click({ timeout: 2000 }).catch(() => {});
+    }
+    check('every change of the rewind ticked', (await unticked.count()) === 0);
+    await shot(page, 'refactor-preview.png');
+    await apply.click();
+    const rp = await waitEvent('rewound', { after: mark, ms: 60000 });
+    check('rewind confirmed in the Refactor Preview applied', rp.data.applied === true, rp.data);
+    const d3 = await waitFor('disk at turn 1', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
+    check('after the Refactor Preview, files on disk are the turn-1 state byte for byte', d3 === 'same', d3);
+    await setSetting('rewind.confirmWithRefactorPreview', false);
+    mark = events().length;
+    await runCommand('Rewind: Undo Last Rewind');
+    const u2 = await waitEvent('undone', { after: mark, ms: 60000 });
+    const d4 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+    check('second undo applied and the turn-2 state is back', u2.data.applied === true && d4 === 'same', { u2: u2.data, d4 });
+  });
+
+  await section('Undo of a file deleted while open in a tab', async () => {
+    // ---- Undo after a rewind that deleted a file open in an editor tab (the tab stays, marked
+    // deleted). (The preview above also leaves such a document open, without a tab.)
+    {
+      await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
+      await page.keyboard.press('Control+P');
+      await quickInput.locator('input').fill('greet.go');
+      await pickQuick('greet.go');
+      await waitFor('greet.go editor', async () => (await page.locator('.tab.active', { hasText: 'greet.go' }).count()) > 0);
+      mark = events().length;
+      await runCommand('Rewind: Rewind to Turn…');
+      await pickQuick('Turn 1: add a greeting function');
+      await pickQuick('Code');
+      await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Rewind$/ }).first().click();
+      const r5 = await waitEvent('rewound', { after: mark, ms: 60000 });
+      mark = events().length;
+      await runCommand('Rewind: Undo Last Rewind');
+      const u5 = await waitEvent('undone', { after: mark, ms: 60000 });
+      const d5 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+      check('undo restores a file the rewind deleted while it was open in a tab', r5.data.applied && u5.data.applied && d5 === 'same', { r5: r5.data, u5: u5.data, d5 });
+    }
+  });
+
+  await section('The server crashes', async () => {
+    // ---- The server crashes: the client restarts it, and rewinds still go through the
+    // extension's applyEdit handler (saving what they touched).
+    const pids = execFileSync('pgrep', ['-f', `^${LSP_BIN}$`]).toString().trim().split(/\s+/).filter(Boolean);
+    mark = events().length;
+    for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+    const back = await waitEvent('serverRunning', { after: mark, ms: 30000 }).then(() => true, () => false);
+    check(`a killed server (${pids.length} process) is restarted`, pids.length === 1 && back, pids);
     mark = events().length;
     await runCommand('Rewind: Rewind to Turn…');
     await pickQuick('Turn 1: add a greeting function');
     await pickQuick('Code');
     await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Rewind$/ }).first().click();
-    const r5 = await waitEvent('rewound', { after: mark, ms: 60000 });
+    const r6 = await waitEvent('rewound', { after: mark, ms: 60000 });
+    const viaHandler = events().slice(mark).some((e) => e.event === 'applyEdit' && e.data.applied);
+    check('after the restart, a rewind applies through the extension and saves', r6.data.applied && viaHandler && r6.data.saved > 0, r6.data);
     mark = events().length;
     await runCommand('Rewind: Undo Last Rewind');
-    const u5 = await waitEvent('undone', { after: mark, ms: 60000 });
-    const d5 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
-    check('undo restores a file the rewind deleted while it was open in a tab', r5.data.applied && u5.data.applied && d5 === 'same', { r5: r5.data, u5: u5.data, d5 });
-  }
+    const u6 = await waitEvent('undone', { after: mark, ms: 60000 });
+    check('and undo brings the turn-2 state back', u6.data.applied && treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '', u6.data);
+  });
 
-  // ---- The server crashes: the client restarts it, and rewinds still go through the
-  // extension's applyEdit handler (saving what they touched).
-  const pids = execFileSync('pgrep', ['-f', `^${LSP_BIN}$`]).toString().trim().split(/\s+/).filter(Boolean);
-  mark = events().length;
-  for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
-  const back = await waitEvent('serverRunning', { after: mark, ms: 30000 }).then(() => true, () => false);
-  check(`a killed server (${pids.length} process) is restarted`, pids.length === 1 && back, pids);
-  mark = events().length;
-  await runCommand('Rewind: Rewind to Turn…');
-  await pickQuick('Turn 1: add a greeting function');
-  await pickQuick('Code');
-  await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Rewind$/ }).first().click();
-  const r6 = await waitEvent('rewound', { after: mark, ms: 60000 });
-  const viaHandler = events().slice(mark).some((e) => e.event === 'applyEdit' && e.data.applied);
-  check('after the restart, a rewind applies through the extension and saves', r6.data.applied && viaHandler && r6.data.saved > 0, r6.data);
-  mark = events().length;
-  await runCommand('Rewind: Undo Last Rewind');
-  const u6 = await waitEvent('undone', { after: mark, ms: 60000 });
-  check('and undo brings the turn-2 state back', u6.data.applied && treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '', u6.data);
+  await section('A conflict', async () => {
+    // ---- A conflict: unsaved edits in main.go. "Rewind Other Files" restores the rest and leaves
+    // main.go's buffer (unsaved) and file alone.
+    await focusTab('main.go');
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type('// my own unsaved edit');
+    await page.keyboard.press('Enter');
+    await waitFor('dirty main.go', async () => (await page.locator('.tab.dirty', { hasText: 'main.go' }).count()) > 0);
+    mark = events().length;
+    await runCommand('Rewind: Rewind to Turn…');
+    await pickQuick('Turn 1: add a greeting function');
+    await pickQuick('Code');
+    await dialog.waitFor({ timeout: 15000 });
+    const conflictText = await dialog.innerText();
+    check('modal names the conflict and offers to rewind the other files', /conflict/.test(conflictText) && /main\.go/.test(conflictText) && /Rewind Other Files/.test(conflictText), conflictText);
+    await dialog.locator('.monaco-button', { hasText: /^Rewind Other Files$/ }).first().click();
+    const r7 = await waitEvent('rewound', { after: mark, ms: 60000 });
+    const mainNow = fs.readFileSync(path.join(WS, 'main.go'));
+    check('the other files are rewound; main.go is left as it was on disk', r7.data.applied &&
+      !fs.existsSync(path.join(WS, 'greet.go')) && fs.readFileSync(path.join(WS, 'notes.txt')).equals(fs.readFileSync(path.join(EXPECT, 'turn1-start', 'notes.txt'))) &&
+      mainNow.equals(fs.readFileSync(path.join(EXPECT, 'turn2-end', 'main.go'))), r7.data);
+    await focusTab('main.go');
+    check('the unsaved edit stays in the editor, unsaved', (await editorText()).includes('// my own unsaved edit') && (await page.locator('.tab.dirty', { hasText: 'main.go' }).count()) > 0);
+    mark = events().length;
+    await runCommand('Rewind: Undo Last Rewind');
+    const u7 = await waitEvent('undone', { after: mark, ms: 60000 });
+    await runCommand('File: Revert File');
+    await waitFor('clean main.go', async () => (await page.locator('.tab.dirty', { hasText: 'main.go' }).count()) === 0);
+    const d7 = await waitFor('disk at turn 2', async () => (treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn2-end'), WS));
+    check('undo brings the other files back', u7.data.applied && d7 === 'same', { u7: u7.data, d7 });
+  });
 
-  // ---- A missing server: a clear notification with "Open Settings"; fixing the setting restarts it.
-  mark = events().length;
-  await setSetting('rewind.serverPath', '/nonexistent/rewind-lsp');
-  await waitEvent('serverMissing', { after: mark, ms: 30000 });
-  const toast = page.locator('.notification-toast', { hasText: 'was not found' }).first();
-  const toastOk = await toast.waitFor({ timeout: 15000 }).then(() => true, () => false);
-  check('missing server: notification with "Open Settings"', toastOk && (await toast.locator('.monaco-button', { hasText: 'Open Settings' }).count()) > 0, await page.locator('.notifications-toasts').innerText().catch(() => ''));
-  const warn = await waitFor('warning in the status bar', async () => (await page.locator('.statusbar-item', { hasText: 'Rewind' }).locator('.codicon-warning').count()) > 0, 10000).then(() => true, () => false);
-  check('status bar shows the missing server', warn, await page.locator('.statusbar').innerText().catch(() => ''));
-  await shot(page, 'server-missing.png');
-  mark = events().length;
-  await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
-  await setSetting('rewind.serverPath', LSP_BIN, { opened: true });
-  const again = await waitEvent('serverStarted', { after: mark, ms: 30000 }).then(() => true, () => false);
-  check('"Open Settings" leads to rewind.serverPath; fixing it restarts the server', again);
+  await section('A missing server', async () => {
+    // ---- A missing server: a clear notification with "Open Settings"; fixing the setting restarts it.
+    mark = events().length;
+    await setSetting('rewind.serverPath', '/nonexistent/rewind-lsp');
+    await waitEvent('serverMissing', { after: mark, ms: 30000 });
+    const toast = page.locator('.notification-toast', { hasText: 'was not found' }).first();
+    const toastOk = await toast.waitFor({ timeout: 15000 }).then(() => true, () => false);
+    check('missing server: notification with "Open Settings"', toastOk && (await toast.locator('.monaco-button', { hasText: 'Open Settings' }).count()) > 0, await page.locator('.notifications-toasts').innerText().catch(() => ''));
+    const warn = await waitFor('warning in the status bar', async () => (await page.locator('.statusbar-item', { hasText: 'Rewind' }).locator('.codicon-warning').count()) > 0, 10000).then(() => true, () => false);
+    check('status bar shows the missing server', warn, await page.locator('.statusbar').innerText().catch(() => ''));
+    await shot(page, 'server-missing.png');
+    mark = events().length;
+    await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
+    await setSetting('rewind.serverPath', LSP_BIN, { opened: true });
+    const again = await waitEvent('serverStarted', { after: mark, ms: 30000 }).then(() => true, () => false);
+    check('"Open Settings" leads to rewind.serverPath; fixing it restarts the server', again);
+  });
 } catch (e) {
   fail++;
   console.log('FAIL - unexpected error:', e);

@@ -177,7 +177,10 @@ describe('plan formatting', () => {
     assert.equal(s.nothingToDo, false);
     const lines = s.detail.split('\n');
     assert.equal(lines[0], '3 files will change: 1 modified, 1 restored, 1 deleted (+1 -8 lines).');
-    assert.equal(lines[1], '1 conflict left alone (edited since the agent\'s last turn): old.txt.');
+    assert.equal(
+      lines[1],
+      '1 conflict (edited since the agent\'s last turn): old.txt. "Rewind Other Files" leaves it as it is; "Rewind and Overwrite Conflicts" restores it too.',
+    );
     assert.equal(lines[2], '1 file skipped: dump.sql (larger than maxFileBytes when captured).');
     assert.ok(lines.includes('D util.go -5'));
     assert.doesNotMatch(s.detail, /Conversation/);
