@@ -139,8 +139,9 @@ func (n *dirNode) hash(o *Objects) (bool, error) {
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
 	data := encodeTree(ents)
+	prev := n.id
 	n.id = Sum(data)
-	if err := o.PutID(n.id, data); err != nil {
+	if err := o.putTree(n.id, data, ents, prev); err != nil {
 		return false, err
 	}
 	n.dirty = false

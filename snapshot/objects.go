@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -128,14 +129,18 @@ func (o *Objects) PutID(id ID, data []byte) error {
 	if o.Has(id) {
 		return nil
 	}
+	return o.putRaw(id, o.enc.EncodeAll(data, make([]byte, 0, len(data)/3+64)))
+}
+
+// putRaw writes the stored form of id (compressed, or a delta) atomically.
+func (o *Objects) putRaw(id ID, stored []byte) error {
 	p := o.Path(id)
-	comp := o.enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
-	if err := writeAtomic(p, comp, 0o600, false); err != nil {
+	if err := writeAtomic(p, stored, 0o600, false); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 				return fmt.Errorf("store object %s: %w", id, err)
 			}
-			err = writeAtomic(p, comp, 0o600, false)
+			err = writeAtomic(p, stored, 0o600, false)
 		}
 		if err != nil {
 			return fmt.Errorf("store object %s: %w", id, err)
@@ -157,6 +162,9 @@ func (o *Objects) Get(id ID) ([]byte, error) {
 			return nil, &DamagedError{ID: id, Path: p, Err: errors.New("missing")}
 		}
 		return nil, &DamagedError{ID: id, Path: p, Err: err}
+	}
+	if bytes.HasPrefix(comp, deltaMagic) {
+		return o.getDelta(id, comp, p)
 	}
 	data, err := o.dec.DecodeAll(comp, nil)
 	if err != nil {

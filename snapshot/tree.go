@@ -201,12 +201,14 @@ func WriteTree(o *Objects, m Manifest, known map[string]ID) (ID, error) {
 		sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
 		data := encodeTree(ents)
 		id := Sum(data)
+		var prev ID
 		if known != nil {
 			if k, ok := known[d]; ok && k == id {
 				return id, nil
 			}
+			prev = known[d]
 		}
-		if err := o.PutID(id, data); err != nil {
+		if err := o.putTree(id, data, ents, prev); err != nil {
 			return ID{}, err
 		}
 		if known != nil {
@@ -260,6 +262,13 @@ func TreeObjects(o *Objects, id ID, seen map[ID]bool, fn func(id ID, isTree bool
 	seen[id] = true
 	if err := fn(id, true); err != nil {
 		return err
+	}
+	// A tree stored as a delta needs its bases.
+	for b, _ := o.deltaBase(id); !b.IsZero() && !seen[b]; b, _ = o.deltaBase(b) {
+		seen[b] = true
+		if err := fn(b, true); err != nil {
+			return err
+		}
 	}
 	data, err := o.Get(id)
 	if err != nil {
