@@ -157,7 +157,8 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	// leaves the branch it came from, but it still happened.
 	for _, e := range h.Entries {
 		if e.Kind == session.KindRewind {
-			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time), Undone: h.Undone(e.ID)})
+			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
+				Undone: h.Undone(e.ID), Applied: e.Applied == nil || *e.Applied})
 		}
 	}
 	if a.Limit > 0 {

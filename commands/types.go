@@ -127,6 +127,8 @@ type RewindInfo struct {
 	Mode   string `json:"mode"`
 	Time   string `json:"time"`
 	Undone bool   `json:"undone"`
+	// Applied is false for a rewind the editor did not apply.
+	Applied bool `json:"applied"`
 }
 
 // PreviewArgs is the argument of rewind.preview.

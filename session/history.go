@@ -150,13 +150,22 @@ func (h *History) Baseline() string {
 
 // UndoCandidate is the latest rewind not yet undone, or nil.
 func (h *History) UndoCandidate() *Entry {
+	if c := h.UndoCandidates(); len(c) > 0 {
+		return c[0]
+	}
+	return nil
+}
+
+// UndoCandidates are the rewinds not yet undone, latest first.
+func (h *History) UndoCandidates() []*Entry {
+	var out []*Entry
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
 		if e.Kind == KindRewind && h.undone[e.ID] == nil {
-			return e
+			out = append(out, e)
 		}
 	}
-	return nil
+	return out
 }
 
 // Undone reports whether rewind id was undone.

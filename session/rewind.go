@@ -294,6 +294,8 @@ func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, o
 		s.mu.Unlock()
 		if t != nil {
 			t.expect(ops)
+			// The editor may take its time; the echoes come after.
+			defer t.expect(ops)
 		}
 		if err := apply(ctx, label, ops); err != nil {
 			na, ok := err.(*NotApplied)
@@ -335,13 +337,20 @@ func conflictReason(paths []string) string {
 func (s *Session) Undo(ctx context.Context, force, recordFirst bool, actor string, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
 	err := s.locked(func(l *Lock, h *History) error {
-		r := h.UndoCandidate()
-		if r == nil {
-			return &RefusedError{Msg: "nothing to undo: no rewind is left that was not undone"}
-		}
 		res, err := s.capture(ctx, h, overlay)
 		if err != nil {
 			return err
+		}
+		var r *Entry
+		for _, c := range h.UndoCandidates() {
+			if c.Applied != nil && !*c.Applied && !s.leftTrace(res, c) {
+				continue // the editor applied none of it: nothing to undo there
+			}
+			r = c
+			break
+		}
+		if r == nil {
+			return &RefusedError{Msg: "nothing to undo: no rewind is left that was not undone"}
 		}
 		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &Target{Spec: r.UndoSnapshot, Entry: r, Snapshot: r.UndoSnapshot}}
 		e := &Entry{Parent: h.Leaf(), Kind: KindUndo, Actor: actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target}
@@ -392,4 +401,19 @@ func (s *Session) Undo(ctx context.Context, force, recordFirst bool, actor strin
 		return l.Append(e)
 	})
 	return out, err
+}
+
+// leftTrace reports whether a rewind the editor did not (fully) apply left
+// any of its files different from its undo snapshot.
+func (s *Session) leftTrace(res *snapshot.Result, r *Entry) bool {
+	uid, err := snapshot.ParseID(r.UndoSnapshot)
+	if err != nil || len(r.Files) == 0 {
+		return false
+	}
+	set := map[string]bool{}
+	for _, p := range r.Files {
+		set[p] = true
+	}
+	d, err := snapshot.Compare(s.objects, res.ID, uid, nil, func(p string) bool { return set[p] })
+	return err != nil || len(d.Ops) > 0
 }

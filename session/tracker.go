@@ -67,9 +67,10 @@ func (t *Tracker) Ready() <-chan struct{} { return t.ready }
 
 // expectation is the content a rewind or undo is about to give a path.
 type expectation struct {
-	gone  bool
-	id    snapshot.ID
-	until time.Time
+	gone   bool
+	id     snapshot.ID
+	window time.Time // until then any change of the path is the rewind's
+	until  time.Time // until then the target content is the rewind's
 }
 
 type batch struct {
@@ -347,16 +348,22 @@ func (t *Tracker) expect(ops []snapshot.FileOp) {
 	if t.expected == nil {
 		t.expected = map[string]expectation{}
 	}
-	until := time.Now().Add(time.Minute)
+	now := time.Now()
 	for k, e := range t.expected {
-		if time.Now().After(e.until) {
+		if now.After(e.until) {
 			delete(t.expected, k)
 		}
 	}
 	for _, op := range ops {
-		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After), until: until}
+		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After),
+			window: now.Add(echoWindow), until: now.Add(time.Minute)}
 	}
 }
+
+// echoWindow is how long after a rewind any change to the files it
+// touches is taken for the rewind's own: an editor applies a rewind in
+// steps (creates an empty file, fills its buffer, saves it later).
+const echoWindow = 5 * time.Second
 
 func (t *Tracker) expectedWrite(rel string, data []byte) bool {
 	t.mu.Lock()
@@ -364,6 +371,9 @@ func (t *Tracker) expectedWrite(rel string, data []byte) bool {
 	e, ok := t.expected[rel]
 	if !ok || time.Now().After(e.until) {
 		return false
+	}
+	if time.Now().Before(e.window) {
+		return true // within the echo window: any intermediate state
 	}
 	if e.gone {
 		return data == nil
@@ -414,6 +424,13 @@ func (t *Tracker) isRewindEcho(h *History, rel string, data []byte) bool {
 		}
 		if (e.Kind != KindRewind && e.Kind != KindUndo) || e.Snapshot == "" {
 			continue
+		}
+		if time.Since(e.Time) < echoWindow {
+			for _, f := range e.Files {
+				if f == rel {
+					return true // another process's rewind, still being applied
+				}
+			}
 		}
 		id, err := snapshot.ParseID(e.Snapshot)
 		if err != nil {
