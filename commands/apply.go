@@ -15,6 +15,12 @@ type Overlay interface {
 	Open(rel string) (text []byte, ok bool)
 }
 
+// OverlayLister is an Overlay that can list the root-relative paths it
+// holds open; a running server then patches just those into its captures.
+type OverlayLister interface {
+	Paths() []string
+}
+
 // Applier carries out the file part of a rewind or undo. The command line
 // writes the disk; the language server sends one WorkspaceEdit and writes
 // the `via: disk` files itself.

@@ -335,10 +335,11 @@ func TestRewindEachKindOfChange(t *testing.T) {
 			t.Errorf("%s: via %q, want disk (mode, link or binary)", p, vias[p])
 		}
 	}
-	if _, err := svc.Undo(ctx, commands.UndoArgs{}); err != nil {
-		t.Fatal(err)
+	u, err := svc.Undo(ctx, commands.UndoArgs{})
+	if err != nil || !u.Applied {
+		t.Fatalf("undo: %v %+v", err, u)
 	}
 	if d := diffStates(after, readState(t, root)); d != "" {
-		t.Fatalf("after undo:\n%s", d)
+		t.Fatalf("after undo (%d files in its plan):\n%s", len(u.Plan.Files), d)
 	}
 }

@@ -51,6 +51,9 @@ func Open(opts Options) (*Service, error) {
 	}
 	opts.Root = sess.Root()
 	opts.StoreDir = sess.Dir()
+	if l, ok := opts.Overlay.(OverlayLister); ok {
+		sess.SetOpenPaths(l.Paths)
+	}
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}

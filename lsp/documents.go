@@ -196,6 +196,26 @@ type rootOverlay struct {
 	roots []string // the folder's path and, if different, the service's root
 }
 
+// Paths implements commands.OverlayLister: the open documents under the
+// folder, root-relative.
+func (o *rootOverlay) Paths() []string {
+	o.docs.mu.Lock()
+	defer o.docs.mu.Unlock()
+	var out []string
+	for _, d := range o.docs.byKey {
+		if d.path == "" || d.gone {
+			continue
+		}
+		for _, r := range o.roots {
+			if rel, ok := relIn(r, d.path); ok {
+				out = append(out, filepath.ToSlash(rel))
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Open implements commands.Overlay.
 func (o *rootOverlay) Open(rel string) ([]byte, bool) {
 	for _, r := range o.roots {

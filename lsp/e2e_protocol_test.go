@@ -133,13 +133,13 @@ func TestProgress(t *testing.T) {
 	mark := e.c.notifCount()
 	var rr commands.RewindResult
 	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
-	begin, next := e.c.waitNotification("$/progress", mark, 2*time.Second, func(m *wireMsg) bool {
+	begin, next := e.c.waitNotification("$/progress", mark, 10*time.Second, func(m *wireMsg) bool {
 		return strings.Contains(string(m.Params), `"begin"`)
 	})
 	if begin == nil {
 		t.Fatal("no $/progress begin for a slow rewind")
 	}
-	if end, _ := e.c.waitNotification("$/progress", next, 2*time.Second, func(m *wireMsg) bool {
+	if end, _ := e.c.waitNotification("$/progress", next, 10*time.Second, func(m *wireMsg) bool {
 		return strings.Contains(string(m.Params), `"end"`)
 	}); end == nil {
 		t.Fatal("no $/progress end")

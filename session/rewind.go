@@ -267,14 +267,19 @@ func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, o
 		e.Files = append(e.Files, op.Path)
 	}
 	ops := out.Diff.Ops
-	m := res.Manifest
-	if m == nil {
-		var err error
-		if m, err = snapshot.ReadTree(s.objects, res.ID); err != nil {
+	changes := map[string]*snapshot.Entry{}
+	for _, op := range ops {
+		if op.Change == "delete" {
+			changes[op.Path] = nil
+			continue
+		}
+		id, err := s.objects.Put(op.After)
+		if err != nil {
 			return err
 		}
+		changes[op.Path] = &snapshot.Entry{Kind: op.AfterKind, ID: id, Size: int64(len(op.After))}
 	}
-	after, err := snapshot.WriteTree(s.objects, snapshot.ApplyOps(m, ops), nil)
+	after, err := snapshot.PatchTree(s.objects, res.ID, changes)
 	if err != nil {
 		return err
 	}

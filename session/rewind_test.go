@@ -26,7 +26,9 @@ func TestUndoSkipsRewindsTheEditorDidNotApply(t *testing.T) {
 	os.WriteFile(f, []byte("v2\n"), 0o644)
 	s.TurnEnd(ctx, TurnRequest{})
 	disk := ApplyOnDisk(root)
-	refuse := func(context.Context, string, []snapshot.FileOp) error { return &NotApplied{Reason: "the editor did not apply the edit"} }
+	refuse := func(context.Context, string, []snapshot.FileOp) error {
+		return &NotApplied{Reason: "the editor did not apply the edit"}
+	}
 
 	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, refuse)
 	if err != nil || out.Applied || out.FailureReason == "" {

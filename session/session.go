@@ -53,6 +53,52 @@ type Session struct {
 	lastCapture time.Duration
 	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
 	tracker     *Tracker    // live tracking in a running server, or nil
+	openPaths   func() []string
+}
+
+// SetOpenPaths tells the session which root-relative paths the editor
+// holds open, so captures with the editor's buffers patch just those.
+func (s *Session) SetOpenPaths(fn func() []string) {
+	s.mu.Lock()
+	s.openPaths = fn
+	s.mu.Unlock()
+}
+
+// withBuffers patches the open buffers' text into a disk capture, for the
+// files the capture holds (as a full walk with the buffers would).
+func (s *Session) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, open []string) (*snapshot.Result, error) {
+	changes := map[string]*snapshot.Entry{}
+	for _, p := range open {
+		text, ok := overlay(p)
+		if !ok {
+			continue
+		}
+		e, found, err := snapshot.Lookup(s.objects, res.ID, p)
+		if err != nil {
+			return nil, err
+		}
+		if !found || e.Kind == snapshot.KindSymlink || e.Kind == snapshot.KindSkipped {
+			continue
+		}
+		id, err := s.objects.Put(text)
+		if err != nil {
+			return nil, err
+		}
+		if id != e.ID {
+			changes[p] = &snapshot.Entry{Kind: e.Kind, ID: id, Size: int64(len(text))}
+		}
+	}
+	if len(changes) == 0 {
+		return res, nil
+	}
+	id, err := snapshot.PatchTree(s.objects, res.ID, changes)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.objects.Sync(); err != nil {
+		return nil, err
+	}
+	return &snapshot.Result{ID: id, FileCount: res.FileCount, Duration: res.Duration}, nil
 }
 
 // Open opens the session of root with its store in dir ("" = default).
@@ -142,18 +188,25 @@ func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Over
 		s.capturer.Reset()
 	}
 	t := s.tracker
+	lister := s.openPaths
 	s.mu.Unlock()
 	var res *snapshot.Result
 	var err error
-	if t != nil && overlay == nil {
+	switch {
+	case t != nil && overlay == nil:
 		res, err = t.captureNow(ctx)
-	} else {
+	case t != nil && lister != nil:
+		// The disk as the tracker knows it, with the open buffers on top.
+		if res, err = t.captureNow(ctx); err == nil {
+			res, err = s.withBuffers(res, overlay, lister())
+		}
+	default:
 		res, err = s.capturer.Capture(ctx, overlay)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if overlay == nil {
+	if overlay == nil && t == nil {
 		s.noteCapture(res)
 	}
 	s.mu.Lock()

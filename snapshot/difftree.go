@@ -215,3 +215,108 @@ func IsDir(o *Objects, root ID, rel string) bool {
 	}
 	return true
 }
+
+// PatchTree returns the snapshot that is root with the given paths set to
+// their entries (a nil entry removes the path), rewriting only the folders
+// on the way: a patch costs what it changes, not the size of the tree.
+func PatchTree(o *Objects, root ID, changes map[string]*Entry) (ID, error) {
+	// Group the changes by their first path element.
+	type sub struct {
+		self *Entry
+		set  bool
+		rest map[string]*Entry
+	}
+	var patch func(id ID, changes map[string]*Entry) (ID, bool, error)
+	patch = func(id ID, changes map[string]*Entry) (ID, bool, error) {
+		var ents []treeEntry
+		if !id.IsZero() {
+			old, err := o.tree(id)
+			if err != nil {
+				return ID{}, false, err
+			}
+			ents = append(ents, old...)
+		}
+		groups := map[string]*sub{}
+		for p, e := range changes {
+			head, rest, deeper := strings.Cut(p, "/")
+			g := groups[head]
+			if g == nil {
+				g = &sub{rest: map[string]*Entry{}}
+				groups[head] = g
+			}
+			if deeper {
+				g.rest[rest] = e
+			} else {
+				g.self, g.set = e, true
+			}
+		}
+		byName := map[string]int{}
+		for i, e := range ents {
+			byName[e.name] = i
+		}
+		for name, g := range groups {
+			i, exists := byName[name]
+			var cur *treeEntry
+			if exists {
+				cur = &ents[i]
+			}
+			var next *treeEntry
+			switch {
+			case g.set && g.self != nil:
+				// A file (or link) here; anything below it is gone with the
+				// folder it replaces.
+				next = &treeEntry{name: name, kind: g.self.Kind, id: g.self.ID, size: g.self.Size}
+			case len(g.rest) > 0:
+				var base ID
+				if cur != nil && cur.kind == kindDir {
+					base = cur.id
+				}
+				nid, nonEmpty, err := patch(base, g.rest)
+				if err != nil {
+					return ID{}, false, err
+				}
+				if nonEmpty {
+					next = &treeEntry{name: name, kind: kindDir, id: nid}
+				}
+			}
+			switch {
+			case next != nil && exists:
+				ents[i] = *next
+			case next != nil:
+				byName[name] = len(ents)
+				ents = append(ents, *next)
+			case exists:
+				ents[i].name = "" // removed below
+			}
+		}
+		kept := ents[:0]
+		for _, e := range ents {
+			if e.name != "" {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			return ID{}, false, nil
+		}
+		sort.Slice(kept, func(i, j int) bool { return kept[i].name < kept[j].name })
+		data := encodeTree(kept)
+		nid := Sum(data)
+		if err := o.putTree(nid, data, kept, id); err != nil {
+			return ID{}, false, err
+		}
+		return nid, true, nil
+	}
+	nid, _, err := patch(root, changes)
+	if err != nil {
+		return ID{}, err
+	}
+	if nid.IsZero() {
+		// The empty snapshot: an empty root tree.
+		data := encodeTree(nil)
+		nid = Sum(data)
+		if err := o.PutID(nid, data); err != nil {
+			return ID{}, err
+		}
+	}
+	return nid, nil
+}

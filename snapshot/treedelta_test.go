@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -88,3 +89,64 @@ func TestLargeFolderTreesStoredAsDeltas(t *testing.T) {
 		})
 	}
 }
+
+// TestPatchTreeEqualsWriteTree: patching a snapshot gives the same ID as
+// writing the patched manifest whole.
+func TestPatchTreeEqualsWriteTree(t *testing.T) {
+	o, _ := OpenObjects(filepath.Join(t.TempDir(), "objects"))
+	m := Manifest{}
+	put := func(s string) Entry {
+		id, _ := o.Put([]byte(s))
+		return Entry{Kind: KindFile, ID: id, Size: int64(len(s))}
+	}
+	for i := 0; i < 200; i++ {
+		m[fmt.Sprintf("d%d/e%d/f%d", i%5, i%3, i)] = put(fmt.Sprint(i))
+	}
+	root, _ := WriteTree(o, m, nil)
+	cases := []map[string]*Entry{
+		{"d1/e1/f1": nil},
+		{"d0/e0/new": ptr(put("x")), "top": ptr(put("y"))},
+		{"d2/e2/f2": ptr(put("changed"))},
+		{"brand/new/deep/file": ptr(put("z")), "d3/e0/f3": nil},
+		// A file becomes a folder, and a folder a file.
+		{"d1/e1/f1": nil, "d1/e1/f1/inside": ptr(put("in"))},
+	}
+	dirToFile := map[string]*Entry{"d0/e0": ptr(put("now a file"))}
+	for p := range m {
+		if strings.HasPrefix(p, "d0/e0/") {
+			dirToFile[p] = nil
+		}
+	}
+	cases = append(cases, dirToFile)
+	// Remove a whole folder's files.
+	all := map[string]*Entry{}
+	for p := range m {
+		if strings.HasPrefix(p, "d4/") {
+			all[p] = nil
+		}
+	}
+	cases = append(cases, all)
+	for i, ch := range cases {
+		got, err := PatchTree(o, root, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Manifest{}
+		for p, e := range m {
+			want[p] = e
+		}
+		for p, e := range ch {
+			if e == nil {
+				delete(want, p)
+			} else {
+				want[p] = *e
+			}
+		}
+		wid, _ := WriteTree(o, want, nil)
+		if got != wid {
+			t.Errorf("case %d: PatchTree %s, WriteTree %s", i, got, wid)
+		}
+	}
+}
+
+func ptr(e Entry) *Entry { return &e }
