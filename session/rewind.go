@@ -158,12 +158,17 @@ func limitToHunks(d *snapshot.Diff, first, last int) {
 // Preview returns the plan of req. overlay gives open editor buffers.
 func (s *Session) Preview(ctx context.Context, req RewindRequest, overlay snapshot.Overlay) (*Outcome, error) {
 	var out *Outcome
+	tr := snapshot.NewTracer("preview")
+	defer tr.Done()
 	err := s.locked(func(l *Lock, h *History) error {
+		tr.Mark("lock and journal")
 		res, err := s.capture(ctx, h, overlay)
 		if err != nil {
 			return err
 		}
+		tr.Mark("capture")
 		out, err = s.plan(h, res, req)
+		tr.Mark("plan")
 		return err
 	})
 	return out, err

@@ -103,16 +103,16 @@ type Overlay func(rel string) ([]byte, bool)
 // replaces the disk content of those files.
 func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error) {
 	start := time.Now()
-	tr := newTracer("capture")
-	defer tr.done()
+	tr := NewTracer("capture")
+	defer tr.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cache == nil {
 		c.cache = loadStatCache(c.cachePath)
-		tr.mark("load stat cache")
+		tr.Mark("load stat cache")
 	}
 	ig, err := NewIgnorer(c.root)
-	tr.mark("ignore rules")
+	tr.Mark("ignore rules")
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", c.root, err)
 	}
@@ -126,16 +126,16 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	if err := w.run(); err != nil {
 		return nil, err
 	}
-	tr.mark(fmt.Sprintf("walk (%d files, %d read)", len(w.found), w.read))
+	tr.Mark(fmt.Sprintf("walk (%d files, %d read)", len(w.found), w.read))
 	id, err := WriteTree(c.objects, w.found, c.cache.trees)
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", c.root, err)
 	}
-	tr.mark("trees")
+	tr.Mark("trees")
 	if err := c.objects.Sync(); err != nil {
 		return nil, err
 	}
-	tr.mark("sync")
+	tr.Mark("sync")
 	// Rewriting the whole cache costs more than re-reading a few changed
 	// files next time: save it when many files were read or went away.
 	stale := w.read + abs(len(w.seen)-len(c.cache.files))
@@ -143,7 +143,7 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	if stale > staleBeforeSave || (stale > 0 && c.cache.at == 0) {
 		// A failed save only costs re-reading files next time.
 		_ = c.cache.save(c.cachePath)
-		tr.mark("save stat cache")
+		tr.Mark("save stat cache")
 	}
 	if overlay == nil && c.keepLive {
 		c.live = buildLive(w.found, ig)
@@ -422,9 +422,9 @@ func IsGitPath(rel string) bool {
 	return false
 }
 
-// tracer prints the phases of an operation to stderr when REWIND_LSP_TRACE
+// Tracer prints the phases of an operation to stderr when REWIND_LSP_TRACE
 // is set (stderr is the log in server mode).
-type tracer struct {
+type Tracer struct {
 	name  string
 	on    bool
 	start time.Time
@@ -432,12 +432,14 @@ type tracer struct {
 	parts []string
 }
 
-func newTracer(name string) *tracer {
+// NewTracer starts timing an operation.
+func NewTracer(name string) *Tracer {
 	now := time.Now()
-	return &tracer{name: name, on: os.Getenv("REWIND_LSP_TRACE") != "", start: now, last: now}
+	return &Tracer{name: name, on: os.Getenv("REWIND_LSP_TRACE") != "", start: now, last: now}
 }
 
-func (t *tracer) mark(phase string) {
+// Mark ends a phase.
+func (t *Tracer) Mark(phase string) {
 	if !t.on {
 		return
 	}
@@ -446,7 +448,8 @@ func (t *tracer) mark(phase string) {
 	t.last = now
 }
 
-func (t *tracer) done() {
+// Done prints the phases.
+func (t *Tracer) Done() {
 	if t.on {
 		fmt.Fprintf(os.Stderr, "rewind-lsp trace: %s %.1fms: %s\n", t.name, float64(time.Since(t.start).Microseconds())/1000, strings.Join(t.parts, ", "))
 	}

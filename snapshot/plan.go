@@ -3,7 +3,9 @@ package snapshot
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -69,6 +71,7 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 		return nil, err
 	}
 	d := &Diff{}
+	var ids [][2]ID
 	for _, pd := range diffs {
 		p := pd.Path
 		if keep != nil && !keep(p) {
@@ -84,28 +87,14 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 			d.Skipped = append(d.Skipped, SkippedFile{Path: p, Reason: "larger than maxFileBytes now; left as it is"})
 			continue
 		}
-		op := FileOp{Path: p}
+		op := FileOp{Path: p, BeforeKind: cur.Kind, AfterKind: tgt.Kind}
 		switch {
 		case !inCur:
-			op.Change = "create"
+			op.Change, op.BeforeKind = "create", 0
 		case !inTgt:
-			op.Change = "delete"
+			op.Change, op.AfterKind = "delete", 0
 		default:
 			op.Change = "modify"
-		}
-		if inCur {
-			data, err := o.Get(cur.ID)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: current content: %w", p, err)
-			}
-			op.Before, op.BeforeKind = data, cur.Kind
-		}
-		if inTgt {
-			data, err := o.Get(tgt.ID)
-			if err != nil {
-				return nil, fmt.Errorf("plan %s: target content: %w", p, err)
-			}
-			op.After, op.AfterKind = data, tgt.Kind
 		}
 		if baseline != nil {
 			base, inBase, err := Lookup(o, *baseline, p)
@@ -114,10 +103,54 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 			}
 			op.Conflict = inBase != inCur || (inCur && base != cur)
 		}
-		FillOp(&op)
 		d.Ops = append(d.Ops, op)
+		ids = append(ids, [2]ID{cur.ID, tgt.ID})
+	}
+	// Reading contents and diffing lines is the costly part: all cores.
+	errs := make([]error, len(d.Ops))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = fillContent(o, &d.Ops[i], ids[i])
+			}
+		}()
+	}
+	for i := range d.Ops {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
+}
+
+// fillContent loads an op's contents (ids: current, target) and fills in
+// the rest.
+func fillContent(o *Objects, op *FileOp, ids [2]ID) error {
+	if op.Change != "create" {
+		data, err := o.Get(ids[0])
+		if err != nil {
+			return fmt.Errorf("plan %s: current content: %w", op.Path, err)
+		}
+		op.Before = data
+	}
+	if op.Change != "delete" {
+		data, err := o.Get(ids[1])
+		if err != nil {
+			return fmt.Errorf("plan %s: target content: %w", op.Path, err)
+		}
+		op.After = data
+	}
+	FillOp(op)
+	return nil
 }
 
 // FillOp sets an op's binary flag, via, line counts and diff text.
@@ -151,30 +184,6 @@ func FillOp(op *FileOp) {
 	if modeChange {
 		op.Diff = fmt.Sprintf("mode %s → %s: %s\n", op.BeforeKind, op.AfterKind, op.Path) + op.Diff
 	}
-}
-
-// LineDiff returns the added and removed line counts and the unified diff
-// text of before → after.
-func LineDiff(fromLabel, toLabel, before, after string) (added, removed int, text string) {
-	if before == after {
-		return 0, 0, ""
-	}
-	edits := udiff.Lines(before, after)
-	u, err := udiff.ToUnifiedDiff(fromLabel, toLabel, before, edits, udiff.DefaultContextLines)
-	if err != nil {
-		return 0, 0, ""
-	}
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Insert:
-				added++
-			case udiff.Delete:
-				removed++
-			}
-		}
-	}
-	return added, removed, u.String()
 }
 
 // IsText reports whether data can travel as editor text: valid UTF-8 with

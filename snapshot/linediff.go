@@ -1,0 +1,152 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// lineOp is one line of an edit script: ' ' kept, '-' removed, '+' added.
+type lineOp struct {
+	kind byte
+	text string // the line with its line break, if any
+}
+
+// maxDiffLines is past what go-diff's line mode can number (it panics past
+// ~1.11 M distinct lines); bigger texts are shown replaced whole.
+const maxDiffLines = 1_000_000
+
+// lineScript is the line edit script from a to b (go-diff's line mode: the
+// smallest correct edits; an explicit timeout keeps it bounded, a hit
+// deadline only makes the script coarser).
+func lineScript(a, b string) []lineOp {
+	la, lb := splitKeep(a), splitKeep(b)
+	var ops []lineOp
+	if len(la)+len(lb) > maxDiffLines {
+		for _, l := range la {
+			ops = append(ops, lineOp{'-', l})
+		}
+		for _, l := range lb {
+			ops = append(ops, lineOp{'+', l})
+		}
+		return ops
+	}
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 2 * time.Second
+	ra, rb, lines := dmp.DiffLinesToRunes(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), lines)
+	for _, d := range diffs {
+		kind := byte(' ')
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			kind = '-'
+		case diffmatchpatch.DiffInsert:
+			kind = '+'
+		}
+		for _, l := range splitKeep(d.Text) {
+			ops = append(ops, lineOp{kind, l})
+		}
+	}
+	return ops
+}
+
+// splitKeep splits s after each "\n", keeping the breaks.
+func splitKeep(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// LineDiff returns the added and removed line counts and the unified diff
+// text (three lines of context) of before → after.
+func LineDiff(fromLabel, toLabel, before, after string) (added, removed int, text string) {
+	if before == after {
+		return 0, 0, ""
+	}
+	ops := lineScript(before, after)
+	for _, op := range ops {
+		switch op.kind {
+		case '+':
+			added++
+		case '-':
+			removed++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", fromLabel, toLabel)
+	const ctx = 3
+	// Walk the script, emitting hunks of changes with their context.
+	oldLine, newLine := 0, 0 // lines consumed before ops[i]
+	i := 0
+	for i < len(ops) {
+		// Find the next change.
+		j := i
+		for j < len(ops) && ops[j].kind == ' ' {
+			j++
+		}
+		if j == len(ops) {
+			break
+		}
+		for ; i < j-ctx; i++ { // skip context beyond ctx lines
+			oldLine++
+			newLine++
+		}
+		start, hOld, hNew := i, oldLine, newLine
+		// Extend the hunk while changes are within 2*ctx lines of each other.
+		end := j
+		for end < len(ops) {
+			if ops[end].kind != ' ' {
+				end++
+				continue
+			}
+			k := end
+			for k < len(ops) && ops[k].kind == ' ' {
+				k++
+			}
+			if k == len(ops) || k-end > 2*ctx {
+				end = min(end+ctx, k)
+				break
+			}
+			end = k
+		}
+		oc, nc := 0, 0
+		for _, op := range ops[start:end] {
+			if op.kind != '+' {
+				oc++
+			}
+			if op.kind != '-' {
+				nc++
+			}
+		}
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(hOld, oc), hunkRange(hNew, nc))
+		for _, op := range ops[start:end] {
+			b.WriteByte(op.kind)
+			b.WriteString(op.text)
+			if !strings.HasSuffix(op.text, "\n") {
+				b.WriteString("\n\\ No newline at end of file\n")
+			}
+		}
+		oldLine, newLine = hOld+oc, hNew+nc
+		i = end
+	}
+	return added, removed, b.String()
+}
+
+// hunkRange formats a unified-diff range: 1-based start, count omitted when
+// one; an empty range names the line before it.
+func hunkRange(start, count int) string {
+	switch count {
+	case 0:
+		return fmt.Sprintf("%d,0", start)
+	case 1:
+		return fmt.Sprint(start + 1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, count)
+}
