@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-export GOFLAGS="${GOFLAGS:-} -mod=mod"
+
 passed=0 failed=0 failures=()
 
 suite() { # suite NAME COMMAND...
