@@ -1,0 +1,234 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"golang.org/x/sys/unix"
+)
+
+// Automatic turns: with no turn open, an agent's changes open an `auto`
+// turn whose start is the state before the first change; it ends after a
+// quiet period. One process per root records them (the recorder lock).
+
+// holdRecorder takes the root's recorder lock if no other live process
+// holds it: one automatic-turn recorder at a time; a dead holder's lock is
+// released by the kernel and taken over here.
+func (t *Tracker) holdRecorder() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lockFile != nil {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(t.s.dir, "recorder.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return false
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return false
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0)
+	t.lockFile = f
+	return true
+}
+
+// agentChanged opens an automatic turn, or extends the one open.
+func (t *Tracker) agentChanged(agent []string) {
+	t.mu.Lock()
+	mine := t.autoTurn
+	t.mu.Unlock()
+	h, err := t.s.History()
+	if err != nil {
+		return
+	}
+	open := h.OpenTurn()
+	if open != nil {
+		if open.ID == mine {
+			t.restartQuiet()
+		}
+		return // a hook, the command line or a command owns this turn
+	}
+	if !t.holdRecorder() {
+		return
+	}
+	var started *Entry
+	err = t.s.locked(func(l *Lock, h *History) error {
+		if h.OpenTurn() != nil {
+			return nil // someone opened a turn meanwhile
+		}
+		// A turn may have ended (and recorded these changes) meanwhile.
+		var still []string
+		for _, p := range agent {
+			if t.stillNew(p) {
+				still = append(still, p)
+			}
+		}
+		if agent = still; len(agent) == 0 {
+			return nil
+		}
+		set := map[string]bool{}
+		for _, p := range agent {
+			set[p] = true
+		}
+		// The start is the state before the agent's first change: the live
+		// tree with every pending change except the agent's applied.
+		t.capMu.Lock()
+		defer t.capMu.Unlock()
+		// Only changes already found to be no agent's go into the start;
+		// the agent's and those not looked at yet stay for the turn's end.
+		t.mu.Lock()
+		cleared := t.cleared
+		t.mu.Unlock()
+		paths, full := t.take()
+		var keep, later []string
+		for _, p := range paths {
+			if !set[p] && cleared[p] {
+				keep = append(keep, p)
+			} else {
+				later = append(later, p)
+			}
+		}
+		t.giveBack(later, false)
+		var res *snapshot.Result
+		var err error
+		if full {
+			res, err = t.s.capturer.Capture(context.Background(), nil)
+		} else {
+			res, err = t.s.capturer.CaptureChanged(context.Background(), keep)
+		}
+		if err != nil {
+			t.giveBack(paths, full)
+			return err
+		}
+		t.s.noteCapture(res)
+		started = &Entry{Parent: h.Leaf(), Kind: KindTurnStart, Actor: "server", Snapshot: res.ID.String(),
+			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
+		return l.Append(started)
+	})
+	if err != nil || started == nil {
+		if err != nil && t.opts.Log != nil {
+			t.opts.Log("rewind-lsp: automatic turn: " + err.Error())
+		}
+		return
+	}
+	t.mu.Lock()
+	t.autoTurn = started.ID
+	t.mu.Unlock()
+	t.restartQuiet()
+}
+
+func autoPrompt(paths []string) string {
+	sort.Strings(paths)
+	s := "changes on disk: " + paths[0]
+	if len(paths) > 1 {
+		s += " and others"
+	}
+	return s
+}
+
+func (t *Tracker) restartQuiet() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	if t.quiet != nil {
+		t.quiet.Stop()
+	}
+	t.quiet = time.AfterFunc(t.opts.Quiet, t.endAuto)
+}
+
+// endAuto ends the automatic turn after the quiet period, if it is still
+// the open one.
+func (t *Tracker) endAuto() {
+	t.mu.Lock()
+	mine := t.autoTurn
+	t.mu.Unlock()
+	if mine == "" {
+		return
+	}
+	_ = t.s.locked(func(l *Lock, h *History) error {
+		open := h.OpenTurn()
+		if open == nil || open.ID != mine {
+			return nil
+		}
+		res, err := t.s.capture(context.Background(), h, nil)
+		if err != nil {
+			return err
+		}
+		_, err = t.s.endTurn(l, h, open, res, TurnRequest{Actor: "server", Summary: ""})
+		return err
+	})
+	t.mu.Lock()
+	if t.autoTurn == mine {
+		t.autoTurn = ""
+	}
+	t.mu.Unlock()
+}
+
+// pollCheck compares a full walk with the last capture when polling: any
+// difference not from the editor or a rewind is an agent's change.
+func (t *Tracker) pollCheck() {
+	t.s.mu.Lock()
+	prev := t.s.lastID
+	t.s.mu.Unlock()
+	res, err := t.s.capturer.Capture(context.Background(), nil)
+	if err != nil {
+		return
+	}
+	if prev.IsZero() {
+		t.s.noteCapture(res)
+		return
+	}
+	diffs, err := snapshot.DiffTrees(t.s.objects, prev, res.ID)
+	if err != nil || len(diffs) == 0 {
+		return
+	}
+	var paths []string
+	for _, d := range diffs {
+		paths = append(paths, d.Path)
+	}
+	agent := t.agentPaths(paths)
+	if len(agent) == 0 {
+		t.s.noteCapture(res)
+		return
+	}
+	t.mu.Lock()
+	mine := t.autoTurn
+	t.mu.Unlock()
+	h, err := t.s.History()
+	if err != nil {
+		return
+	}
+	if open := h.OpenTurn(); open != nil {
+		if open.ID == mine {
+			t.restartQuiet()
+		}
+		return
+	}
+	if !t.holdRecorder() {
+		return
+	}
+	var started *Entry
+	_ = t.s.locked(func(l *Lock, h *History) error {
+		if h.OpenTurn() != nil {
+			return nil
+		}
+		started = &Entry{Parent: h.Leaf(), Kind: KindTurnStart, Actor: "server", Snapshot: prev.String(),
+			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
+		return l.Append(started)
+	})
+	t.s.noteCapture(res)
+	if started != nil {
+		t.mu.Lock()
+		t.autoTurn = started.ID
+		t.mu.Unlock()
+		t.restartQuiet()
+	}
+}

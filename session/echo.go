@@ -1,0 +1,244 @@
+package session
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// Telling an agent's changes from everyone else's: the editor's saves, a
+// rewind's writes (and the editor's echoes of them), and changes a capture
+// already recorded.
+
+// expectation is the content a rewind or undo is about to give a path.
+type expectation struct {
+	gone   bool
+	id     snapshot.ID
+	window time.Time // until then any change of the path is the rewind's
+	until  time.Time // until then the target content is the rewind's
+}
+
+// decide opens or extends an automatic turn for a batch of changes.
+func (t *Tracker) decide(b batch) {
+	if b.full {
+		t.pollCheck()
+		return
+	}
+	agent := t.agentPaths(b.paths)
+	isAgent := map[string]bool{}
+	for _, p := range agent {
+		isAgent[p] = true
+	}
+	t.mu.Lock()
+	if t.cleared == nil {
+		t.cleared = map[string]bool{}
+	}
+	for _, p := range b.paths {
+		if !isAgent[p] {
+			t.cleared[p] = true
+		}
+	}
+	t.mu.Unlock()
+	if len(agent) > 0 {
+		t.agentChanged(agent)
+	}
+}
+
+// agentPaths keeps the paths whose current content is a new change (not
+// what the latest capture saw, nor what a rewind or undo wrote) that the
+// editor did not save either.
+func (t *Tracker) agentPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		data, isDir, ok := t.read(p)
+		if !ok || !t.isNew(p, data, isDir) {
+			continue
+		}
+		if !isDir && t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
+			continue
+		}
+		// IsEditor may have waited: look again at what is known now.
+		if t.stillNew(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// stillNew reads rel again and reports whether it is a new change.
+func (t *Tracker) stillNew(rel string) bool {
+	data, isDir, ok := t.read(rel)
+	return ok && t.isNew(rel, data, isDir)
+}
+
+// read returns rel's content (a link's target; nil when it is gone) or
+// that it is a folder; ok is false for an unreadable file.
+func (t *Tracker) read(rel string) (data []byte, isDir, ok bool) {
+	abs := filepath.Join(t.s.root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, true
+	case err != nil:
+		return nil, false, false
+	case fi.IsDir():
+		return nil, true, true
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(abs)
+		return []byte(target), false, err == nil
+	}
+	data, err = os.ReadFile(abs)
+	return data, false, err == nil
+}
+
+// isNew reports whether rel (data, or a folder) is a change nobody has
+// recorded. A folder is new when the latest capture had none there; its
+// files have events of their own, or the capture walks it.
+func (t *Tracker) isNew(rel string, data []byte, isDir bool) bool {
+	t.s.mu.Lock()
+	last := t.s.lastID
+	t.s.mu.Unlock()
+	wasDir := snapshot.IsDir(t.s.objects, last, rel)
+	if isDir || wasDir {
+		// A folder that came or went: new, unless a rewind or undo is
+		// writing or removing files in it.
+		return isDir != wasDir && !t.rewindTouches(rel)
+	}
+	if t.expectedWrite(rel, data) || t.recorded(last, rel, data) {
+		return false
+	}
+	if h, err := t.s.History(); err == nil && t.isRewindEcho(h, rel, data) {
+		return false
+	}
+	return true
+}
+
+// recorded reports whether rel already holds what the latest capture saw:
+// a change a turn's end (or any capture) recorded before this batch was
+// looked at is no new change.
+func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte) bool {
+	if last.IsZero() {
+		return false
+	}
+	e, ok, err := snapshot.Lookup(t.s.objects, last, rel)
+	if err != nil {
+		return false
+	}
+	if !ok {
+		return data == nil
+	}
+	return data != nil && e.Kind != snapshot.KindSkipped && e.ID == snapshot.Sum(data)
+}
+
+// expect notes what a rewind or undo of this process is about to write, so
+// those changes (and the editor's echoes of them) are never an agent's.
+func (t *Tracker) expect(ops []snapshot.FileOp) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.expected == nil {
+		t.expected = map[string]expectation{}
+	}
+	now := time.Now()
+	for k, e := range t.expected {
+		if now.After(e.until) {
+			delete(t.expected, k)
+		}
+	}
+	for _, op := range ops {
+		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After),
+			window: now.Add(echoWindow), until: now.Add(time.Minute)}
+	}
+}
+
+// echoWindow is how long after a rewind any change to the files it
+// touches is taken for the rewind's own: an editor applies a rewind in
+// steps (creates an empty file, fills its buffer, saves it later).
+const echoWindow = 5 * time.Second
+
+func (t *Tracker) expectedWrite(rel string, data []byte) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.expected[rel]
+	if !ok || time.Now().After(e.until) {
+		return false
+	}
+	if time.Now().Before(e.window) {
+		return true // within the echo window: any intermediate state
+	}
+	if e.gone {
+		return data == nil
+	}
+	return data != nil && snapshot.Sum(data) == e.id
+}
+
+// rewindTouches reports whether a recent rewind or undo (this process's
+// or, from the journal, another's) changes files below folder rel.
+func (t *Tracker) rewindTouches(rel string) bool {
+	prefix := rel + "/"
+	t.mu.Lock()
+	for p, e := range t.expected {
+		if strings.HasPrefix(p, prefix) && time.Now().Before(e.until) {
+			t.mu.Unlock()
+			return true
+		}
+	}
+	t.mu.Unlock()
+	h, err := t.s.History()
+	if err != nil {
+		return false
+	}
+	cutoff := time.Now().Add(-30 * time.Second)
+	for i := len(h.Entries) - 1; i >= 0 && !h.Entries[i].Time.Before(cutoff); i-- {
+		e := h.Entries[i]
+		if e.Kind != KindRewind && e.Kind != KindUndo {
+			continue
+		}
+		for _, f := range e.Files {
+			if strings.HasPrefix(f, prefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isRewindEcho reports whether rel holds what a recent rewind or undo
+// (from any process) made it, so the change is that rewind's, not an
+// agent's.
+func (t *Tracker) isRewindEcho(h *History, rel string, data []byte) bool {
+	cutoff := time.Now().Add(-30 * time.Second)
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		if e.Time.Before(cutoff) {
+			return false
+		}
+		if (e.Kind != KindRewind && e.Kind != KindUndo) || e.Snapshot == "" {
+			continue
+		}
+		if time.Since(e.Time) < echoWindow {
+			for _, f := range e.Files {
+				if f == rel {
+					return true // another process's rewind, still being applied
+				}
+			}
+		}
+		id, err := snapshot.ParseID(e.Snapshot)
+		if err != nil {
+			continue
+		}
+		ent, ok, err := snapshot.Lookup(t.s.objects, id, rel)
+		if err != nil {
+			continue
+		}
+		if !ok {
+			return data == nil
+		}
+		return data != nil && ent.ID == snapshot.Sum(data)
+	}
+	return false
+}
