@@ -17,6 +17,9 @@ const (
 	// made by another process reaches the client within about a second
 	// even when file-system notifications are missing.
 	journalPoll = 400 * time.Millisecond
+	// journalSafetyPoll is the period of the check made even while
+	// notifications work.
+	journalSafetyPoll = 30 * time.Second
 	// journalDebounce groups the bursts of writes of one append.
 	journalDebounce = 50 * time.Millisecond
 )
@@ -87,7 +90,13 @@ func (s *Server) runJournalWatch(ctx context.Context, f *folder, journal string)
 		s.log.Printf("folder %s: no file-system notifications (%v); polling the journal", f.path, err)
 	}
 	last := stampOf(journal)
-	ticker := time.NewTicker(journalPoll)
+	// Polling is the fallback: with notifications, a rare check only picks
+	// up a store folder that appeared later, and an idle server stays idle.
+	period := journalPoll
+	if fw != nil {
+		period = journalSafetyPoll
+	}
+	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	var debounce <-chan time.Time
 	check := func() {

@@ -303,7 +303,10 @@ func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error
 // entry and the turn's start; both are nil when no turn was open (nothing
 // is recorded then).
 func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
+	tr := snapshot.NewTracer("turn end")
+	defer tr.Done()
 	err = s.locked(func(l *Lock, h *History) error {
+		tr.Mark("lock and journal")
 		start = h.OpenTurn()
 		if start == nil {
 			return nil
@@ -312,7 +315,9 @@ func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Ent
 		if err != nil {
 			return err
 		}
+		tr.Mark("capture")
 		end, err = s.endTurn(l, h, start, res, req)
+		tr.Mark("changes and append")
 		return err
 	})
 	return end, start, err

@@ -144,7 +144,9 @@ func (t *Tracker) take() ([]string, bool) {
 func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
 	t.capMu.Lock()
 	defer t.capMu.Unlock()
+	tr := snapshot.NewTracer("settle")
 	paths, full := t.take()
+	tr.Done()
 	var res *snapshot.Result
 	var err error
 	if full {

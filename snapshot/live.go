@@ -168,6 +168,8 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 		return c.Capture(ctx, nil)
 	}
 	start := time.Now()
+	tr := NewTracer("capture changed")
+	defer tr.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.live != lt { // a full capture replaced it meanwhile
@@ -186,13 +188,13 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 		}
 		read += n
 	}
+	tr.Mark(fmt.Sprintf("%d paths, %d read", len(changed), read))
 	if _, err := lt.root.hash(c.objects); err != nil {
 		c.live = nil
 		return nil, fmt.Errorf("capture %s: %w", c.root, err)
 	}
-	if err := c.objects.Sync(); err != nil {
-		return nil, err
-	}
+	tr.Mark("trees")
+	c.objects.SyncSoon()
 	if read > 0 {
 		c.saveCacheLater()
 	}
