@@ -109,6 +109,10 @@ func (e *editor) initialize(folders []string, options map[string]any, encodings 
 	}
 	e.utf8 = res.Capabilities.PositionEncoding == "utf-8"
 	e.c.notify("initialized", map[string]any{})
+	// Registered after the test's temporary folders, so it runs before
+	// they are removed: the server's background writes into its store
+	// (caches, durable objects) end with it.
+	e.t.Cleanup(e.c.hangUp)
 	return res
 }
 

@@ -63,6 +63,17 @@ func newConn(t testing.TB, r io.Reader, w io.Writer) *conn {
 	return c
 }
 
+// hangUp closes the server's input and waits (a little) until it exits.
+func (c *conn) hangUp() {
+	if cl, ok := c.w.(io.Closer); ok {
+		cl.Close()
+	}
+	select {
+	case <-c.closed:
+	case <-time.After(5 * time.Second):
+	}
+}
+
 func (c *conn) readLoop(r io.Reader) {
 	defer close(c.closed)
 	br := bufio.NewReader(r)

@@ -107,6 +107,7 @@ func (t *Tracker) Close() {
 	lf := t.lockFile
 	t.mu.Unlock()
 	t.w.Close()
+	t.s.capturer.Flush()
 	close(t.wake)
 	if lf != nil {
 		lf.Close() // releases the recorder lock

@@ -269,7 +269,7 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 // spares a later process some reading.
 func (c *Capturer) saveCacheLater() {
 	if c.saveTimer != nil {
-		c.saveTimer.Reset(2 * time.Second)
+		c.saveTimer.Reset(2 * time.Second) // re-arms it even after it fired
 		return
 	}
 	c.saveTimer = time.AfterFunc(2*time.Second, func() {
@@ -277,4 +277,15 @@ func (c *Capturer) saveCacheLater() {
 		defer c.mu.Unlock()
 		_ = c.cache.save(c.cachePath)
 	})
+}
+
+// Flush writes a stat cache whose save is pending now (a server that
+// stops), and cancels the pending save.
+func (c *Capturer) Flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.saveTimer != nil && c.saveTimer.Stop() {
+		_ = c.cache.save(c.cachePath)
+	}
+	c.saveTimer = nil
 }
