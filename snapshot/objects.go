@@ -322,8 +322,10 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, sync bool) (err err
 			return err
 		}
 	}
-	if err = f.Chmod(perm); err != nil {
-		return err
+	if perm != 0o600 { // CreateTemp made it 0600 already
+		if err = f.Chmod(perm); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err
