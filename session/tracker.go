@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -201,6 +202,9 @@ func (t *Tracker) record(paths []string, full bool) {
 func (t *Tracker) run() {
 	// The first capture is the state before any change the tracker sees.
 	t.captureNow(context.Background())
+	// Its walk's garbage is the server's largest; hand the memory back to
+	// the system, since a running server then only grows with changes.
+	debug.FreeOSMemory()
 	close(t.ready)
 	for range t.wake {
 		for {

@@ -13,7 +13,19 @@ type treeCache struct {
 	m  map[ID][]treeEntry
 }
 
-const treeCacheMax = 50000
+const treeCacheMax = 20000
+
+// cacheTree remembers the decoded entries of a tree just stored (ents must
+// not be changed afterwards), so diffs and deltas of the next turn need not
+// read it back.
+func (o *Objects) cacheTree(id ID, ents []treeEntry) {
+	o.trees.mu.Lock()
+	if o.trees.m == nil || len(o.trees.m) >= treeCacheMax {
+		o.trees.m = map[ID][]treeEntry{}
+	}
+	o.trees.m[id] = ents
+	o.trees.mu.Unlock()
+}
 
 func (o *Objects) tree(id ID) ([]treeEntry, error) {
 	o.trees.mu.Lock()

@@ -27,6 +27,7 @@ const (
 // putTree stores tree data (whose entries are ents) under id, as a delta
 // against base when that is worth it.
 func (o *Objects) putTree(id ID, data []byte, ents []treeEntry, base ID) error {
+	o.cacheTree(id, ents)
 	if o.Has(id) {
 		return nil
 	}
