@@ -1,0 +1,450 @@
+// Command live is the language-client side of bench/live.sh: it starts
+// `rewind-lsp` (no arguments: LSP over stdio) on one root, initializes it,
+// and then answers one-line commands read from its stdin with one line on
+// its stdout, so that a shell script can interleave its own file changes
+// and git commands with the server's turns:
+//
+//	init               initialize + initialized          -> "ok <ms>"
+//	ready SECONDS      poll rewind.status until watchMode is no longer
+//	                   "starting"                         -> "<watchMode> <ms waited> <lastCaptureMs>"
+//	start              rewind.turnStart {"prompt":"p"}    -> "<wall µs> <server cpu µs> <turn>"
+//	end                rewind.turnEnd {}                  -> "<wall µs> <server cpu µs> <turn> <files changed> <lastCaptureMs>"
+//	quiet              wait (at most 5 s) until the server used < 1 ms of CPU in
+//	                   100 ms: the GC or delayed work of what came before is
+//	                   done                               -> "<ms waited>"
+//	cpu                the server's CPU so far            -> "<utime+stime ticks> <µs, summed schedstat of its threads>"
+//	rss                the server's VmRSS                 -> "<kB>"
+//	pid                the server's process id            -> "<pid>"
+//	status             rewind.status                      -> its JSON result
+//	quit               shutdown + exit, wait for the process
+//
+// The wall time of start/end runs from just before the request is written
+// to the server's pipe to the moment its reply has been read. The server
+// CPU is the growth of the summed sum_exec_runtime of its threads
+// (/proc/PID/task/*/schedstat, ns resolution) across the call.
+//
+// Requests the server sends (window/workDoneProgress/create, ...) are
+// answered with a null result; notifications are ignored, except
+// window/logMessage and window/showMessage, which are copied to stderr.
+// Errors go to stderr and the reply line starts with "error".
+//
+// It is a benchmark helper, not part of rewind-lsp: it uses only the
+// standard library.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+type client struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	wmu sync.Mutex
+
+	mu      sync.Mutex
+	next    int
+	pending map[int]chan message
+	dead    chan struct{}
+}
+
+func (c *client) write(m any) error {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	buf := make([]byte, 0, len(body)+32)
+	buf = append(buf, "Content-Length: "...)
+	buf = strconv.AppendInt(buf, int64(len(body)), 10)
+	buf = append(buf, "\r\n\r\n"...)
+	buf = append(buf, body...)
+	_, err = c.in.Write(buf)
+	return err
+}
+
+// call sends a request and waits for its reply; d is the time from just
+// before the write to the reply's arrival.
+func (c *client) call(method string, params any, timeout time.Duration) (json.RawMessage, time.Duration, error) {
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	ch := make(chan message, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	t0 := time.Now()
+	if err := c.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+		return nil, 0, err
+	}
+	select {
+	case m := <-ch:
+		d := time.Since(t0)
+		if m.Error != nil {
+			return nil, d, fmt.Errorf("%s: error %d: %s", method, m.Error.Code, m.Error.Message)
+		}
+		return m.Result, d, nil
+	case <-c.dead:
+		return nil, 0, errors.New(method + ": the server exited")
+	case <-time.After(timeout):
+		return nil, 0, fmt.Errorf("%s: no reply in %s", method, timeout)
+	}
+}
+
+func (c *client) notify(method string, params any) error {
+	return c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// read dispatches the server's messages until its stdout closes.
+func (c *client) read(r io.Reader) {
+	defer close(c.dead)
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		n := -1
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		if n < 0 {
+			fmt.Fprintln(os.Stderr, "live: a message without Content-Length")
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		var m message
+		if err := json.Unmarshal(body, &m); err != nil {
+			fmt.Fprintf(os.Stderr, "live: undecodable message: %v\n", err)
+			continue
+		}
+		switch {
+		case m.Method != "" && len(m.ID) > 0: // a request: answer null
+			go c.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil})
+		case m.Method != "": // a notification
+			if m.Method == "window/logMessage" || m.Method == "window/showMessage" {
+				var p struct {
+					Message string `json:"message"`
+				}
+				json.Unmarshal(m.Params, &p)
+				fmt.Fprintf(os.Stderr, "live: server %s: %s\n", m.Method, p.Message)
+			}
+		default: // a reply
+			id, err := strconv.Atoi(string(m.ID))
+			if err != nil {
+				continue
+			}
+			c.mu.Lock()
+			ch := c.pending[id]
+			delete(c.pending, id)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		}
+	}
+}
+
+func (c *client) command(name string, arg any, timeout time.Duration) (json.RawMessage, time.Duration, error) {
+	return c.call("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{arg}}, timeout)
+}
+
+type status struct {
+	WatchMode     string  `json:"watchMode"`
+	LastCaptureMs float64 `json:"lastCaptureMs"`
+}
+
+func (c *client) status() (status, json.RawMessage, error) {
+	var st status
+	raw, _, err := c.command("rewind.status", map[string]any{}, time.Minute)
+	if err == nil {
+		err = json.Unmarshal(raw, &st)
+	}
+	return st, raw, err
+}
+
+// cpuTicks is utime+stime of the process from /proc/PID/stat (clock ticks).
+func cpuTicks(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: fields count from
+	// after its closing parenthesis (field 3, state, is f[0]).
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("bad /proc stat")
+	}
+	return u + k, nil
+}
+
+// cpuNs sums the run time of the process's threads (schedstat, ns).
+func cpuNs(pid int) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("no schedstat for %d", pid)
+	}
+	var sum int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that ended meanwhile
+		}
+		f := strings.Fields(string(data))
+		if len(f) == 0 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[0], 10, 64)
+		sum += v
+	}
+	return sum, nil
+}
+
+func rssKB(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
+
+func main() {
+	bin := flag.String("bin", "rewind-lsp", "the rewind-lsp binary")
+	root := flag.String("root", "", "the workspace root (absolute)")
+	store := flag.String("store", "", "the store folder (initializationOptions.storeDir)")
+	quiet := flag.Int("quiet", 3000, "autoTurnQuietMs")
+	logPath := flag.String("log", "", "the server's stderr goes here (default: discarded)")
+	flag.Parse()
+	if *root == "" || *store == "" {
+		fmt.Fprintln(os.Stderr, "usage: live -bin PATH -root DIR -store DIR [-quiet MS] [-log FILE]")
+		os.Exit(2)
+	}
+	cmd := exec.Command(*bin)
+	cmd.Dir = *root
+	if *logPath != "" {
+		f, err := os.Create(*logPath)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "live:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		cmd.Stderr = f
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		os.Exit(1)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		os.Exit(1)
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		os.Exit(1)
+	}
+	c := &client{cmd: cmd, in: in, pending: map[int]chan message{}, dead: make(chan struct{})}
+	go c.read(out)
+	pid := cmd.Process.Pid
+	uri := "file://" + *root
+
+	reply := func(format string, a ...any) { fmt.Printf(format+"\n", a...) }
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "live:", err)
+		reply("error %s", strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	// timed runs one command and reports its wall and the server's CPU.
+	timed := func(name string, arg any) (json.RawMessage, time.Duration, int64, error) {
+		c0, _ := cpuNs(pid)
+		raw, d, err := c.command(name, arg, 10*time.Minute)
+		c1, _ := cpuNs(pid)
+		return raw, d, (c1 - c0) / 1000, err
+	}
+
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "init":
+			t0 := time.Now()
+			_, _, err := c.call("initialize", map[string]any{
+				"processId":        nil,
+				"rootUri":          uri,
+				"workspaceFolders": []any{map[string]any{"uri": uri, "name": "t"}},
+				"capabilities": map[string]any{"workspace": map[string]any{"workspaceEdit": map[string]any{
+					"documentChanges": true, "resourceOperations": []string{"create", "delete"}}}},
+				"initializationOptions": map[string]any{"storeDir": *store, "autoTurnQuietMs": *quiet},
+			}, time.Minute)
+			if err == nil {
+				err = c.notify("initialized", map[string]any{})
+			}
+			if err != nil {
+				fail(err)
+				continue
+			}
+			reply("ok %.1f", float64(time.Since(t0).Microseconds())/1000)
+		case "ready":
+			limit := 600 * time.Second
+			if len(f) > 1 {
+				if s, err := strconv.Atoi(f[1]); err == nil {
+					limit = time.Duration(s) * time.Second
+				}
+			}
+			t0 := time.Now()
+			var st status
+			var err error
+			for {
+				st, _, err = c.status()
+				if err != nil || st.WatchMode != "starting" || time.Since(t0) > limit {
+					break
+				}
+				time.Sleep(250 * time.Millisecond) // rewind.status walks the store: poll gently
+			}
+			if err != nil {
+				fail(err)
+				continue
+			}
+			reply("%s %d %.2f", st.WatchMode, time.Since(t0).Milliseconds(), st.LastCaptureMs)
+		case "start":
+			raw, d, cpu, err := timed("rewind.turnStart", map[string]any{"prompt": "p"})
+			var r struct {
+				Turn int `json:"turn"`
+			}
+			if err == nil {
+				err = json.Unmarshal(raw, &r)
+			}
+			if err != nil {
+				fail(err)
+				continue
+			}
+			reply("%d %d %d", d.Microseconds(), cpu, r.Turn)
+		case "end":
+			raw, d, cpu, err := timed("rewind.turnEnd", map[string]any{})
+			var r struct {
+				Turn    int               `json:"turn"`
+				Changed []json.RawMessage `json:"changed"`
+			}
+			if err == nil {
+				err = json.Unmarshal(raw, &r)
+			}
+			var st status
+			if err == nil {
+				st, _, err = c.status()
+			}
+			if err != nil {
+				fail(err)
+				continue
+			}
+			reply("%d %d %d %d %.2f", d.Microseconds(), cpu, r.Turn, len(r.Changed), st.LastCaptureMs)
+		case "quiet":
+			t0 := time.Now()
+			prev, err := cpuNs(pid)
+			for err == nil && time.Since(t0) < 5*time.Second {
+				time.Sleep(100 * time.Millisecond)
+				var cur int64
+				if cur, err = cpuNs(pid); err == nil && cur-prev < int64(time.Millisecond) {
+					break
+				}
+				prev = cur
+			}
+			if err != nil {
+				fail(err)
+				continue
+			}
+			reply("%d", time.Since(t0).Milliseconds())
+		case "cpu":
+			t, err1 := cpuTicks(pid)
+			n, err2 := cpuNs(pid)
+			if err := errors.Join(err1, err2); err != nil {
+				fail(err)
+				continue
+			}
+			reply("%d %d", t, n/1000)
+		case "rss":
+			kb, err := rssKB(pid)
+			if err != nil {
+				fail(err)
+				continue
+			}
+			reply("%d", kb)
+		case "pid":
+			reply("%d", pid)
+		case "status":
+			_, raw, err := c.status()
+			if err != nil {
+				fail(err)
+				continue
+			}
+			var buf strings.Builder
+			json.NewEncoder(&buf).Encode(json.RawMessage(raw))
+			reply("%s", strings.TrimSpace(buf.String()))
+		case "quit":
+			c.call("shutdown", nil, 10*time.Second)
+			c.notify("exit", nil)
+			in.Close()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
+			reply("ok")
+			return
+		default:
+			reply("error unknown command %q", f[0])
+		}
+	}
+	// stdin closed without quit: do not leave the server behind.
+	in.Close()
+	cmd.Process.Kill()
+	cmd.Wait()
+}
