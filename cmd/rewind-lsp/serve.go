@@ -3,9 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 )
+
+// serverMemoryLimit is the server's soft memory limit.
+const serverMemoryLimit = 100 << 20
 
 // serve runs the Language Server on stdio. Nothing but LSP frames is ever
 // written to stdout.
@@ -18,6 +22,11 @@ func (c *cli) serve(args []string) int {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			fmt.Fprintln(c.stderr, "rewind-lsp: serving LSP on stdio (an editor starts this; run `rewind-lsp help` for the command line)")
 		}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A server lives beside the editor all day: collect garbage before
+		// the heap grows past this (a soft limit) and hand memory back.
+		debug.SetMemoryLimit(serverMemoryLimit)
 	}
 	return lsp.Run(c.ctx, c.stdin, c.stdout, c.stderr)
 }
