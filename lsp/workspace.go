@@ -139,6 +139,9 @@ func closeFolder(s *Server, f *folder) {
 	if f.watch != nil {
 		f.watch.stop()
 	}
+	if f.tracker != nil {
+		f.tracker.Close()
+	}
 	if err := f.svc.Close(); err != nil {
 		s.log.Printf("closing %s: %v", f.path, err)
 	}

@@ -148,7 +148,7 @@ func (p Problem) String() string { return fmt.Sprintf("%s %s: %s", p.What, p.Whe
 // and that every snapshot the journal needs is whole.
 func (s *Session) Fsck() ([]Problem, error) {
 	var probs []Problem
-	ents, bad, err := s.journal.Read()
+	ents, bad, err := s.journal.ReadAll()
 	if err != nil {
 		return nil, err
 	}

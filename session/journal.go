@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -97,6 +98,9 @@ type Journal struct {
 	path     string
 	lockPath string
 	mu       sync.Mutex // serializes this process's lock holders
+
+	cmu   sync.Mutex
+	cache journalCache
 }
 
 // OpenJournal opens the journal in store folder dir.
@@ -144,7 +148,49 @@ func decodeLine(line []byte) (*Entry, error) {
 
 // Read returns every intact entry in order, and the damaged lines. A torn
 // last line (no final newline) is not damage: it is what a crash leaves.
+// The journal only grows, so a process reads just what was appended since
+// its last Read; a replaced or shortened file is read again whole.
 func (j *Journal) Read() ([]*Entry, []*LineError, error) {
+	f, err := os.Open(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read journal: %w", err)
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	j.cmu.Lock()
+	defer j.cmu.Unlock()
+	c := &j.cache
+	if ino != c.ino || fi.Size() < c.off {
+		*c = journalCache{ino: ino}
+	}
+	if fi.Size() > c.off {
+		buf := make([]byte, fi.Size()-c.off)
+		n, err := f.ReadAt(buf, c.off)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("read journal: %w", err)
+		}
+		ents, bad, consumed, lines := parseLines(buf[:n], c.lines)
+		c.ents = append(c.ents, ents...)
+		c.bad = append(c.bad, bad...)
+		c.off += int64(consumed)
+		c.lines += lines
+	}
+	return append([]*Entry(nil), c.ents...), append([]*LineError(nil), c.bad...), nil
+}
+
+// ReadAll reads the whole journal afresh (fsck: damage made in place is
+// seen too).
+func (j *Journal) ReadAll() ([]*Entry, []*LineError, error) {
 	data, err := os.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -155,27 +201,43 @@ func (j *Journal) Read() ([]*Entry, []*LineError, error) {
 	return parseJournal(data)
 }
 
+// journalCache is what this process has read of the journal.
+type journalCache struct {
+	ino   uint64
+	off   int64 // bytes read: complete lines only
+	lines int   // lines read
+	ents  []*Entry
+	bad   []*LineError
+}
+
 func parseJournal(data []byte) ([]*Entry, []*LineError, error) {
-	var ents []*Entry
-	var bad []*LineError
-	for n := 1; len(data) > 0; n++ {
+	ents, bad, _, _ := parseLines(data, 0)
+	return ents, bad, nil
+}
+
+// parseLines parses the complete lines of data (numbered after the first
+// `before` lines) and returns the bytes and lines it consumed.
+func parseLines(data []byte, before int) (ents []*Entry, bad []*LineError, consumed, lines int) {
+	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			break // torn last record
 		}
 		line := data[:i]
 		data = data[i+1:]
+		consumed += i + 1
+		lines++
 		if len(line) == 0 {
 			continue
 		}
 		e, err := decodeLine(line)
 		if err != nil {
-			bad = append(bad, &LineError{Line: n, Err: err})
+			bad = append(bad, &LineError{Line: before + lines, Err: err})
 			continue
 		}
 		ents = append(ents, e)
 	}
-	return ents, bad, nil
+	return ents, bad, consumed, lines
 }
 
 // Lock holds the journal's exclusive lock until Unlock.

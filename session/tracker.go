@@ -55,6 +55,9 @@ type Tracker struct {
 	queue    []batch                // batches waiting for an automatic-turn decision
 	wake     chan struct{}
 	ready    chan struct{} // closed once the first capture is done
+	done     chan struct{} // closed when the tracker's goroutine ends
+	ctx      context.Context
+	cancel   context.CancelFunc
 }
 
 // Ready is closed once the tracker made its first capture.
@@ -72,7 +75,9 @@ func (s *Session) Track(opts TrackOptions) *Tracker {
 		opts.Quiet = 3 * time.Second
 	}
 	s.capturer.KeepLive()
-	t := &Tracker{s: s, opts: opts, dirty: map[string]bool{}, full: true, wake: make(chan struct{}, 1), ready: make(chan struct{})}
+	t := &Tracker{s: s, opts: opts, dirty: map[string]bool{}, full: true, wake: make(chan struct{}, 1),
+		ready: make(chan struct{}), done: make(chan struct{})}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.w = snapshot.NewWatcher(s.root, snapshot.WatchOptions{
 		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log, SentinelDir: s.dir,
 		OnChange: t.record,
@@ -108,8 +113,13 @@ func (t *Tracker) Close() {
 	lf := t.lockFile
 	t.mu.Unlock()
 	t.w.Close()
-	t.s.capturer.Flush()
+	t.cancel() // an initial capture still walking stops
 	close(t.wake)
+	select { // the tracker's goroutine ends before its store is let go
+	case <-t.done:
+	case <-time.After(10 * time.Second):
+	}
+	t.s.capturer.Flush()
 	if lf != nil {
 		lf.Close() // releases the recorder lock
 	}
@@ -200,8 +210,9 @@ func (t *Tracker) record(paths []string, full bool) {
 }
 
 func (t *Tracker) run() {
+	defer close(t.done)
 	// The first capture is the state before any change the tracker sees.
-	t.captureNow(context.Background())
+	t.captureNow(t.ctx)
 	// Its walk's garbage is the server's largest; hand the memory back to
 	// the system, since a running server then only grows with changes.
 	debug.FreeOSMemory()
