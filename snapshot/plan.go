@@ -192,23 +192,6 @@ func IsText(data []byte) bool {
 	return bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
 }
 
-// ApplyOps returns a copy of m with ops applied: the manifest of the state a
-// restore of ops leaves.
-func ApplyOps(m Manifest, ops []FileOp) Manifest {
-	out := make(Manifest, len(m))
-	for p, e := range m {
-		out[p] = e
-	}
-	for _, op := range ops {
-		if op.Change == "delete" {
-			delete(out, op.Path)
-			continue
-		}
-		out[op.Path] = Entry{Kind: op.AfterKind, ID: Sum(op.After), Size: int64(len(op.After))}
-	}
-	return out
-}
-
 // RevertHunks returns before with only the changed hunks of before → after
 // that overlap lines first..last (0-based, in before) replaced by after's
 // text.

@@ -38,19 +38,6 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// KindFromString is the inverse of Kind.String for file kinds.
-func KindFromString(s string) Kind {
-	switch s {
-	case "exec":
-		return KindExec
-	case "symlink":
-		return KindSymlink
-	case "skipped":
-		return KindSkipped
-	}
-	return KindFile
-}
-
 // Entry is one file of a snapshot.
 type Entry struct {
 	Kind Kind
