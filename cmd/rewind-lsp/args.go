@@ -95,6 +95,15 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseNoArgs parses a command's flags and refuses positional arguments.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := parseFlags(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("%s takes no arguments, got %q", fs.Name(), pos[0])
+	}
+	return err
+}
+
 func usageOf(fs *flag.FlagSet) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: rewind-lsp %s", fs.Name())

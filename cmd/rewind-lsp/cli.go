@@ -316,10 +316,8 @@ func (c *cli) checkpoint(args []string) error {
 
 func (c *cli) status(args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	if pos, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usagef("status takes no arguments")
 	}
 	svc, err := c.service("")
 	if err != nil {
@@ -345,10 +343,8 @@ func (c *cli) gc(args []string) error {
 	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
 	maxSnaps := fs.Int("max-snapshots", 0, "keep at most `N` snapshots (0: no limit)")
 	maxAge := fs.Float64("max-age", 0, "drop snapshots older than `DAYS` (0: no limit)")
-	if pos, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usagef("gc takes no arguments")
 	}
 	if *maxSnaps < 0 || *maxAge < 0 {
 		return usagef("gc: limits must not be negative")
@@ -371,10 +367,8 @@ func (c *cli) gc(args []string) error {
 
 func (c *cli) fsck(args []string) error {
 	fs := flag.NewFlagSet("fsck", flag.ContinueOnError)
-	if pos, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usagef("fsck takes no arguments")
 	}
 	svc, err := c.service("")
 	if err != nil {

@@ -14,10 +14,8 @@ func (c *cli) log(args []string) error {
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
 	all := fs.Bool("all", false, "include abandoned branches")
 	limit := fs.Int("limit", 0, "show only the latest `N` of each")
-	if pos, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usagef("log takes no arguments")
 	}
 	svc, err := c.service("")
 	if err != nil {
@@ -125,10 +123,8 @@ func (c *cli) rewind(args []string) error {
 func (c *cli) undo(args []string) error {
 	fs := flag.NewFlagSet("undo", flag.ContinueOnError)
 	force := fs.Bool("force", false, "overwrite files edited since the rewind")
-	if pos, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(pos) > 0 {
-		return usagef("undo takes no arguments")
 	}
 	ua := commands.UndoArgs{Force: *force}
 	r := &commands.RewindResult{}
