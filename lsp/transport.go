@@ -46,7 +46,7 @@ func (s *frameStream) ReadObject(v any) error {
 		if body == nil {
 			continue
 		}
-		code, msg := checkMessage(body)
+		code, msg, id := checkMessage(body)
 		if code == 0 {
 			err := json.Unmarshal(body, v)
 			if err == nil {
@@ -58,7 +58,7 @@ func (s *frameStream) ReadObject(v any) error {
 		if code == codeNoAnswer {
 			continue // a malformed response: there is no one to answer
 		}
-		if err := s.writeRaw(errorFrame(code, msg)); err != nil {
+		if err := s.writeRaw(errorFrame(code, msg, id)); err != nil {
 			return err
 		}
 	}
@@ -68,56 +68,87 @@ func (s *frameStream) ReadObject(v any) error {
 const codeNoAnswer = 1
 
 // checkMessage classifies a body before jsonrpc2 sees it, because jsonrpc2
-// would close the connection on anything it cannot decode.
-func checkMessage(body []byte) (code int, msg string) {
+// would close the connection on anything it cannot decode, and would run a
+// request that is not JSON-RPC 2.0. A request or notification must carry
+// "jsonrpc":"2.0" and a string method, else it is an Invalid Request that
+// is answered (with its own id when that id is valid, null otherwise) and
+// never executed. A response (to the server's own requests, e.g.
+// workspace/applyEdit) is accepted whatever its "jsonrpc" member, because
+// it runs nothing and dropping it would leave the server waiting; one with
+// an invalid id has no request to go to and no one to answer.
+func checkMessage(body []byte) (code int, msg string, id json.RawMessage) {
 	t := bytes.TrimSpace(body)
 	if !json.Valid(t) {
-		return codeParseError, "parse error: the body is not valid JSON"
+		return codeParseError, "parse error: the body is not valid JSON", nil
 	}
 	if len(t) == 0 || t[0] != '{' {
-		return codeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
+		return codeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)", nil
 	}
 	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(t, &m); err != nil {
-		return codeInvalidRequest, "invalid request: " + err.Error()
+		return codeInvalidRequest, "invalid request: " + err.Error(), nil
+	}
+	if validID(m.ID) {
+		id = m.ID
 	}
 	if m.Method == nil {
 		if m.Result != nil || m.Error != nil {
-			if validID(m.ID) {
-				return 0, ""
+			if id != nil {
+				return 0, "", id
 			}
-			return codeNoAnswer, "a response with an invalid id"
+			return codeNoAnswer, "a response with an invalid id", nil
 		}
-		return codeInvalidRequest, "invalid request: no method"
+		return codeInvalidRequest, "invalid request: no method", id
 	}
 	var method string
-	if json.Unmarshal(m.Method, &method) != nil {
-		return codeInvalidRequest, "invalid request: method must be a string"
+	if m.Method[0] != '"' || json.Unmarshal(m.Method, &method) != nil {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: method must be a string, got %.40s", m.Method), id
 	}
-	if m.ID != nil && !bytes.Equal(m.ID, []byte("null")) && !validID(m.ID) {
-		return codeInvalidRequest, "invalid request: id must be a non-negative integer or a string"
+	var version string
+	if json.Unmarshal(m.JSONRPC, &version) != nil || version != "2.0" {
+		got := "nothing"
+		if m.JSONRPC != nil {
+			got = fmt.Sprintf("%.40s", m.JSONRPC)
+		}
+		return codeInvalidRequest, fmt.Sprintf(`invalid request: "jsonrpc" must be "2.0", got %s (%s not run)`, got, method), id
 	}
-	return 0, ""
+	if m.ID != nil && id == nil {
+		// LSP ids are integers or strings; jsonrpc2 would take an id of
+		// null for a notification and answer nothing.
+		return codeInvalidRequest, "invalid request: id must be a non-negative integer or a string", nil
+	}
+	return 0, "", id
 }
 
+// validID reports whether id is one the server can answer to: a
+// non-negative integer or a string.
 func validID(id json.RawMessage) bool {
+	if id == nil {
+		return false
+	}
 	var n uint64
-	if json.Unmarshal(id, &n) == nil {
+	if json.Unmarshal(id, &n) == nil && id[0] != 'n' {
 		return true
 	}
 	var s string
-	return json.Unmarshal(id, &s) == nil
+	return id[0] == '"' && json.Unmarshal(id, &s) == nil
 }
 
-func errorFrame(code int, msg string) []byte {
+// errorFrame is an error response to id (null when id is nil).
+func errorFrame(code int, msg string, id json.RawMessage) []byte {
+	var rid any
+	if id != nil {
+		rid = id
+	}
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"id":      nil,
+		"id":      rid,
 		"error":   map[string]any{"code": code, "message": msg},
 	})
 	return b
@@ -169,13 +200,13 @@ func (s *frameStream) readFrame() ([]byte, error) {
 	}
 	if length < 0 {
 		s.log.Printf("dropping a frame without a valid Content-Length")
-		return nil, s.writeRaw(errorFrame(codeParseError, "parse error: frame without a valid Content-Length header"))
+		return nil, s.writeRaw(errorFrame(codeParseError, "parse error: frame without a valid Content-Length header", nil))
 	}
 	if length > maxFrameBytes {
 		// Most likely a corrupt header: answer, and let the header scan
 		// skip whatever body follows.
 		s.log.Printf("dropping a frame announcing %d bytes", length)
-		return nil, s.writeRaw(errorFrame(codeInvalidRequest, fmt.Sprintf("message of %d bytes is too large", length)))
+		return nil, s.writeRaw(errorFrame(codeInvalidRequest, fmt.Sprintf("message of %d bytes is too large", length), nil))
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.r, body); err != nil {

@@ -1,0 +1,71 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// TestBinaryStrictJSONRPC drives the real binary: a message that is not
+// JSON-RPC 2.0 (version "1.0", a number, or none) is an Invalid Request,
+// answered and never executed; a request whose method is not a string is
+// answered too, with its own id when that id is valid. The server keeps
+// serving after each (SPEC §8).
+func TestBinaryStrictJSONRPC(t *testing.T) {
+	w := newWsp(t)
+	w.write("a.txt", "a\n", 0o644)
+	_, e := startServer(t, w, vscodeLike)
+	c := e.c
+	checkpoint := func(label string) string {
+		return fmt.Sprintf(`"method":"workspace/executeCommand","params":{"command":%q,"arguments":[{"label":%q}]}`,
+			commands.NameCheckpoint, label)
+	}
+	cases := []struct{ body, wantID, wantMsg string }{
+		{`{"jsonrpc":"1.0","id":900001,` + checkpoint("version-1.0") + `}`, `900001`, "jsonrpc"},
+		{`{"id":900002,` + checkpoint("no-version") + `}`, `900002`, "jsonrpc"},
+		{`{"jsonrpc":2.0,"id":"s-3",` + checkpoint("version-number") + `}`, `"s-3"`, "jsonrpc"},
+		{`{"jsonrpc":"1.0",` + checkpoint("notification") + `}`, `null`, "jsonrpc"},
+		{`{"jsonrpc":"2.0","id":900005,"method":5}`, `900005`, "method"},
+		{`{"jsonrpc":"2.0","id":"s-6","method":null}`, `"s-6"`, "method"},
+		{`{"jsonrpc":"2.0","id":900007,"method":["x"],"params":{}}`, `900007`, "method"},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":7}`, `null`, "method"},
+		{`{"jsonrpc":"2.0","id":null,` + checkpoint("id-null") + `}`, `null`, "id"},
+	}
+	orphan := 0
+	for _, tc := range cases {
+		c.writeRaw([]byte(tc.body))
+		var m *wireMsg
+		if m, orphan = c.waitOrphan(orphan, 5*time.Second); m == nil {
+			t.Fatalf("no answer to %s", tc.body)
+		}
+		id := "null"
+		if m.ID != nil {
+			id = string(*m.ID)
+		}
+		if m.Error == nil || m.Error.Code != codeInvalidRequest || id != tc.wantID {
+			t.Fatalf("answer to %s: id %s, error %v; want id %s and error %d", tc.body, id, m.Error, tc.wantID, codeInvalidRequest)
+		}
+		if !strings.Contains(strings.ToLower(m.Error.Message), tc.wantMsg) {
+			t.Fatalf("answer to %s: %q does not name %q", tc.body, m.Error.Message, tc.wantMsg)
+		}
+		alive(t, c)
+	}
+	var list commands.ListResult
+	e.mustCmd(commands.NameList, map[string]any{}, &list)
+	if len(list.Checkpoints) != 0 {
+		t.Fatalf("a request that is not JSON-RPC 2.0 was executed: %+v", list.Checkpoints)
+	}
+	// The same request as JSON-RPC 2.0 is executed.
+	c.writeRaw([]byte(`{"jsonrpc":"2.0","id":900009,` + checkpoint("good") + `}`))
+	m, _ := c.waitOrphan(orphan, 10*time.Second)
+	if m == nil || m.Error != nil {
+		t.Fatalf("a valid checkpoint request: %+v", m)
+	}
+	e.mustCmd(commands.NameList, map[string]any{}, &list)
+	if len(list.Checkpoints) != 1 || list.Checkpoints[0].Label != "good" {
+		t.Fatalf("checkpoints %+v; want the one labelled good", list.Checkpoints)
+	}
+}
