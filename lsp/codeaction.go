@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // Code action kinds of SPEC §5.3.
@@ -59,7 +60,8 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 	if wants(cp.Context.Only, kindRefactorRewrite) {
 		// A file the turn created has no earlier text, so no hunk to revert.
 		before, kind, err := f.svc.Content(latest.Snapshot, rel)
-		if err == nil && kind != "symlink" && editableText(before) && hunkOverlaps(string(before), doc.text, cp.Range) {
+		if err == nil && kind != "symlink" && editableText(before) &&
+			snapshot.RevertsAny([]byte(doc.text), before, cp.Range.Start.Line, cp.Range.End.Line) {
 			actions = append(actions, action(
 				fmt.Sprintf("Revert this hunk to before turn %d", latest.Turn), kindRefactorRewrite,
 				commands.NameRewind, map[string]any{
@@ -108,30 +110,6 @@ func wants(only []string, kind string) bool {
 	}
 	for _, o := range only {
 		if kind == o || strings.HasPrefix(kind, o+".") {
-			return true
-		}
-	}
-	return false
-}
-
-// hunkOverlaps reports whether r touches a line hunk of the change from
-// before to current, in current's lines. A pure deletion is a point between
-// lines and counts when the range touches a line next to it.
-func hunkOverlaps(before, current string, r Range) bool {
-	hunks, ok := diffLines(splitLines(before), splitLines(current))
-	if !ok {
-		return false
-	}
-	lo, hi := r.Start.Line, r.End.Line
-	if hi < lo {
-		lo, hi = hi, lo
-	}
-	for _, h := range hunks {
-		first, last := h.B0, h.B1-1
-		if h.B1 == h.B0 { // deletion: the lines around the gap
-			first, last = h.B0-1, h.B0
-		}
-		if first <= hi && lo <= last {
 			return true
 		}
 	}

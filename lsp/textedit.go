@@ -4,21 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
-)
-
-const (
-	// diffTimeout bounds the line diff. When it is hit the edits are still
-	// correct, only coarser; it is explicit because go-diff's default makes
-	// the output depend on the machine's speed for no benefit.
-	diffTimeout = 2 * time.Second
-	// maxDiffLines is the line count past which a document is replaced
-	// whole: go-diff encodes each distinct line as one rune, and the rune
-	// space (minus surrogates) holds about 1.1 M of them.
-	maxDiffLines = 1_000_000
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // splitLines splits text into lines that keep their terminators ("\n",
@@ -49,81 +37,6 @@ func splitLines(text string) []string {
 	return lines
 }
 
-// lineRune maps the n-th distinct line to a valid rune, skipping the
-// surrogate range so the rune survives conversion to a string.
-func lineRune(n int) (rune, bool) {
-	r := rune(n)
-	if r >= 0xD800 {
-		r += 0x800
-	}
-	return r, r <= utf8.MaxRune
-}
-
-// lineHunk replaces lines [A0, A1) of the old text with lines [B0, B1) of
-// the new text.
-type lineHunk struct{ A0, A1, B0, B1 int }
-
-// diffLines computes the line hunks turning a into b. ok is false when the
-// texts are too large to diff by line; the caller then replaces a whole.
-func diffLines(a, b []string) (hunks []lineHunk, ok bool) {
-	if len(a)+len(b) > 2*maxDiffLines {
-		return nil, false
-	}
-	ids := make(map[string]rune, len(a))
-	encode := func(lines []string) ([]rune, bool) {
-		rs := make([]rune, len(lines))
-		for i, l := range lines {
-			r, seen := ids[l]
-			if !seen {
-				var valid bool
-				if r, valid = lineRune(len(ids)); !valid {
-					return nil, false
-				}
-				ids[l] = r
-			}
-			rs[i] = r
-		}
-		return rs, true
-	}
-	ra, okA := encode(a)
-	rb, okB := encode(b)
-	if !okA || !okB {
-		return nil, false
-	}
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = diffTimeout
-	diffs := dmp.DiffMainRunes(ra, rb, false)
-
-	ai, bi := 0, 0
-	var cur *lineHunk
-	flush := func() {
-		if cur != nil {
-			cur.A1, cur.B1 = ai, bi
-			hunks = append(hunks, *cur)
-			cur = nil
-		}
-	}
-	for _, d := range diffs {
-		n := utf8.RuneCountInString(d.Text)
-		if d.Type == diffmatchpatch.DiffEqual {
-			flush()
-			ai += n
-			bi += n
-			continue
-		}
-		if cur == nil {
-			cur = &lineHunk{A0: ai, B0: bi}
-		}
-		if d.Type == diffmatchpatch.DiffDelete {
-			ai += n
-		} else {
-			bi += n
-		}
-	}
-	flush()
-	return hunks, true
-}
-
 // endPosition is the position of the end of text, whose lines are lines.
 func endPosition(lines []string, enc encoding) Position {
 	if len(lines) == 0 {
@@ -136,19 +49,16 @@ func endPosition(lines []string, enc encoding) Position {
 	return Position{Line: len(lines) - 1, Character: unitsIn(last, enc)}
 }
 
-// computeEdits returns minimal line-level edits that turn a into b. Every
-// edit starts at the beginning of a line; only an edit reaching the end of a
-// text without a final line break ends mid-line. Very large texts get one
-// edit replacing everything.
+// computeEdits returns minimal line-level edits that turn a into b, from
+// the project's one hunk engine (snapshot.LineHunks) over the protocol's
+// lines. Every edit starts at the beginning of a line; only an edit
+// reaching the end of a text without a final line break ends mid-line.
 func computeEdits(a, b string, enc encoding) []TextEdit {
 	if a == b {
 		return []TextEdit{}
 	}
 	la, lb := splitLines(a), splitLines(b)
-	hunks, ok := diffLines(la, lb)
-	if !ok {
-		return []TextEdit{{Range: Range{End: endPosition(la, enc)}, NewText: b}}
-	}
+	hunks := snapshot.LineHunks(la, lb)
 	pos := func(line int) Position {
 		if line >= len(la) {
 			return endPosition(la, enc)

@@ -27,7 +27,8 @@ type RewindRequest struct {
 	Mode   string   // "" = code
 	Paths  []string // root-relative; empty = all
 	// Lines, when set (with exactly one path), limits the rewind to the
-	// changed hunks overlapping lines Lines[0]..Lines[1] (0-based, in the
+	// changed hunks touching lines Lines[0]..Lines[1] (0-based protocol
+	// lines, as an LSP range counts them, in the
 	// current content).
 	Lines  *[2]int
 	Force  bool
@@ -144,7 +145,9 @@ func limitToHunks(d *snapshot.Diff, first, last int) {
 		if op.Change != "modify" || op.Via != "edit" {
 			continue // a hunk of a created, deleted or binary file is the whole file
 		}
-		after := snapshot.RevertHunks(op.Before, op.After, first, last)
+		cur := string(op.Before)
+		after := snapshot.RevertHunks(op.Before, op.After,
+			snapshot.LineOfProtocolLine(cur, first), snapshot.LineOfProtocolLine(cur, last))
 		if string(after) == string(op.Before) {
 			continue
 		}

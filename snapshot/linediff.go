@@ -3,9 +3,6 @@ package snapshot
 import (
 	"fmt"
 	"strings"
-	"time"
-
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // lineOp is one line of an edit script: ' ' kept, '-' removed, '+' added.
@@ -14,54 +11,27 @@ type lineOp struct {
 	text string // the line with its line break, if any
 }
 
-// maxDiffLines is past what go-diff's line mode can number (it panics past
-// ~1.11 M distinct lines); bigger texts are shown replaced whole.
-const maxDiffLines = 1_000_000
-
-// lineScript is the line edit script from a to b (go-diff's line mode: the
-// smallest correct edits; an explicit timeout keeps it bounded, a hit
-// deadline only makes the script coarser).
+// lineScript is the line edit script from a to b, from Hunks.
 func lineScript(a, b string) []lineOp {
-	la, lb := splitKeep(a), splitKeep(b)
+	la, lb := SplitLines(a), SplitLines(b)
 	var ops []lineOp
-	if len(la)+len(lb) > maxDiffLines {
-		for _, l := range la {
+	at := 0
+	for _, h := range LineHunks(la, lb) {
+		for _, l := range la[at:h.A0] {
+			ops = append(ops, lineOp{' ', l})
+		}
+		for _, l := range la[h.A0:h.A1] {
 			ops = append(ops, lineOp{'-', l})
 		}
-		for _, l := range lb {
+		for _, l := range lb[h.B0:h.B1] {
 			ops = append(ops, lineOp{'+', l})
 		}
-		return ops
+		at = h.A1
 	}
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 2 * time.Second
-	ra, rb, lines := dmp.DiffLinesToRunes(a, b)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), lines)
-	for _, d := range diffs {
-		kind := byte(' ')
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			kind = '-'
-		case diffmatchpatch.DiffInsert:
-			kind = '+'
-		}
-		for _, l := range splitKeep(d.Text) {
-			ops = append(ops, lineOp{kind, l})
-		}
+	for _, l := range la[at:] {
+		ops = append(ops, lineOp{' ', l})
 	}
 	return ops
-}
-
-// splitKeep splits s after each "\n", keeping the breaks.
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 // LineDiff returns the added and removed line counts and the unified diff

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // FileOp is what a restore does to one file.
@@ -190,27 +188,4 @@ func FillOp(op *FileOp) {
 // no NUL byte.
 func IsText(data []byte) bool {
 	return bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
-}
-
-// RevertHunks returns before with only the changed hunks of before → after
-// that overlap lines first..last (0-based, in before) replaced by after's
-// text.
-func RevertHunks(before, after []byte, first, last int) []byte {
-	edits := udiff.Lines(string(before), string(after))
-	var keep []udiff.Edit
-	for _, e := range edits {
-		a := bytes.Count(before[:e.Start], []byte("\n"))
-		b := a
-		if e.End > e.Start {
-			b = bytes.Count(before[:e.End-1], []byte("\n"))
-		}
-		if b >= first && a <= last {
-			keep = append(keep, e)
-		}
-	}
-	out, err := udiff.Apply(string(before), keep)
-	if err != nil {
-		return before
-	}
-	return []byte(out)
 }
