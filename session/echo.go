@@ -19,6 +19,7 @@ import (
 type expectation struct {
 	gone   bool
 	id     snapshot.ID
+	kind   snapshot.Kind
 	window time.Time // until then any change of the path is the rewind's
 	until  time.Time // until then the target content is the rewind's
 }
@@ -55,8 +56,8 @@ func (t *Tracker) decide(b batch) {
 func (t *Tracker) agentPaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		data, isDir, ok := t.read(p)
-		if !ok || !t.isNew(p, data, isDir) {
+		data, kind, isDir, ok := t.read(p)
+		if !ok || !t.isNew(p, data, kind, isDir) {
 			continue
 		}
 		if !isDir && t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
@@ -72,34 +73,45 @@ func (t *Tracker) agentPaths(paths []string) []string {
 
 // stillNew reads rel again and reports whether it is a new change.
 func (t *Tracker) stillNew(rel string) bool {
-	data, isDir, ok := t.read(rel)
-	return ok && t.isNew(rel, data, isDir)
+	data, kind, isDir, ok := t.read(rel)
+	return ok && t.isNew(rel, data, kind, isDir)
 }
 
-// read returns rel's content (a link's target; nil when it is gone) or
-// that it is a folder; ok is false for an unreadable file.
-func (t *Tracker) read(rel string) (data []byte, isDir, ok bool) {
+// read returns rel's content (a link's target; nil when it is gone) and
+// kind (the executable bit counts: a chmod is a change), or that it is a
+// folder; ok is false for an unreadable file.
+func (t *Tracker) read(rel string) (data []byte, kind snapshot.Kind, isDir, ok bool) {
 	abs := filepath.Join(t.s.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, false, true
+		return nil, 0, false, true
 	case err != nil:
-		return nil, false, false
+		return nil, 0, false, false
 	case fi.IsDir():
-		return nil, true, true
+		return nil, 0, true, true
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := os.Readlink(abs)
-		return []byte(target), false, err == nil
+		return []byte(target), snapshot.KindSymlink, false, err == nil
+	}
+	kind = snapshot.KindFile
+	if fi.Mode()&0o111 != 0 {
+		kind = snapshot.KindExec
 	}
 	data, err = os.ReadFile(abs)
-	return data, false, err == nil
+	return data, kind, false, err == nil
+}
+
+// sameFile reports whether a recorded entry holds data with kind (a
+// skipped entry's content is unknown: never the same).
+func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
+	return data != nil && e.Kind != snapshot.KindSkipped && e.Kind == kind && e.ID == snapshot.Sum(data)
 }
 
 // isNew reports whether rel (data, or a folder) is a change nobody has
 // recorded. A folder is new when the latest capture had none there; its
 // files have events of their own, or the capture walks it.
-func (t *Tracker) isNew(rel string, data []byte, isDir bool) bool {
+func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
 	t.s.mu.Lock()
 	last := t.s.lastID
 	t.s.mu.Unlock()
@@ -109,10 +121,10 @@ func (t *Tracker) isNew(rel string, data []byte, isDir bool) bool {
 		// writing or removing files in it.
 		return isDir != wasDir && !t.rewindTouches(rel)
 	}
-	if t.expectedWrite(rel, data) || t.recorded(last, rel, data) {
+	if t.expectedWrite(rel, data, kind) || t.recorded(last, rel, data, kind) {
 		return false
 	}
-	if h, err := t.s.History(); err == nil && t.isRewindEcho(h, rel, data) {
+	if h, err := t.s.History(); err == nil && t.isRewindEcho(h, rel, data, kind) {
 		return false
 	}
 	return true
@@ -121,7 +133,7 @@ func (t *Tracker) isNew(rel string, data []byte, isDir bool) bool {
 // recorded reports whether rel already holds what the latest capture saw:
 // a change a turn's end (or any capture) recorded before this batch was
 // looked at is no new change.
-func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte) bool {
+func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte, kind snapshot.Kind) bool {
 	if last.IsZero() {
 		return false
 	}
@@ -132,7 +144,7 @@ func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte) bool {
 	if !ok {
 		return data == nil
 	}
-	return data != nil && e.Kind != snapshot.KindSkipped && e.ID == snapshot.Sum(data)
+	return sameFile(e, data, kind)
 }
 
 // expect notes what a rewind or undo of this process is about to write, so
@@ -150,7 +162,7 @@ func (t *Tracker) expect(ops []snapshot.FileOp) {
 		}
 	}
 	for _, op := range ops {
-		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After),
+		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After), kind: op.AfterKind,
 			window: now.Add(echoWindow), until: now.Add(time.Minute)}
 	}
 }
@@ -160,7 +172,7 @@ func (t *Tracker) expect(ops []snapshot.FileOp) {
 // steps (creates an empty file, fills its buffer, saves it later).
 const echoWindow = 5 * time.Second
 
-func (t *Tracker) expectedWrite(rel string, data []byte) bool {
+func (t *Tracker) expectedWrite(rel string, data []byte, kind snapshot.Kind) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.expected[rel]
@@ -173,7 +185,7 @@ func (t *Tracker) expectedWrite(rel string, data []byte) bool {
 	if e.gone {
 		return data == nil
 	}
-	return data != nil && snapshot.Sum(data) == e.id
+	return sameFile(snapshot.Entry{Kind: e.kind, ID: e.id}, data, kind)
 }
 
 // rewindTouches reports whether a recent rewind or undo (this process's
@@ -210,7 +222,7 @@ func (t *Tracker) rewindTouches(rel string) bool {
 // isRewindEcho reports whether rel holds what a recent rewind or undo
 // (from any process) made it, so the change is that rewind's, not an
 // agent's.
-func (t *Tracker) isRewindEcho(h *History, rel string, data []byte) bool {
+func (t *Tracker) isRewindEcho(h *History, rel string, data []byte, kind snapshot.Kind) bool {
 	cutoff := time.Now().Add(-30 * time.Second)
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
@@ -238,7 +250,7 @@ func (t *Tracker) isRewindEcho(h *History, rel string, data []byte) bool {
 		if !ok {
 			return data == nil
 		}
-		return data != nil && ent.ID == snapshot.Sum(data)
+		return sameFile(ent, data, kind)
 	}
 	return false
 }
