@@ -40,7 +40,7 @@ func (s *Service) plan(out *session.Outcome) *Plan {
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
 			p.Files = append(p.Files, PlanFile{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed,
-				Binary: op.Binary, Conflict: op.Conflict, Via: s.via(op)})
+				Binary: op.Binary, Conflict: op.Conflict, Via: s.via(op), Kind: op.ContentKind(), Mode: op.ModeChange()})
 		}
 		for _, sk := range out.Diff.Skipped {
 			p.Skipped = append(p.Skipped, Skipped{Path: sk.Path, Reason: sk.Reason})

@@ -119,7 +119,7 @@ func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, e
 func fileChanges(cs []session.Change) []FileChange {
 	out := make([]FileChange, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed})
+		out = append(out, FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode})
 	}
 	return out
 }

@@ -80,6 +80,8 @@ type FileChange struct {
 	Change  string `json:"change"` // create, modify, delete
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
+	Kind    string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
+	Mode    string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changed
 }
 
 // ListArgs is the argument of rewind.list.
@@ -207,7 +209,9 @@ type PlanFile struct {
 	Removed  int    `json:"removed"`
 	Binary   bool   `json:"binary"`
 	Conflict bool   `json:"conflict"`
-	Via      string `json:"via"` // edit, disk
+	Via      string `json:"via"`            // edit, disk
+	Kind     string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
+	Mode     string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changes
 }
 
 // Skipped is a file a rewind leaves alone because its content was not captured.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -15,10 +14,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/sourcegraph/jsonrpc2"
 )
-
-// Version is the server version reported in initialize's serverInfo. The
-// main package may set it; empty means the module version from the build.
-var Version = ""
 
 // Server is one language-server session on one connection.
 type Server struct {
@@ -264,18 +259,8 @@ func (s *Server) initializeResult() initializeResult {
 				Supported: true, ChangeNotifications: true,
 			}},
 		},
-		ServerInfo: serverInfo{Name: "rewind-lsp", Version: version()},
+		ServerInfo: serverInfo{Name: "rewind-lsp", Version: VersionString()},
 	}
-}
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 func (s *Server) didChangeWorkspaceFolders(_ context.Context, p json.RawMessage) error {

@@ -100,10 +100,18 @@ func TestResolveTargets(t *testing.T) {
 		"0190a0b1":   "recorded no state",
 		"abc":        "at least 6",
 		"~3":         "only 2 turns",
+		"turn:0":     "turn numbers start at 1",
+		"turn:x":     "turn:N needs a turn number",
 	} {
 		if _, err := h.Resolve(spec); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("Resolve(%q) error %v, want it to say %q", spec, err, why)
 		}
+	}
+	// An ambiguous prefix names the entries it matches, so the user can pick one.
+	if _, err := h.Resolve("0190a0"); err == nil ||
+		!strings.Contains(err.Error(), "0190a0b0-0000-7000-8000-000000000001 (turn 1, turnStart)") ||
+		!strings.Contains(err.Error(), "0190a0b0-0000-7000-8000-000000000003 (checkpoint)") {
+		t.Errorf("Resolve(ambiguous prefix) error %v, want it to list the matching entries", err)
 	}
 	if got := h.OpenTurn(); got == nil || got.Turn != 2 {
 		t.Errorf("open turn: %+v", got)

@@ -249,8 +249,11 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		end := strings.HasSuffix(rest, ":end")
 		rest = strings.TrimSuffix(rest, ":end")
 		n, err := strconv.Atoi(rest)
-		if err != nil || n < 1 {
-			return nil, bad("turn:N needs a turn number")
+		if err != nil {
+			return nil, bad("turn:N needs a turn number, as in turn:3 or turn:3:end")
+		}
+		if n < 1 {
+			return nil, bad("turn numbers start at 1")
 		}
 		return turnTarget(n, end)
 	}
@@ -263,14 +266,18 @@ func (h *History) Resolve(spec string) (*Target, error) {
 	if len(s) < 6 {
 		return nil, bad("an entry id prefix needs at least 6 characters")
 	}
-	var match *Entry
+	var matches []*Entry
 	for _, e := range h.Entries {
 		if strings.HasPrefix(e.ID, s) {
-			if match != nil {
-				return nil, bad("the id prefix is ambiguous")
-			}
-			match = e
+			matches = append(matches, e)
 		}
+	}
+	if len(matches) > 1 {
+		return nil, bad(ambiguous(matches))
+	}
+	var match *Entry
+	if len(matches) == 1 {
+		match = matches[0]
 	}
 	if match == nil {
 		return nil, bad("no entry has that id")
@@ -283,6 +290,31 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		t.Point = match.Parent
 	}
 	return t, nil
+}
+
+// ambiguous says which entries an id prefix matches, so that the user can
+// pick one: "the id prefix is ambiguous: it matches 3 entries: 0190… (turn 2,
+// turnStart), …; give more characters".
+func ambiguous(matches []*Entry) string {
+	const show = 5
+	var b strings.Builder
+	fmt.Fprintf(&b, "the id prefix is ambiguous: it matches %d entries:", len(matches))
+	for i, e := range matches {
+		if i == show {
+			fmt.Fprintf(&b, " and %d more", len(matches)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		what := string(e.Kind)
+		if e.Turn > 0 {
+			what = fmt.Sprintf("turn %d, %s", e.Turn, e.Kind)
+		}
+		fmt.Fprintf(&b, " %s (%s)", e.ID, what)
+	}
+	b.WriteString("; give more characters")
+	return b.String()
 }
 
 // Since counts the active-branch entries after point (the ones a

@@ -79,6 +79,11 @@ type Change struct {
 	Change  string `json:"change"`
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
+	// Kind is "binary" or "symlink" when line counts do not describe the
+	// change (snapshot.FileOp.ContentKind); Mode is "+x" or "-x" when the
+	// executable bit changed. Both are empty in older journals.
+	Kind string `json:"kind,omitempty"`
+	Mode string `json:"mode,omitempty"`
 }
 
 // LineError is a damaged journal line.

@@ -368,7 +368,7 @@ func (s *Session) Changes(a, b string) ([]Change, error) {
 	out := []Change{}
 	for _, op := range d.Ops {
 		// Compare describes b restored over a: that is the change a → b.
-		out = append(out, Change{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed})
+		out = append(out, Change{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed, Kind: op.ContentKind(), Mode: op.ModeChange()})
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/lsp"
 	"github.com/rewind-lsp/rewind-lsp/session"
 )
 
@@ -75,7 +76,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "version":
-		fmt.Fprintln(stdout, "rewind-lsp", version)
+		fmt.Fprintln(stdout, "rewind-lsp", lsp.VersionString())
 		return exitOK
 	case "demo":
 		return demo(ctx, stdout, stderr)

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // demo runs a guided tour in a temporary workspace and store: two simulated
-// agent turns, the log, a preview diff, a rewind, and its undo. Each step
-// is printed as a person would type it, followed by its real output.
+// agent turns whose edits are shown as they happen, the log, a preview
+// diff, a rewind, and its undo. Each command is printed as a person would
+// type it, followed by its real output.
 func demo(ctx context.Context, stdout, stderr io.Writer) int {
 	tmp, err := os.MkdirTemp("", "rewind-demo-")
 	if err != nil {
@@ -68,6 +71,65 @@ func (d *demoRun) write(rel, text string) error {
 	return os.WriteFile(p, []byte(text), 0o644)
 }
 
+// agentEdit is one change the simulated agent makes: new content for a
+// file, or its removal (remove, through a shell command).
+type agentEdit struct {
+	rel    string
+	text   string
+	remove bool
+	how    string // what the agent ran, e.g. "rm README.md" (shell edits)
+}
+
+// agent makes a turn's edits and shows each one as it happens: a short
+// unified diff per file, made with the same line diff the previews use.
+func (d *demoRun) agent(edits ...agentEdit) error {
+	for _, e := range edits {
+		p := filepath.Join(d.ws, e.rel)
+		old, err := os.ReadFile(p)
+		existed := err == nil
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		from, to := "a/"+e.rel, "b/"+e.rel
+		if !existed {
+			from = "/dev/null"
+		}
+		var diff string
+		if e.remove {
+			to = "/dev/null"
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			_, _, diff = snapshot.LineDiff(from, to, string(old), "")
+		} else {
+			if err := d.write(e.rel, e.text); err != nil {
+				return err
+			}
+			_, _, diff = snapshot.LineDiff(from, to, string(old), e.text)
+		}
+		verb := "edits"
+		switch {
+		case e.how != "":
+			verb = "runs `" + e.how + "`:"
+		case e.remove:
+			verb = "deletes"
+		case !existed:
+			verb = "creates"
+		}
+		if e.how != "" {
+			fmt.Fprintf(d.out, "  [agent %s]\n", verb)
+		} else {
+			fmt.Fprintf(d.out, "  [agent %s %s]\n", verb, e.rel)
+		}
+		for _, line := range strings.SplitAfter(diff, "\n") {
+			if line != "" {
+				fmt.Fprint(d.out, "  │ "+line)
+			}
+		}
+	}
+	return nil
+}
+
 func (d *demoRun) show(rel string) {
 	data, err := os.ReadFile(filepath.Join(d.ws, rel))
 	if err != nil {
@@ -112,44 +174,41 @@ func main() {
 func price(n int, discount float64) int { return int(float64(n*100) * (1 - discount)) }
 `
 
+const demoGreet = "package main\n\nfunc greet(name string) string { return \"welcome to \" + name }\n"
+
 func (d *demoRun) tour() error {
 	steps := []func() error{
 		func() error {
 			fmt.Fprintf(d.out, "rewind-lsp demo — a workspace in %s, its store in %s\n", d.ws, d.store)
-			d.say("A small project before the agent starts.")
-			if err := d.write("main.go", demoMain); err != nil {
-				return err
+			d.say("A small project before the agent starts: main.go, README.md, and build/ (ignored by .gitignore).")
+			for rel, text := range map[string]string{
+				"main.go":        demoMain,
+				"README.md":      "# shop\n",
+				".gitignore":     "build/\n",
+				"build/shop.bin": "ignored build output: never captured, never deleted\n",
+			} {
+				if err := d.write(rel, text); err != nil {
+					return err
+				}
 			}
-			if err := d.write("README.md", "# shop\n"); err != nil {
-				return err
-			}
-			if err := d.write(".gitignore", "build/\n"); err != nil {
-				return err
-			}
-			return d.write("build/shop.bin", "ignored build output: never captured, never deleted\n")
+			return nil
 		},
 		func() error {
 			d.say("Turn 1: the agent's hook opens a turn, the agent edits, the hook ends it.")
 			if err := d.cmd("turn", "start", "--prompt", "greet the customer"); err != nil {
 				return err
 			}
-			if err := d.write("main.go", demoMain1); err != nil {
-				return err
-			}
-			if err := d.write("greet.go", "package main\n\nfunc greet(name string) string { return \"welcome to \" + name }\n"); err != nil {
+			if err := d.agent(agentEdit{rel: "main.go", text: demoMain1}, agentEdit{rel: "greet.go", text: demoGreet}); err != nil {
 				return err
 			}
 			return d.cmd("turn", "end", "--summary", "added greet.go")
 		},
 		func() error {
-			d.say("Turn 2: a change that goes wrong (a shell command deletes the README).")
+			d.say("Turn 2: a change that goes wrong — the agent breaks price() and a shell command deletes the README.")
 			if err := d.cmd("turn", "start", "--prompt", "add a 20% discount"); err != nil {
 				return err
 			}
-			if err := d.write("main.go", demoMain2); err != nil {
-				return err
-			}
-			if err := os.Remove(filepath.Join(d.ws, "README.md")); err != nil {
+			if err := d.agent(agentEdit{rel: "main.go", text: demoMain2}, agentEdit{rel: "README.md", remove: true, how: "rm README.md"}); err != nil {
 				return err
 			}
 			return d.cmd("turn", "end")
@@ -159,17 +218,20 @@ func (d *demoRun) tour() error {
 			return d.cmd("log")
 		},
 		func() error {
-			d.say("Preview going back to before turn 2:")
+			d.say("Preview going back to before turn 2 (current → target; nothing changes yet):")
 			return d.cmd("diff", "2")
 		},
 		func() error {
-			d.say("Rewind the files to before turn 2 (the current state is kept as an undo snapshot):")
+			d.say("Rewind the files to before turn 2 (the current state is kept, so the rewind can be undone):")
 			if err := d.cmd("rewind", "2"); err != nil {
 				return err
 			}
 			d.show("README.md")
 			return nil
 		},
+		// The notice the agent receives on its next prompt after a rewind
+		// (what its files and conversation now are) is shown here once the
+		// agent side lands (issue 11): one step between the rewind and the undo.
 		func() error {
 			d.say("Changed your mind? Every rewind can be undone:")
 			if err := d.cmd("undo"); err != nil {

@@ -78,16 +78,37 @@ func changeSummary(cs []commands.FileChange) string {
 		add += c.Added
 		rem += c.Removed
 	}
-	noun := "files"
-	if len(cs) == 1 {
-		noun = "file"
+	return fmt.Sprintf("%s changed (+%d -%d)", plural(len(cs), "file"), add, rem)
+}
+
+// plural writes "1 file", "2 files".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	return fmt.Sprintf("%d %s changed (+%d -%d)", len(cs), noun, add, rem)
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// what describes one file's change for people: its line counts, or its
+// kind when line counts do not apply ("binary", "symlink"), and a change
+// of the executable bit ("mode +x").
+func what(added, removed int, kind, mode string) string {
+	s := kind
+	if s == "" && (added != 0 || removed != 0 || mode == "") {
+		s = fmt.Sprintf("+%d -%d", added, removed)
+	}
+	if mode != "" {
+		if s != "" {
+			s += " "
+		}
+		s += "mode " + mode
+	}
+	return s
 }
 
 func printChanges(w io.Writer, cs []commands.FileChange) {
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %s %s  +%d -%d\n", changeLetter[c.Change], c.Path, c.Added, c.Removed)
+		fmt.Fprintf(w, "  %s %s  %s\n", changeLetter[c.Change], c.Path, what(c.Added, c.Removed, c.Kind, c.Mode))
 	}
 }
 
@@ -142,32 +163,33 @@ func printPlan(w io.Writer, p *commands.Plan, verb string) {
 	if p == nil {
 		return
 	}
-	what := quoted(p.Target.Prompt)
-	target := "to " + short(p.Target.ID)
+	prompt := quoted(p.Target.Prompt)
+	target := " to " + short(p.Target.ID)
 	switch {
 	case p.Target.Kind == "rewind":
-		target, what = "(back to before the rewind)", ""
+		target, prompt = ": back to before the rewind", ""
 	case p.Target.Kind == "turnEnd":
-		target = fmt.Sprintf("to the end of turn %d", p.Target.Turn)
+		target = fmt.Sprintf(" to the end of turn %d", p.Target.Turn)
 	case p.Target.Turn > 0:
-		target = fmt.Sprintf("to before turn %d", p.Target.Turn)
+		target = fmt.Sprintf(" to before turn %d", p.Target.Turn)
 	case p.Target.Label != "":
-		target = "to checkpoint @" + p.Target.Label
+		target = " to checkpoint @" + p.Target.Label
 	}
-	fmt.Fprintf(w, "%s %s%s (mode %s): %d files", verb, target, what, p.Mode, len(p.Files))
+	fmt.Fprintf(w, "%s%s%s (mode %s): %s", verb, target, prompt, p.Mode, plural(len(p.Files), "file"))
 	if p.Conversation.EntriesAffected > 0 {
 		fmt.Fprintf(w, ", %d conversation entries", p.Conversation.EntriesAffected)
 	}
 	fmt.Fprintln(w)
 	for _, f := range p.Files {
-		flags := ""
-		if f.Binary {
-			flags += " binary"
+		kind := f.Kind
+		if kind == "" && f.Binary {
+			kind = "binary" // a server older than the kind field
 		}
+		flags := ""
 		if f.Conflict {
 			flags += " CONFLICT (edited since recorded)"
 		}
-		fmt.Fprintf(w, "  %s %s  +%d -%d%s\n", changeLetter[f.Change], f.Path, f.Added, f.Removed, flags)
+		fmt.Fprintf(w, "  %s %s  %s%s\n", changeLetter[f.Change], f.Path, what(f.Added, f.Removed, kind, f.Mode), flags)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)

@@ -1,0 +1,167 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestOutputNamesKindsAndCounts: people read what each file change is —
+// "1 file", not "1 files"; a binary file, a symbolic link and a change of
+// the executable bit say so instead of "+0 -0"; an undo's header has one
+// pair of brackets.
+func TestOutputNamesKindsAndCounts(t *testing.T) {
+	w := newWS(t)
+	w.write("a.txt", "a\n")
+	w.write("run.sh", "echo hi\n")
+	w.write("logo.bin", "\x00\x01old")
+	if err := os.Symlink("a.txt", filepath.Join(w.root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	w.ok("turn", "start", "--prompt", "kinds")
+	w.write("a.txt", "b\n")
+	w.write("logo.bin", "\x00\x02new")
+	if err := os.Chmod(filepath.Join(w.root, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(w.root, "link"))
+	if err := os.Symlink("run.sh", filepath.Join(w.root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	end := w.ok("turn", "end").stdout
+	for _, want := range []string{"4 files changed", "M a.txt  +1 -1\n", "M logo.bin  binary\n", "M link  symlink\n", "M run.sh  mode +x\n"} {
+		if !strings.Contains(end, want) {
+			t.Errorf("turn end output lacks %q:\n%s", want, end)
+		}
+	}
+	if strings.Contains(end, "+0 -0") {
+		t.Errorf("turn end output shows +0 -0 for a change that has no lines:\n%s", end)
+	}
+
+	plan := w.ok("rewind", "1", "--dry-run").stdout
+	for _, want := range []string{"4 files\n", "M logo.bin  binary\n", "M link  symlink\n", "M run.sh  mode -x\n"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+
+	one := w.ok("rewind", "1", "--paths", "a.txt").stdout
+	if !strings.Contains(one, "(mode code): 1 file\n") {
+		t.Errorf("a one-file rewind should say \"1 file\":\n%s", one)
+	}
+	undo := w.ok("undo").stdout
+	first := strings.SplitN(undo, "\n", 2)[0]
+	if first != "undone: back to before the rewind (mode code): 1 file" {
+		t.Errorf("undo header = %q", first)
+	}
+}
+
+// TestTargetErrorsAreClear: a bad turn:N target says what is wrong with it.
+func TestTargetErrorsAreClear(t *testing.T) {
+	w := newWS(t)
+	w.write("a.txt", "a\n")
+	w.turn("one", func() { w.write("a.txt", "b\n") })
+	for target, want := range map[string]string{
+		"turn:0": `unknown target "turn:0": turn numbers start at 1`,
+		"turn:x": `unknown target "turn:x": turn:N needs a turn number`,
+	} {
+		r := w.run("diff", target)
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("diff %s: exit %d, stderr %q; want exit 1 and %q", target, r.code, r.stderr, want)
+		}
+	}
+}
+
+// TestOneVersion: the command line and the language server report the same
+// version.
+func TestOneVersion(t *testing.T) {
+	w := newWS(t)
+	cli := strings.TrimSpace(w.ok("version").stdout)
+	if !strings.HasPrefix(cli, "rewind-lsp ") || len(cli) <= len("rewind-lsp ") {
+		t.Fatalf("version printed %q", cli)
+	}
+	srv := execBin([]string{"serve"}, "REWIND_LSP_HOME="+w.store)
+	in, err := srv.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Wait()
+	defer in.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
+	fmt.Fprintf(in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	r := bufio.NewReader(out)
+	n := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the initialize answer: %v", err)
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Result struct {
+			ServerInfo struct{ Name, Version string }
+		}
+	}
+	if err := json.Unmarshal(buf, &res); err != nil {
+		t.Fatalf("%v: %s", err, buf)
+	}
+	if got := res.Result.ServerInfo.Name + " " + res.Result.ServerInfo.Version; got != cli {
+		t.Errorf("server reports %q, command line %q", got, cli)
+	}
+}
+
+// TestDemoShowsTheAgentsEdits: the demo shows what the simulated agent
+// changed as it happens (a diff per edit, the shell deletion included),
+// then the rewind bringing the README back and the undo removing it again.
+func TestDemoShowsTheAgentsEdits(t *testing.T) {
+	cmd := execBin([]string{"demo"}, "REWIND_LSP_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	s := string(out)
+	order := []string{
+		"[agent edits main.go]", "+\tfmt.Println(greet(\"shop\"))",
+		"[agent creates greet.go]", "+func greet(name string) string",
+		"turn 1 ended: 2 files changed",
+		"[agent runs `rm README.md`:]", "│ -# shop",
+		"turn 2 ended: 2 files changed",
+		"$ rewind-lsp rewind 2", "$ cat README.md\n# shop\n",
+		"$ rewind-lsp undo", "undone: back to before the rewind (mode code): 2 files", "cat: README.md: no such file",
+	}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(s[at:], want)
+		if i < 0 {
+			t.Fatalf("demo output lacks %q after offset %d:\n%s", want, at, s)
+		}
+		at += i + len(want)
+	}
+	if strings.Contains(s, ") (mode") {
+		t.Errorf("doubled brackets in the demo:\n%s", s)
+	}
+}
