@@ -2,7 +2,7 @@ package lsp
 
 import (
 	"fmt"
-
+	"os"
 	"os/exec"
 	"sort"
 	"sync"
@@ -229,5 +229,67 @@ func TestLiveTwoServersAndCommandLine(t *testing.T) {
 	sort.Strings(paths)
 	if len(paths) != n {
 		t.Errorf("each turn should change f.txt once: %v\n%s", paths, jsonStr(l.Turns))
+	}
+}
+
+// TestLiveEditorSideFilesAreNoTurn: files editors write beside the ones a
+// person edits are never captured, never a turn, never a conflict (SPEC
+// §5.4). Emacs edits notes.txt: its lock link appears, the person types
+// for a while, the save writes a backup and the file and drops the
+// auto-save and the lock; Vim's swap file and its 4913 probe come and go.
+// That is at most one automatic turn, holding notes.txt only, and
+// rewinding it meets no conflict while a new lock is there.
+func TestLiveEditorSideFilesAreNoTurn(t *testing.T) {
+	w := newWsp(t)
+	w.write("notes.txt", "first\n", 0o644)
+	e := startLive(t, w, nil)
+	e.waitReady("watch")
+	lock := w.abs(".#notes.txt")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink("person@host.4242:1700000000", lock))
+	w.write(".notes.txt.swp", "vim swap", 0o600)
+	w.write("#notes.txt#", "auto-saved\n", 0o644)
+	time.Sleep(700 * time.Millisecond) // typing, past the quiet period
+	w.write("4913", "", 0o644)
+	must(os.Remove(w.abs("4913")))
+	must(os.Rename(w.abs("notes.txt"), w.abs("notes.txt~")))
+	w.write("notes.txt", "second\n", 0o644)
+	must(os.Remove(w.abs("#notes.txt#")))
+	must(os.Remove(lock))
+	w.write(".notes.txt.swp", "vim swap, updated", 0o600)
+	time.Sleep(1200 * time.Millisecond) // past the quiet period
+	turns := e.waitTurns(1)
+	if got := changedPaths(turns[0]); len(got) != 1 || got["notes.txt"] != "modify" {
+		t.Fatalf("the automatic turn changed %v; want notes.txt only", got)
+	}
+	// The person types again: a new lock, then a rewind of the turn.
+	must(os.Symlink("person@host.4242:1700000001", lock))
+	var rr commands.RewindResult
+	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	if !rr.Applied {
+		t.Fatalf("rewind: %s (plan %+v)", rr.FailureReason, rr.Plan)
+	}
+	for _, f := range rr.Plan.Files {
+		if f.Path != "notes.txt" || f.Conflict {
+			t.Errorf("the rewind touches %+v; want notes.txt only, no conflict", f)
+		}
+	}
+	e.saveAll()
+	if data, err := os.ReadFile(w.abs("notes.txt")); err != nil || string(data) != "first\n" {
+		t.Fatalf("notes.txt after the rewind: %q %v", data, err)
+	}
+	for _, side := range []string{".#notes.txt", ".notes.txt.swp", "notes.txt~"} {
+		if _, err := os.Lstat(w.abs(side)); err != nil {
+			t.Errorf("the rewind removed %s: %v", side, err)
+		}
+	}
+	time.Sleep(time.Second)
+	if l := e.list(); len(l.Turns) != 1 {
+		t.Fatalf("turns: %+v; want the one automatic turn", l.Turns)
 	}
 }

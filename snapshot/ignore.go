@@ -30,7 +30,8 @@ const maxIgnoreFileBytes = 100 << 20
 // .gitignore of their folder), $GIT_DIR/info/exclude and core.excludesFile,
 // "last match wins" with deeper files first, no re-inclusion below an
 // excluded folder, and files in git's index never ignored. An entry named
-// .git is always ignored.
+// .git is always ignored, and so are the files editors write beside the
+// ones being edited (isSideFile) unless git tracks them.
 type Ignorer struct {
 	top    string   // the repository's work tree top, or the root without one
 	prefix string   // root relative to top, slash-separated; "" when equal
@@ -236,7 +237,7 @@ func (ig *Ignorer) loadState() (*repoState, error) {
 //
 // A directory holding tracked files is never ignored, so that the walker
 // descends into it, but the untracked entries below an excluded directory
-// are.
+// are. Editors' side files are ignored too unless tracked (ignore_builtin.go).
 func (ig *Ignorer) Ignored(rel string, isDir bool) bool {
 	if rel == "" {
 		return false
@@ -255,7 +256,7 @@ func (ig *Ignorer) Ignored(rel string, isDir bool) bool {
 		parent = full[:len(full)-len(name)-1]
 	}
 	ds := ig.dir(parent)
-	ignored := ds.excluded || ds.rules.ignores(full, name, isDir)
+	ignored := ds.excluded || (!isDir && isSideFile(name)) || ds.rules.ignores(full, name, isDir)
 	if ignored {
 		if _, ok := ig.state.Load().tracked[full]; ok {
 			return false

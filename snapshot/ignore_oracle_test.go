@@ -106,7 +106,35 @@ func walkVerdicts(t *testing.T, ig *Ignorer, root string) map[string]bool {
 // magic, so a path with glob characters could match tracked files by
 // globbing; such paths are asked with --no-index instead, which is exact
 // as long as no tracked file is at or below them (checked here).
+//
+// The verdicts include the one rule git does not have: editors' side files
+// (isSideFile) that are no folder and that git does not track are ignored.
 func gitVerdicts(t *testing.T, dir string, paths []string) map[string]bool {
+	t.Helper()
+	want := plainGitVerdicts(t, dir, paths)
+	var tracked map[string]bool
+	for _, p := range paths {
+		if want[p] || !isSideFile(p[strings.LastIndexByte(p, '/')+1:]) {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+			continue
+		}
+		if tracked == nil {
+			tracked = map[string]bool{}
+			out, _ := exec.Command("git", "-C", dir, "ls-files", "-z").Output() // no repository: none
+			for _, f := range strings.Split(string(out), "\x00") {
+				tracked[f] = true
+			}
+		}
+		want[p] = !tracked[p]
+	}
+	return want
+}
+
+// plainGitVerdicts is gitVerdicts without the built-in side files: git's
+// own verdicts.
+func plainGitVerdicts(t *testing.T, dir string, paths []string) map[string]bool {
 	t.Helper()
 	var plain, globby []string
 	for _, p := range paths {
