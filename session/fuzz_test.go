@@ -8,8 +8,10 @@ import (
 )
 
 // FuzzJournal feeds arbitrary bytes to the journal reader: it must never
-// panic, every entry it returns must have an id and a kind, and a valid
-// record appended after the garbage (on a line of its own) must read back.
+// panic, every entry it returns must have an id and a kind, the active
+// branch holds each entry once, and a valid record appended after the
+// garbage (the way Append does: a torn tail is ended with a newline, never
+// cut) reads back after every entry read before.
 func FuzzJournal(f *testing.F) {
 	good, _ := encodeLine(&Entry{ID: "0190a0b0-0000-7000-8000-000000000001", Kind: KindTurnStart, Turn: 1, Time: time.Unix(1, 0)})
 	f.Add(good)
@@ -17,26 +19,50 @@ func FuzzJournal(f *testing.F) {
 	f.Add([]byte("zzzzzzzz {}\n"))
 	f.Add([]byte("\n\n\n"))
 	f.Add([]byte("12345678 {\"id\":\"x\",\"kind\":\"turnStart\"}\n"))
+	// A turn whose start line is damaged, between intact entries.
+	var chain []byte
+	for _, e := range sampleEntries() {
+		line, _ := encodeLine(e)
+		if e.Kind == KindTurnStart && e.Turn == 1 {
+			line[0] ^= 1
+		}
+		chain = append(chain, line...)
+	}
+	f.Add(chain)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ents, _, err := parseJournal(data)
 		if err != nil {
 			t.Fatal(err)
 		}
+		known := map[*Entry]bool{}
 		for _, e := range ents {
 			if e.ID == "" || e.Kind == "" {
 				t.Fatalf("entry without id or kind: %+v", e)
 			}
+			known[e] = true
 		}
-		NewHistory(ents) // must not panic or loop on any parent links
+		h := NewHistory(ents) // must not panic or loop on any parent links
+		seen := map[*Entry]bool{}
+		for _, e := range h.Branch {
+			if seen[e] || (!known[e] && !e.Damaged) {
+				t.Fatalf("branch entry %+v twice or from nowhere", e)
+			}
+			seen[e] = true
+		}
 		var buf bytes.Buffer
 		buf.Write(data)
-		if i := bytes.LastIndexByte(data, '\n'); i != len(data)-1 {
-			buf.Truncate(i + 1) // what the next append does to a torn tail
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			buf.WriteByte('\n') // what the next append does to a torn tail
 		}
 		buf.Write(good)
 		ents2, _, _ := parseJournal(buf.Bytes())
-		if len(ents2) == 0 || ents2[len(ents2)-1].ID != "0190a0b0-0000-7000-8000-000000000001" {
+		if len(ents2) < len(ents)+1 || ents2[len(ents2)-1].ID != "0190a0b0-0000-7000-8000-000000000001" {
 			t.Fatalf("a record appended after %q does not read back", data)
+		}
+		for i, e := range ents {
+			if ents2[i].ID != e.ID {
+				t.Fatalf("entry %d (%s) is lost by the append after %q", i, e.ID, data)
+			}
 		}
 	})
 }

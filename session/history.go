@@ -44,19 +44,69 @@ func NewHistory(ents []*Entry) *History {
 		}
 		leaf = e
 	}
-	// Walk up from the leaf; a parent link to a missing (damaged) entry or a
-	// cycle ends the branch.
-	for e := leaf; e != nil && !h.onBranch[e.ID]; e = h.byID[e.Parent] {
+	h.buildBranch(ents, leaf)
+	return h
+}
+
+// buildBranch walks parent links up from leaf to the root entry. A parent
+// lost to a damaged journal line does not end the branch: every writer
+// appends an entry right after its parent (the leaf it read under the
+// lock), so the walk goes on from the intact entry written just before the
+// child. A turn whose start line is damaged stays on the branch through a
+// stand-in start (Damaged, no snapshot) made from its end. A cycle (only a
+// forged journal has one) ends the branch.
+func (h *History) buildBranch(ents []*Entry, leaf *Entry) {
+	pos := make(map[*Entry]int, len(ents))
+	for i, e := range ents {
+		pos[e] = i
+	}
+	// before is the latest entry (gc aside) written before e.
+	before := func(e *Entry) *Entry {
+		for i := pos[e] - 1; i >= 0; i-- {
+			if ents[i].Kind != KindGC {
+				return ents[i]
+			}
+		}
+		return nil
+	}
+	standIns := map[string]*Entry{}
+	for _, e := range ents {
+		if e.Kind == KindTurnEnd && e.Start != "" && h.byID[e.Start] == nil && standIns[e.Start] == nil {
+			standIns[e.Start] = &Entry{ID: e.Start, Kind: KindTurnStart, Turn: e.Turn, Session: e.Session, Damaged: true}
+		}
+	}
+	add := func(e *Entry) {
 		h.onBranch[e.ID] = true
 		h.Branch = append(h.Branch, e)
+	}
+	for e := leaf; e != nil && !h.onBranch[e.ID]; {
+		add(e)
 		if e.Parent == "" {
 			break
+		}
+		next := h.byID[e.Parent]
+		if next == nil {
+			if s := standIns[e.Parent]; s != nil && !h.onBranch[s.ID] {
+				add(s)
+			}
+			next = before(e)
+		}
+		e = next
+	}
+	for _, s := range standIns {
+		h.byID[s.ID] = s
+		if h.onBranch[s.ID] {
+			// The stand-in's parent is where the walk went on after it.
+			for i, b := range h.Branch {
+				if b == s && i+1 < len(h.Branch) {
+					s.Parent = h.Branch[i+1].ID
+				}
+			}
 		}
 	}
 	for i, j := 0, len(h.Branch)-1; i < j; i, j = i+1, j-1 {
 		h.Branch[i], h.Branch[j] = h.Branch[j], h.Branch[i]
 	}
-	return h
 }
 
 // Leaf is the current leaf ("" when the journal is empty).
@@ -209,6 +259,9 @@ func (h *History) Resolve(spec string) (*Target, error) {
 				continue
 			}
 			if !end {
+				if t.Start.Damaged {
+					return nil, bad(fmt.Sprintf("the start of turn %d is a damaged journal line (fsck names it); turn:%d:end is intact", n, n))
+				}
 				return &Target{Spec: spec, Entry: t.Start, Snapshot: t.Start.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
 			}
 			if t.End == nil {

@@ -71,6 +71,12 @@ type Entry struct {
 
 	// gc: snapshots whose content was dropped.
 	Gone []string `json:"gone,omitempty"`
+
+	// Damaged marks an entry History made up for one whose journal line is
+	// damaged: the start of a turn whose end is intact (its id, turn number
+	// and session come from the end; no snapshot, prompt or time). Never
+	// written.
+	Damaged bool `json:"-"`
 }
 
 // Change is one file a turn changed.
@@ -96,9 +102,10 @@ func (e *LineError) Error() string { return fmt.Sprintf("journal line %d: %v", e
 
 // Journal is the append-only record of one root: one line per entry, each
 // "<crc32c hex> <json>\n". Appends hold an exclusive file lock, so several
-// processes can append at once; a torn last line (a crash mid-write) is
-// ignored on read and cut off by the next append. Earlier lines are never
-// rewritten.
+// processes can append at once. A torn last line (a crash or a full disk
+// mid-write) is skipped by Read, reported by ReadAll (fsck), and ended by
+// the next append with a newline, so it stays in the journal as a damaged
+// line that fsck names. Bytes once written are never rewritten or cut.
 type Journal struct {
 	path     string
 	lockPath string
@@ -193,17 +200,61 @@ func (j *Journal) Read() ([]*Entry, []*LineError, error) {
 	return append([]*Entry(nil), c.ents...), append([]*LineError(nil), c.bad...), nil
 }
 
+// ErrTornLine is the damage of a last line without its newline: a write
+// cut off by a crash or a full disk.
+var ErrTornLine = errors.New("torn last line (no final newline): a write was cut off; the next append ends it, and it stays as a damaged line")
+
 // ReadAll reads the whole journal afresh (fsck: damage made in place is
-// seen too).
+// seen too). Unlike Read it reports a torn last line, once no append is in
+// progress: it must not be called while holding the journal's lock.
 func (j *Journal) ReadAll() ([]*Entry, []*LineError, error) {
-	data, err := os.ReadFile(j.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+	data, err := j.readFile()
+	if err == nil && len(data) > 0 && data[len(data)-1] != '\n' {
+		// The tail may be an append in progress in another process: look
+		// again once the appenders let go.
+		if unlock := j.shared(5 * time.Second); unlock != nil {
+			data, err = j.readFile()
+			unlock()
+		}
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read journal: %w", err)
+		return nil, nil, err
 	}
-	return parseJournal(data)
+	ents, bad, _ := parseJournal(data)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		bad = append(bad, &LineError{Line: bytes.Count(data, []byte{'\n'}) + 1, Err: ErrTornLine})
+	}
+	return ents, bad, nil
+}
+
+func (j *Journal) readFile() ([]byte, error) {
+	data, err := os.ReadFile(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	return data, nil
+}
+
+// shared takes the journal lock shared, waiting at most max, and returns
+// its release (nil when it could not be had).
+func (j *Journal) shared(max time.Duration) (unlock func()) {
+	f, err := os.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	for deadline := time.Now().Add(max); ; time.Sleep(10 * time.Millisecond) {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err == nil {
+			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }
+		}
+		if (err != unix.EWOULDBLOCK && err != unix.EINTR) || time.Now().After(deadline) {
+			f.Close()
+			return nil
+		}
+	}
 }
 
 // journalCache is what this process has read of the journal.
@@ -284,7 +335,8 @@ func (l *Lock) Unlock() {
 }
 
 // Append writes entries durably; the caller holds the lock. IDs and times
-// are filled in when empty.
+// are filled in when empty. A torn last line left by an earlier crash is
+// ended with a newline first, never cut: it stays as a damaged line.
 func (l *Lock) Append(ents ...*Entry) error {
 	j := l.j
 	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -292,10 +344,16 @@ func (l *Lock) Append(ents ...*Entry) error {
 		return fmt.Errorf("append journal: %w", err)
 	}
 	defer f.Close()
-	if err := cutTorn(f); err != nil {
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
 		return fmt.Errorf("append journal: %w", err)
 	}
 	var buf []byte
+	if torn, err := endsTorn(f, size); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	} else if torn {
+		buf = append(buf, '\n')
+	}
 	for _, e := range ents {
 		if e.ID == "" {
 			e.ID = NewID()
@@ -309,10 +367,10 @@ func (l *Lock) Append(ents ...*Entry) error {
 		}
 		buf = append(buf, line...)
 	}
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		return fmt.Errorf("append journal: %w", err)
-	}
 	if _, err := f.Write(buf); err != nil {
+		// A short write (a full disk) is taken back: only this append's
+		// own bytes, so no torn line of ours is left behind.
+		f.Truncate(size)
 		return fmt.Errorf("append journal: %w", err)
 	}
 	if err := f.Sync(); err != nil {
@@ -321,36 +379,16 @@ func (l *Lock) Append(ents ...*Entry) error {
 	return nil
 }
 
-// cutTorn removes a torn last record (bytes after the last newline), left
-// by a crash in the middle of a write, so the next record starts on a line
-// of its own.
-func cutTorn(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return err
+// endsTorn reports whether a journal of size bytes ends inside a line.
+func endsTorn(f *os.File, size int64) (bool, error) {
+	if size == 0 {
+		return false, nil
 	}
-	size := fi.Size()
-	const chunk = 64 << 10
-	var off int64 = size
-	buf := make([]byte, chunk)
-	for off > 0 {
-		n := int64(chunk)
-		if off < n {
-			n = off
-		}
-		off -= n
-		if _, err := f.ReadAt(buf[:n], off); err != nil {
-			return err
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			end := off + int64(i) + 1
-			if end == size {
-				return nil
-			}
-			return f.Truncate(end)
-		}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return false, err
 	}
-	return f.Truncate(0)
+	return last[0] != '\n', nil
 }
 
 // NewID returns a new entry ID (a UUIDv7: time-ordered).

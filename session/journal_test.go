@@ -1,0 +1,188 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// journalSession opens a session on a fresh root and store.
+func journalSession(t *testing.T) (*Session, string) {
+	t.Helper()
+	root := t.TempDir()
+	s, err := Open(root, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, root
+}
+
+// turn records one turn that writes f.txt.
+func turn(t *testing.T, s *Session, root, prompt string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: prompt}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(prompt+"\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkpoint(t *testing.T, s *Session, label string) {
+	t.Helper()
+	if _, _, err := s.Checkpoint(context.Background(), label, "", "test"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// journalProblems is what fsck says about the journal.
+func journalProblems(t *testing.T, s *Session) []Problem {
+	t.Helper()
+	probs, err := s.Fsck()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Problem
+	for _, p := range probs {
+		if p.What == "journal" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestJournalTornLineKeptAndReported: a journal cut mid-line (a crash or a
+// full disk mid-write) is reported by fsck; the next append ends the torn
+// line instead of cutting it, rewrites no earlier byte, and fsck goes on
+// naming the damaged line, while every intact entry stays readable.
+func TestJournalTornLineKeptAndReported(t *testing.T) {
+	s, root := journalSession(t)
+	turn(t, s, root, "one")
+	checkpoint(t, s, "before-the-crash")
+	path := s.Journal().Path()
+	whole, _ := os.ReadFile(path)
+	lines := bytes.Count(whole, []byte{'\n'})
+	// A crash in the middle of the next entry's write.
+	torn := []byte(`4f2a11c0 {"id":"0190a0b0-0000-7000-8000-00000000beef","kind":"checkpoint","lab`)
+	if err := os.WriteFile(path, append(append([]byte{}, whole...), torn...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	probs := journalProblems(t, s)
+	if len(probs) != 1 || !strings.Contains(probs[0].Err, "torn") || !strings.HasSuffix(probs[0].Where, fmt.Sprintf("line %d", lines+1)) {
+		t.Fatalf("fsck of a journal cut mid-line: %v; want the torn line %d", probs, lines+1)
+	}
+	if h, err := s.History(); err != nil || len(h.Turns(false)) != 1 || len(h.Branch) != 3 {
+		t.Fatalf("history with a torn tail: %v, %+v", err, h)
+	}
+
+	checkpoint(t, s, "after-the-crash")
+	after, _ := os.ReadFile(path)
+	kept := append(append(append([]byte{}, whole...), torn...), '\n')
+	if !bytes.HasPrefix(after, kept) {
+		t.Fatalf("the append rewrote earlier bytes:\nbefore %q\nafter  %q", kept, after)
+	}
+	probs = journalProblems(t, s)
+	if len(probs) != 1 || !strings.HasSuffix(probs[0].Where, fmt.Sprintf("line %d", lines+1)) || strings.Contains(probs[0].Err, "torn") {
+		t.Fatalf("fsck after the next append: %v; want damaged line %d", probs, lines+1)
+	}
+	h, err := s.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, e := range h.Branch {
+		labels = append(labels, e.Kind+":"+e.Label)
+	}
+	if got := strings.Join(labels, " "); got != "turnStart: turnEnd: checkpoint:before-the-crash checkpoint:after-the-crash" {
+		t.Fatalf("active branch after the torn line: %s", got)
+	}
+}
+
+// TestJournalDamagedLineHidesNothing: one damaged line loses that entry
+// only. A damaged turn start keeps its turn (through its end: turn:N:end
+// resolves, the start gives a clear error) and the entries before it on
+// the active branch; a damaged entry in the middle of the branch does not
+// cut the branch there.
+func TestJournalDamagedLineHidesNothing(t *testing.T) {
+	for _, damage := range []string{"turn 2's start", "the checkpoint", "turn 2's start and the checkpoint"} {
+		t.Run(damage, func(t *testing.T) {
+			s, root := journalSession(t)
+			turn(t, s, root, "one")
+			checkpoint(t, s, "middle")
+			turn(t, s, root, "two")
+			turn(t, s, root, "three")
+			path := s.Journal().Path()
+			data, _ := os.ReadFile(path)
+			lines := bytes.SplitAfter(data, []byte{'\n'})
+			hit := map[int]bool{}
+			for i, l := range lines {
+				start2 := bytes.Contains(l, []byte(`"prompt":"two"`))
+				cp := bytes.Contains(l, []byte(`"label":"middle"`))
+				if (start2 && strings.Contains(damage, "start")) || (cp && strings.Contains(damage, "checkpoint")) {
+					lines[i] = bytes.Replace(l, []byte(`"kind"`), []byte(`"kinb"`), 1) // a flipped bit
+					hit[i+1] = true
+				}
+			}
+			if err := os.WriteFile(path, bytes.Join(lines, nil), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// A new process reads the damaged journal (a running one read
+			// those lines before they were damaged).
+			s, err := Open(root, s.Dir(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probs := journalProblems(t, s)
+			if len(probs) != len(hit) {
+				t.Fatalf("fsck: %v; want damaged lines %v", probs, hit)
+			}
+			h, err := s.History()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nums []string
+			for _, tr := range h.Turns(false) {
+				if tr.End == nil {
+					t.Fatalf("turn %d lost its end", tr.Number)
+				}
+				nums = append(nums, fmt.Sprint(tr.Number))
+			}
+			if got := strings.Join(nums, ","); got != "1,2,3" {
+				t.Fatalf("turns on the active branch: %s; want 1,2,3", got)
+			}
+			if h.Branch[0].Kind != KindTurnStart || h.Branch[0].Prompt != "one" {
+				t.Fatalf("the branch does not reach the first entry: starts at %+v", h.Branch[0])
+			}
+			if _, err := h.Resolve("1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.Resolve("turn:2:end"); err != nil {
+				t.Fatal(err)
+			}
+			_, err = h.Resolve("2")
+			if strings.Contains(damage, "start") {
+				var ute *UnknownTargetError
+				if !errors.As(err, &ute) || !strings.Contains(err.Error(), "damaged") {
+					t.Fatalf("the damaged start of turn 2: %v", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.Resolve("@middle"); strings.Contains(damage, "checkpoint") == (err == nil) {
+				t.Fatalf("@middle: %v", err)
+			}
+			// The next turn continues the numbering.
+			turn(t, s, root, "four")
+			if h, _ := s.History(); len(h.Turns(false)) != 4 || h.Turns(false)[3].Number != 4 {
+				t.Fatalf("after one more turn: %+v", h.Turns(false))
+			}
+		})
+	}
+}
