@@ -141,6 +141,11 @@ func (s *SocketServer) call(req remoteRequest) remoteResponse {
 			a.Source = req.Source
 			res, err = svc.TurnStart(ctx, a)
 		}
+	} else if req.Command == NameToolCall { // the command line's own, not an editor command
+		var a ToolCallArgs
+		if err = decodeArg(req.Args, &a); err == nil {
+			res, err = svc.ToolCall(ctx, a)
+		}
 	} else {
 		res, err = Dispatch(ctx, &svc, req.Command, req.Args)
 	}

@@ -97,7 +97,12 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 	if src == "" {
 		src = s.opts.Actor
 	}
-	e, err := s.sess.TurnStart(ctx, session.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.opts.Actor})
+	req := session.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.opts.Actor,
+		Agent: a.Agent, Transcript: a.Transcript}
+	if a.Transcript != "" {
+		req.Fork = &session.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
+	}
+	e, err := s.sess.TurnStart(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +111,11 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 
 // TurnEnd ends the open turn; with none open it records nothing.
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
-	end, _, err := s.sess.TurnEnd(ctx, session.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.opts.Actor})
+	req := session.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.opts.Actor}
+	if a.ForkBytes > 0 || a.ForkUUID != "" {
+		req.Fork = &session.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
+	}
+	end, _, err := s.sess.TurnEnd(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -137,10 +146,10 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}}
+	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}, Summaries: []SummaryInfo{}}
 	for _, t := range h.Turns(a.All) {
 		ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Started: stamp(t.Start.Time),
-			Source: t.Start.Source, Session: t.Start.Session, Changed: []FileChange{}, Abandoned: t.Abandoned}
+			Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, Changed: []FileChange{}, Abandoned: t.Abandoned}
 		if t.End != nil {
 			ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
 		}
@@ -154,6 +163,8 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 		switch e.Kind {
 		case session.KindCheckpoint:
 			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot})
+		case session.KindSummary:
+			out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time)})
 		}
 	}
 	// Rewinds are listed from the whole journal: a conversation rewind
@@ -174,6 +185,9 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 		if len(out.Rewinds) > a.Limit {
 			out.Rewinds = out.Rewinds[len(out.Rewinds)-a.Limit:]
 		}
+		if len(out.Summaries) > a.Limit {
+			out.Summaries = out.Summaries[len(out.Summaries)-a.Limit:]
+		}
 	}
 	return out, nil
 }
@@ -192,6 +206,7 @@ func (s *Service) request(target, mode string, paths []string, rng *Range, force
 	if mode != "" && !found {
 		return req, &ArgError{Field: "mode", Msg: fmt.Sprintf("unknown mode %q (want one of %s)", mode, strings.Join(session.Modes, ", "))}
 	}
+
 	for _, p := range paths {
 		rel, err := s.RelPath(p)
 		if err != nil {
@@ -268,11 +283,22 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 	if err != nil {
 		return nil, err
 	}
+	if a.Mode == session.ModeSummarize && strings.TrimSpace(a.Report) == "" {
+		return nil, &ArgError{Field: "report", Msg: "is required with mode summarize (what was learnt on the abandoned path)"}
+	}
 	out, err := s.sess.Rewind(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	return s.result(out), nil
+	r := s.result(out)
+	if movesConversation(out.Mode) {
+		if out.Applied && out.Entry != nil {
+			r.Conversation = s.conversation(out)
+		} else {
+			r.Conversation = &ConversationResult{Reason: "the rewind was not applied"}
+		}
+	}
+	return r, nil
 }
 
 // Undo undoes the latest rewind not yet undone.

@@ -49,6 +49,13 @@ type TurnStartArgs struct {
 	// Source is who opened the turn: "hook", "cli", "editor" or "auto".
 	// Not part of the wire contract; set by the caller.
 	Source string `json:"-"`
+	// Agent names the session's agent ("claude-code"); Transcript is its
+	// conversation file and ForkBytes/ForkUUID the transcript's fork point
+	// before this prompt (SPEC §9). Set by agent hooks.
+	Agent      string `json:"agent,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+	ForkBytes  int64  `json:"forkBytes,omitempty"`
+	ForkUUID   string `json:"forkUuid,omitempty"`
 }
 
 // TurnStartResult is the result of rewind.turnStart.
@@ -63,6 +70,9 @@ type TurnEndArgs struct {
 	Scope
 	Summary string `json:"summary,omitempty"`
 	Session string `json:"session,omitempty"`
+	// ForkBytes/ForkUUID: the transcript when the turn ended (agent hooks).
+	ForkBytes int64  `json:"forkBytes,omitempty"`
+	ForkUUID  string `json:"forkUuid,omitempty"`
 }
 
 // TurnEndResult is the result of rewind.turnEnd. Entry is empty and Turn 0
@@ -96,6 +106,16 @@ type ListResult struct {
 	Turns       []TurnInfo       `json:"turns"`
 	Checkpoints []CheckpointInfo `json:"checkpoints"`
 	Rewinds     []RewindInfo     `json:"rewinds"`
+	Summaries   []SummaryInfo    `json:"summaries"`
+}
+
+// SummaryInfo is one report kept as a summary entry: of a rewind that
+// carried one, or of mode summarize. Target is the target as written.
+type SummaryInfo struct {
+	Entry  string `json:"entry"`
+	Target string `json:"target"`
+	Report string `json:"report"`
+	Time   string `json:"time"`
 }
 
 // TurnInfo describes one turn.
@@ -108,6 +128,7 @@ type TurnInfo struct {
 	Ended   string       `json:"ended"` // empty while the turn is open
 	Source  string       `json:"source"`
 	Session string       `json:"session,omitempty"`
+	Agent   string       `json:"agent,omitempty"`
 	Changed []FileChange `json:"changed"`
 	// Abandoned is true for turns off the active branch (only with all).
 	Abandoned bool `json:"abandoned,omitempty"`
@@ -165,6 +186,21 @@ type RewindResult struct {
 	FailureReason string `json:"failureReason,omitempty"`
 	Entry         string `json:"entry"`
 	Plan          *Plan  `json:"plan"`
+	// Conversation is set by a rewind with mode conversation or both: the
+	// agent's conversation it rewound, or why only the journal moved.
+	Conversation *ConversationResult `json:"conversation,omitempty"`
+}
+
+// ConversationResult is what a conversation rewind did to the agent's own
+// conversation (SPEC §9): Agent is "claude-code" with the new session,
+// its transcript file and the command that resumes it; or Agent is empty
+// and Reason says why only rewind-lsp's journal moved back.
+type ConversationResult struct {
+	Agent      string `json:"agent"`
+	Session    string `json:"session,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+	Resume     string `json:"resume,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 }
 
 // Range is an LSP range; only its lines matter to a hunk rewind.

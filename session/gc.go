@@ -71,7 +71,7 @@ func (s *Session) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) 
 		if b := h.Baseline(); b != "" {
 			ref(b, time.Time{}, true)
 		}
-		if open := h.OpenTurn(); open != nil {
+		for _, open := range h.OpenTurns() {
 			ref(open.Snapshot, time.Time{}, true)
 		}
 		all := make([]*snapRef, 0, len(refs))

@@ -41,6 +41,8 @@ func NewHistory(ents []*Entry) *History {
 				h.gone[s] = true
 			}
 			continue // gc entries are not part of the conversation tree
+		case KindTool, KindNotice:
+			continue // nor are tool calls and notices
 		}
 		leaf = e
 	}
@@ -109,6 +111,13 @@ func (h *History) buildBranch(ents []*Entry, leaf *Entry) {
 	}
 }
 
+// with is the history with e appended (an entry just written under the
+// lock).
+func (h *History) with(e *Entry) *History {
+	ents := make([]*Entry, 0, len(h.Entries)+1)
+	return NewHistory(append(append(ents, h.Entries...), e))
+}
+
 // Leaf is the current leaf ("" when the journal is empty).
 func (h *History) Leaf() string {
 	if len(h.Branch) == 0 {
@@ -165,21 +174,60 @@ func (h *History) NextTurn() int {
 	return n + 1
 }
 
-// OpenTurn is the start entry of the turn open on the active branch, or nil.
-func (h *History) OpenTurn() *Entry {
+// OpenTurns are the start entries of the turns open on the active branch,
+// oldest first, at most one per session id (SPEC §5.4: one turn may be open
+// per session). A turn is open while it has no end entry and no later turn
+// of the same session started on the branch (a session whose turn never
+// ended, a crash, has moved on).
+func (h *History) OpenTurns() []*Entry {
+	var out []*Entry
+	seen := map[string]bool{}
 	for i := len(h.Branch) - 1; i >= 0; i-- {
 		e := h.Branch[i]
-		switch e.Kind {
-		case KindTurnStart:
-			if h.endOf[e.ID] == nil {
-				return e
-			}
-			return nil
-		case KindTurnEnd:
-			return nil
+		if e.Kind != KindTurnStart || seen[e.Session] {
+			continue
+		}
+		seen[e.Session] = true
+		if h.endOf[e.ID] == nil {
+			out = append(out, e)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// OpenTurn is the start entry of the latest turn open on the active
+// branch, whatever its session, or nil when no turn is open.
+func (h *History) OpenTurn() *Entry {
+	open := h.OpenTurns()
+	if len(open) == 0 {
+		return nil
+	}
+	return open[len(open)-1]
+}
+
+// OpenTurnOf is the open turn of session id ("" is the turns opened
+// without a session: the command line without --session, automatic
+// turns), or nil.
+func (h *History) OpenTurnOf(session string) *Entry {
+	for _, e := range h.OpenTurns() {
+		if e.Session == session {
+			return e
 		}
 	}
 	return nil
+}
+
+// TurnToEnd is the open turn a turn end for session ends: that session's;
+// without a session, the turn opened without one, else the latest open
+// turn (a person ending "the" turn by hand). nil when there is none.
+func (h *History) TurnToEnd(session string) *Entry {
+	if e := h.OpenTurnOf(session); e != nil || session != "" {
+		return e
+	}
+	return h.OpenTurn()
 }
 
 // Baseline is the last state rewind-lsp recorded for the files (the

@@ -28,11 +28,35 @@ const (
 	KindUndo       = "undo"
 	KindSummary    = "summary"
 	KindGC         = "gc"
+	// KindTool records what one tool call of an agent session wrote, and
+	// KindNotice that a session was told of the rewinds before it. Neither
+	// is part of the conversation tree (no parent, never the leaf).
+	KindTool   = "tool"
+	KindNotice = "notice"
 )
 
 // Entry is one immutable journal record. Which fields are set depends on
 // Kind; Snapshot is always the state of the files once the entry was made
 // (empty when the entry changed no files and captured nothing).
+//
+// Agent sessions (SPEC §5.4, §9). session, turnStart and turnEnd entries
+// carry the agent session's id (Session) and, from a hook, its agent
+// ("claude-code") and transcript file. Several sessions may have a turn
+// open at once (History.OpenTurns). What each session's tool calls wrote
+// is read back in two ways:
+//
+//   - per turn: a turnEnd with Attributed set lists in Wrote exactly the
+//     root-relative paths the turn's own session's tool calls wrote between
+//     its start and its end (sorted, possibly none). Without Attributed no
+//     tool call was reported, and only Changed (everything that changed
+//     during the turn, whoever changed it) is known.
+//   - per call: a tool entry (KindTool, outside the conversation tree)
+//     with Session, Start (the session's open turn then, "" if none), Tool,
+//     ToolUse (the call's id) and Phase. Phase "post" lists in Files what
+//     the call wrote (Write/Edit/MultiEdit/NotebookEdit: the path in its
+//     input; Bash: what changed between the "pre" entry's Snapshot and the
+//     post entry's Snapshot). A "pre" entry (Bash only) holds the state
+//     before the call.
 type Entry struct {
 	ID     string    `json:"id"`
 	Parent string    `json:"parent,omitempty"`
@@ -51,6 +75,23 @@ type Entry struct {
 	Start   string `json:"start,omitempty"` // turnEnd: its turnStart entry
 	// Changed is what the turn changed (turnEnd only).
 	Changed []Change `json:"changed,omitempty"`
+	// Agent is the agent of the session ("claude-code"), when known.
+	Agent string `json:"agent,omitempty"`
+	// Transcript is the agent's conversation file (session, turnStart).
+	Transcript string `json:"transcript,omitempty"`
+	// ForkBytes and ForkUUID are the fork point of a Claude Code turn
+	// (turnStart: the transcript before the prompt; turnEnd: the transcript
+	// when the turn ended): its length and the uuid of its last entry.
+	ForkBytes int64  `json:"forkBytes,omitempty"`
+	ForkUUID  string `json:"forkUuid,omitempty"`
+	// Wrote and Attributed: what the session's own tool calls wrote during
+	// the turn (turnEnd; see above).
+	Wrote      []string `json:"wrote,omitempty"`
+	Attributed bool     `json:"attributed,omitempty"`
+	// Tool calls (KindTool).
+	Tool    string `json:"tool,omitempty"`
+	ToolUse string `json:"toolUse,omitempty"`
+	Phase   string `json:"phase,omitempty"`
 
 	// Checkpoints.
 	Label string `json:"label,omitempty"`
@@ -66,8 +107,11 @@ type Entry struct {
 	Report          string   `json:"report,omitempty"`
 	PrevLeaf        string   `json:"prevLeaf,omitempty"` // rewind that moved the leaf: the leaf before
 	Undoes          string   `json:"undoes,omitempty"`   // undo: the rewind it undoes
-	Applied         *bool    `json:"applied,omitempty"`
-	FailureReason   string   `json:"failureReason,omitempty"`
+	// Notice (KindNotice): the last journal entry the session was told
+	// about.
+	Through       string `json:"through,omitempty"`
+	Applied       *bool  `json:"applied,omitempty"`
+	FailureReason string `json:"failureReason,omitempty"`
 
 	// gc: snapshots whose content was dropped.
 	Gone []string `json:"gone,omitempty"`

@@ -214,14 +214,13 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 		if err != nil || out.Mode == ModePlan {
 			return err
 		}
-		leaf := h.Leaf()
-		if open := h.OpenTurn(); open != nil && out.Mode != ModeSummarize {
-			end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: req.Actor, Session: open.Session})
-			if err != nil {
+		if out.Mode != ModeSummarize {
+			// Every session's open turn ends first, so its work is recorded.
+			if h, err = s.EndOpenTurns(l, h, res, req.Actor); err != nil {
 				return err
 			}
-			leaf = end.ID
 		}
+		leaf := h.Leaf()
 		t := out.Target
 		if out.Mode == ModeSummarize {
 			out.Entry = &Entry{Parent: leaf, Kind: KindSummary, Actor: req.Actor, Target: req.Target,

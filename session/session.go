@@ -255,19 +255,38 @@ type TurnRequest struct {
 	Session string
 	Source  string // hook, cli, editor, auto
 	Actor   string
+	// Agent names the agent whose session this is ("claude-code"), when a
+	// hook says so.
+	Agent string
+	// Transcript and Fork are the agent's conversation record at this
+	// boundary (Claude Code: its transcript file, and the fork point
+	// before the prompt), when a hook gives them.
+	Transcript string
+	Fork       *ForkPoint
+}
+
+// ForkPoint is where an agent's transcript stood at a turn boundary: its
+// length in bytes and the uuid of its last entry then.
+type ForkPoint struct {
+	Bytes int64
+	UUID  string
 }
 
 // endTurn appends the end of open turn start, capturing res as its end
-// state, and returns the entry.
+// state, and returns the entry. The files the session's tool calls wrote
+// during the turn (tool entries) are summed up on it.
 func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Result, req TurnRequest) (*Entry, error) {
 	changed, err := s.Changes(start.Snapshot, res.ID.String())
 	if err != nil {
 		return nil, err
 	}
 	e := &Entry{Parent: h.Leaf(), Kind: KindTurnEnd, Actor: req.Actor, Snapshot: res.ID.String(),
-		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: req.Session, Changed: changed}
-	if e.Session == "" {
-		e.Session = start.Session
+		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: start.Session, Agent: start.Agent, Changed: changed}
+	if req.Fork != nil && start.Transcript != "" {
+		e.ForkBytes, e.ForkUUID = req.Fork.Bytes, req.Fork.UUID
+	}
+	if err := s.attribute(h, start, res, e); err != nil {
+		return nil, err
 	}
 	if err := l.Append(e); err != nil {
 		return nil, err
@@ -275,8 +294,9 @@ func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Resul
 	return e, nil
 }
 
-// TurnStart opens a turn, capturing its start state. A turn still open is
-// ended first, with the same capture as its end state.
+// TurnStart opens a turn, capturing its start state. The same session's
+// turn still open is ended first, with the same capture as its end state,
+// and so is an automatic turn; other sessions' turns stay open.
 func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error) {
 	var out *Entry
 	err := s.locked(func(l *Lock, h *History) error {
@@ -285,29 +305,38 @@ func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error
 			return err
 		}
 		parent := h.Leaf()
-		if open := h.OpenTurn(); open != nil {
-			end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: req.Actor, Session: open.Session})
+		for _, open := range h.OpenTurns() {
+			if open.Session != req.Session && open.Source != "auto" {
+				continue
+			}
+			end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: req.Actor})
 			if err != nil {
 				return err
 			}
 			parent = end.ID
+			h = h.with(end)
 		}
 		out = &Entry{Parent: parent, Kind: KindTurnStart, Actor: req.Actor, Snapshot: res.ID.String(),
-			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source}
+			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
+			Transcript: req.Transcript}
+		if req.Fork != nil {
+			out.ForkBytes, out.ForkUUID = req.Fork.Bytes, req.Fork.UUID
+		}
 		return l.Append(out)
 	})
 	return out, err
 }
 
-// TurnEnd ends the open turn, capturing its end state, and returns the end
-// entry and the turn's start; both are nil when no turn was open (nothing
-// is recorded then).
+// TurnEnd ends the open turn of req.Session (History.TurnToEnd), capturing
+// its end state, and returns the end entry and the turn's start; both are
+// nil when that session has no open turn (nothing is recorded then).
+// Other sessions' turns stay open.
 func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
 	defer tr.Done()
 	err = s.locked(func(l *Lock, h *History) error {
 		tr.Mark("lock and journal")
-		start = h.OpenTurn()
+		start = h.TurnToEnd(req.Session)
 		if start == nil {
 			return nil
 		}
@@ -321,6 +350,20 @@ func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Ent
 		return err
 	})
 	return end, start, err
+}
+
+// EndOpenTurns ends every open turn with the capture res (a rewind does
+// this first, so each session's work is recorded before files change) and
+// returns the history with the end entries.
+func (s *Session) EndOpenTurns(l *Lock, h *History, res *snapshot.Result, actor string) (*History, error) {
+	for _, open := range h.OpenTurns() {
+		end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor})
+		if err != nil {
+			return nil, err
+		}
+		h = h.with(end)
+	}
+	return h, nil
 }
 
 // Checkpoint captures a checkpoint with an optional label and goal, and
@@ -340,11 +383,13 @@ func (s *Session) Checkpoint(ctx context.Context, label, goal, actor string) (*E
 	return out, files, err
 }
 
-// RecordSession appends a session entry (an agent session started).
-func (s *Session) RecordSession(sessionID, source, actor string) (*Entry, error) {
+// RecordSession appends a session entry (an agent session started, with
+// its agent and transcript when known).
+func (s *Session) RecordSession(sessionID, source, actor, agent, transcript string) (*Entry, error) {
 	var out *Entry
 	err := s.locked(func(l *Lock, h *History) error {
-		out = &Entry{Parent: h.Leaf(), Kind: KindSession, Actor: actor, Session: sessionID, Source: source}
+		out = &Entry{Parent: h.Leaf(), Kind: KindSession, Actor: actor, Session: sessionID, Source: source,
+			Agent: agent, Transcript: transcript}
 		return l.Append(out)
 	})
 	return out, err

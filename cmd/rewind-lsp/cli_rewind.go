@@ -149,7 +149,9 @@ func (c *cli) rewindResult(r *commands.RewindResult, verb string) error {
 		}
 	} else if r.Applied {
 		printPlan(c.stdout, r.Plan, verb)
-		if verb == "rewound" && r.Entry != "" {
+		printConversation(c.stdout, r.Conversation)
+		// A summary changes nothing that undo could take back.
+		if verb == "rewound" && r.Entry != "" && r.Plan != nil && r.Plan.Mode != "summarize" {
 			fmt.Fprintln(c.stdout, "undo it with: rewind-lsp undo")
 		}
 	}

@@ -1,26 +1,21 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/session"
 )
 
-// claudeEvent is the part of a Claude Code hook event we use.
-type claudeEvent struct {
-	Event     string `json:"hook_event_name"`
-	SessionID string `json:"session_id"`
-	Cwd       string `json:"cwd"`
-	Prompt    string `json:"prompt"`
-	Source    string `json:"source"`
-}
-
 // hook records an agent's hook event. It never fails the agent: whatever
-// happens it returns nil (exit 0), prints nothing on stdout, and reports
-// problems on stderr.
+// happens it returns nil (exit 0), and reports problems on stderr. Stdout
+// carries only what the hook protocol reads: at UserPromptSubmit, a
+// pending notice (SPEC §9), once.
 func (c *cli) hook(args []string) (err error) {
 	if len(args) != 1 || args[0] != "claude-code" {
 		return usagef("usage: rewind-lsp hook claude-code  (reads one hook event as JSON on stdin)")
@@ -38,13 +33,13 @@ func (c *cli) hook(args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("read hook event: %w", err)
 	}
-	var ev claudeEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return fmt.Errorf("hook event is not JSON: %w", err)
+	ev, err := agent.ParseEvent(data)
+	if err != nil {
+		return err
 	}
 	c.actor = "hook"
-	switch ev.Event {
-	case "UserPromptSubmit", "Stop", "SessionStart":
+	switch ev.Name {
+	case agent.EventUserPromptSubmit, agent.EventStop, agent.EventSessionStart, agent.EventPreToolUse, agent.EventPostToolUse:
 	default:
 		return nil // accepted and ignored
 	}
@@ -53,20 +48,128 @@ func (c *cli) hook(args []string) (err error) {
 			return fmt.Errorf("the event's cwd %s is not a folder", ev.Cwd)
 		}
 	}
-	switch ev.Event {
-	case "UserPromptSubmit":
-		_, err = c.doTurnStart(ev.Cwd, commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook"})
-	case "Stop":
-		var r *commands.TurnEndResult
-		r, err = c.doTurnEnd(ev.Cwd, commands.TurnEndArgs{Session: ev.SessionID})
+	switch ev.Name {
+	case agent.EventUserPromptSubmit:
+		return c.hookPrompt(ev)
+	case agent.EventStop:
+		a := commands.TurnEndArgs{Session: ev.SessionID}
+		if p, ok := c.forkPoint(ev); ok {
+			a.ForkBytes, a.ForkUUID = p.Bytes, p.UUID
+		}
+		r, err := c.doTurnEnd(ev.Cwd, a)
 		if err == nil && r.Entry == "" {
-			fmt.Fprintln(c.stderr, "rewind-lsp hook: no turn is open; nothing recorded")
+			fmt.Fprintln(c.stderr, "rewind-lsp hook: no turn of this session is open; nothing recorded")
 		}
-	case "SessionStart":
-		var svc *commands.Service
-		if svc, err = c.service(ev.Cwd); err == nil {
-			_, err = svc.Session().RecordSession(ev.SessionID, ev.Source, "hook")
+		return err
+	case agent.EventSessionStart:
+		svc, err := c.service(ev.Cwd)
+		if err != nil {
+			return err
 		}
+		_, err = svc.Session().RecordSession(ev.SessionID, ev.Source, "hook", agent.ClaudeCode, ev.Transcript)
+		return err
+	}
+	return c.hookTool(ev)
+}
+
+// forkPoint reads where the event's transcript stands now.
+func (c *cli) forkPoint(ev *agent.Event) (agent.ForkPoint, bool) {
+	if ev.Transcript == "" {
+		return agent.ForkPoint{}, false
+	}
+	p, err := agent.ReadForkPoint(ev.Transcript)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "rewind-lsp hook: %v (the conversation of this turn cannot be rewound)\n", err)
+		return agent.ForkPoint{}, false
+	}
+	return p, true
+}
+
+// hookPrompt opens the session's turn with the transcript's fork point,
+// then prints the session's pending notice, if any.
+func (c *cli) hookPrompt(ev *agent.Event) error {
+	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook", Agent: agent.ClaudeCode}
+	if p, ok := c.forkPoint(ev); ok {
+		a.Transcript, a.ForkBytes, a.ForkUUID = ev.Transcript, p.Bytes, p.UUID
+	}
+	if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
+		return err
+	}
+	if ev.SessionID == "" {
+		return nil
+	}
+	svc, err := c.service(ev.Cwd)
+	if err != nil {
+		return err
+	}
+	ents, h, err := svc.Session().TakeNotices(ev.SessionID)
+	if err != nil {
+		return err
+	}
+	if text := agent.NoticeText(ents, h); text != "" {
+		_, err = c.stdout.Write(agent.NoticeJSON(text))
 	}
 	return err
+}
+
+// hookTool records which files a tool call of the session wrote.
+func (c *cli) hookTool(ev *agent.Event) error {
+	paths, capture, relevant := ev.ToolWrites()
+	if !relevant || ev.SessionID == "" || (!capture && ev.Name == agent.EventPreToolUse) {
+		return nil
+	}
+	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: session.PhasePost, Capture: capture}
+	if ev.Name == agent.EventPreToolUse {
+		a.Phase = session.PhasePre
+	}
+	if !capture {
+		root, _, err := c.locate(ev.Cwd)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			if rel, ok := inside(root, p); ok {
+				a.Paths = append(a.Paths, rel)
+			}
+		}
+		if len(a.Paths) == 0 {
+			return nil // a file outside this root
+		}
+	}
+	r := &commands.ToolCallResult{}
+	if handled, err := c.viaServer(ev.Cwd, commands.NameToolCall, a, r); handled || err != nil {
+		return err
+	}
+	svc, err := c.service(ev.Cwd)
+	if err != nil {
+		return err
+	}
+	_, err = svc.ToolCall(c.ctx, a)
+	return err
+}
+
+// inside makes absolute path p relative to root, if it is inside it (the
+// root and the path may name the same folder through symbolic links).
+func inside(root, p string) (string, bool) {
+	for _, r := range []string{root, evalOr(root)} {
+		for _, q := range []string{p, evalDirOr(p)} {
+			rel, err := filepath.Rel(r, q)
+			if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return filepath.ToSlash(rel), true
+			}
+		}
+	}
+	return "", false
+}
+
+func evalOr(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// evalDirOr resolves the links of p's folder (p itself may be gone).
+func evalDirOr(p string) string {
+	return filepath.Join(evalOr(filepath.Dir(p)), filepath.Base(p))
 }

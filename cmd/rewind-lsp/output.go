@@ -132,6 +132,9 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		if t.Source != "" {
 			extra += " [" + t.Source + "]"
 		}
+		if who := sessionLabel(t.Agent, t.Session); who != "" {
+			extra += " [" + who + "]"
+		}
 		rows = append(rows, row{t.Started, fmt.Sprintf("turn %-3d %-9s %s%s — %s%s", t.Turn, age(t.Started), short(t.Entry), quoted(t.Prompt), state, extra)})
 	}
 	for _, c := range l.Checkpoints {
@@ -148,6 +151,13 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		}
 		rows = append(rows, row{r.Time, fmt.Sprintf("rewind   %-9s %s to %s, mode %s%s", age(r.Time), short(r.Entry), r.Target, r.Mode, undone)})
 	}
+	for _, s := range l.Summaries {
+		text := fmt.Sprintf("summary  %-9s %s for %s:", age(s.Time), short(s.Entry), s.Target)
+		for _, line := range strings.Split(strings.TrimRight(s.Report, "\n"), "\n") {
+			text += "\n    " + line
+		}
+		rows = append(rows, row{s.Time, text})
+	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].when < rows[j].when })
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "nothing recorded yet: run `rewind-lsp turn start`, or hook your agent (see README)")
@@ -156,6 +166,33 @@ func printLog(w io.Writer, l *commands.ListResult) {
 	for _, r := range rows {
 		fmt.Fprintln(w, r.text)
 	}
+}
+
+// printConversation says what a conversation rewind did to the agent's
+// own conversation.
+func printConversation(w io.Writer, c *commands.ConversationResult) {
+	switch {
+	case c == nil:
+	case c.Agent != "":
+		fmt.Fprintf(w, "conversation: %s session forked to %s\nresume it with: %s\n", c.Agent, c.Transcript, c.Resume)
+	default:
+		fmt.Fprintf(w, "conversation: %s\n", c.Reason)
+	}
+}
+
+// sessionLabel names an agent session for people: its agent and the
+// start of its id.
+func sessionLabel(agent, session string) string {
+	if len(session) > 8 {
+		session = session[:8]
+	}
+	switch {
+	case agent != "" && session != "":
+		return agent + " " + session
+	case session != "":
+		return "session " + session
+	}
+	return agent
 }
 
 // printPlan prints a plan's files for people.

@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/session"
+)
+
+// Bounds that keep a notice whole: Claude Code passes ~10,000 characters
+// of additionalContext to the model and cuts longer text to a preview.
+const (
+	noticeFiles  = 30   // files named per entry
+	noticeReport = 2500 // characters of one report
+	noticeTotal  = 9000 // characters of the whole notice
+)
+
+// NoticeText words what happened since a session last heard from
+// rewind-lsp (session.TakeNotices): which files were restored to which
+// state, so the agent re-reads them instead of trusting its memory, and
+// the reports. h is the history the entries were read from. It is "" when
+// there is nothing to tell.
+func NoticeText(ents []*session.Entry, h *session.History) string {
+	if len(ents) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, e := range ents {
+		var b strings.Builder
+		switch e.Kind {
+		case session.KindRewind:
+			if len(e.Files) > 0 {
+				fmt.Fprintf(&b, "The workspace was rewound to %s. These files were restored: %s.", where(e, h), fileList(e.Files))
+			} else {
+				fmt.Fprintf(&b, "A rewind to %s changed no files.", where(e, h))
+			}
+			if e.Report != "" {
+				fmt.Fprintf(&b, " Report kept with it (what was learnt on the abandoned path): %s", clip(e.Report))
+			}
+		case session.KindUndo:
+			fmt.Fprintf(&b, "A rewind was undone: these files are back as they were before it: %s.", fileList(e.Files))
+		case session.KindSummary:
+			fmt.Fprintf(&b, "A report was recorded about the work since %s: %s", where(e, h), clip(e.Report))
+		default: // a revert
+			fmt.Fprintf(&b, "The changes of %s were taken back in these files (later changes kept): %s.", where(e, h), fileList(e.Files))
+		}
+		parts = append(parts, b.String())
+	}
+	text := "rewind-lsp: since your last prompt, " + lowerFirst(strings.Join(parts, "\n"))
+	if len(ents) > 0 && anyFiles(ents) {
+		text += "\nRe-read these files before you rely on what you remember of them or edit them."
+	}
+	if r := []rune(text); len(r) > noticeTotal {
+		text = string(r[:noticeTotal-1]) + "…"
+	}
+	return text
+}
+
+// NoticeJSON is the exact stdout of a UserPromptSubmit hook that adds text
+// to the agent's context.
+func NoticeJSON(text string) []byte {
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	out.HookSpecificOutput.HookEventName = EventUserPromptSubmit
+	out.HookSpecificOutput.AdditionalContext = text
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
+	return buf.Bytes()
+}
+
+func anyFiles(ents []*session.Entry) bool {
+	for _, e := range ents {
+		if len(e.Files) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// where names the state an entry went to, for the agent.
+func where(e *session.Entry, h *session.History) string {
+	if t := h.Entry(e.TargetEntry); t != nil {
+		switch t.Kind {
+		case session.KindTurnStart:
+			return fmt.Sprintf("the state before turn %d%s", t.Turn, promptOf(t.Prompt))
+		case session.KindTurnEnd:
+			if s := h.Entry(t.Start); s != nil {
+				return fmt.Sprintf("the end of turn %d%s", t.Turn, promptOf(s.Prompt))
+			}
+			return fmt.Sprintf("the end of turn %d", t.Turn)
+		case session.KindCheckpoint:
+			if t.Label != "" {
+				return "checkpoint @" + t.Label + promptOf(t.Goal)
+			}
+			return "a checkpoint" + promptOf(t.Goal)
+		}
+	}
+	if e.Turn > 0 {
+		return fmt.Sprintf("turn %d", e.Turn)
+	}
+	if e.Target != "" {
+		return e.Target
+	}
+	return "an earlier state"
+}
+
+func promptOf(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	if i := strings.IndexByte(p, '\n'); i >= 0 {
+		p = p[:i] + "…"
+	}
+	if r := []rune(p); len(r) > 80 {
+		p = string(r[:79]) + "…"
+	}
+	return fmt.Sprintf(" (%q)", p)
+}
+
+func fileList(fs []string) string {
+	if len(fs) <= noticeFiles {
+		return strings.Join(fs, ", ")
+	}
+	return strings.Join(fs[:noticeFiles], ", ") + fmt.Sprintf(" and %d more", len(fs)-noticeFiles)
+}
+
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > noticeReport {
+		return string(r[:noticeReport-1]) + "…"
+	}
+	return s
+}
+
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]+'a'-'A') + s[1:]
+}

@@ -1,0 +1,340 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// ForkPoint is where a Claude Code transcript stood when a prompt was
+// submitted (SPEC §9): its length in bytes up to its last complete line,
+// and the uuid of the last entry before that which has one.
+type ForkPoint struct {
+	Bytes int64
+	UUID  string
+}
+
+// ReadForkPoint reads the fork point of the transcript at path now. A
+// transcript that does not exist yet (a session's first prompt) is at
+// the zero point. Only the transcript's tail is read.
+func ReadForkPoint(path string) (ForkPoint, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ForkPoint{}, nil
+	}
+	if err != nil {
+		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
+	}
+	// A last line still being written is not part of the point.
+	end, err := lastNewline(f, fi.Size())
+	if err != nil {
+		return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	p := ForkPoint{Bytes: end}
+	for end > 0 {
+		line, start, err := lineBefore(f, end)
+		if err != nil {
+			return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
+		}
+		if info, ok := readLine(line); ok && info.uuid != "" {
+			p.UUID = info.uuid
+			break
+		}
+		end = start
+	}
+	return p, nil
+}
+
+const backChunk = 64 << 10
+
+// lastNewline is the offset just after the last '\n' in the first size
+// bytes of f (0 when there is none).
+func lastNewline(f io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, backChunk)
+	for off := size; off > 0; {
+		n := int64(backChunk)
+		if off < n {
+			n = off
+		}
+		off -= n
+		if _, err := f.ReadAt(buf[:n], off); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+	}
+	return 0, nil
+}
+
+// lineBefore returns the line whose '\n' is the byte before end, without
+// it, and the offset where the line starts.
+func lineBefore(f io.ReaderAt, end int64) ([]byte, int64, error) {
+	start, err := lastNewline(f, end-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	line := make([]byte, end-1-start)
+	if _, err := f.ReadAt(line, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	return line, start, nil
+}
+
+// Refusal is a conversation rewind that cannot be done, with the reason
+// for the user; nothing was written.
+type Refusal struct{ Reason string }
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Forked is a transcript written by Fork.
+type Forked struct {
+	Session    string // the new session id
+	Transcript string // the new transcript file
+	Resume     string // the command that continues it
+}
+
+// lineRec is what Fork remembers of each line it copied.
+type lineRec struct {
+	in, out int64 // where the line starts in the original and in the copy
+	size    int   // its length in the original, without '\n'
+	typ     string
+	meta    bool
+	side    bool
+}
+
+// Fork writes a new Claude Code transcript beside the one at path: the
+// original's lines before the fork point, in order, each with `sessionId`
+// set to a new session id, nothing else changed. Should the transcript at
+// the fork point already end with the turn's own prompt (a user entry
+// holding prompt, perhaps followed by hook progress), that tail is left
+// out too: the fork ends before the prompt. The original is never
+// modified. A transcript that is missing, shorter than the fork point, or
+// whose last entry before it is no longer point.UUID gives a *Refusal.
+func Fork(path string, point ForkPoint, prompt string) (*Forked, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s is missing", path)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	if fi.Size() < point.Bytes {
+		return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s is shorter (%d bytes) than at the fork point (%d bytes): it was cut or replaced",
+			path, fi.Size(), point.Bytes)}
+	}
+	if point.Bytes > 0 {
+		// The fork point ends a line; anything else was moved under it.
+		b := []byte{0}
+		if _, err := f.ReadAt(b, point.Bytes-1); err != nil || b[0] != '\n' {
+			return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s changed under the fork point: byte %d no longer ends a line",
+				path, point.Bytes)}
+		}
+	}
+	id := uuid.NewString()
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".rewind-lsp-fork-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	recs, last, err := copyLines(tmp, f, point.Bytes, []byte(id))
+	if err != nil {
+		return nil, fmt.Errorf("fork transcript %s: %w", path, err)
+	}
+	if point.Bytes > 0 && len(recs) == 0 || last != point.UUID {
+		return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
+			path, point.Bytes, last, point.UUID)}
+	}
+	cut := len(recs)
+	if i := promptTail(f, recs, prompt); i >= 0 {
+		cut = i
+	}
+	talk := false
+	for _, r := range recs[:cut] {
+		talk = talk || (r.typ == "user" || r.typ == "assistant") && !r.side
+	}
+	if !talk {
+		return nil, &Refusal{Reason: "there is no conversation before that prompt to resume (it was the session's first); start a new session instead"}
+	}
+	size := int64(0)
+	if cut < len(recs) {
+		size = recs[cut].out
+	} else if fi2, err := tmp.Stat(); err == nil {
+		size = fi2.Size()
+	}
+	if err := tmp.Truncate(size); err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	dst := filepath.Join(dir, id+".jsonl")
+	// A link never replaces a file that exists.
+	if err := os.Link(tmp.Name(), dst); err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	os.Remove(tmp.Name())
+	done = true
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return &Forked{Session: id, Transcript: dst, Resume: "claude --resume " + id}, nil
+}
+
+// copyLines copies the lines of the first n bytes of src to dst with each
+// top-level sessionId set to id, and returns what it saw of each line and
+// the uuid of the last line that has one.
+func copyLines(dst io.Writer, src io.Reader, n int64, id []byte) ([]lineRec, string, error) {
+	r := bufio.NewReaderSize(io.LimitReader(src, n), 1<<20)
+	w := bufio.NewWriterSize(dst, 1<<20)
+	quoted, _ := json.Marshal(string(id))
+	var recs []lineRec
+	var in, out int64
+	last := ""
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			body := line[:len(line)-1]
+			rec := lineRec{in: in, out: out, size: len(body)}
+			info, ok := readLine(body)
+			if ok {
+				rec.typ, rec.meta, rec.side = info.typ, info.meta, info.side
+				if info.uuid != "" {
+					last = info.uuid
+				}
+			}
+			k := 0
+			if ok && info.hasSess {
+				k, err = writeAll(w, body[:info.sessionAt[0]], quoted, body[info.sessionAt[1]:], []byte{'\n'})
+			} else {
+				k, err = writeAll(w, line)
+			}
+			if err != nil {
+				return nil, "", err
+			}
+			recs = append(recs, rec)
+			in += int64(len(line))
+			out += int64(k)
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			// The fork point always ends a line; bytes past the last
+			// newline are not copied.
+			break
+		}
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	return recs, last, w.Flush()
+}
+
+func writeAll(w io.Writer, parts ...[]byte) (int, error) {
+	n := 0
+	for _, p := range parts {
+		k, err := w.Write(p)
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// promptTail returns the index of the line where the transcript's tail
+// holds the turn's own prompt — the last user or assistant line is a user
+// prompt (not meta, not a sidechain, not a tool result) with prompt's text
+// — or -1 when it does not.
+func promptTail(f io.ReaderAt, recs []lineRec, prompt string) int {
+	p := strings.TrimSpace(prompt)
+	if p == "" {
+		return -1
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		if r.typ != "user" && r.typ != "assistant" || r.side || r.meta {
+			continue
+		}
+		if r.typ != "user" {
+			return -1
+		}
+		line := make([]byte, r.size)
+		if _, err := f.ReadAt(line, r.in); err != nil && !errors.Is(err, io.EOF) {
+			return -1
+		}
+		text, ok := promptText(line)
+		if ok && (text == p || strings.Contains(text, p)) {
+			return i
+		}
+		return -1
+	}
+	return -1
+}
+
+// promptText is the text of a user line that is a prompt: its
+// message.content string, or the text blocks of a content list without
+// tool results.
+func promptText(line []byte) (string, bool) {
+	var l struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(l.Message.Content, &s) == nil {
+		return strings.TrimSpace(s), true
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return "", false
+	}
+	var texts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			return "", false
+		case "text":
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.TrimSpace(strings.Join(texts, "\n")), len(texts) > 0
+}

@@ -1,0 +1,62 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/rewind-lsp/rewind-lsp/session"
+)
+
+// NameToolCall records an agent's tool call (an agent hook's PreToolUse or
+// PostToolUse). It is not one of the editor commands of SPEC §5.1 (not in
+// All): only the command line sends it, to a running server when there is
+// one, so a Bash call's captures cost what changed.
+const NameToolCall = "rewind.toolCall"
+
+// ToolCallArgs is one tool call of an agent session.
+type ToolCallArgs struct {
+	Scope
+	Session string `json:"session"`
+	Tool    string `json:"tool"`
+	ToolUse string `json:"toolUse,omitempty"`
+	Phase   string `json:"phase"` // pre or post
+	// Paths are the root-relative files the call wrote; Capture asks for a
+	// capture instead (a shell command may write anything).
+	Paths   []string `json:"paths,omitempty"`
+	Capture bool     `json:"capture,omitempty"`
+}
+
+// ToolCallResult says what was recorded: the tool entry ("" when there was
+// nothing to record) and, for a finished call, the files it wrote.
+type ToolCallResult struct {
+	Entry string   `json:"entry"`
+	Files []string `json:"files"`
+}
+
+// ToolCall records a tool call so the session's turn end knows what its
+// tools wrote (SPEC §5.4).
+func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult, error) {
+	if a.Session == "" {
+		return nil, &ArgError{Field: "session", Msg: "is required"}
+	}
+	var paths []string
+	for _, p := range a.Paths {
+		rel, err := s.RelPath(p)
+		if err != nil {
+			return nil, &ArgError{Field: "paths", Msg: err.Error()}
+		}
+		paths = append(paths, rel)
+	}
+	e, err := s.sess.RecordTool(ctx, session.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: a.Phase,
+		Paths: paths, Capture: a.Capture, Actor: s.opts.Actor})
+	if err != nil {
+		return nil, err
+	}
+	out := &ToolCallResult{Files: []string{}}
+	if e != nil {
+		out.Entry = e.ID
+		if e.Files != nil {
+			out.Files = e.Files
+		}
+	}
+	return out, nil
+}

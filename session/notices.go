@@ -1,0 +1,67 @@
+package session
+
+// Noticeable reports whether an agent session should be told of entry e:
+// a rewind, revert or undo that changed files, a rewind carrying a report,
+// or a report recorded with mode summarize (SPEC §9).
+func Noticeable(e *Entry) bool {
+	applied := e.Applied == nil || *e.Applied
+	switch e.Kind {
+	case KindRewind:
+		return applied && (len(e.Files) > 0 || e.Report != "")
+	case KindUndo, "revert": // revert: rewind.revert
+		return applied && len(e.Files) > 0
+	case KindSummary:
+		return e.Mode == ModeSummarize && e.Report != ""
+	}
+	return false
+}
+
+// TakeNotices returns the entries agent session sid has not been told of
+// yet (Noticeable, journal order) with the history they were read from,
+// and records that it now has been told (a notice entry), so each reaches
+// the session once. A session is told only of what happened after the
+// journal first saw it (its session entry, a turn or a tool call); one the
+// journal never saw gets nothing.
+func (s *Session) TakeNotices(sid string) ([]*Entry, *History, error) {
+	if sid == "" {
+		return nil, nil, nil
+	}
+	var out []*Entry
+	var hist *History
+	err := s.locked(func(l *Lock, h *History) error {
+		hist = h
+		from := -1
+		for i, e := range h.Entries {
+			if e.Session != sid {
+				continue
+			}
+			switch e.Kind {
+			case KindSession, KindTurnStart, KindTool:
+				if from < 0 {
+					from = i
+				}
+			case KindNotice:
+				for j := i; j >= 0; j-- {
+					if h.Entries[j].ID == e.Through {
+						from = j
+						break
+					}
+				}
+			}
+		}
+		if from < 0 {
+			return nil
+		}
+		for _, e := range h.Entries[from+1:] {
+			if Noticeable(e) {
+				out = append(out, e)
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		last := h.Entries[len(h.Entries)-1]
+		return l.Append(&Entry{Kind: KindNotice, Session: sid, Through: last.ID})
+	})
+	return out, hist, err
+}

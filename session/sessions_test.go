@@ -1,0 +1,235 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+type sessFixture struct {
+	t    *testing.T
+	ctx  context.Context
+	root string
+	s    *Session
+}
+
+func newSessFixture(t *testing.T) *sessFixture {
+	root := t.TempDir()
+	s, err := Open(root, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sessFixture{t: t, ctx: context.Background(), root: root, s: s}
+}
+
+func (f *sessFixture) write(rel, content string) {
+	f.t.Helper()
+	if err := os.WriteFile(filepath.Join(f.root, rel), []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *sessFixture) start(session, prompt string) *Entry {
+	f.t.Helper()
+	e, err := f.s.TurnStart(f.ctx, TurnRequest{Prompt: prompt, Session: session, Source: "hook", Agent: "claude-code"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return e
+}
+
+func (f *sessFixture) end(session string) (end, start *Entry) {
+	f.t.Helper()
+	end, start, err := f.s.TurnEnd(f.ctx, TurnRequest{Session: session})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return end, start
+}
+
+func (f *sessFixture) history() *History {
+	f.t.Helper()
+	h, err := f.s.History()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return h
+}
+
+// TestParallelSessions: two agent sessions each keep their own turn open;
+// one's end never ends the other's, and a start never ends another
+// session's turn (SPEC §5.4).
+func TestParallelSessions(t *testing.T) {
+	f := newSessFixture(t)
+	f.write("a.txt", "a0\n")
+	a1 := f.start("A", "a one")
+	b1 := f.start("B", "b one")
+	if open := f.history().OpenTurns(); len(open) != 2 || open[0].ID != a1.ID || open[1].ID != b1.ID {
+		t.Fatalf("open turns after two starts: %v", open)
+	}
+	f.write("a.txt", "a1\n")
+	end, start := f.end("A")
+	if end == nil || start.ID != a1.ID || end.Session != "A" || end.Agent != "claude-code" {
+		t.Fatalf("A's Stop ended %+v (start %+v), want A's turn", end, start)
+	}
+	if h := f.history(); h.OpenTurnOf("B") == nil || h.OpenTurnOf("A") != nil {
+		t.Fatalf("after A's end: A open %v, B open %v", h.OpenTurnOf("A"), h.OpenTurnOf("B"))
+	}
+	// A's second Stop finds nothing of A's open; B's turn stays open.
+	if end, _ := f.end("A"); end != nil {
+		t.Fatalf("A's second Stop ended %+v", end)
+	}
+	// A starts again: B's turn is still open.
+	a2 := f.start("A", "a two")
+	if h := f.history(); h.OpenTurnOf("B") == nil || h.OpenTurnOf("A").ID != a2.ID {
+		t.Fatal("A's second start ended B's turn")
+	}
+	// A starts once more without a Stop: its own turn ends first.
+	a3 := f.start("A", "a three")
+	if h := f.history(); h.Entry(a2.ID) == nil || h.endOf[a2.ID] == nil || h.OpenTurnOf("A").ID != a3.ID {
+		t.Fatal("A's start did not end A's own open turn first")
+	}
+	if end, start := f.end("B"); end == nil || start.ID != b1.ID {
+		t.Fatalf("B's Stop: %+v", start)
+	}
+	h := f.history()
+	nums := map[int]bool{}
+	for _, tu := range h.Turns(false) {
+		if nums[tu.Number] {
+			t.Fatalf("turn number %d repeats", tu.Number)
+		}
+		nums[tu.Number] = true
+	}
+	if len(nums) != 4 {
+		t.Fatalf("want 4 turns, got %d", len(nums))
+	}
+	// A rewind ends every open turn first.
+	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+		t.Fatal(err)
+	}
+	if open := f.history().OpenTurns(); len(open) != 0 {
+		t.Fatalf("open turns after a rewind: %v", open)
+	}
+}
+
+// TestTurnEndWithoutSession: a turn end without a session ends the turn
+// opened without one, else the latest open turn.
+func TestTurnEndWithoutSession(t *testing.T) {
+	f := newSessFixture(t)
+	f.start("A", "a")
+	plain := f.start("", "by hand")
+	if _, start := f.end(""); start == nil || start.ID != plain.ID {
+		t.Fatalf("turn end without session ended %+v, want the turn without one", start)
+	}
+	if _, start := f.end(""); start == nil || start.Session != "A" {
+		t.Fatalf("then it should end the only open turn (A's), got %+v", start)
+	}
+}
+
+// TestToolAttribution: what each session's tool calls wrote is on its
+// turn end, apart from the other session's changes in the same window.
+func TestToolAttribution(t *testing.T) {
+	f := newSessFixture(t)
+	f.write("a.txt", "a\n")
+	f.write("b.txt", "b\n")
+	f.write("c.txt", "c\n")
+	f.start("A", "edit a")
+	f.start("B", "edit b")
+	// A's Edit tool writes a.txt.
+	f.write("a.txt", "a edited by A\n")
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "A", Tool: "Edit", Phase: PhasePost, Paths: []string{"a.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	// B runs a shell command that writes b.txt and creates d.txt.
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: PhasePre, Capture: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.write("b.txt", "b by shell\n")
+	f.write("d.txt", "new\n")
+	post, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: PhasePost, Capture: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"b.txt", "d.txt"}; !reflect.DeepEqual(post.Files, want) {
+		t.Fatalf("Bash post files %v, want %v", post.Files, want)
+	}
+	// B starts another shell command and is interrupted (no post): what
+	// changed since its pre counts at B's turn end.
+	f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t2", Phase: PhasePre, Capture: true})
+	f.write("c.txt", "c by an interrupted shell\n")
+	endB, _ := f.end("B")
+	if !endB.Attributed || !reflect.DeepEqual(endB.Wrote, []string{"b.txt", "c.txt", "d.txt"}) {
+		t.Fatalf("B wrote %v (attributed %v)", endB.Wrote, endB.Attributed)
+	}
+	endA, _ := f.end("A")
+	if !endA.Attributed || !reflect.DeepEqual(endA.Wrote, []string{"a.txt"}) {
+		t.Fatalf("A wrote %v (attributed %v)", endA.Wrote, endA.Attributed)
+	}
+	// A's turn changed everything in its window (B's changes too): only
+	// Wrote tells them apart.
+	if len(endA.Changed) != 4 {
+		t.Fatalf("A's turn changed %v, want all 4 files", endA.Changed)
+	}
+	// A turn with no tool call reported is not attributed.
+	f.start("C", "no tools")
+	if endC, _ := f.end("C"); endC.Attributed || endC.Wrote != nil {
+		t.Fatalf("turn without tool calls: %+v", endC)
+	}
+	// Tool entries are not part of the conversation tree.
+	for _, e := range f.history().Branch {
+		if e.Kind == KindTool {
+			t.Fatal("a tool entry is on the active branch")
+		}
+	}
+}
+
+// TestNoticesOncePerSession: each session that existed before a rewind is
+// told of it once; a session started after it is not.
+func TestNoticesOncePerSession(t *testing.T) {
+	f := newSessFixture(t)
+	f.write("a.txt", "1\n")
+	if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.start("A", "one")
+	f.write("a.txt", "2\n")
+	f.end("A")
+	f.start("B", "other")
+	f.end("B")
+	if got, _, _ := f.s.TakeNotices("A"); len(got) != 0 {
+		t.Fatalf("notices before any rewind: %v", got)
+	}
+	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, ApplyOnDisk(f.root))
+	if err != nil || !out.Applied {
+		t.Fatal(err, out)
+	}
+	for _, sid := range []string{"A", "B"} {
+		got, _, err := f.s.TakeNotices(sid)
+		if err != nil || len(got) != 1 || got[0].Kind != KindRewind || got[0].Report == "" {
+			t.Fatalf("%s's first notices: %v %v", sid, got, err)
+		}
+		if again, _, _ := f.s.TakeNotices(sid); len(again) != 0 {
+			t.Fatalf("%s told twice: %v", sid, again)
+		}
+	}
+	f.start("C", "after")
+	if got, _, _ := f.s.TakeNotices("C"); len(got) != 0 {
+		t.Fatalf("a session that started after the rewind was told of it: %v", got)
+	}
+	if got, _, _ := f.s.TakeNotices("never-seen"); len(got) != 0 {
+		t.Fatal("an unknown session was told")
+	}
+	// An undo that changed files is told; a summarize report too.
+	if _, err := f.s.Undo(f.ctx, false, true, "t", nil, ApplyOnDisk(f.root)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Mode: ModeSummarize, Report: "learnt", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := f.s.TakeNotices("A")
+	if len(got) != 2 || got[0].Kind != KindUndo || got[1].Kind != KindSummary {
+		t.Fatalf("A's notices after undo and summarize: %v", got)
+	}
+}

@@ -1,0 +1,163 @@
+package session
+
+import (
+	"context"
+	"sort"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// Tool-call phases.
+const (
+	PhasePre  = "pre"
+	PhasePost = "post"
+)
+
+// ToolCall is one agent tool call a hook reported (SPEC §5.4).
+type ToolCall struct {
+	Session string
+	Tool    string // the tool's name: Write, Edit, Bash…
+	ToolUse string // the call's id, when the agent gives one
+	Phase   string // PhasePre or PhasePost
+	// Paths are the root-relative files the call names as written
+	// (Write/Edit/MultiEdit/NotebookEdit). Capture is set instead for
+	// calls that may write anything (Bash): the state is captured before
+	// and after, and what changed in between is the call's.
+	Paths   []string
+	Capture bool
+	Actor   string
+}
+
+// RecordTool records a tool call of an agent session as a tool entry (see
+// Entry), so the session's turn end can say what its tools wrote. A call
+// with Capture captures the root (O(changed) in a running server); its
+// "post" lists what changed since its "pre". It returns the entry, or nil
+// when there was nothing to record (a "pre" of a call that names its
+// paths).
+func (s *Session) RecordTool(ctx context.Context, c ToolCall) (*Entry, error) {
+	if c.Phase != PhasePre && c.Phase != PhasePost {
+		c.Phase = PhasePost
+	}
+	if !c.Capture && c.Phase == PhasePre {
+		return nil, nil // its paths come with the post
+	}
+	var out *Entry
+	err := s.locked(func(l *Lock, h *History) error {
+		e := &Entry{Kind: KindTool, Actor: c.Actor, Session: c.Session, Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase}
+		if open := h.OpenTurnOf(c.Session); open != nil {
+			e.Start = open.ID
+		}
+		if c.Capture {
+			res, err := s.capture(ctx, h, nil)
+			if err != nil {
+				return err
+			}
+			e.Snapshot = res.ID.String()
+			if c.Phase == PhasePost {
+				if pre := preOf(h, c); pre != nil {
+					files, err := s.changedPaths(pre.Snapshot, e.Snapshot)
+					if err != nil {
+						return err
+					}
+					e.Files = files
+				}
+			}
+		} else {
+			e.Files = sortedSet(c.Paths)
+		}
+		out = e
+		return l.Append(e)
+	})
+	return out, err
+}
+
+// preOf is the "pre" entry of call c not yet followed by its "post": the
+// same call id, or without one the session's latest of the same tool.
+func preOf(h *History, c ToolCall) *Entry {
+	done := map[string]bool{}
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		if e.Kind != KindTool || e.Session != c.Session || e.Tool != c.Tool {
+			continue
+		}
+		if c.ToolUse != "" && e.ToolUse != c.ToolUse {
+			continue
+		}
+		if e.Phase == PhasePost {
+			done[e.ToolUse] = true
+			continue
+		}
+		if e.ToolUse == "" && done[""] || e.ToolUse != "" && done[e.ToolUse] {
+			return nil
+		}
+		return e
+	}
+	return nil
+}
+
+// attribute fills end's Wrote and Attributed from the tool entries of the
+// turn start: the union of what its calls wrote; a Bash call with no
+// "post" (interrupted) counts what changed from its "pre" to res.
+func (s *Session) attribute(h *History, start *Entry, res *snapshot.Result, end *Entry) error {
+	var files []string
+	pending := map[string]*Entry{}
+	for _, e := range h.Entries {
+		if e.Kind != KindTool || e.Start != start.ID {
+			continue
+		}
+		end.Attributed = true
+		key := e.Tool + "\x00" + e.ToolUse
+		if e.Phase == PhasePre {
+			pending[key] = e
+			continue
+		}
+		delete(pending, key)
+		files = append(files, e.Files...)
+	}
+	for _, pre := range pending {
+		fs, err := s.changedPaths(pre.Snapshot, res.ID.String())
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+	}
+	end.Wrote = sortedSet(files)
+	return nil
+}
+
+// changedPaths lists the paths that differ between snapshots a and b.
+func (s *Session) changedPaths(a, b string) ([]string, error) {
+	ida, err := parseSnap(a)
+	if err != nil {
+		return nil, err
+	}
+	idb, err := parseSnap(b)
+	if err != nil {
+		return nil, err
+	}
+	diffs, err := snapshot.DiffTrees(s.objects, ida, idb)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range diffs {
+		out = append(out, d.Path)
+	}
+	return sortedSet(out), nil
+}
+
+func sortedSet(ps []string) []string {
+	if len(ps) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range ps {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
