@@ -137,8 +137,8 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 	A.write("a.txt", "a2\n")
 	B.prompt("B's turn: regenerate b") // turn 3, while A's turn 2 is open
 	B.bash("toolu_b1", func() { w.write("b.txt", "b1\n"); w.write("gen.txt", "generated\n") })
-	A.stop() // ends only A's turn
-	B.stop() // B's turn was still open
+	A.stop()                      // ends only A's turn
+	B.stop()                      // B's turn was still open
 	A.prompt("turn three: add c") // turn 4
 	A.write("c.txt", "c\n")
 	A.stop()
