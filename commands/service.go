@@ -227,7 +227,9 @@ func (s *Service) request(target, mode string, paths []string, rng *Range, force
 }
 
 // RelPath turns a root-relative path or a file:// URI into a clean
-// root-relative path, failing for anything outside the root.
+// root-relative path, failing for anything outside the root. An absolute
+// path may name the root by any spelling: through a symbolic link to it as
+// well as by its real path (the service's Root).
 func (s *Service) RelPath(p string) (string, error) {
 	orig := p
 	if strings.HasPrefix(p, "file:") {
@@ -239,6 +241,11 @@ func (s *Service) RelPath(p string) (string, error) {
 	}
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(s.opts.Root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if r, err2 := filepath.Rel(s.opts.Root, session.RealPath(filepath.Clean(p))); err2 == nil {
+				rel, err = r, nil
+			}
+		}
 		if err != nil {
 			return "", fmt.Errorf("%q is not inside the root %s", orig, s.opts.Root)
 		}

@@ -26,8 +26,9 @@ type folder struct {
 	tracker *session.Tracker
 }
 
-// roots returns the folder's path and, when it differs (a symlinked
-// folder), the service's root: a document under either is in the folder.
+// roots returns the folder's path as the client named it and, when it
+// differs (a folder reached through a symbolic link), the service's root,
+// which is the real path: a document under either is in the folder.
 func (f *folder) roots() []string {
 	r := []string{f.path}
 	if sr := filepath.Clean(f.svc.Root()); sr != f.path && sr != "." {
@@ -38,12 +39,26 @@ func (f *folder) roots() []string {
 
 // rel returns p relative to the folder when p is inside it.
 func (f *folder) rel(p string) (string, bool) {
+	rel, _, ok := f.match(p)
+	return rel, ok
+}
+
+// match returns p relative to the folder and the length of the root it
+// was found under. p may name the folder by either of its roots, or by
+// another link to it: then p's folders are resolved (SPEC §8: one root).
+func (f *folder) match(p string) (rel string, rootLen int, ok bool) {
 	for _, r := range f.roots() {
 		if rel, ok := relIn(r, p); ok {
-			return rel, true
+			return rel, len(r), true
 		}
 	}
-	return "", false
+	sr := filepath.Clean(f.svc.Root())
+	if real := session.RealPath(p); real != p {
+		if rel, ok := relIn(sr, real); ok {
+			return rel, len(sr), true
+		}
+	}
+	return "", 0, false
 }
 
 // workspace is the set of open folders, in the order the client gave them.
@@ -60,10 +75,15 @@ func (w *workspace) list() []*folder {
 
 // storeFor returns the store directory for a folder: the storeDir option for
 // the first folder, and a sibling named after the folder for any other one,
-// so that two roots never share a store. Empty means the default location.
+// so that two roots never share a store (and two spellings of one root,
+// through a symbolic link and by its real path, do). Empty means the
+// default location.
 func storeFor(storeDir string, first bool, path string) string {
 	if storeDir == "" || first {
 		return storeDir
+	}
+	if real, err := session.RealRoot(path); err == nil {
+		path = real
 	}
 	sum := sha256.Sum256([]byte(path))
 	return fmt.Sprintf("%s-%s-%s", filepath.Clean(storeDir), filepath.Base(path), hex.EncodeToString(sum[:])[:12])
@@ -167,6 +187,13 @@ func (s *Server) selectFolder(sc commands.Scope) (*folder, error) {
 				}
 			}
 		}
+		if real, err := session.RealRoot(p); err == nil { // another link to a folder
+			for _, f := range folders {
+				if filepath.Clean(f.svc.Root()) == real {
+					return f, nil
+				}
+			}
+		}
 		names := make([]string, len(folders))
 		for i, f := range folders {
 			names[i] = f.path
@@ -190,10 +217,8 @@ func folderOf(folders []*folder, p string) *folder {
 	var best *folder
 	bestLen := -1
 	for _, f := range folders {
-		for _, r := range f.roots() {
-			if _, ok := relIn(r, p); ok && len(r) > bestLen {
-				best, bestLen = f, len(r)
-			}
+		if _, n, ok := f.match(p); ok && n > bestLen {
+			best, bestLen = f, n
 		}
 	}
 	return best

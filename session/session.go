@@ -14,12 +14,45 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
+// RealRoot is root as an absolute path with every symbolic link resolved:
+// the one name of a root reached through a link and through its real path
+// (SPEC §8). A root that cannot be resolved (it does not exist) keeps its
+// absolute path, so the error comes from whoever opens it.
+func RealRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
+}
+
+// RealPath resolves the symbolic links of the folders above p (an absolute
+// path), not of p itself: a link inside a root stays a link, and a path
+// that does not exist yet resolves through its nearest existing folder.
+func RealPath(p string) string {
+	dir, rest := filepath.Dir(p), filepath.Base(p)
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
 // DefaultStoreDir is the store of root (SPEC §2):
 // $REWIND_LSP_HOME/<basename>-<12 hex of sha256(abs root)>, where
 // REWIND_LSP_HOME defaults to $XDG_STATE_HOME/rewind-lsp, then
-// ~/.local/state/rewind-lsp.
+// ~/.local/state/rewind-lsp. The root's symbolic links are resolved first,
+// so every spelling of one root names one store.
 func DefaultStoreDir(root string) (string, error) {
-	abs, err := filepath.Abs(root)
+	abs, err := RealRoot(root)
 	if err != nil {
 		return "", fmt.Errorf("store for %s: %w", root, err)
 	}
@@ -102,8 +135,10 @@ func (s *Session) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, op
 }
 
 // Open opens the session of root with its store in dir ("" = default).
+// The session knows the root by its real path (RealRoot): captures, writes
+// and Root use it, whichever spelling the caller gave.
 func Open(root, dir string, maxFileBytes int64) (*Session, error) {
-	abs, err := filepath.Abs(root)
+	abs, err := RealRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
@@ -138,8 +173,12 @@ func Open(root, dir string, maxFileBytes int64) (*Session, error) {
 		return nil, err
 	}
 	var exclude []string
-	if dir == abs || strings.HasPrefix(dir, abs+string(filepath.Separator)) {
-		exclude = append(exclude, dir)
+	realDir := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		realDir = r // a store inside the root reached through a link
+	}
+	if realDir == abs || strings.HasPrefix(realDir, abs+string(filepath.Separator)) {
+		exclude = append(exclude, realDir)
 	}
 	return &Session{
 		root:     abs,

@@ -148,14 +148,16 @@ func (c *cli) exit(err error) int {
 	return exitError
 }
 
-// findRoot is --root, else the nearest ancestor of dir holding .git, else dir.
+// findRoot is --root, else the nearest ancestor of dir holding .git, else
+// dir; by its real path (symbolic links resolved, as git finds its work
+// tree), so every spelling of a folder finds the one root and store.
 func findRoot(flagRoot, dir string) (string, error) {
 	if flagRoot != "" {
-		abs, err := filepath.Abs(flagRoot)
-		if err != nil {
-			return "", err
-		}
-		return abs, nil
+		return session.RealRoot(flagRoot)
+	}
+	dir, err := session.RealRoot(dir)
+	if err != nil {
+		return "", err
 	}
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
