@@ -24,6 +24,7 @@ func NewHistory(ents []*Entry) *History {
 	h := &History{Entries: ents, byID: map[string]*Entry{}, onBranch: map[string]bool{},
 		endOf: map[string]*Entry{}, undone: map[string]*Entry{}, gone: map[string]bool{}}
 	var leaf *Entry
+	var tree []*Entry // the conversation tree's entries, in journal order
 	for _, e := range ents {
 		h.byID[e.ID] = e
 		switch e.Kind {
@@ -45,8 +46,9 @@ func NewHistory(ents []*Entry) *History {
 			continue // nor are tool calls and notices
 		}
 		leaf = e
+		tree = append(tree, e)
 	}
-	h.buildBranch(ents, leaf)
+	h.buildBranch(tree, leaf)
 	return h
 }
 
@@ -57,22 +59,21 @@ func NewHistory(ents []*Entry) *History {
 // child. A turn whose start line is damaged stays on the branch through a
 // stand-in start (Damaged, no snapshot) made from its end. A cycle (only a
 // forged journal has one) ends the branch.
-func (h *History) buildBranch(ents []*Entry, leaf *Entry) {
-	pos := make(map[*Entry]int, len(ents))
-	for i, e := range ents {
+// tree holds the entries of the conversation tree in journal order.
+func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
+	pos := make(map[*Entry]int, len(tree))
+	for i, e := range tree {
 		pos[e] = i
 	}
-	// before is the latest entry (gc aside) written before e.
+	// before is the latest tree entry written before e.
 	before := func(e *Entry) *Entry {
-		for i := pos[e] - 1; i >= 0; i-- {
-			if ents[i].Kind != KindGC {
-				return ents[i]
-			}
+		if i := pos[e]; i > 0 {
+			return tree[i-1]
 		}
 		return nil
 	}
 	standIns := map[string]*Entry{}
-	for _, e := range ents {
+	for _, e := range tree {
 		if e.Kind == KindTurnEnd && e.Start != "" && h.byID[e.Start] == nil && standIns[e.Start] == nil {
 			standIns[e.Start] = &Entry{ID: e.Start, Kind: KindTurnStart, Turn: e.Turn, Session: e.Session, Damaged: true}
 		}
