@@ -35,6 +35,8 @@ type Change struct {
 	Root string
 	// Label is the human title of the edit ("Rewind to turn 3: fix auth").
 	Label string
+	// Tag names the operation's temporary files (snapshot.Writer).
+	Tag string
 	// Files are the files to change, sorted by path.
 	Files []ChangeFile
 }
@@ -43,7 +45,9 @@ type Change struct {
 type ChangeFile struct {
 	Path   string // root-relative, slash-separated
 	Change string // create, modify, delete
-	Via    string // edit or disk
+	// Via is decided by the session (session.ViaPolicy): "edit" files go
+	// in the WorkspaceEdit, "disk" files are written by snapshot.Writer.
+	Via string
 	// Before is the current content (the open buffer's text when the file is
 	// open in the editor); nil for create.
 	Before []byte
@@ -52,6 +56,8 @@ type ChangeFile struct {
 	After []byte
 	// Kind of the target: "file", "exec" or "symlink"; empty for delete.
 	Kind string
+	// BeforeKind is the kind of the current file; empty for create.
+	BeforeKind string
 	// Open is true when the editor holds the file open.
 	Open bool
 }

@@ -25,7 +25,10 @@ func Dispatch(ctx context.Context, s *Service, name string, arg json.RawMessage)
 		if err := decodeArg(arg, &a); err != nil {
 			return nil, err
 		}
-		a.Source = "editor"
+		a.Source = CallOf(ctx).Source // forwarded from the command line or a hook
+		if a.Source == "" {
+			a.Source = "editor"
+		}
 		return s.TurnStart(ctx, a)
 	case NameTurnEnd:
 		var a TurnEndArgs

@@ -16,13 +16,17 @@ func (s *Service) resourceOps() bool {
 	return true
 }
 
-// via is how op reaches the files: an editor without resource operations
-// cannot create or delete, so those go on disk.
-func (s *Service) via(op *snapshot.FileOp) string {
-	if op.Via == "edit" && op.Change != "modify" && s.opts.Applier != nil && !s.resourceOps() {
-		return "disk"
+// via is the policy that decides how each file of an operation reaches the
+// disk: nil on the command line (it writes every file itself).
+func (s *Service) via() *session.ViaPolicy {
+	if s.opts.Applier == nil {
+		return nil
 	}
-	return op.Via
+	p := &session.ViaPolicy{ResourceOps: s.resourceOps()}
+	if s.opts.Overlay != nil {
+		p.Open = func(rel string) bool { _, ok := s.opts.Overlay.Open(rel); return ok }
+	}
+	return p
 }
 
 // plan turns a session outcome into the plan of SPEC §4.
@@ -40,7 +44,7 @@ func (s *Service) plan(out *session.Outcome) *Plan {
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
 			p.Files = append(p.Files, PlanFile{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed,
-				Binary: op.Binary, Conflict: op.Conflict, Via: s.via(op), Kind: op.ContentKind(), Mode: op.ModeChange()})
+				Binary: op.Binary, Conflict: op.Conflict, Via: op.Via, Kind: op.ContentKind(), Mode: op.ModeChange()})
 		}
 		for _, sk := range out.Diff.Skipped {
 			p.Skipped = append(p.Skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
@@ -55,13 +59,16 @@ func (s *Service) applyFunc() session.ApplyFunc {
 	if s.opts.Applier == nil {
 		return session.ApplyOnDisk(s.opts.Root)
 	}
-	return func(ctx context.Context, label string, ops []snapshot.FileOp) error {
-		ch := &Change{Root: s.opts.Root, Label: label}
+	return func(ctx context.Context, label string, ops []snapshot.FileOp, tag string) error {
+		ch := &Change{Root: s.opts.Root, Label: label, Tag: tag}
 		for i := range ops {
 			op := &ops[i]
-			f := ChangeFile{Path: op.Path, Change: op.Change, Via: s.via(op), Before: op.Before, After: op.After}
+			f := ChangeFile{Path: op.Path, Change: op.Change, Via: op.Via, Before: op.Before, After: op.After}
 			if op.Change != "delete" {
 				f.Kind = op.AfterKind.String()
+			}
+			if op.Change != "create" {
+				f.BeforeKind = op.BeforeKind.String()
 			}
 			if s.opts.Overlay != nil {
 				_, f.Open = s.opts.Overlay.Open(op.Path)

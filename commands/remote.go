@@ -16,25 +16,37 @@ import (
 // A running language server serves the command line of the same root over
 // a Unix socket in the store (owner-only), so a hook's turn boundary costs
 // what changed since the last capture, and the open editors hear of it at
-// once. Each connection carries one request line and one response line.
+// once. Each connection carries one request line; the server answers with
+// zero or more heartbeat lines while it works, then one response line.
 
 const socketName = "server.sock"
+
+const (
+	// heartbeatEvery is how often a server working on a call says so.
+	heartbeatEvery = 500 * time.Millisecond
+	// silenceLimit is how long a client waits without a line from the
+	// server before taking it for hung or stopped.
+	silenceLimit = 2 * time.Second
+	// retryPause is how long a client waits before asking again after a
+	// lost answer (a restarting server, a busy one).
+	retryPause = 100 * time.Millisecond
+)
 
 // remoteRequest is one command-line call forwarded to a running server.
 type remoteRequest struct {
 	Command string          `json:"command"`
 	Args    json.RawMessage `json:"args"`
-	Actor   string          `json:"actor"`
-	Source  string          `json:"source,omitempty"`
+	Call
 }
 
-// remoteResponse is the answer: a result or an error of a kind the command
-// line maps to its exit status.
+// remoteResponse is the answer: a heartbeat, or a result or an error of a
+// kind the command line maps to its exit status.
 type remoteResponse struct {
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
-	Kind   string          `json:"kind,omitempty"` // arg, refused, error
-	Field  string          `json:"field,omitempty"`
+	Working bool            `json:"working,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Kind    string          `json:"kind,omitempty"` // arg, refused, error
+	Field   string          `json:"field,omitempty"`
 }
 
 // socketAddr returns a path for the store's socket that fits the 108-byte
@@ -54,10 +66,11 @@ func socketAddr(storeDir string) (addr string, close func(), err error) {
 
 // SocketServer serves command-line calls for one root.
 type SocketServer struct {
-	svc  *Service
-	ln   net.Listener
-	mu   sync.Mutex
-	done bool
+	svc *Service
+	ln  net.Listener
+	ctx context.Context
+	end context.CancelFunc
+	wg  sync.WaitGroup
 }
 
 // ServeSocket starts serving svc's root on the store's socket, unless a
@@ -79,20 +92,22 @@ func ServeSocket(svc *Service) (*SocketServer, error) {
 		return nil, fmt.Errorf("listen on %s: %w", filepath.Join(svc.StoreDir(), socketName), err)
 	}
 	os.Chmod(filepath.Join(svc.StoreDir(), socketName), 0o600)
-	s := &SocketServer{svc: svc, ln: ln}
+	ctx, end := context.WithCancel(context.Background())
+	s := &SocketServer{svc: svc, ln: ln, ctx: ctx, end: end}
 	go s.accept()
 	return s, nil
 }
 
-// Close stops serving and removes the socket.
+// Close stops serving, removes the socket, and waits for the calls being
+// served (a call already started finishes: its caller may retry with the
+// same key and must then find it recorded).
 func (s *SocketServer) Close() {
 	if s == nil {
 		return
 	}
-	s.mu.Lock()
-	s.done = true
-	s.mu.Unlock()
 	s.ln.Close()
+	s.wg.Wait()
+	s.end()
 }
 
 func (s *SocketServer) accept() {
@@ -101,47 +116,72 @@ func (s *SocketServer) accept() {
 		if err != nil {
 			return
 		}
-		go s.serve(c)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serve(c)
+		}()
 	}
 }
 
 func (s *SocketServer) serve(c net.Conn) {
 	defer c.Close()
 	r := bufio.NewReaderSize(c, 64<<10)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	line, err := r.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
 		return
 	}
 	var req remoteRequest
-	var resp remoteResponse
 	if err := json.Unmarshal(line, &req); err != nil {
-		resp = remoteResponse{Error: "malformed request: " + err.Error(), Kind: "error"}
-	} else {
-		resp = s.call(req)
+		writeLine(c, remoteResponse{Error: "malformed request: " + err.Error(), Kind: "error"})
+		return
 	}
-	out, _ := json.Marshal(resp)
-	c.Write(append(out, '\n'))
+	// The call runs to its end even if the caller goes away: it may be
+	// half done, and a retry with the same key must find it recorded.
+	done := make(chan remoteResponse, 1)
+	go func() { done <- s.call(req) }()
+	tick := time.NewTicker(heartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case resp := <-done:
+			writeLine(c, resp)
+			return
+		case <-tick.C:
+			if writeLine(c, remoteResponse{Working: true}) != nil {
+				<-done
+				return
+			}
+		}
+	}
+}
+
+func writeLine(c net.Conn, v remoteResponse) error {
+	out, _ := json.Marshal(v)
+	c.SetWriteDeadline(time.Now().Add(silenceLimit))
+	_, err := c.Write(append(out, '\n'))
+	return err
 }
 
 // call runs a forwarded command. Rewinds and undos from the command line
 // write the disk (as the command line would), with open editor buffers
 // still counting as current content.
-func (s *SocketServer) call(req remoteRequest) remoteResponse {
+func (s *SocketServer) call(req remoteRequest) (resp remoteResponse) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp = remoteResponse{Error: fmt.Sprintf("internal error: %v", r), Kind: "error"}
+		}
+	}()
 	svc := *s.svc
 	svc.opts.Applier = nil
-	if req.Actor != "" {
-		svc.opts.Actor = req.Actor
+	if req.Actor == "" {
+		req.Actor = "cli"
 	}
-	ctx := context.Background()
+	ctx := WithCall(s.ctx, req.Call)
 	var res any
 	var err error
-	if req.Command == NameTurnStart {
-		var a TurnStartArgs
-		if err = decodeArg(req.Args, &a); err == nil {
-			a.Source = req.Source
-			res, err = svc.TurnStart(ctx, a)
-		}
-	} else if req.Command == NameToolCall { // the command line's own, not an editor command
+	if req.Command == NameToolCall { // the command line's own, not an editor command
 		var a ToolCallArgs
 		if err = decodeArg(req.Args, &a); err == nil {
 			res, err = svc.ToolCall(ctx, a)
@@ -167,52 +207,123 @@ func (s *SocketServer) call(req remoteRequest) remoteResponse {
 	return remoteResponse{Result: data}
 }
 
-// CallServer forwards one command to the server running for the root whose
-// store is storeDir, decoding its result into out. ok is false when no live
-// server listens (the caller then works alone).
-func CallServer(storeDir, name string, args any, actor, source string, out any) (ok bool, err error) {
-	addr, release, err := socketAddr(storeDir)
-	if err != nil {
-		return false, nil
-	}
-	defer release()
-	if _, err := os.Stat(filepath.Join(storeDir, socketName)); err != nil {
-		return false, nil
-	}
-	c, err := net.DialTimeout("unix", addr, time.Second)
-	if err != nil {
-		return false, nil // a dead server's socket: ignored
-	}
-	defer c.Close()
+// ErrNoServer means no live server listens for the root: the caller works
+// alone.
+var ErrNoServer = errors.New("no language server runs for this root")
+
+// ErrNoAnswer means a server took the call but its answer was lost (it
+// died, hung or was stopped) and asking again did not help before the
+// deadline; the caller may run the call itself under the same key.
+var ErrNoAnswer = errors.New("the language server took the call but did not answer")
+
+// Remote forwards calls to the language server running for one root.
+type Remote struct {
+	storeDir string
+}
+
+// NewRemote returns the forwarder of the root whose store is storeDir.
+func NewRemote(storeDir string) *Remote { return &Remote{storeDir: storeDir} }
+
+// Call forwards command name with args, decoding the result into out. The
+// Call attached to ctx (its key, actor, source) goes with it. It returns
+// ErrNoServer when no server listens (nothing was sent), and ErrNoAnswer
+// when one took the call but its answer was lost even when asked again.
+func (r *Remote) Call(ctx context.Context, name string, args, out any) error {
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return true, err
+		return err
 	}
-	req, _ := json.Marshal(remoteRequest{Command: name, Args: raw, Actor: actor, Source: source})
-	if _, err := c.Write(append(req, '\n')); err != nil {
-		return false, nil
+	req, err := json.Marshal(remoteRequest{Command: name, Args: raw, Call: CallOf(ctx)})
+	if err != nil {
+		return err
 	}
-	line, err := bufio.NewReaderSize(c, 1<<20).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return false, nil // the server went away before answering
+	req = append(req, '\n')
+	for attempt := 0; ; attempt++ {
+		resp, err := r.once(ctx, req)
+		switch {
+		case err == nil:
+			return decodeResponse(resp, out)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, ErrNoServer) && attempt > 0:
+			return ErrNoAnswer // it was there, and is gone
+		case !errors.Is(err, ErrNoAnswer):
+			return err
+		}
+		// The answer was lost: ask once more (a server restarting, or
+		// one that dropped the connection), then give up; the caller may
+		// run it itself under the same key.
+		if attempt > 0 || (mutating(name) && CallOf(ctx).Key == "") {
+			return ErrNoAnswer
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < silenceLimit+retryPause {
+			return ErrNoAnswer
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(retryPause):
+		}
 	}
-	var resp remoteResponse
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return true, fmt.Errorf("server answer: %w", err)
+}
+
+// once sends one request and reads its answer. It returns ErrNoServer when
+// nothing listens (nothing was sent), ErrNoAnswer when the request went out
+// but no answer came.
+func (r *Remote) once(ctx context.Context, req []byte) (*remoteResponse, error) {
+	if _, err := os.Stat(filepath.Join(r.storeDir, socketName)); err != nil {
+		return nil, ErrNoServer
 	}
+	addr, release, err := socketAddr(r.storeDir)
+	if err != nil {
+		return nil, ErrNoServer
+	}
+	defer release()
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, time.Second)
+	c, err := d.DialContext(dctx, "unix", addr)
+	cancel()
+	if err != nil {
+		return nil, ErrNoServer // a dead server's socket: ignored
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	defer stop()
+	c.SetWriteDeadline(time.Now().Add(silenceLimit))
+	if _, err := c.Write(req); err != nil {
+		return nil, ErrNoAnswer
+	}
+	br := bufio.NewReaderSize(c, 1<<20)
+	for {
+		c.SetReadDeadline(time.Now().Add(silenceLimit))
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return nil, ErrNoAnswer
+		}
+		var resp remoteResponse
+		if err := json.Unmarshal(line, &resp); err != nil {
+			return nil, fmt.Errorf("server answer: %w", err)
+		}
+		if !resp.Working {
+			return &resp, nil
+		}
+	}
+}
+
+func decodeResponse(resp *remoteResponse, out any) error {
 	switch resp.Kind {
 	case "":
 	case "arg":
-		return true, &ArgError{Field: resp.Field, Msg: resp.Error}
+		return &ArgError{Field: resp.Field, Msg: resp.Error}
 	case "refused":
-		return true, &RefusedError{Msg: resp.Error}
+		return &RefusedError{Msg: resp.Error}
 	default:
-		return true, fmt.Errorf("server: %s", resp.Error)
+		return fmt.Errorf("server: %s", resp.Error)
 	}
 	if out != nil {
 		if err := json.Unmarshal(resp.Result, out); err != nil {
-			return true, fmt.Errorf("server result: %w", err)
+			return fmt.Errorf("server result: %w", err)
 		}
 	}
-	return true, nil
+	return nil
 }

@@ -82,23 +82,34 @@ func (s *Service) overlay() snapshot.Overlay {
 	return s.opts.Overlay.Open
 }
 
+// actor is who makes the call: the Call's actor, else the Service's.
+func (s *Service) actor(ctx context.Context) string {
+	if a := CallOf(ctx).Actor; a != "" {
+		return a
+	}
+	return s.opts.Actor
+}
+
 // Checkpoint captures a labeled checkpoint.
 func (s *Service) Checkpoint(ctx context.Context, a CheckpointArgs) (*CheckpointResult, error) {
-	e, files, err := s.sess.Checkpoint(ctx, a.Label, a.Goal, s.opts.Actor)
+	e, err := s.sess.Checkpoint(ctx, session.CheckpointRequest{Label: a.Label, Goal: a.Goal, Actor: s.actor(ctx), Key: CallOf(ctx).Key})
 	if err != nil {
 		return nil, err
 	}
-	return &CheckpointResult{Entry: e.ID, Snapshot: e.Snapshot, Files: files}, nil
+	return &CheckpointResult{Entry: e.ID, Snapshot: e.Snapshot, Files: e.Count}, nil
 }
 
 // TurnStart opens a turn (ending an open one first).
 func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartResult, error) {
 	src := a.Source
 	if src == "" {
-		src = s.opts.Actor
+		src = CallOf(ctx).Source
 	}
-	req := session.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.opts.Actor,
-		Agent: a.Agent, Transcript: a.Transcript}
+	if src == "" {
+		src = s.actor(ctx)
+	}
+	req := session.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
+		Agent: a.Agent, Transcript: a.Transcript, Key: CallOf(ctx).Key}
 	if a.Transcript != "" {
 		req.Fork = &session.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
 	}
@@ -111,7 +122,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 
 // TurnEnd ends the open turn; with none open it records nothing.
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
-	req := session.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.opts.Actor}
+	req := session.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), Key: CallOf(ctx).Key}
 	if a.ForkBytes > 0 || a.ForkUUID != "" {
 		req.Fork = &session.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
 	}
@@ -172,7 +183,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	for _, e := range h.Entries {
 		if e.Kind == session.KindRewind {
 			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
-				Undone: h.Undone(e.ID), Applied: e.Applied == nil || *e.Applied})
+				Undone: h.Undone(e.ID), Applied: h.Applied(e)})
 		}
 	}
 	if a.Limit > 0 {
@@ -193,9 +204,9 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 }
 
 // request converts preview/rewind arguments into a session request.
-func (s *Service) request(target, mode string, paths []string, rng *Range, force bool, report string) (session.RewindRequest, error) {
-	req := session.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.opts.Actor,
-		RecordFirst: s.opts.Applier == nil}
+func (s *Service) request(ctx context.Context, target, mode string, paths []string, rng *Range, force bool, report string) (session.RewindRequest, error) {
+	req := session.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.actor(ctx),
+		Key: CallOf(ctx).Key, Via: s.via()}
 	if strings.TrimSpace(target) == "" {
 		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
 	}
@@ -268,12 +279,17 @@ func mapErr(err error) error {
 	if errors.As(err, &re) {
 		return &RefusedError{Msg: re.Msg}
 	}
+	var pe *session.UnknownPathError
+	if errors.As(err, &pe) {
+		return &ArgError{Field: "paths", Msg: pe.Error()}
+	}
 	return err
 }
 
 // Preview computes the plan of a rewind without changing anything.
 func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
-	req, err := s.request(a.Target, a.Mode, a.Paths, a.Range, false, "")
+	req, err := s.request(ctx, a.Target, a.Mode, a.Paths, a.Range, false, "")
+	req.Key = "" // a preview records nothing
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +302,7 @@ func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
 
 // Rewind rewinds files and/or the conversation (SPEC §3, §5.2).
 func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, error) {
-	req, err := s.request(a.Target, a.Mode, a.Paths, a.Range, a.Force, a.Report)
+	req, err := s.request(ctx, a.Target, a.Mode, a.Paths, a.Range, a.Force, a.Report)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +326,8 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 
 // Undo undoes the latest rewind not yet undone.
 func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
-	out, err := s.sess.Undo(ctx, a.Force, s.opts.Applier == nil, s.opts.Actor, s.overlay(), s.applyFunc())
+	out, err := s.sess.Undo(ctx, session.UndoRequest{Force: a.Force, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()},
+		s.overlay(), s.applyFunc())
 	if err != nil {
 		return nil, mapErr(err)
 	}

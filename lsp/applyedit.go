@@ -5,19 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// applier is the commands.Applier of one workspace folder: it turns a
-// rewind's Change into one workspace/applyEdit (SPEC §5.2), checks that the
-// editor really applied it, and writes the files an edit cannot carry.
+// applier is the commands.Applier of one workspace folder: it turns an
+// operation's Change into one workspace/applyEdit (SPEC §5.2), checks that
+// the editor applied it, and writes the files the session sent `via: disk`.
+// How each file travels was decided by the session (session.ViaPolicy);
+// the applier only translates.
 type applier struct {
 	s *Server
 	f *folder
@@ -25,136 +26,16 @@ type applier struct {
 
 // ResourceOps implements commands.ResourceOps: true when the client creates
 // and deletes files itself (it lists both in resourceOperations); otherwise
-// the plan sends creates and deletes `via: disk` and the server does them.
+// the session sends creates and deletes `via: disk`.
 func (a *applier) ResourceOps() bool {
 	return a.s.caps.createFiles && a.s.caps.deleteFiles
 }
 
-// editFile is one file of a Change that travels in the WorkspaceEdit.
-type editFile struct {
-	rel, uri      string
-	change        string // create, modify, delete
-	before, after string
-	kind          string
-	version       *int // the open document's version; nil when not open
-}
-
-// serverOp is a file the server changes on disk itself.
-type serverOp struct {
-	rel    string
-	delete bool
-	data   []byte
-	kind   string
-}
-
-// builtEdit is a WorkspaceEdit and the disk work around it.
-type builtEdit struct {
-	edit    workspaceEdit
-	empty   bool
-	creates []string   // CreateFile targets: their folders must exist first
-	server  []serverOp // done by the server after the client applied the edit
-}
-
-// buildEdit builds the WorkspaceEdit for files: creates, then text edits,
-// then deletes. Resource operations are used only when the client lists them
-// in resourceOperations; otherwise the server creates and deletes on disk.
-// Clients with neither documentChanges nor resource operations get the
-// `changes` form.
-func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
-	var b builtEdit
-	useDC := caps.documentChanges || caps.createFiles || caps.deleteFiles
-	var creates, edits, deletes []documentChange
-	changes := map[string][]TextEdit{}
-	diffs := computeAll(files, enc)
-	for i, f := range files {
-		if f.before == "" && f.after != "" && f.change == "modify" {
-			diffs[i] = fillEmpty(f.after, caps)
-		}
-	}
-	addEdits := func(f editFile, te []TextEdit) {
-		if len(te) == 0 {
-			return
-		}
-		if useDC {
-			edits = append(edits, documentChange{Edit: &textDocumentEdit{
-				TextDocument: optionalVersionedTextDocumentIdentifier{URI: f.uri, Version: f.version},
-				Edits:        te,
-			}})
-		} else {
-			changes[f.uri] = te
-		}
-	}
-	for i, f := range files {
-		switch f.change {
-		case "create":
-			if f.version != nil {
-				// The editor holds a buffer of the missing file. A CreateFile
-				// would make an empty file that the editor may load into the
-				// buffer; the server writes the target instead, and the
-				// buffer is edited to it.
-				b.server = append(b.server, serverOp{rel: f.rel, data: []byte(f.after), kind: f.kind})
-				addEdits(f, diffs[i])
-				continue
-			}
-			if !useDC || !caps.createFiles {
-				b.server = append(b.server, serverOp{rel: f.rel, data: []byte(f.after), kind: f.kind})
-				continue
-			}
-			creates = append(creates, documentChange{Create: &createFile{
-				Kind: "create", URI: f.uri, Options: &createFileOptions{IgnoreIfExists: true},
-			}})
-			b.creates = append(b.creates, f.rel)
-			if f.after != "" {
-				addEdits(f, fillEmpty(f.after, caps))
-			}
-		case "delete":
-			if !useDC || !caps.deleteFiles {
-				b.server = append(b.server, serverOp{rel: f.rel, delete: true})
-				continue
-			}
-			deletes = append(deletes, documentChange{Delete: &deleteFile{
-				Kind: "delete", URI: f.uri, Options: &deleteFileOptions{IgnoreIfNotExists: true},
-			}})
-		default:
-			addEdits(f, diffs[i])
-		}
-	}
-	if useDC {
-		b.edit.DocumentChanges = append(append(creates, edits...), deletes...)
-		b.empty = len(b.edit.DocumentChanges) == 0
-	} else {
-		b.edit.Changes = changes
-		b.empty = len(changes) == 0
-	}
-	return b
-}
-
-// computeAll computes the text edits of every file that needs them (the
-// modified ones and creates into open buffers), on all CPUs.
-func computeAll(files []editFile, enc encoding) [][]TextEdit {
-	out := make([][]TextEdit, len(files))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				out[i] = computeEdits(files[i].before, files[i].after, enc)
-			}
-		}()
-	}
-	for i, f := range files {
-		if f.change == "modify" || f.change == "create" && f.version != nil {
-			work <- i
-		}
-	}
-	close(work)
-	wg.Wait()
-	return out
-}
-
-// Apply implements commands.Applier.
+// Apply implements commands.Applier: the `via: edit` files travel in one
+// WorkspaceEdit; the `via: disk` ones are written with snapshot.Writer once
+// the editor applied the edit (an open buffer of such a text file is edited
+// to the same text, so the editor shows it); the folders the editor's
+// deletes emptied are pruned, as on the command line.
 func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 	root := ch.Root
 	if root == "" {
@@ -164,34 +45,24 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 
 	var edits []editFile
-	var disk []serverOp
-	verify := map[string]string{} // open documents and the text they must end with
+	var disk []snapshot.FileOp
+	verify := map[string]sentDoc{} // open documents and the text they must end with
 	for _, cf := range files {
-		if err := checkRel(cf.Path); err != nil {
-			return fmt.Errorf("rewind of %s: %w", root, err)
+		if !snapshot.ValidPath(cf.Path) {
+			return fmt.Errorf("rewind of %s: invalid path %q", root, cf.Path)
 		}
 		d, open := a.openDoc(root, cf.Path)
-		byEdit := viaEdit(cf)
-		if !byEdit {
-			disk = append(disk, serverOp{rel: cf.Path, delete: cf.Change == "delete", data: cf.After, kind: cf.Kind})
-			// An open buffer of a text file written on disk (a mode change,
-			// or a create for a client without resource operations)
-			// follows through the edit too, so the editor shows the target.
+		// URIs use the folder as the client named it.
+		ef := editFile{rel: cf.Path, uri: uriFromPath(filepath.Join(a.f.path, filepath.FromSlash(cf.Path))),
+			change: cf.Change, before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
+		if cf.Via == "disk" {
+			disk = append(disk, diskOp(cf))
+			// The buffer of a text file written on disk follows.
 			if !(open && cf.Change != "delete" && cf.Kind != "symlink" && editableText(cf.After) &&
 				(cf.Change == "create" || d.text == string(cf.Before) && editableText(cf.Before))) {
 				continue
 			}
-		}
-		// URIs use the folder as the client named it.
-		ef := editFile{rel: cf.Path, uri: uriFromPath(filepath.Join(a.f.path, filepath.FromSlash(cf.Path))),
-			change: cf.Change, before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
-		if open && cf.Change == "create" {
-			// The file is missing on disk but the editor still holds its
-			// buffer (deleted behind it): the buffer is edited to the target.
-			ef.before = d.text
-		}
-		if !byEdit {
-			ef.change = "modify" // only the buffer: the server writes the file
+			ef.change, ef.before = "modify", d.text
 		}
 		switch {
 		case open && d.text != ef.before:
@@ -203,18 +74,23 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		case open:
 			v := d.version
 			ef.uri, ef.version = d.uri, &v
-			if cf.Change != "delete" {
-				verify[d.path] = ef.after
+			if ef.change != "delete" {
+				verify[d.path] = sentDoc{text: ef.after, before: d.text, version: v}
 			}
 		}
 		edits = append(edits, ef)
 	}
 
+	w, err := snapshot.OpenWriter(root, ch.Tag)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
 	t0 := time.Now()
 	b := buildEdit(edits, a.s.caps, a.s.caps.enc)
 	t1 := time.Now()
 	for _, rel := range b.creates {
-		if err := makeParents(root, rel); err != nil {
+		if err := w.MakeParents(rel); err != nil {
 			return &commands.NotAppliedError{Reason: err.Error()}
 		}
 	}
@@ -224,54 +100,119 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 			return err
 		}
 		t2 = time.Now()
-		if differ := a.s.docs.waitFor(ctx, verify, a.s.verifyTimeout); len(differ) > 0 {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return &commands.NotAppliedError{Reason: fmt.Sprintf(
-				"the editor reported the edit applied, but %s does not hold the rewound text (the edit was probably skipped as stale)",
-				a.relNames(differ))}
+		if err := a.verify(ctx, verify); err != nil {
+			return err
 		}
 	}
 	t3 := time.Now()
-	// Server-side work: creates and deletes the client could not do, then
-	// the files that went via disk; deletes last.
-	ops := append(b.server, disk...)
-	sort.SliceStable(ops, func(i, j int) bool { return !ops[i].delete && ops[j].delete })
-	for _, op := range ops {
-		var err error
-		if op.delete {
-			err = removeFile(root, op.rel)
-		} else {
-			err = writeFile(root, op.rel, op.data, op.kind)
-		}
-		if d, ok := a.s.docs.byPath(filepath.Join(root, filepath.FromSlash(op.rel))); ok && err == nil {
-			a.s.docs.setGone(d.path, op.delete)
-		}
-		if err != nil {
-			return &commands.NotAppliedError{Reason: err.Error()}
-		}
-	}
+	// The editor applied its part: prune what its deletes emptied, then
+	// write the files that go by disk.
 	for _, ef := range edits {
-		if ef.change == "create" && ef.kind == "exec" {
-			if err := setExec(root, ef.rel, true); err != nil {
-				a.s.log.Printf("setting the executable bit of %s: %v", ef.rel, err)
+		if ef.change == "delete" {
+			if err := w.Prune(ef.rel); err != nil {
+				a.s.log.Printf("%s: %v", ch.Label, err)
 			}
 		}
 	}
+	if err := w.Apply(disk); err != nil {
+		return &commands.NotAppliedError{Reason: err.Error()}
+	}
+	if err := w.Sync(); err != nil {
+		return err
+	}
+	for _, op := range disk {
+		if d, ok := a.s.docs.byPath(filepath.Join(root, filepath.FromSlash(op.Path))); ok {
+			a.s.docs.setGone(d.path, op.Change == "delete")
+		}
+	}
 	a.s.log.Printf("%s: %d files by edit, %d by the server; edit built in %v, the editor answered in %v, verified in %v, disk written in %v",
-		ch.Label, len(edits), len(ops), t1.Sub(t0).Round(time.Microsecond), t2.Sub(t1).Round(time.Microsecond),
+		ch.Label, len(edits), len(disk), t1.Sub(t0).Round(time.Microsecond), t2.Sub(t1).Round(time.Microsecond),
 		t3.Sub(t2).Round(time.Microsecond), time.Since(t3).Round(time.Microsecond))
 	return nil
 }
 
-// viaEdit reports whether a file can travel as a text edit; anything else
-// (binary, invalid UTF-8, symlinks) is written by the server.
-func viaEdit(cf commands.ChangeFile) bool {
-	if cf.Via == "disk" || cf.Kind == "symlink" {
-		return false
+// diskOp is the file operation of a `via: disk` file, for snapshot.Writer.
+func diskOp(cf commands.ChangeFile) snapshot.FileOp {
+	op := snapshot.FileOp{Path: cf.Path, Change: cf.Change, Before: cf.Before, After: cf.After}
+	if cf.Change != "delete" {
+		op.AfterKind = snapshot.ParseKind(cf.Kind)
 	}
-	return editableText(cf.Before) && editableText(cf.After)
+	if cf.Change != "create" {
+		op.BeforeKind = snapshot.ParseKind(cf.BeforeKind)
+	}
+	return op
+}
+
+// sentDoc is what an open document must hold once the editor applied the
+// edit, and what it held (text and version) when the edit was sent.
+type sentDoc struct {
+	text, before string
+	version      int
+}
+
+// echoGrace is how long the server waits for an editor's didChange after
+// its applyEdit answer before trusting the answer alone: Emacs eglot sends
+// the change only when idle, a second or two later.
+const echoGrace = 300 * time.Millisecond
+
+// verify checks that the open documents hold the rewound text once the
+// editor answered. A document changed to anything else was edited over, or
+// its editor skipped the edit as stale: not applied. A document with no
+// change at all since the edit was sent is trusted after echoGrace — its
+// editor answers before it reports the change — and checked again later.
+func (a *applier) verify(ctx context.Context, want map[string]sentDoc) error {
+	if len(want) == 0 {
+		return nil
+	}
+	texts := map[string]string{}
+	for p, w := range want {
+		texts[p] = w.text
+	}
+	start := time.Now()
+	for {
+		wait := a.s.verifyTimeout - time.Since(start)
+		if g := echoGrace - time.Since(start); g > 0 {
+			wait = g
+		}
+		differ := a.s.docs.waitFor(ctx, texts, wait)
+		if len(differ) == 0 {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var silent []string
+		for _, p := range differ {
+			if d, ok := a.s.docs.byPath(p); ok && d.version == want[p].version && d.text == want[p].before {
+				silent = append(silent, p)
+			}
+		}
+		switch {
+		case time.Since(start) < echoGrace:
+			continue
+		case len(silent) == len(differ):
+			a.s.log.Printf("the editor answered applyEdit before sending its changes of %s: trusting its answer", a.relNames(silent))
+			go a.verifyLater(silent, texts)
+			return nil
+		case time.Since(start) < a.s.verifyTimeout:
+			continue
+		}
+		return &commands.NotAppliedError{Reason: fmt.Sprintf(
+			"the editor reported the edit applied, but %s does not hold the rewound text (the edit was probably skipped as stale)",
+			a.relNames(differ))}
+	}
+}
+
+// verifyLater checks, a while after a trusted answer, that the documents
+// reached their rewound text, and logs the ones that did not.
+func (a *applier) verifyLater(paths []string, texts map[string]string) {
+	want := map[string]string{}
+	for _, p := range paths {
+		want[p] = texts[p]
+	}
+	if differ := a.s.docs.waitFor(context.Background(), want, 10*time.Second); len(differ) > 0 {
+		a.s.log.Printf("warning: %s still does not hold the rewound text 10 s after the editor reported the edit applied", a.relNames(differ))
+	}
 }
 
 // send sends the edit and maps a refusal to a NotAppliedError.
@@ -327,13 +268,4 @@ func (a *applier) relNames(paths []string) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
-}
-
-// fillEmpty is the edit that fills an empty document with text.
-func fillEmpty(text string, caps clientCaps) []TextEdit {
-	te := TextEdit{NewText: text}
-	if caps.wholeFirstLine {
-		te.Range.End = Position{Line: 1}
-	}
-	return []TextEdit{te}
 }

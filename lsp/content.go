@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"net/url"
 	"strings"
 )
 
 // parseRewindURI splits rewind:/<snapshot>/<root-relative path> (also
 // rewind:///<snapshot>/… and rewind://<snapshot>/…), percent-decoded.
-func parseRewindURI(uri string) (snapshot, rel string, err error) {
+func parseRewindURI(uri string) (snap, rel string, err error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "", "", fmt.Errorf("bad URI %q: %w", uri, err)
@@ -24,14 +25,14 @@ func parseRewindURI(uri string) (snapshot, rel string, err error) {
 		p = u.Host + "/" + strings.TrimPrefix(p, "/")
 	}
 	p = strings.TrimLeft(p, "/")
-	snapshot, rel, ok := strings.Cut(p, "/")
-	if !ok || snapshot == "" || rel == "" {
+	snap, rel, ok := strings.Cut(p, "/")
+	if !ok || snap == "" || rel == "" {
 		return "", "", fmt.Errorf("%q: want rewind:/<snapshot>/<path>", uri)
 	}
-	if err := checkRel(rel); err != nil {
-		return "", "", err
+	if !snapshot.ValidPath(rel) {
+		return "", "", fmt.Errorf("%q: invalid path %q: it must be relative to the root, without . or .. parts", uri, rel)
 	}
-	return snapshot, rel, nil
+	return snap, rel, nil
 }
 
 // content answers rewind/content {uri}: a file's text in a snapshot, for

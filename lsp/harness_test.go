@@ -104,6 +104,10 @@ func (c *conn) readLoop(r io.Reader) {
 			continue
 		}
 		switch {
+		case m.Method == "window/workDoneProgress/create" && m.ID != nil:
+			// Answered at once, as editors do, even while another request
+			// (a slow applyEdit) is being handled.
+			c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil})
 		case m.Method != "" && m.ID != nil:
 			c.serverReq <- &m
 		case m.Method != "":

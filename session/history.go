@@ -13,20 +13,30 @@ type History struct {
 	Branch   []*Entry // the active branch, root first
 	byID     map[string]*Entry
 	onBranch map[string]bool
-	endOf    map[string]*Entry // turnStart id → its turnEnd
-	undone   map[string]*Entry // rewind id → the undo that undid it
-	gone     map[string]bool   // snapshots dropped by gc
+	endOf    map[string]*Entry   // turnStart id → its turnEnd
+	undone   map[string][]*Entry // operation id → the undos of it
+	done     map[string]*Entry   // operation id → its done entry
+	byKey    map[string]*Entry   // idempotency key → the entry it made
+	gone     map[string]bool     // snapshots dropped by gc
+	pos      map[string]int      // entry id → its index in Entries
 	gcCount  int
+
+	undoneMemo map[string]int8 // Undone's answers: 1 yes, 2 no, 3 computing
 }
 
 // NewHistory builds the view of ents (journal order).
 func NewHistory(ents []*Entry) *History {
 	h := &History{Entries: ents, byID: map[string]*Entry{}, onBranch: map[string]bool{},
-		endOf: map[string]*Entry{}, undone: map[string]*Entry{}, gone: map[string]bool{}}
+		endOf: map[string]*Entry{}, undone: map[string][]*Entry{}, done: map[string]*Entry{},
+		byKey: map[string]*Entry{}, gone: map[string]bool{}, pos: map[string]int{}}
 	var leaf *Entry
 	var tree []*Entry // the conversation tree's entries, in journal order
 	for _, e := range ents {
 		h.byID[e.ID] = e
+		h.pos[e.ID] = len(h.pos)
+		if e.Key != "" && e.Kind != KindDone && h.byKey[e.Key] == nil {
+			h.byKey[e.Key] = e
+		}
 		switch e.Kind {
 		case KindTurnEnd:
 			if e.Start != "" {
@@ -34,8 +44,13 @@ func NewHistory(ents []*Entry) *History {
 			}
 		case KindUndo:
 			if e.Undoes != "" {
-				h.undone[e.Undoes] = e
+				h.undone[e.Undoes] = append(h.undone[e.Undoes], e)
 			}
+		case KindDone:
+			if e.Of != "" && h.done[e.Of] == nil {
+				h.done[e.Of] = e
+			}
+			continue // done entries complete an operation; not in the tree
 		case KindGC:
 			h.gcCount++
 			for _, s := range e.Gone {
@@ -233,12 +248,19 @@ func (h *History) TurnToEnd(session string) *Entry {
 
 // Baseline is the last state rewind-lsp recorded for the files (the
 // snapshot of the latest entry that captured or changed them); a file that
-// differs from it now was edited outside a turn.
+// differs from it now was edited outside a turn. An operation counts by its
+// done entry: the state it led to when it applied, nothing when it did not.
 func (h *History) Baseline() string {
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
-		switch e.Kind {
-		case KindTurnStart, KindTurnEnd, KindCheckpoint, KindRewind, KindUndo:
+		switch {
+		case e.Kind == KindDone:
+			if e.Snapshot != "" {
+				return e.Snapshot
+			}
+		case e.Pending:
+			// Its done entry (later in the journal) decides.
+		case e.Kind == KindTurnStart, e.Kind == KindTurnEnd, e.Kind == KindCheckpoint, IsOperation(e.Kind):
 			if e.Snapshot != "" {
 				return e.Snapshot
 			}
@@ -247,28 +269,108 @@ func (h *History) Baseline() string {
 	return ""
 }
 
-// UndoCandidate is the latest rewind not yet undone, or nil.
-func (h *History) UndoCandidate() *Entry {
-	if c := h.UndoCandidates(); len(c) > 0 {
-		return c[0]
+// ByKey returns the entry a call with idempotency key made, or nil.
+func (h *History) ByKey(key string) *Entry {
+	if key == "" {
+		return nil
 	}
-	return nil
+	return h.byKey[key]
 }
 
-// UndoCandidates are the rewinds not yet undone, latest first.
-func (h *History) UndoCandidates() []*Entry {
+// Done returns the done entry of operation id, or nil (not completed, or
+// recorded before operations had done entries).
+func (h *History) Done(id string) *Entry { return h.done[id] }
+
+// Unfinished lists the operations recorded before they changed files that
+// have no done entry: interrupted, unless their process still runs (which
+// holds the journal lock while it does).
+func (h *History) Unfinished() []*Entry {
 	var out []*Entry
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		e := h.Entries[i]
-		if e.Kind == KindRewind && h.undone[e.ID] == nil {
+	for _, e := range h.Entries {
+		if e.Pending && h.done[e.ID] == nil {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// Undone reports whether rewind id was undone.
-func (h *History) Undone(id string) bool { return h.undone[id] != nil }
+// Applied reports whether operation e changed the files as planned: from
+// its done entry, or for older journals its own applied field.
+func (h *History) Applied(e *Entry) bool {
+	if d := h.done[e.ID]; d != nil {
+		return d.Applied == nil || *d.Applied
+	}
+	if e.Pending {
+		return false
+	}
+	return e.Applied == nil || *e.Applied
+}
+
+// FailureReason is why operation e did not apply ("" when it did).
+func (h *History) FailureReason(e *Entry) string {
+	if d := h.done[e.ID]; d != nil {
+		return d.FailureReason
+	}
+	return e.FailureReason
+}
+
+// Undone reports whether operation id is undone: an undo of it is itself
+// in effect (an undo that was undone in turn — a redo — no longer counts).
+func (h *History) Undone(id string) bool {
+	if h.undoneMemo == nil {
+		h.undoneMemo = map[string]int8{}
+	}
+	switch h.undoneMemo[id] {
+	case 1:
+		return true
+	case 2:
+		return false
+	case 3:
+		return false // a cycle (a damaged or crafted journal): not undone
+	}
+	h.undoneMemo[id] = 3
+	res := false
+	for _, u := range h.undone[id] {
+		// An undo counts only if it comes after what it undoes.
+		if h.Applied(u) && h.after(u, id) && !h.Undone(u.ID) {
+			res = true
+			break
+		}
+	}
+	h.undoneMemo[id] = 2
+	if res {
+		h.undoneMemo[id] = 1
+	}
+	return res
+}
+
+// after reports whether entry e comes after entry id in the journal.
+func (h *History) after(e *Entry, id string) bool {
+	return h.pos[e.ID] > h.pos[id]
+}
+
+// UndoCandidates are the operations `undo` may take back, best first: the
+// rewinds and reverts still in effect, latest first; when none is left,
+// the undos still in effect, latest first (undoing an undo is a redo, so
+// what a forced undo overwrote stays within reach). Operations the editor
+// did not apply are included; the caller checks whether they left traces.
+func (h *History) UndoCandidates() []*Entry {
+	var ops, undos []*Entry
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		if !IsOperation(e.Kind) || h.Undone(e.ID) {
+			continue
+		}
+		if e.Kind == KindUndo {
+			if h.Applied(e) {
+				undos = append(undos, e)
+			}
+			continue
+		}
+		ops = append(ops, e)
+	}
+	return append(ops, undos...)
+}
 
 // Target is a resolved rewind target.
 type Target struct {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -33,7 +35,18 @@ const (
 	// is part of the conversation tree (no parent, never the leaf).
 	KindTool   = "tool"
 	KindNotice = "notice"
+	// KindDone completes an operation (a rewind, revert or undo) recorded
+	// before it changed any file: Of names it, Applied says how it ended.
+	KindDone = "done"
+	// KindRevert takes back one turn's changes and keeps the later ones.
+	KindRevert = "revert"
 )
+
+// IsOperation reports whether kind changes files and is undoable: a
+// rewind, a revert or an undo (undoing an undo is a redo).
+func IsOperation(kind string) bool {
+	return kind == KindRewind || kind == KindRevert || kind == KindUndo
+}
 
 // Entry is one immutable journal record. Which fields are set depends on
 // Kind; Snapshot is always the state of the files once the entry was made
@@ -112,6 +125,23 @@ type Entry struct {
 	Through       string `json:"through,omitempty"`
 	Applied       *bool  `json:"applied,omitempty"`
 	FailureReason string `json:"failureReason,omitempty"`
+	// Pending marks an operation recorded before any file changed (its
+	// intent): Snapshot is the state it leads to, UndoSnapshot the state
+	// before, Files what it changes. A done entry completes it; one
+	// without is finished by the next command (recovery).
+	Pending bool `json:"pending,omitempty"`
+	// Of is the operation a done entry completes.
+	Of string `json:"of,omitempty"`
+	// Recovered marks a done entry written by recovery after an
+	// interruption.
+	Recovered bool `json:"recovered,omitempty"`
+
+	// Key is the idempotency key of the call that made the entry: a
+	// command retried after a lost answer finds it and returns what was
+	// recorded instead of running again.
+	Key string `json:"key,omitempty"`
+	// Count is the number of files a checkpoint captured.
+	Count int `json:"count,omitempty"`
 
 	// gc: snapshots whose content was dropped.
 	Gone []string `json:"gone,omitempty"`
@@ -153,7 +183,7 @@ func (e *LineError) Error() string { return fmt.Sprintf("journal line %d: %v", e
 type Journal struct {
 	path     string
 	lockPath string
-	mu       sync.Mutex // serializes this process's lock holders
+	sem      chan struct{} // serializes this process's lock holders
 
 	cmu   sync.Mutex
 	cache journalCache
@@ -161,7 +191,7 @@ type Journal struct {
 
 // OpenJournal opens the journal in store folder dir.
 func OpenJournal(dir string) *Journal {
-	return &Journal{path: dir + "/journal", lockPath: dir + "/lock"}
+	return &Journal{path: dir + "/journal", lockPath: dir + "/lock", sem: make(chan struct{}, 1)}
 }
 
 // Path is the journal file.
@@ -347,22 +377,50 @@ type Lock struct {
 }
 
 // Lock takes the exclusive lock of the journal (waiting for other holders).
-func (j *Journal) Lock() (*Lock, error) {
-	j.mu.Lock()
+func (j *Journal) Lock() (*Lock, error) { return j.LockContext(context.Background()) }
+
+// LockContext takes the exclusive lock of the journal, waiting for other
+// holders until ctx ends (a hook must return within its time, even when a
+// stopped process holds the lock).
+func (j *Journal) LockContext(ctx context.Context) (*Lock, error) {
+	select {
+	case j.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("lock journal: %w", ctx.Err())
+	}
 	f, err := os.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		j.mu.Unlock()
+		<-j.sem
 		return nil, fmt.Errorf("lock journal: %w", err)
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
+	if ctx.Done() == nil {
+		for {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+			if err != unix.EINTR {
+				break
+			}
+		}
+	} else {
+		pause := time.Millisecond
+		for {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			if err != unix.EWOULDBLOCK && err != unix.EINTR {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				holder, _ := os.ReadFile(j.lockPath)
+				err = fmt.Errorf("the store is locked by another process (%s): %w", strings.TrimSpace(string(holder)), ctx.Err())
+			case <-time.After(pause):
+				pause = min(2*pause, 50*time.Millisecond)
+				continue
+			}
 			break
 		}
 	}
 	if err != nil {
 		f.Close()
-		j.mu.Unlock()
+		<-j.sem
 		return nil, fmt.Errorf("lock journal: %w", err)
 	}
 	// Who holds it, for people reading the store.
@@ -375,7 +433,7 @@ func (j *Journal) Lock() (*Lock, error) {
 func (l *Lock) Unlock() {
 	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	l.f.Close()
-	l.j.mu.Unlock()
+	<-l.j.sem
 }
 
 // Append writes entries durably; the caller holds the lock. IDs and times

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -34,27 +35,12 @@ type RewindRequest struct {
 	Force  bool
 	Report string
 	Actor  string
-	// RecordFirst appends the rewind entry (with its undo snapshot) before
-	// the files are changed, so a crash in the middle leaves a rewind that
-	// undo can take back. The command line sets it: it writes the disk
-	// itself. An editor's answer is only known afterwards.
-	RecordFirst bool
-}
-
-// ApplyFunc carries out the file part of a rewind or undo. It returns a
-// *NotApplied when the editor or disk did not apply it.
-type ApplyFunc func(ctx context.Context, label string, ops []snapshot.FileOp) error
-
-// NotApplied reports that a change was not applied (a reason for the user).
-type NotApplied struct{ Reason string }
-
-func (e *NotApplied) Error() string { return e.Reason }
-
-// ApplyOnDisk is the ApplyFunc of the command line: it writes the disk.
-func ApplyOnDisk(root string) ApplyFunc {
-	return func(ctx context.Context, label string, ops []snapshot.FileOp) error {
-		return snapshot.Restore(root, ops)
-	}
+	// Key is the call's idempotency key: a request whose key the journal
+	// already holds returns what was recorded then.
+	Key string
+	// Via decides how each file reaches the disk (nil: the command line,
+	// which writes every file itself; plans still say "edit" for text).
+	Via *ViaPolicy
 }
 
 // Outcome is a plan and, for a rewind, what happened.
@@ -66,6 +52,9 @@ type Outcome struct {
 	Entry           *Entry // the rewind or undo entry (nil when nothing was recorded)
 	Applied         bool
 	FailureReason   string
+	// Recorded is set when the outcome comes from the journal: the call
+	// was made before (same idempotency key) and is not run again.
+	Recorded bool
 }
 
 // RefusedError is a rewind or undo refused for a reason the user can fix.
@@ -110,9 +99,22 @@ func (s *Session) plan(h *History, res *snapshot.Result, req RewindRequest) (*Ou
 	if len(req.Paths) > 0 {
 		set := map[string]bool{}
 		for _, p := range req.Paths {
+			if !s.known(res.ID, p) && !s.known(tid, p) {
+				return nil, &UnknownPathError{Path: p, Target: req.Target}
+			}
 			set[p] = true
 		}
-		keep = func(p string) bool { return set[p] }
+		// A folder stands for every file below it.
+		keep = func(p string) bool {
+			for q := p; ; q = path.Dir(q) {
+				if set[q] {
+					return true
+				}
+				if q == "." || q == "/" || !strings.Contains(q, "/") {
+					return false
+				}
+			}
+		}
 	}
 	var base *snapshot.ID
 	if b := h.Baseline(); b != "" && !h.Gone(b) {
@@ -132,18 +134,35 @@ func (s *Session) plan(h *History, res *snapshot.Result, req RewindRequest) (*Ou
 	if req.Lines != nil {
 		limitToHunks(out.Diff, req.Lines[0], req.Lines[1])
 	}
+	req.Via.decide(out.Diff)
 	if mode != ModeCode {
 		out.EntriesAffected = h.Since(t.Point)
 	}
 	return out, nil
 }
 
+// UnknownPathError is a path given to a rewind or preview that is neither
+// in the current state nor in the target: nothing to rewind there.
+type UnknownPathError struct{ Path, Target string }
+
+func (e *UnknownPathError) Error() string {
+	return fmt.Sprintf("%s is not a file or folder of the current state nor of %s", e.Path, e.Target)
+}
+
+// known reports whether snapshot id holds rel, as a file or a folder.
+func (s *Session) known(id snapshot.ID, rel string) bool {
+	if _, ok, err := snapshot.Lookup(s.objects, id, rel); err == nil && ok {
+		return true
+	}
+	return snapshot.IsDir(s.objects, id, rel)
+}
+
 // limitToHunks keeps only the changed hunks overlapping the lines.
 func limitToHunks(d *snapshot.Diff, first, last int) {
 	var ops []snapshot.FileOp
 	for _, op := range d.Ops {
-		if op.Change != "modify" || op.Via != "edit" {
-			continue // a hunk of a created, deleted or binary file is the whole file
+		if op.Change != "modify" || op.Binary || op.BeforeKind != op.AfterKind || op.AfterKind == snapshot.KindSymlink {
+			continue // a hunk of a created, deleted, binary or link file is the whole file
 		}
 		cur := string(op.Before)
 		after := snapshot.RevertHunks(op.Before, op.After,
@@ -163,7 +182,7 @@ func (s *Session) Preview(ctx context.Context, req RewindRequest, overlay snapsh
 	var out *Outcome
 	tr := snapshot.NewTracer("preview")
 	defer tr.Done()
-	err := s.locked(func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
 		tr.Mark("lock and journal")
 		res, err := s.capture(ctx, h, overlay)
 		if err != nil {
@@ -205,7 +224,11 @@ func firstLine(s string) string {
 // refuse the rewind unless req.Force; the outcome then says why.
 func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
-	err := s.locked(func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+		if e := h.ByKey(req.Key); e != nil {
+			out = s.recorded(h, e)
+			return nil
+		}
 		res, err := s.capture(ctx, h, overlay)
 		if err != nil {
 			return err
@@ -223,7 +246,7 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 		leaf := h.Leaf()
 		t := out.Target
 		if out.Mode == ModeSummarize {
-			out.Entry = &Entry{Parent: leaf, Kind: KindSummary, Actor: req.Actor, Target: req.Target,
+			out.Entry = &Entry{Parent: leaf, Kind: KindSummary, Actor: req.Actor, Target: req.Target, Key: req.Key,
 				TargetEntry: t.Entry.ID, Report: req.Report, EntriesAffected: out.EntriesAffected, Mode: out.Mode}
 			out.Applied = true
 			return l.Append(out.Entry)
@@ -240,24 +263,22 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 			}
 		}
 		e := &Entry{Parent: leaf, Kind: KindRewind, Actor: req.Actor, Target: req.Target, TargetEntry: t.Entry.ID,
-			Mode: out.Mode, Report: req.Report, EntriesAffected: out.EntriesAffected, Turn: t.Turn}
+			Mode: out.Mode, Report: req.Report, EntriesAffected: out.EntriesAffected, Turn: t.Turn, Key: req.Key}
 		if out.Mode == ModeConversation || out.Mode == ModeBoth {
 			e.Parent, e.PrevLeaf = t.Point, leaf
 		}
-		if files {
-			if err := s.applyOps(ctx, l, res, out, e, label(t), apply, req.RecordFirst); err != nil {
+		if files && len(out.Diff.Ops) > 0 {
+			if err := s.run(ctx, l, res, out.Diff.Ops, e, label(t), apply, out); err != nil {
 				return err
 			}
 		} else {
 			out.Applied = true
-		}
-		if out.Entry == nil {
+			out.Entry = e
 			if err := l.Append(e); err != nil {
 				return err
 			}
-			out.Entry = e
 		}
-		if req.Report != "" {
+		if req.Report != "" && out.Applied {
 			return l.Append(&Entry{Parent: e.ID, Kind: KindSummary, Actor: req.Actor, Report: req.Report, Target: req.Target, TargetEntry: t.Entry.ID})
 		}
 		return nil
@@ -265,64 +286,22 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 	return out, err
 }
 
-// applyOps applies out's file ops and fills the rewind or undo entry e:
-// its undo snapshot (res, the state before), the files, and the state
-// after. With first, e is appended before the files change.
-func (s *Session) applyOps(ctx context.Context, l *Lock, res *snapshot.Result, out *Outcome, e *Entry, label string, apply ApplyFunc, first bool) error {
-	e.UndoSnapshot = res.ID.String()
-	for _, op := range out.Diff.Ops {
-		e.Files = append(e.Files, op.Path)
-	}
-	ops := out.Diff.Ops
-	changes := map[string]*snapshot.Entry{}
-	for _, op := range ops {
-		if op.Change == "delete" {
-			changes[op.Path] = nil
-			continue
-		}
-		id, err := s.objects.Put(op.After)
-		if err != nil {
-			return err
-		}
-		changes[op.Path] = &snapshot.Entry{Kind: op.AfterKind, ID: id, Size: int64(len(op.After))}
-	}
-	after, err := snapshot.PatchTree(s.objects, res.ID, changes)
-	if err != nil {
-		return err
-	}
-	if err := s.objects.Sync(); err != nil {
-		return err
-	}
-	if first {
-		e.Snapshot = after.String()
-		if err := l.Append(e); err != nil {
-			return err
-		}
-		out.Entry = e
-	}
-	if len(ops) > 0 {
-		s.mu.Lock()
-		t := s.tracker
-		s.mu.Unlock()
-		if t != nil {
-			t.expect(ops)
-			// The editor may take its time; the echoes come after.
-			defer t.expect(ops)
-		}
-		if err := apply(ctx, label, ops); err != nil {
-			na, ok := err.(*NotApplied)
-			if !ok || first {
-				return fmt.Errorf("%s: %w", strings.ToLower(label[:1])+label[1:], err)
-			}
-			out.FailureReason = na.Reason
-			f := false
-			e.Applied, e.FailureReason = &f, na.Reason
-			return nil
+// recorded is the outcome of an operation the journal already holds (a
+// call retried with the same idempotency key): what it did then, without
+// doing it again.
+func (s *Session) recorded(h *History, e *Entry) *Outcome {
+	out := &Outcome{Mode: e.Mode, Diff: &snapshot.Diff{}, Entry: e, Applied: true, Recorded: true}
+	if IsOperation(e.Kind) {
+		out.Applied, out.FailureReason = h.Applied(e), h.FailureReason(e)
+		for _, p := range e.Files {
+			out.Diff.Ops = append(out.Diff.Ops, snapshot.FileOp{Path: p})
 		}
 	}
-	e.Snapshot = after.String()
-	out.Applied = true
-	return nil
+	out.Target = &Target{Spec: e.Target, Entry: h.Entry(e.TargetEntry), Snapshot: e.Snapshot, Turn: e.Turn}
+	if out.Target.Entry == nil {
+		out.Target.Entry = e
+	}
+	return out
 }
 
 func conflictReason(paths []string) string {
@@ -343,76 +322,101 @@ func conflictReason(paths []string) string {
 		len(paths), noun, strings.Join(shown, ", "), more)
 }
 
-// Undo undoes the latest rewind not yet undone: its files go back to the
-// rewind's undo snapshot and a conversation it moved goes back too. Files
-// edited since the rewind are conflicts, refused unless force.
-func (s *Session) Undo(ctx context.Context, force, recordFirst bool, actor string, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
+// UndoRequest describes an undo.
+type UndoRequest struct {
+	Force bool
+	Actor string
+	Key   string
+	Via   *ViaPolicy
+}
+
+// Undo takes back the latest operation still in effect (History.
+// UndoCandidates: the latest rewind or revert, or when none is left the
+// latest undo — a redo): its files go back to its undo snapshot and a
+// conversation it moved goes back too. Files edited since the operation are
+// conflicts, refused unless force. An undo is an operation itself, with its
+// own undo snapshot.
+func (s *Session) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
-	err := s.locked(func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+		if e := h.ByKey(req.Key); e != nil {
+			out = s.recorded(h, e)
+			return nil
+		}
 		res, err := s.capture(ctx, h, overlay)
 		if err != nil {
 			return err
 		}
 		var r *Entry
 		for _, c := range h.UndoCandidates() {
-			if c.Applied != nil && !*c.Applied && !s.leftTrace(res, c) {
-				continue // the editor applied none of it: nothing to undo there
+			if !h.Applied(c) && !s.leftTrace(res, c) {
+				continue // none of it was applied: nothing to undo there
 			}
 			r = c
 			break
 		}
 		if r == nil {
-			return &RefusedError{Msg: "nothing to undo: no rewind is left that was not undone"}
+			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 		}
-		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &Target{Spec: r.UndoSnapshot, Entry: r, Snapshot: r.UndoSnapshot}}
-		e := &Entry{Parent: h.Leaf(), Kind: KindUndo, Actor: actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target}
+		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &Target{Spec: r.UndoSnapshot, Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
+		e := &Entry{Parent: h.Leaf(), Kind: KindUndo, Actor: req.Actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target, Turn: r.Turn, Key: req.Key}
 		if r.PrevLeaf != "" {
-			e.Parent = r.PrevLeaf
+			e.Parent, e.PrevLeaf = r.PrevLeaf, h.Leaf()
 		}
-		if r.UndoSnapshot != "" && len(r.Files) > 0 {
-			if h.Gone(r.UndoSnapshot) {
-				return fmt.Errorf("undo: the rewind's undo snapshot was dropped by gc")
-			}
-			uid, err := snapshot.ParseID(r.UndoSnapshot)
-			if err != nil {
-				return fmt.Errorf("undo: %w", err)
-			}
-			var base *snapshot.ID
-			if r.Snapshot != "" {
-				if b, err := snapshot.ParseID(r.Snapshot); err == nil {
-					base = &b
-				}
-			}
-			set := map[string]bool{}
-			for _, p := range r.Files {
-				set[p] = true
-			}
-			d, err := snapshot.Compare(s.objects, res.ID, uid, base, func(p string) bool { return set[p] })
-			if err != nil {
-				return fmt.Errorf("undo: %w", err)
-			}
-			out.Diff = d
-			if cs := d.Conflicts(); len(cs) > 0 && !force {
-				out.FailureReason = conflictReason(cs)
-				return nil
-			}
-			lbl := "Undo rewind"
-			if r.Turn > 0 {
-				lbl = fmt.Sprintf("Undo rewind to turn %d", r.Turn)
-			}
-			if err := s.applyOps(ctx, l, res, out, e, lbl, apply, recordFirst); err != nil {
-				return err
-			}
-		} else {
-			out.Applied = true
+		if r.UndoSnapshot == "" || len(r.Files) == 0 {
+			out.Applied, out.Entry = true, e
+			return l.Append(e)
 		}
-		if out.Entry != nil {
+		if h.Gone(r.UndoSnapshot) {
+			return fmt.Errorf("undo: the undo snapshot of %s %s was dropped by gc", r.Kind, r.ID)
+		}
+		uid, err := snapshot.ParseID(r.UndoSnapshot)
+		if err != nil {
+			return fmt.Errorf("undo: %w", err)
+		}
+		// Conflicts: files that differ from the state the operation left.
+		var base *snapshot.ID
+		if d := h.Done(r.ID); d != nil && d.Snapshot != "" {
+			if b, err := snapshot.ParseID(d.Snapshot); err == nil {
+				base = &b
+			}
+		} else if !r.Pending && r.Snapshot != "" {
+			if b, err := snapshot.ParseID(r.Snapshot); err == nil {
+				base = &b
+			}
+		}
+		set := map[string]bool{}
+		for _, p := range r.Files {
+			set[p] = true
+		}
+		d, err := snapshot.Compare(s.objects, res.ID, uid, base, func(p string) bool { return set[p] })
+		if err != nil {
+			return fmt.Errorf("undo: %w", err)
+		}
+		req.Via.decide(d)
+		out.Diff = d
+		if cs := d.Conflicts(); len(cs) > 0 && !req.Force {
+			out.FailureReason = conflictReason(cs)
 			return nil
 		}
-		out.Entry = e
-		return l.Append(e)
+		if len(d.Ops) == 0 {
+			out.Applied, out.Entry = true, e
+			return l.Append(e)
+		}
+		return s.run(ctx, l, res, d.Ops, e, undoLabel(r), apply, out)
 	})
 	return out, err
+}
+
+func undoLabel(r *Entry) string {
+	what := r.Kind
+	if r.Kind == KindUndo {
+		what = "undo (redo)"
+	}
+	if r.Turn > 0 {
+		return fmt.Sprintf("Undo %s to turn %d", what, r.Turn)
+	}
+	return "Undo " + what
 }
 
 // leftTrace reports whether a rewind the editor did not (fully) apply left

@@ -274,8 +274,15 @@ func (s *Session) WatchMode() string {
 }
 
 // locked runs fn holding the journal lock, with the history read under it.
+// An operation that an earlier process left unfinished is finished first
+// (see recover), so fn never sees one.
 func (s *Session) locked(fn func(l *Lock, h *History) error) error {
-	l, err := s.journal.Lock()
+	return s.lockedCtx(context.Background(), fn)
+}
+
+// lockedCtx is locked, giving up waiting for the lock when ctx ends.
+func (s *Session) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) error) error {
+	l, err := s.journal.LockContext(ctx)
 	if err != nil {
 		return err
 	}
@@ -284,7 +291,34 @@ func (s *Session) locked(fn func(l *Lock, h *History) error) error {
 	if err != nil {
 		return err
 	}
+	if len(h.Unfinished()) > 0 {
+		if err := s.recover(ctx, l, h); err != nil {
+			return err
+		}
+		if h, err = s.History(); err != nil {
+			return err
+		}
+	}
 	return fn(l, h)
+}
+
+// Recover finishes any operation an interrupted process left unfinished
+// (a language server calls it when it starts) and reports how many.
+func (s *Session) Recover() (int, error) {
+	l, err := s.journal.Lock()
+	if err != nil {
+		return 0, err
+	}
+	defer l.Unlock()
+	h, err := s.History()
+	if err != nil {
+		return 0, err
+	}
+	n := len(h.Unfinished())
+	if n == 0 {
+		return 0, nil
+	}
+	return n, s.recover(context.Background(), l, h)
 }
 
 // TurnRequest opens or closes a turn.
@@ -302,6 +336,9 @@ type TurnRequest struct {
 	// before the prompt), when a hook gives them.
 	Transcript string
 	Fork       *ForkPoint
+	// Key is the call's idempotency key: a request whose key the journal
+	// already holds returns the entry recorded then.
+	Key string
 }
 
 // ForkPoint is where an agent's transcript stood at a turn boundary: its
@@ -320,7 +357,8 @@ func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Resul
 		return nil, err
 	}
 	e := &Entry{Parent: h.Leaf(), Kind: KindTurnEnd, Actor: req.Actor, Snapshot: res.ID.String(),
-		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: start.Session, Agent: start.Agent, Changed: changed}
+		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: start.Session, Agent: start.Agent, Changed: changed,
+		Key: req.Key}
 	if req.Fork != nil && start.Transcript != "" {
 		e.ForkBytes, e.ForkUUID = req.Fork.Bytes, req.Fork.UUID
 	}
@@ -338,7 +376,11 @@ func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Resul
 // and so is an automatic turn; other sessions' turns stay open.
 func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error) {
 	var out *Entry
-	err := s.locked(func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+		if e := h.ByKey(req.Key); e != nil && e.Kind == KindTurnStart {
+			out = e
+			return nil
+		}
 		res, err := s.capture(ctx, h, nil)
 		if err != nil {
 			return err
@@ -357,7 +399,7 @@ func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error
 		}
 		out = &Entry{Parent: parent, Kind: KindTurnStart, Actor: req.Actor, Snapshot: res.ID.String(),
 			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
-			Transcript: req.Transcript}
+			Transcript: req.Transcript, Key: req.Key}
 		if req.Fork != nil {
 			out.ForkBytes, out.ForkUUID = req.Fork.Bytes, req.Fork.UUID
 		}
@@ -373,8 +415,12 @@ func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error
 func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
 	defer tr.Done()
-	err = s.locked(func(l *Lock, h *History) error {
+	err = s.lockedCtx(ctx, func(l *Lock, h *History) error {
 		tr.Mark("lock and journal")
+		if e := h.ByKey(req.Key); e != nil && e.Kind == KindTurnEnd {
+			end, start = e, h.Entry(e.Start)
+			return nil
+		}
 		start = h.TurnToEnd(req.Session)
 		if start == nil {
 			return nil
@@ -405,21 +451,31 @@ func (s *Session) EndOpenTurns(l *Lock, h *History, res *snapshot.Result, actor 
 	return h, nil
 }
 
+// CheckpointRequest asks for a checkpoint.
+type CheckpointRequest struct {
+	Label, Goal, Actor string
+	// Key is the call's idempotency key (see TurnRequest.Key).
+	Key string
+}
+
 // Checkpoint captures a checkpoint with an optional label and goal, and
-// returns its entry and the number of files captured.
-func (s *Session) Checkpoint(ctx context.Context, label, goal, actor string) (*Entry, int, error) {
+// returns its entry (Count holds the number of files captured).
+func (s *Session) Checkpoint(ctx context.Context, req CheckpointRequest) (*Entry, error) {
 	var out *Entry
-	files := 0
-	err := s.locked(func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+		if e := h.ByKey(req.Key); e != nil && e.Kind == KindCheckpoint {
+			out = e
+			return nil
+		}
 		res, err := s.capture(ctx, h, nil)
 		if err != nil {
 			return err
 		}
-		files = res.Files()
-		out = &Entry{Parent: h.Leaf(), Kind: KindCheckpoint, Actor: actor, Snapshot: res.ID.String(), Label: label, Goal: goal}
+		out = &Entry{Parent: h.Leaf(), Kind: KindCheckpoint, Actor: req.Actor, Snapshot: res.ID.String(),
+			Label: req.Label, Goal: req.Goal, Key: req.Key, Count: res.Files()}
 		return l.Append(out)
 	})
-	return out, files, err
+	return out, err
 }
 
 // RecordSession appends a session entry (an agent session started, with

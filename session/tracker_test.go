@@ -79,7 +79,7 @@ func TestAutoTurnFromAnotherProcess(t *testing.T) {
 		}
 	}
 	// Rewinding to its start restores the state before the first write.
-	out, err := s.Rewind(context.Background(), RewindRequest{Target: "1", RecordFirst: true}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(context.Background(), RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}

@@ -17,7 +17,7 @@ type FileOp struct {
 	Removed  int    // lines removed by the change
 	Binary   bool   // either side is binary or invalid UTF-8
 	Conflict bool   // the current content is not the last recorded one
-	Via      string // "edit" (text the editor can apply) or "disk"
+	Via      string // "edit" (text the editor applies) or "disk" (written by Writer); see session.ViaPolicy
 
 	Before     []byte // current content (nil for create)
 	After      []byte // target content (nil for delete)
@@ -151,15 +151,12 @@ func fillContent(o *Objects, op *FileOp, ids [2]ID) error {
 	return nil
 }
 
-// FillOp sets an op's binary flag, via, line counts and diff text.
+// FillOp sets an op's binary flag, line counts and diff text. (Its via is
+// decided by the operation that applies it.)
 func FillOp(op *FileOp) {
 	op.Binary = (op.Before != nil && !IsText(op.Before)) || (op.After != nil && !IsText(op.After))
 	link := op.BeforeKind == KindSymlink || op.AfterKind == KindSymlink
 	modeChange := op.Change == "modify" && op.BeforeKind != op.AfterKind
-	op.Via = "edit"
-	if op.Binary || link || modeChange || (op.Change == "create" && op.AfterKind == KindExec) {
-		op.Via = "disk"
-	}
 	from, to := "a/"+op.Path, "b/"+op.Path
 	if op.Change == "create" {
 		from = "/dev/null"

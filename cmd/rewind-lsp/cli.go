@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -51,6 +52,10 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	actor  string
+	// key is this invocation's idempotency key: the command it runs is
+	// recorded at most once, even when a server's answer is lost and the
+	// call is asked again or run here.
+	key string
 }
 
 // run executes the command line args and returns the exit status.
@@ -60,7 +65,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "rewind-lsp: %v\n", err)
 		return exitUsage
 	}
-	c := &cli{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr, actor: "cli"}
+	c := &cli{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr, actor: "cli", key: commands.NewKey()}
 	if g.help && len(rest) == 0 {
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -188,35 +193,42 @@ func (c *cli) locate(dir string) (root, store string, err error) {
 	return root, store, err
 }
 
-// viaServer forwards a command to the language server running for the
-// root, if any: its capture costs only what changed, and the editors hear
-// of it at once. handled is false when no server runs (or
-// REWIND_LSP_NO_SERVER is set); the caller then works alone.
-func (c *cli) viaServer(dir, name string, args, out any) (handled bool, err error) {
-	if os.Getenv("REWIND_LSP_NO_SERVER") != "" {
-		return false, nil
-	}
-	_, store, err := c.locate(dir)
-	if err != nil {
-		return false, nil
-	}
-	return commands.CallServer(store, name, args, c.actor, c.actor, out)
+// call is the context of this invocation's command calls: who calls, and
+// the idempotency key.
+func (c *cli) call() context.Context {
+	return commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: c.actor})
 }
 
-// service opens the command set for the root of this invocation; dir is
-// where to look for the root when --root is not given ("" = the current
-// folder).
-func (c *cli) service(dir string) (*commands.Service, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("current folder: %w", err)
-		}
-		dir = wd
-	}
-	root, err := findRoot(c.g.root, dir)
+// client is the command set for the root of this invocation (dir is where
+// to look for the root when --root is not given; "" = the current folder):
+// through the language server running for the root, else in this process.
+func (c *cli) client(dir string) (*commands.Auto, error) {
+	root, store, err := c.locate(dir)
 	if err != nil {
-		return nil, fmt.Errorf("root: %w", err)
+		return nil, err
+	}
+	return commands.NewAuto(store, func() (*commands.Service, error) {
+		return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor})
+	}), nil
+}
+
+// noStore reports whether the root of this invocation has no store yet:
+// commands that only read then answer without creating one.
+func (c *cli) noStore() bool {
+	_, store, err := c.locate("")
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(store)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// service opens the command set for the root of this invocation in this
+// process (maintenance: gc, fsck).
+func (c *cli) service(dir string) (*commands.Service, error) {
+	root, _, err := c.locate(dir)
+	if err != nil {
+		return nil, err
 	}
 	return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor})
 }
@@ -294,15 +306,11 @@ func (c *cli) checkpoint(args []string) error {
 	if len(pos) == 1 {
 		label = strings.TrimPrefix(pos[0], "@")
 	}
-	r := &commands.CheckpointResult{}
-	ca := commands.CheckpointArgs{Label: label, Goal: *goal}
-	handled, err := c.viaServer("", commands.NameCheckpoint, ca, r)
-	if !handled && err == nil {
-		var svc *commands.Service
-		if svc, err = c.service(""); err == nil {
-			r, err = svc.Checkpoint(c.ctx, ca)
-		}
+	cl, err := c.client("")
+	if err != nil {
+		return err
 	}
+	r, err := cl.Checkpoint(c.call(), commands.CheckpointArgs{Label: label, Goal: *goal})
 	if err != nil {
 		return err
 	}
@@ -322,13 +330,21 @@ func (c *cli) status(args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	svc, err := c.service("")
-	if err != nil {
-		return err
-	}
-	st, err := svc.Status(c.ctx, commands.StatusArgs{})
-	if err != nil {
-		return err
+	var st *commands.StatusResult
+	if c.noStore() {
+		root, store, err := c.locate("")
+		if err != nil {
+			return err
+		}
+		st = &commands.StatusResult{Root: root, Store: store, WatchMode: "none"}
+	} else {
+		cl, err := c.client("")
+		if err != nil {
+			return err
+		}
+		if st, err = cl.Status(c.call(), commands.StatusArgs{}); err != nil {
+			return err
+		}
 	}
 	if c.g.json {
 		return c.printJSON(st)
@@ -402,26 +418,18 @@ func (c *cli) fsck(args []string) error {
 
 // doTurnStart opens a turn through a running server, or alone.
 func (c *cli) doTurnStart(dir string, a commands.TurnStartArgs) (*commands.TurnStartResult, error) {
-	r := &commands.TurnStartResult{}
-	if handled, err := c.viaServer(dir, commands.NameTurnStart, a, r); handled || err != nil {
-		return r, err
-	}
-	svc, err := c.service(dir)
+	cl, err := c.client(dir)
 	if err != nil {
 		return nil, err
 	}
-	return svc.TurnStart(c.ctx, a)
+	return cl.TurnStart(c.call(), a)
 }
 
 // doTurnEnd ends the open turn through a running server, or alone.
 func (c *cli) doTurnEnd(dir string, a commands.TurnEndArgs) (*commands.TurnEndResult, error) {
-	r := &commands.TurnEndResult{}
-	if handled, err := c.viaServer(dir, commands.NameTurnEnd, a, r); handled || err != nil {
-		return r, err
-	}
-	svc, err := c.service(dir)
+	cl, err := c.client(dir)
 	if err != nil {
 		return nil, err
 	}
-	return svc.TurnEnd(c.ctx, a)
+	return cl.TurnEnd(c.call(), a)
 }

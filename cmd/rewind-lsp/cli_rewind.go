@@ -17,13 +17,15 @@ func (c *cli) log(args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	svc, err := c.service("")
-	if err != nil {
-		return err
-	}
-	l, err := svc.List(c.ctx, commands.ListArgs{Limit: *limit, All: *all})
-	if err != nil {
-		return err
+	l := &commands.ListResult{Turns: []commands.TurnInfo{}, Checkpoints: []commands.CheckpointInfo{}, Rewinds: []commands.RewindInfo{}}
+	if !c.noStore() {
+		cl, err := c.client("")
+		if err != nil {
+			return err
+		}
+		if l, err = cl.List(c.call(), commands.ListArgs{Limit: *limit, All: *all}); err != nil {
+			return err
+		}
 	}
 	if c.g.json {
 		return c.printJSON(l)
@@ -34,9 +36,10 @@ func (c *cli) log(args []string) error {
 
 // paths makes command-line paths root-relative: relative paths are taken
 // from the current folder when it is inside the root.
-func (c *cli) paths(svc *commands.Service, ps []string) []string {
+func (c *cli) paths(ps []string) []string {
+	root, _, _ := c.locate("")
 	wd, _ := os.Getwd()
-	inside := wd != "" && (wd == svc.Root() || strings.HasPrefix(wd, svc.Root()+string(filepath.Separator)))
+	inside := wd != "" && root != "" && (wd == root || strings.HasPrefix(wd, root+string(filepath.Separator)))
 	var out []string
 	for _, p := range ps {
 		if p == "" {
@@ -59,11 +62,11 @@ func (c *cli) diff(args []string) error {
 	if len(pos) == 0 {
 		return usagef("usage: rewind-lsp diff TARGET [PATH...]")
 	}
-	svc, err := c.service("")
+	cl, err := c.client("")
 	if err != nil {
 		return err
 	}
-	plan, err := svc.Preview(c.ctx, commands.PreviewArgs{Target: pos[0], Paths: c.paths(svc, pos[1:])})
+	plan, err := cl.Preview(c.call(), commands.PreviewArgs{Target: pos[0], Paths: c.paths(pos[1:])})
 	if err != nil {
 		return err
 	}
@@ -91,14 +94,13 @@ func (c *cli) rewind(args []string) error {
 	if len(pos) != 1 {
 		return usagef("usage: rewind-lsp rewind TARGET [--mode M] [--paths P,...] [--force] [--dry-run] [--report TEXT]")
 	}
-	svc, err := c.service("")
+	cl, err := c.client("")
 	if err != nil {
 		return err
 	}
-	ps := c.paths(svc, strings.Split(*paths, ","))
+	ps := c.paths(strings.Split(*paths, ","))
 	if *dry || *mode == "plan" {
-		m := *mode
-		plan, err := svc.Preview(c.ctx, commands.PreviewArgs{Target: pos[0], Mode: m, Paths: ps})
+		plan, err := cl.Preview(c.call(), commands.PreviewArgs{Target: pos[0], Mode: *mode, Paths: ps})
 		if err != nil {
 			return err
 		}
@@ -108,12 +110,7 @@ func (c *cli) rewind(args []string) error {
 		printPlan(c.stdout, plan, "would change")
 		return nil
 	}
-	ra := commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report}
-	r := &commands.RewindResult{}
-	handled, err := c.viaServer("", commands.NameRewind, ra, r)
-	if !handled && err == nil {
-		r, err = svc.Rewind(c.ctx, ra)
-	}
+	r, err := cl.Rewind(c.call(), commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report})
 	if err != nil {
 		return err
 	}
@@ -126,15 +123,11 @@ func (c *cli) undo(args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	ua := commands.UndoArgs{Force: *force}
-	r := &commands.RewindResult{}
-	handled, err := c.viaServer("", commands.NameUndo, ua, r)
-	if !handled && err == nil {
-		var svc *commands.Service
-		if svc, err = c.service(""); err == nil {
-			r, err = svc.Undo(c.ctx, ua)
-		}
+	cl, err := c.client("")
+	if err != nil {
+		return err
 	}
+	r, err := cl.Undo(c.call(), commands.UndoArgs{Force: *force})
 	if err != nil {
 		return err
 	}

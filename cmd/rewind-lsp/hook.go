@@ -1,25 +1,53 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/session"
 )
 
+// hookBudget is how long a hook may take: the agent waits for it, and SPEC
+// §6 promises an answer within 5 s whatever a running server does.
+const hookBudget = 4500 * time.Millisecond
+
 // hook records an agent's hook event. It never fails the agent: whatever
-// happens it returns nil (exit 0), and reports problems on stderr. Stdout
-// carries only what the hook protocol reads: at UserPromptSubmit, a
-// pending notice (SPEC §9), once.
-func (c *cli) hook(args []string) (err error) {
+// happens it returns nil (exit 0) within hookBudget, and reports problems
+// on stderr. Stdout carries only what the hook protocol reads: at
+// UserPromptSubmit, a pending notice (SPEC §9), once.
+func (c *cli) hook(args []string) error {
 	if len(args) != 1 || args[0] != "claude-code" {
 		return usagef("usage: rewind-lsp hook claude-code  (reads one hook event as JSON on stdin)")
 	}
+	ctx, cancel := context.WithTimeout(c.ctx, hookBudget)
+	defer cancel()
+	c.ctx = ctx
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.hookEvent()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		// Whatever is still running (a lock held by a stopped process, a
+		// huge first capture) is cut off by the exit: the store is safe
+		// from that at any moment, and a server that took the call records
+		// it once (same key).
+		fmt.Fprintf(c.stderr, "rewind-lsp hook: gave up after %v; the event may not be recorded\n", hookBudget)
+	}
+	return nil
+}
+
+// hookEvent reads and records one event, reporting problems on stderr.
+func (c *cli) hookEvent() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(c.stderr, "rewind-lsp hook: internal error: %v\n", r)
@@ -136,15 +164,11 @@ func (c *cli) hookTool(ev *agent.Event) error {
 			return nil // a file outside this root
 		}
 	}
-	r := &commands.ToolCallResult{}
-	if handled, err := c.viaServer(ev.Cwd, commands.NameToolCall, a, r); handled || err != nil {
-		return err
-	}
-	svc, err := c.service(ev.Cwd)
+	cl, err := c.client(ev.Cwd)
 	if err != nil {
 		return err
 	}
-	_, err = svc.ToolCall(c.ctx, a)
+	_, err = cl.ToolCall(c.call(), a)
 	return err
 }
 

@@ -1,0 +1,206 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// An operation is anything that changes files for the user: a rewind, a
+// revert or an undo. Every operation takes the same path (run):
+//
+//  1. the state before it is captured (its undo snapshot) and the state it
+//     leads to is stored, both before any file changes;
+//  2. the operation is appended to the journal as pending (its intent);
+//  3. the files change (the editor's WorkspaceEdit, or Writer on disk);
+//  4. a done entry records how it ended.
+//
+// A crash between 2 and 4 leaves a pending operation without a done entry.
+// The next command on the root (or a server start) finds it under the
+// journal lock and finishes it (recover): the files still in their state
+// from before are written, the ones already changed are left, and
+// temporary files are removed. So an interrupted operation is never half
+// done, never lost for undo, and never makes false conflicts.
+
+// ApplyFunc carries out the file part of an operation. tag is a short name
+// for the operation's temporary files. It returns a *NotApplied when the
+// editor or the disk did not apply it.
+type ApplyFunc func(ctx context.Context, label string, ops []snapshot.FileOp, tag string) error
+
+// NotApplied reports that a change was not applied (a reason for the user).
+type NotApplied struct{ Reason string }
+
+func (e *NotApplied) Error() string { return e.Reason }
+
+// ApplyOnDisk is the ApplyFunc of the command line: Writer on the disk,
+// then one sync.
+func ApplyOnDisk(root string) ApplyFunc {
+	return func(ctx context.Context, label string, ops []snapshot.FileOp, tag string) error {
+		w, err := snapshot.OpenWriter(root, tag)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		if err := w.Apply(ops); err != nil {
+			return err
+		}
+		return w.Sync()
+	}
+}
+
+// run carries out operation e (its kind and conversation fields filled
+// in) for ops, from the current state res: steps 1–4 above. It fills out's
+// Entry, Applied and FailureReason. An error means the outcome could not be
+// recorded; a failure to apply is recorded and reported in out.
+func (s *Session) run(ctx context.Context, l *Lock, res *snapshot.Result, ops []snapshot.FileOp, e *Entry,
+	label string, apply ApplyFunc, out *Outcome) error {
+	e.UndoSnapshot = res.ID.String()
+	e.Files = e.Files[:0]
+	changes := map[string]*snapshot.Entry{}
+	for _, op := range ops {
+		e.Files = append(e.Files, op.Path)
+		if op.Change == "delete" {
+			changes[op.Path] = nil
+			continue
+		}
+		id, err := s.objects.Put(op.After)
+		if err != nil {
+			return err
+		}
+		changes[op.Path] = &snapshot.Entry{Kind: op.AfterKind, ID: id, Size: int64(len(op.After))}
+	}
+	after, err := snapshot.PatchTree(s.objects, res.ID, changes)
+	if err != nil {
+		return err
+	}
+	if err := s.objects.Sync(); err != nil {
+		return err
+	}
+	e.Snapshot = after.String()
+	e.Pending = true
+	if err := l.Append(e); err != nil {
+		return err
+	}
+	out.Entry = e
+
+	s.mu.Lock()
+	t := s.tracker
+	s.mu.Unlock()
+	if t != nil {
+		t.expect(ops)
+		// The editor may take its time; the echoes come after.
+		defer t.expect(ops)
+	}
+	applyErr := apply(ctx, label, ops, e.ID[len(e.ID)-8:])
+	done := &Entry{Kind: KindDone, Of: e.ID, Actor: e.Actor}
+	var na *NotApplied
+	switch {
+	case applyErr == nil:
+		done.Snapshot = e.Snapshot
+		out.Applied = true
+	case errors.As(applyErr, &na):
+		f := false
+		done.Applied, done.FailureReason = &f, na.Reason
+		out.FailureReason = na.Reason
+	default:
+		if ctx.Err() != nil {
+			// Cancelled (the process is stopping): leave it to recovery,
+			// which finishes it from the intent.
+			return fmt.Errorf("%s: %w", lower(label), applyErr)
+		}
+		f := false
+		done.Applied, done.FailureReason = &f, applyErr.Error()
+		if err := l.Append(done); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: %w", lower(label), applyErr)
+	}
+	return l.Append(done)
+}
+
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// recover finishes every interrupted operation (pending, no done entry):
+// the files it changes that are still as they were before it are written,
+// those already in their new state are left, and so are files someone else
+// changed since (they show up as conflicts later, as any edit would). The
+// operation is then recorded as done. h is read under the lock held by l;
+// the caller reads the history again afterwards.
+func (s *Session) recover(ctx context.Context, l *Lock, h *History) error {
+	for _, e := range h.Unfinished() {
+		if err := s.recoverOne(ctx, l, h, e); err != nil {
+			return fmt.Errorf("finish the interrupted %s %s: %w", e.Kind, e.ID, err)
+		}
+	}
+	return nil
+}
+
+func (s *Session) recoverOne(ctx context.Context, l *Lock, h *History, e *Entry) error {
+	done := &Entry{Kind: KindDone, Of: e.ID, Actor: "recovery", Recovered: true, Snapshot: e.Snapshot}
+	before, err1 := snapshot.ParseID(e.UndoSnapshot)
+	after, err2 := snapshot.ParseID(e.Snapshot)
+	if err1 != nil || err2 != nil || h.Gone(e.Snapshot) || h.Gone(e.UndoSnapshot) {
+		f := false
+		done.Applied, done.FailureReason, done.Snapshot = &f, "interrupted, and its snapshots are unreadable", ""
+		return l.Append(done)
+	}
+	res, err := s.capturer.Capture(ctx, nil)
+	if err != nil {
+		return err
+	}
+	s.noteCapture(res)
+	set := map[string]bool{}
+	for _, p := range e.Files {
+		set[p] = true
+	}
+	d, err := snapshot.Compare(s.objects, res.ID, after, &before, func(p string) bool { return set[p] })
+	if err != nil {
+		return err
+	}
+	// Compare marks as conflicts the files that differ from the state
+	// before the operation: those are in their new state already, or
+	// someone changed them; either way they are left.
+	var todo []snapshot.FileOp
+	for _, op := range d.Ops {
+		// An empty file where the operation creates one is its own
+		// create half done (an editor's CreateFile before the text).
+		halfCreated := op.Change == "modify" && len(op.Before) == 0 && op.BeforeKind != snapshot.KindSymlink
+		if halfCreated {
+			_, inBefore, err := snapshot.Lookup(s.objects, before, op.Path)
+			if err != nil {
+				return err
+			}
+			halfCreated = !inBefore
+		}
+		if !op.Conflict || halfCreated {
+			todo = append(todo, op)
+		}
+	}
+	w, err := snapshot.OpenWriter(s.root, e.ID[len(e.ID)-8:])
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := w.Apply(todo); err != nil {
+		f := false
+		done.Applied, done.FailureReason = &f, "interrupted, and finishing it failed: "+err.Error()
+	}
+	if err := w.RemoveTemps(e.Files); err != nil {
+		return err
+	}
+	if err := w.Sync(); err != nil {
+		return err
+	}
+	if done.Applied != nil {
+		done.Snapshot = ""
+	}
+	return l.Append(done)
+}

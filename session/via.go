@@ -1,0 +1,47 @@
+package session
+
+import "github.com/rewind-lsp/rewind-lsp/snapshot"
+
+// ViaPolicy is what the editor applying an operation can do. How each file
+// reaches the disk (`via` of SPEC §4) is decided here, once, on the file
+// operation; the language server only translates the decision into a
+// WorkspaceEdit and disk writes.
+type ViaPolicy struct {
+	// ResourceOps is true when the editor creates and deletes files itself
+	// (it lists both in resourceOperations).
+	ResourceOps bool
+	// Open reports whether the editor holds rel open (nil: nothing open).
+	Open func(rel string) bool
+}
+
+// Via is how op reaches the disk under p: "edit" for text the editor
+// applies, "disk" for what the server writes itself — binary or invalid
+// UTF-8 content, symbolic links, mode changes, an executable created, a
+// create or delete the editor cannot do, and a create over a buffer the
+// editor still holds for a missing file (the server writes the file, the
+// buffer follows). A nil policy is the command line's: it writes every file
+// itself, and plans say what an editor would get.
+func (p *ViaPolicy) Via(op *snapshot.FileOp) string {
+	link := op.BeforeKind == snapshot.KindSymlink || op.AfterKind == snapshot.KindSymlink
+	modeChange := op.Change == "modify" && op.BeforeKind != op.AfterKind
+	if op.Binary || link || modeChange || (op.Change == "create" && op.AfterKind == snapshot.KindExec) {
+		return "disk"
+	}
+	if p == nil {
+		return "edit"
+	}
+	if op.Change != "modify" && !p.ResourceOps {
+		return "disk"
+	}
+	if op.Change == "create" && p.Open != nil && p.Open(op.Path) {
+		return "disk"
+	}
+	return "edit"
+}
+
+// decide sets the via of every op of d.
+func (p *ViaPolicy) decide(d *snapshot.Diff) {
+	for i := range d.Ops {
+		d.Ops[i].Via = p.Via(&d.Ops[i])
+	}
+}
