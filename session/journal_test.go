@@ -37,7 +37,7 @@ func turn(t *testing.T, s *Session, root, prompt string) {
 
 func checkpoint(t *testing.T, s *Session, label string) {
 	t.Helper()
-	if _, _, err := s.Checkpoint(context.Background(), label, "", "test"); err != nil {
+	if _, err := s.Checkpoint(context.Background(), CheckpointRequest{Label: label, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 }

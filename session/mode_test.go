@@ -28,7 +28,7 @@ func TestAutoTurnCatchesModeOnlyChange(t *testing.T) {
 		ts := turns(t, s)
 		return len(ts) == 2 && ts[1].End != nil
 	})
-	out, err := s.Rewind(context.Background(), RewindRequest{Target: "2", RecordFirst: true}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(context.Background(), RewindRequest{Target: "2"}, nil, ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}

@@ -3,13 +3,12 @@ package session
 // Noticeable reports whether an agent session should be told of entry e:
 // a rewind, revert or undo that changed files, a rewind carrying a report,
 // or a report recorded with mode summarize (SPEC §9).
-func Noticeable(e *Entry) bool {
-	applied := e.Applied == nil || *e.Applied
+func (h *History) Noticeable(e *Entry) bool {
 	switch e.Kind {
 	case KindRewind:
-		return applied && (len(e.Files) > 0 || e.Report != "")
-	case KindUndo, "revert": // revert: rewind.revert
-		return applied && len(e.Files) > 0
+		return h.Applied(e) && (len(e.Files) > 0 || e.Report != "")
+	case KindUndo, KindRevert:
+		return h.Applied(e) && len(e.Files) > 0
 	case KindSummary:
 		return e.Mode == ModeSummarize && e.Report != ""
 	}
@@ -53,7 +52,7 @@ func (s *Session) TakeNotices(sid string) ([]*Entry, *History, error) {
 			return nil
 		}
 		for _, e := range h.Entries[from+1:] {
-			if Noticeable(e) {
+			if h.Noticeable(e) {
 				out = append(out, e)
 			}
 		}

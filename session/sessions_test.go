@@ -222,7 +222,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 		t.Fatal("an unknown session was told")
 	}
 	// An undo that changed files is told; a summarize report too.
-	if _, err := f.s.Undo(f.ctx, false, true, "t", nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Mode: ModeSummarize, Report: "learnt", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
