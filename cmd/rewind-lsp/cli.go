@@ -35,6 +35,8 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   gc [--max-snapshots N] [--max-age DAYS]     drop old snapshot content
   fsck                                        verify the store
   status                                      what is recorded, where
+  setup claude-code [--user]                  add the hooks to .claude/settings.json
+  mcp                                         an MCP server on stdio for the agent itself
   demo                                        a guided tour in a temporary workspace
   version                                     print the version
 
@@ -123,6 +125,10 @@ func (c *cli) dispatch(cmd string, rest []string) error {
 		return c.fsck(rest)
 	case "status":
 		return c.status(rest)
+	case "setup":
+		return c.setup(rest)
+	case "mcp":
+		return c.mcp(rest)
 	}
 	return usagef("unknown command %q; run rewind-lsp help", cmd)
 }

@@ -1,0 +1,154 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// settingsHooks decodes the hooks of a Claude Code settings file: event →
+// commands, in order.
+func settingsHooks(t *testing.T, path string) (map[string][]string, map[string]json.RawMessage) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("settings are not JSON: %v\n%s", err, data)
+	}
+	var all map[string]json.RawMessage
+	json.Unmarshal(data, &all)
+	out := map[string][]string{}
+	for ev, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				out[ev] = append(out[ev], g.Matcher+"|"+h.Type+"|"+h.Command)
+			}
+		}
+	}
+	return out, all
+}
+
+// TestSetupClaudeCode: setup merges the five hooks into the project's
+// settings, keeps every other key and hook (and their order), changes
+// nothing the second time, and never overwrites a file that is not JSON.
+func TestSetupClaudeCode(t *testing.T) {
+	w := newWS(t)
+	settings := filepath.Join(w.root, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	orig := `{
+  "model": "opus",
+  "env": {"MAX_THINKING_TOKENS": "8000", "RATIO": 1.50},
+  "permissions": {"allow": ["Bash(go test:*)"], "deny": []},
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send 'done \u00e9'"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 30}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "say hi"}]}]
+  },
+  "statusLine": {"type": "command", "command": "~/.claude/status.sh"}
+}
+`
+	os.WriteFile(settings, []byte(orig), 0o600)
+	r := w.ok("setup", "claude-code")
+	if !strings.Contains(r.stdout, settings) {
+		t.Errorf("setup does not name the file: %s", r.stdout)
+	}
+	hooks, all := settingsHooks(t, settings)
+	cmd := "|command|" + bin + " hook claude-code" // the test binary is not on PATH
+	want := map[string][]string{
+		"SessionStart":     {cmd},
+		"UserPromptSubmit": {cmd},
+		"PreToolUse":       {"Bash|command|./guard.sh", "Bash" + cmd},
+		"PostToolUse":      {"Write|Edit|MultiEdit|NotebookEdit|Bash" + cmd},
+		"Stop":             {"|command|notify-send 'done é'", cmd},
+		"Notification":     {"|command|say hi"},
+	}
+	for ev, w := range want {
+		if strings.Join(hooks[ev], "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s hooks:\n got %q\nwant %q", ev, hooks[ev], w)
+		}
+	}
+	if len(hooks) != len(want) {
+		t.Errorf("events %v", hooks)
+	}
+	// Other settings kept byte for byte (numbers as written), in order.
+	if string(all["model"]) != `"opus"` || !bytes.Contains(all["env"], []byte(`1.50`)) || !bytes.Contains(all["permissions"], []byte(`go test:*`)) ||
+		!bytes.Contains(all["statusLine"], []byte("status.sh")) {
+		t.Errorf("other settings changed: %s", all)
+	}
+	data, _ := os.ReadFile(settings)
+	if i, j := bytes.Index(data, []byte(`"model"`)), bytes.Index(data, []byte(`"statusLine"`)); i < 0 || j < i {
+		t.Errorf("key order changed:\n%s", data)
+	}
+	if bytes.Contains(data, []byte(`"timeout": 30`)) == false {
+		t.Errorf("a hook's other fields were lost:\n%s", data)
+	}
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's 0600", fi.Mode())
+	}
+	// Twice: nothing changes.
+	r = w.ok("setup", "claude-code")
+	if again, _ := os.ReadFile(settings); !bytes.Equal(again, data) || !strings.Contains(r.stdout, "nothing changed") {
+		t.Fatalf("second setup changed the file or said so: %s", r.stdout)
+	}
+
+	// A file that is not JSON: an error naming it, the file untouched.
+	bad := []byte("{\n  \"model\": \"opus\",\n  // a comment\n}\n")
+	os.WriteFile(settings, bad, 0o644)
+	r = w.run("setup", "claude-code")
+	if r.code != 1 || !strings.Contains(r.stderr, settings) || !strings.Contains(r.stderr, "changed nothing") {
+		t.Fatalf("setup on a broken file: exit %d %s", r.code, r.stderr)
+	}
+	if now, _ := os.ReadFile(settings); !bytes.Equal(now, bad) {
+		t.Fatal("a broken settings file was overwritten")
+	}
+	os.WriteFile(settings, []byte(`{"hooks": ["not", "an object"]}`), 0o644)
+	if r := w.run("setup", "claude-code"); r.code != 1 || !strings.Contains(r.stderr, `"hooks" is not a JSON object`) {
+		t.Fatalf("hooks not an object: exit %d %s", r.code, r.stderr)
+	}
+	if r := w.run("setup", "codex"); r.code != 2 {
+		t.Fatalf("setup of an unknown agent: exit %d", r.code)
+	}
+}
+
+// TestSetupClaudeCodeUser: --user writes ~/.claude/settings.json, creating
+// it, and recognizes rewind-lsp's hook by any path to the binary.
+func TestSetupClaudeCodeUser(t *testing.T) {
+	w := newWS(t)
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/bin/rewind-lsp hook claude-code"}]}]}}`), 0o644)
+	c := execBin([]string{"--root", w.root, "--store", w.store, "setup", "claude-code", "--user"}, "HOME="+home, "PATH=/usr/bin:/bin")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("setup --user: %v %s", err, out)
+	}
+	hooks, _ := settingsHooks(t, settings)
+	if len(hooks["Stop"]) != 1 || len(hooks["UserPromptSubmit"]) != 1 || len(hooks) != 5 {
+		t.Fatalf("user hooks: %v", hooks)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, ".claude")); err == nil {
+		t.Fatal("--user wrote the project's settings")
+	}
+	// With rewind-lsp on PATH, the hook runs it by name.
+	os.Remove(settings)
+	c = execBin([]string{"--root", w.root, "setup", "claude-code", "--user"}, "HOME="+home, "PATH="+filepath.Dir(bin)+":/usr/bin:/bin")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("setup --user: %v %s", err, out)
+	}
+	hooks, _ = settingsHooks(t, settings)
+	if hooks["Stop"][0] != "|command|rewind-lsp hook claude-code" {
+		t.Fatalf("hook command with rewind-lsp on PATH: %q", hooks["Stop"])
+	}
+}

@@ -1,0 +1,237 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// Commands is the part of the command set the tools call: a local
+// commands.Service, or a client that forwards to the language server
+// running for the root (which knows the editors' unsaved buffers).
+type Commands interface {
+	Checkpoint(ctx context.Context, a commands.CheckpointArgs) (*commands.CheckpointResult, error)
+	List(ctx context.Context, a commands.ListArgs) (*commands.ListResult, error)
+	Preview(ctx context.Context, a commands.PreviewArgs) (*commands.Plan, error)
+	Rewind(ctx context.Context, a commands.RewindArgs) (*commands.RewindResult, error)
+}
+
+// Error texts of SPEC §9.
+const (
+	ErrNoCheckpoint = "No active checkpoint."
+	ErrEmptyReport  = "Report cannot be empty."
+	ErrEmptyGoal    = "Goal cannot be empty."
+)
+
+// labelPrefix starts the labels of the checkpoints agents make.
+const labelPrefix = "agent-"
+
+// Server is the MCP server of one root and one connection.
+type Server struct {
+	cmds    Commands
+	version string
+
+	mu     sync.Mutex
+	active *checkpoint // the latest checkpoint made through this connection
+}
+
+type checkpoint struct {
+	entry, label, goal string
+}
+
+// New returns the server of the root that cmds serves.
+func New(cmds Commands, version string) *Server {
+	return &Server{cmds: cmds, version: version}
+}
+
+// CheckpointIn is the input of the checkpoint tool.
+type CheckpointIn struct {
+	Goal string `json:"goal,omitempty" jsonschema:"Required, not empty: what you are about to try (kept with the checkpoint and shown in the editors)."`
+}
+
+// RewindIn is the input of the rewind tool.
+type RewindIn struct {
+	Report string `json:"report,omitempty" jsonschema:"Required, not empty: what you learnt on the path you are abandoning; it is kept in the journal as a summary."`
+	Target string `json:"target,omitempty" jsonschema:"Where to go back to: by default the latest checkpoint you made in this session; else @agent-N, a turn number (the state before that turn), turn:N:end, ~1, or an entry id."`
+}
+
+// TurnsIn is the input of the turns tool.
+type TurnsIn struct {
+	Limit int `json:"limit,omitempty" jsonschema:"Show only the latest N turns and checkpoints (default: all)."`
+}
+
+// DiffIn is the input of the diff tool.
+type DiffIn struct {
+	Target string `json:"target,omitempty" jsonschema:"Required: @agent-N, a turn number (the state before that turn), turn:N:end, ~1, or an entry id."`
+}
+
+// MCPServer builds the SDK server with the four tools.
+func (s *Server) MCPServer() *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "rewind-lsp", Version: s.version}, &sdk.ServerOptions{
+		Instructions: "rewind-lsp records this workspace's files at every turn. Call checkpoint with your goal before trying " +
+			"something uncertain; if it does not work out, call rewind with a report of what you learnt: the files come " +
+			"back exactly (shell edits too), the report is kept, and the user can undo the rewind.",
+	})
+	sdk.AddTool(srv, &sdk.Tool{Name: "checkpoint", Description: "Record the workspace's files now, before you try something, " +
+		"with your goal. rewind brings the files back to this point later."}, s.checkpoint)
+	sdk.AddTool(srv, &sdk.Tool{Name: "rewind", Description: "Restore the workspace's files to your latest checkpoint (or to target) " +
+		"and keep a report of what you learnt. Files someone else changed since are conflicts: nothing is restored then. " +
+		"The user can undo a rewind."}, s.rewind)
+	sdk.AddTool(srv, &sdk.Tool{Name: "turns", Description: "List the recorded turns (prompt, files changed) and checkpoints, newest last."}, s.turns)
+	sdk.AddTool(srv, &sdk.Tool{Name: "diff", Description: "The unified diff from the files now to target: what a rewind to target would change."}, s.diff)
+	return srv
+}
+
+// Run serves MCP on stdin and stdout until the client hangs up.
+func (s *Server) Run(ctx context.Context) error {
+	return s.MCPServer().Run(ctx, &sdk.StdioTransport{})
+}
+
+func text(format string, args ...any) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+var agentLabel = regexp.MustCompile(`^` + labelPrefix + `([0-9]+)$`)
+
+func (s *Server) checkpoint(ctx context.Context, _ *sdk.CallToolRequest, in CheckpointIn) (*sdk.CallToolResult, any, error) {
+	goal := strings.TrimSpace(in.Goal)
+	if goal == "" {
+		return nil, nil, errors.New(ErrEmptyGoal)
+	}
+	l, err := s.cmds.List(ctx, commands.ListArgs{All: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	n := 0
+	for _, c := range l.Checkpoints {
+		if m := agentLabel.FindStringSubmatch(c.Label); m != nil {
+			if k, _ := strconv.Atoi(m[1]); k > n {
+				n = k
+			}
+		}
+	}
+	label := fmt.Sprintf("%s%d", labelPrefix, n+1)
+	r, err := s.cmds.Checkpoint(ctx, commands.CheckpointArgs{Label: label, Goal: goal})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	s.active = &checkpoint{entry: r.Entry, label: label, goal: goal}
+	s.mu.Unlock()
+	return text("Checkpoint %s recorded (%d files). Call rewind with a report to come back here.", label, r.Files), nil, nil
+}
+
+func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn) (*sdk.CallToolResult, any, error) {
+	report := strings.TrimSpace(in.Report)
+	if report == "" {
+		return nil, nil, errors.New(ErrEmptyReport)
+	}
+	s.mu.Lock()
+	active := s.active
+	s.mu.Unlock()
+	target, name := strings.TrimSpace(in.Target), strings.TrimSpace(in.Target)
+	if target == "" {
+		if active == nil {
+			return nil, nil, errors.New(ErrNoCheckpoint)
+		}
+		target, name = active.entry, "checkpoint "+active.label
+	}
+	a := commands.RewindArgs{Target: target, Mode: "code", Report: report}
+	r, err := s.cmds.Rewind(ctx, a)
+	if err != nil {
+		return nil, nil, toolError(err)
+	}
+	if !r.Applied {
+		return nil, nil, refusal(r)
+	}
+	if r.Entry == "" {
+		// The files already were there: nothing to restore, but the report
+		// is kept all the same.
+		if _, err := s.cmds.Rewind(ctx, commands.RewindArgs{Target: target, Mode: "summarize", Report: report}); err != nil {
+			return nil, nil, toolError(err)
+		}
+	}
+	if in.Target == "" {
+		s.mu.Lock()
+		if s.active == active {
+			s.active = nil
+		}
+		s.mu.Unlock()
+	}
+	var files []string
+	if r.Plan != nil {
+		for _, f := range r.Plan.Files {
+			files = append(files, f.Change+" "+f.Path)
+		}
+	}
+	if len(files) == 0 {
+		return text("Nothing to restore: the files are as they were at %s. Your report is kept.", name), nil, nil
+	}
+	return text("Restored %d files to %s: %s. Your report is kept. Re-read these files before you edit them; "+
+		"the user can undo this rewind (rewind-lsp undo).", len(files), name, strings.Join(files, ", ")), nil, nil
+}
+
+// refusal is the tool error of a rewind that was not applied: for
+// conflicts, the list of files.
+func refusal(r *commands.RewindResult) error {
+	var conflicts []string
+	if r.Plan != nil {
+		for _, f := range r.Plan.Files {
+			if f.Conflict {
+				conflicts = append(conflicts, f.Path)
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		return fmt.Errorf("Conflict: nothing was restored. These files were changed by someone else since the checkpoint "+
+			"(an editor saved them, or holds them unsaved), and a rewind never overwrites that: %s", strings.Join(conflicts, ", "))
+	}
+	return fmt.Errorf("Nothing was restored: %s", r.FailureReason)
+}
+
+// toolError words a command error for the model.
+func toolError(err error) error {
+	var ae *commands.ArgError
+	if errors.As(err, &ae) {
+		return errors.New(ae.Msg)
+	}
+	return err
+}
+
+func (s *Server) turns(ctx context.Context, _ *sdk.CallToolRequest, in TurnsIn) (*sdk.CallToolResult, any, error) {
+	if in.Limit < 0 {
+		return nil, nil, errors.New("limit must not be negative")
+	}
+	l, err := s.cmds.List(ctx, commands.ListArgs{Limit: in.Limit})
+	if err != nil {
+		return nil, nil, err
+	}
+	return text("%s", formatTurns(l)), nil, nil
+}
+
+func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in DiffIn) (*sdk.CallToolResult, any, error) {
+	target := strings.TrimSpace(in.Target)
+	if target == "" {
+		return nil, nil, errors.New("Target cannot be empty.")
+	}
+	p, err := s.cmds.Preview(ctx, commands.PreviewArgs{Target: target})
+	if err != nil {
+		return nil, nil, toolError(err)
+	}
+	if p.Diff == "" && len(p.Files) == 0 {
+		return text("No difference: the files are as they were at %s.", target), nil, nil
+	}
+	out := p.Diff
+	for _, sk := range p.Skipped {
+		out += fmt.Sprintf("(skipped %s: %s)\n", sk.Path, sk.Reason)
+	}
+	return text("%s", out), nil, nil
+}
