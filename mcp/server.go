@@ -14,9 +14,9 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// Commands is the part of the command set the tools call: a local
-// commands.Service, or a client that forwards to the language server
-// running for the root (which knows the editors' unsaved buffers).
+// Commands is the part of the command set (commands.Client) the tools
+// call: commands.Auto forwards to the language server running for the
+// root (which knows the editors' unsaved buffers), else runs locally.
 type Commands interface {
 	Checkpoint(ctx context.Context, a commands.CheckpointArgs) (*commands.CheckpointResult, error)
 	List(ctx context.Context, a commands.ListArgs) (*commands.ListResult, error)
@@ -39,6 +39,7 @@ type Server struct {
 	cmds    Commands
 	version string
 
+	calls  sync.Mutex // one tool call at a time
 	mu     sync.Mutex
 	active *checkpoint // the latest checkpoint made through this connection
 }
@@ -81,13 +82,24 @@ func (s *Server) MCPServer() *sdk.Server {
 			"back exactly (shell edits too), the report is kept, and the user can undo the rewind.",
 	})
 	sdk.AddTool(srv, &sdk.Tool{Name: "checkpoint", Description: "Record the workspace's files now, before you try something, " +
-		"with your goal. rewind brings the files back to this point later."}, s.checkpoint)
+		"with your goal. rewind brings the files back to this point later."}, serial(s, s.checkpoint))
 	sdk.AddTool(srv, &sdk.Tool{Name: "rewind", Description: "Restore the workspace's files to your latest checkpoint (or to target) " +
 		"and keep a report of what you learnt. Files someone else changed since are conflicts: nothing is restored then. " +
-		"The user can undo a rewind."}, s.rewind)
-	sdk.AddTool(srv, &sdk.Tool{Name: "turns", Description: "List the recorded turns (prompt, files changed) and checkpoints, newest last."}, s.turns)
-	sdk.AddTool(srv, &sdk.Tool{Name: "diff", Description: "The unified diff from the files now to target: what a rewind to target would change."}, s.diff)
+		"The user can undo a rewind."}, serial(s, s.rewind))
+	sdk.AddTool(srv, &sdk.Tool{Name: "turns", Description: "List the recorded turns (prompt, files changed) and checkpoints, newest last."}, serial(s, s.turns))
+	sdk.AddTool(srv, &sdk.Tool{Name: "diff", Description: "The unified diff from the files now to target: what a rewind to target would change."}, serial(s, s.diff))
 	return srv
+}
+
+// serial runs tool calls one at a time, as the agent (actor "mcp"); each
+// recording call gets its own idempotency key from the command set.
+func serial[In any](s *Server, h sdk.ToolHandlerFor[In, any]) sdk.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
+		s.calls.Lock()
+		defer s.calls.Unlock()
+		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: "mcp"})
+		return h(ctx, req, in)
+	}
 }
 
 // Run serves MCP on stdin and stdout until the client hangs up.
