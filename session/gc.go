@@ -6,14 +6,27 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
-// gcGrace keeps objects younger than this from being swept: they may
-// belong to a capture in progress in another process.
+// gcGrace keeps packs and objects younger than this from being rewritten
+// or swept: they may belong to a capture in progress in another process,
+// or to a running server's live tree. REWIND_LSP_GC_GRACE (seconds)
+// overrides it, for benchmarks that compress hours of turns into minutes.
 const gcGrace = 10 * time.Minute
+
+func graceTime() time.Duration {
+	if v := os.Getenv("REWIND_LSP_GC_GRACE"); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+	}
+	return gcGrace
+}
 
 // pinnedRewinds is how many of the latest rewinds keep their undo snapshots.
 const pinnedRewinds = 10
@@ -24,6 +37,22 @@ type GCReport struct {
 	SnapshotsDropped []string `json:"snapshotsDropped"`
 	ObjectsRemoved   int      `json:"objectsRemoved"`
 	BytesFreed       int64    `json:"bytesFreed"`
+	// StoreBytes is the store's size after gc.
+	StoreBytes int64 `json:"storeBytes"`
+	// Damaged lists objects found damaged while repacking (left out of
+	// the new pack, and on the damaged list for the next capture to heal).
+	Damaged []string `json:"damaged,omitempty"`
+}
+
+// Retention bounds what gc keeps. Pinned snapshots are always kept:
+// labeled checkpoints, the undo snapshots of the latest rewinds, the open
+// turn's start and the last recorded state.
+type Retention struct {
+	MaxSnapshots int           // the newest N snapshots (0: no limit)
+	MaxAge       time.Duration // snapshots referenced within this age (0: no limit)
+	// MaxBytes drops the oldest unpinned snapshots until what the kept ones
+	// need (their objects, stored size) fits (0: no limit).
+	MaxBytes int64
 }
 
 // snapRef is one snapshot and the latest time an entry referenced it.
@@ -37,102 +66,166 @@ type snapRef struct {
 // no limit) or older than maxAge (0 = no limit). Labeled checkpoints, the
 // undo snapshots of the latest rewinds, the open turn's start and the last
 // recorded state are pinned. Journal entries stay; a gc entry marks the
-// dropped snapshots gone.
+// dropped snapshots gone. What is kept is repacked into one pack.
 func (s *Session) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
-	rep := &GCReport{SnapshotsDropped: []string{}}
+	return s.Retain(Retention{MaxSnapshots: maxSnapshots, MaxAge: maxAge})
+}
+
+// Retain is GC with a store budget as well.
+func (s *Session) Retain(r Retention) (*GCReport, error) {
+	var rep *GCReport
 	err := s.locked(func(l *Lock, h *History) error {
-		refs := map[string]*snapRef{}
-		ref := func(id string, t time.Time, pin bool) {
-			if id == "" || h.Gone(id) {
-				return
-			}
-			r := refs[id]
-			if r == nil {
-				r = &snapRef{id: id}
-				refs[id] = r
-			}
-			if t.After(r.last) {
-				r.last = t
-			}
-			r.pinned = r.pinned || pin
+		var err error
+		rep, err = s.retainLocked(l, h, r)
+		return err
+	})
+	return rep, err
+}
+
+// snapshotRefs lists the snapshots the journal holds (not gone), newest
+// first, with whether each is pinned.
+func snapshotRefs(h *History) []*snapRef {
+	refs := map[string]*snapRef{}
+	ref := func(id string, t time.Time, pin bool) {
+		if id == "" || h.Gone(id) {
+			return
 		}
-		rewinds := 0
-		for i := len(h.Entries) - 1; i >= 0; i-- {
-			e := h.Entries[i]
-			pin := e.Kind == KindCheckpoint && e.Label != ""
-			ref(e.Snapshot, e.Time, pin)
-			undoPin := false
-			if e.Kind == KindRewind && rewinds < pinnedRewinds {
-				rewinds++
-				undoPin = true
-			}
-			ref(e.UndoSnapshot, e.Time, undoPin)
+		r := refs[id]
+		if r == nil {
+			r = &snapRef{id: id}
+			refs[id] = r
 		}
-		if b := h.Baseline(); b != "" {
-			ref(b, time.Time{}, true)
+		if t.After(r.last) {
+			r.last = t
 		}
-		for _, open := range h.OpenTurns() {
-			ref(open.Snapshot, time.Time{}, true)
+		r.pinned = r.pinned || pin
+	}
+	rewinds := 0
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		pin := e.Kind == KindCheckpoint && e.Label != ""
+		ref(e.Snapshot, e.Time, pin)
+		undoPin := false
+		if e.Kind == KindRewind && rewinds < pinnedRewinds {
+			rewinds++
+			undoPin = true
 		}
-		all := make([]*snapRef, 0, len(refs))
-		for _, r := range refs {
-			all = append(all, r)
+		ref(e.UndoSnapshot, e.Time, undoPin)
+	}
+	if b := h.Baseline(); b != "" {
+		ref(b, time.Time{}, true)
+	}
+	for _, open := range h.OpenTurns() {
+		ref(open.Snapshot, time.Time{}, true)
+	}
+	all := make([]*snapRef, 0, len(refs))
+	for _, r := range refs {
+		all = append(all, r)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].last.Equal(all[j].last) {
+			return all[i].last.After(all[j].last)
 		}
-		sort.Slice(all, func(i, j int) bool { return all[i].last.After(all[j].last) })
-		var keep []string
-		now := time.Now()
-		for i, r := range all {
-			ok := r.pinned ||
-				((maxSnapshots <= 0 || i < maxSnapshots) && (maxAge <= 0 || now.Sub(r.last) <= maxAge))
-			if ok {
-				keep = append(keep, r.id)
-			} else {
-				rep.SnapshotsDropped = append(rep.SnapshotsDropped, r.id)
-			}
+		return all[i].id < all[j].id
+	})
+	return all
+}
+
+func (s *Session) retainLocked(l *Lock, h *History, r Retention) (*GCReport, error) {
+	rep := &GCReport{SnapshotsDropped: []string{}}
+	all := snapshotRefs(h)
+	now := time.Now()
+	reach := map[snapshot.ID]bool{}
+	var keptBytes int64
+	// need lists the objects snapshot k needs beyond those kept already,
+	// and their stored bytes.
+	need := func(k string) (map[snapshot.ID]bool, int64, error) {
+		added := map[snapshot.ID]bool{}
+		var n int64
+		id, err := snapshot.ParseID(k)
+		if err != nil {
+			return added, 0, nil
 		}
-		rep.SnapshotsKept = len(keep)
-		if len(rep.SnapshotsDropped) > 0 {
-			sort.Strings(rep.SnapshotsDropped)
-			if err := l.Append(&Entry{Kind: KindGC, Gone: rep.SnapshotsDropped}); err != nil {
-				return err
+		err = snapshot.WalkObjects(s.objects, id, func(oid snapshot.ID) bool {
+			if reach[oid] || added[oid] {
+				return false
 			}
-		}
-		// Mark what the kept snapshots reach, then sweep the rest.
-		reach := map[snapshot.ID]bool{}
-		for _, k := range keep {
-			id, err := snapshot.ParseID(k)
-			if err != nil {
-				continue
-			}
-			err = snapshot.TreeObjects(s.objects, id, reach, func(snapshot.ID, bool) error { return nil })
-			if err != nil {
-				return fmt.Errorf("gc: snapshot %s is damaged, nothing swept (run fsck): %w", k, err)
-			}
-		}
-		cutoff := now.Add(-gcGrace)
-		err := s.objects.Walk(func(id snapshot.ID, size int64) error {
-			if reach[id] {
-				return nil
-			}
-			fi, err := os.Stat(s.objects.Path(id))
-			if err != nil || fi.ModTime().After(cutoff) {
-				return nil
-			}
-			if err := s.objects.Remove(id); err != nil {
-				return fmt.Errorf("gc: %w", err)
-			}
-			rep.ObjectsRemoved++
-			rep.BytesFreed += size
+			added[oid] = true
+			return true
+		}, func(oid snapshot.ID, _ bool) error {
+			n += s.objects.Size(oid)
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, 0, fmt.Errorf("gc: snapshot %s is damaged, nothing swept (run fsck): %w", k, err)
 		}
-		s.objects.Forget()
-		s.capturer.Reset()
-		return nil
-	})
-	return rep, err
+		return added, n, nil
+	}
+	keepSnap := func(added map[snapshot.ID]bool, n int64) {
+		for id := range added {
+			reach[id] = true
+		}
+		keptBytes += n
+	}
+	// Pinned snapshots first: they stay whatever the budget.
+	keep := map[string]bool{}
+	for _, ref := range all {
+		if ref.pinned {
+			added, n, err := need(ref.id)
+			if err != nil {
+				return nil, err
+			}
+			keepSnap(added, n)
+			keep[ref.id] = true
+		}
+	}
+	unpinned := 0
+	full := false // the budget is spent: older snapshots are dropped
+	for _, ref := range all {
+		if ref.pinned {
+			continue
+		}
+		ok := !full && (r.MaxSnapshots <= 0 || unpinned < r.MaxSnapshots) && (r.MaxAge <= 0 || now.Sub(ref.last) <= r.MaxAge)
+		if ok {
+			added, n, err := need(ref.id)
+			if err != nil {
+				return nil, err
+			}
+			if r.MaxBytes > 0 && keptBytes+n > r.MaxBytes {
+				ok, full = false, true
+			} else {
+				keepSnap(added, n)
+			}
+		}
+		if ok {
+			unpinned++
+			keep[ref.id] = true
+		} else {
+			rep.SnapshotsDropped = append(rep.SnapshotsDropped, ref.id)
+		}
+	}
+	rep.SnapshotsKept = len(keep)
+	if len(rep.SnapshotsDropped) > 0 {
+		sort.Strings(rep.SnapshotsDropped)
+		if err := l.Append(&Entry{Kind: KindGC, Gone: rep.SnapshotsDropped}); err != nil {
+			return nil, err
+		}
+	}
+	rp, err := s.objects.Repack(func(id store.ID) bool { return reach[id] }, graceTime())
+	if err != nil {
+		return nil, fmt.Errorf("gc: %w", err)
+	}
+	rep.ObjectsRemoved = rp.ObjectsRemoved
+	if freed := rp.BytesBefore - rp.BytesAfter; freed > 0 {
+		rep.BytesFreed = freed
+	}
+	for _, id := range rp.Damaged {
+		rep.Damaged = append(rep.Damaged, id.String())
+	}
+	s.objects.Forget()
+	s.capturer.Reset()
+	rep.StoreBytes = s.StoreBytes()
+	return rep, nil
 }
 
 // Problem is one piece of damage fsck found.
@@ -144,29 +237,46 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s %s: %s", p.What, p.Where, p.Err) }
 
+// FsckReport is what fsck found: damage, and notes that are no damage (a
+// torn pack tail a crash left, which is ignored).
+type FsckReport struct {
+	Problems []Problem `json:"problems"`
+	Notes    []string  `json:"notes,omitempty"`
+}
+
 // Fsck verifies every journal line, every stored object against its ID,
 // and that every snapshot the journal needs is whole.
 func (s *Session) Fsck() ([]Problem, error) {
-	var probs []Problem
+	rep, err := s.FsckReport()
+	if err != nil {
+		return nil, err
+	}
+	return rep.Problems, nil
+}
+
+// FsckReport is Fsck with its notes.
+func (s *Session) FsckReport() (*FsckReport, error) {
+	rep := &FsckReport{}
 	ents, bad, err := s.journal.ReadAll()
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range bad {
-		probs = append(probs, Problem{What: "journal", Where: fmt.Sprintf("%s line %d", s.journal.Path(), b.Line), Err: b.Err.Error()})
+		rep.Problems = append(rep.Problems, Problem{What: "journal", Where: fmt.Sprintf("%s line %d", s.journal.Path(), b.Line), Err: b.Err.Error()})
 	}
 	h := NewHistory(ents)
-	damaged := map[snapshot.ID]bool{}
-	err = s.objects.Walk(func(id snapshot.ID, size int64) error {
-		if _, err := s.objects.Get(id); err != nil {
-			damaged[id] = true
-			probs = append(probs, Problem{What: "object", Where: s.objects.Path(id), Err: err.Error()})
-		}
-		return nil
-	})
+	vr, err := s.objects.Verify()
 	if err != nil {
 		return nil, err
 	}
+	damaged := map[snapshot.ID]bool{}
+	for _, p := range vr.Problems {
+		if !p.ID.IsZero() {
+			damaged[p.ID] = true
+		}
+		rep.Problems = append(rep.Problems, Problem{What: "object", Where: p.Where, Err: p.Err})
+	}
+	rep.Notes = append(rep.Notes, vr.Notes...)
 	checked := map[string]bool{}
 	seen := map[snapshot.ID]bool{}
 	for _, e := range h.Entries {
@@ -177,19 +287,27 @@ func (s *Session) Fsck() ([]Problem, error) {
 			checked[sn] = true
 			id, err := snapshot.ParseID(sn)
 			if err != nil {
-				probs = append(probs, Problem{What: "snapshot", Where: "entry " + e.ID, Err: err.Error()})
+				rep.Problems = append(rep.Problems, Problem{What: "snapshot", Where: "entry " + e.ID, Err: err.Error()})
 				continue
 			}
-			err = snapshot.TreeObjects(s.objects, id, seen, func(snapshot.ID, bool) error { return nil })
+			err = snapshot.TreeObjects(s.objects, id, seen, func(oid snapshot.ID, isTree bool) error {
+				if !isTree && !s.objects.Has(oid) {
+					return &snapshot.DamagedError{ID: oid, Path: s.objects.Dir(), Err: fmt.Errorf("missing")}
+				}
+				if damaged[oid] {
+					return fmt.Errorf("needs damaged object %s", oid)
+				}
+				return nil
+			})
 			if err != nil {
 				if de, ok := err.(*snapshot.DamagedError); ok && damaged[de.ID] {
 					err = fmt.Errorf("needs damaged object %s", de.ID)
 				}
-				probs = append(probs, Problem{What: "snapshot", Where: fmt.Sprintf("%s (entry %s, %s)", sn[:12], e.ID, e.Kind), Err: err.Error()})
+				rep.Problems = append(rep.Problems, Problem{What: "snapshot", Where: fmt.Sprintf("%s (entry %s, %s)", sn[:12], e.ID, e.Kind), Err: err.Error()})
 			}
 		}
 	}
-	return probs, nil
+	return rep, nil
 }
 
 // StoreBytes is the disk space the store uses.

@@ -40,7 +40,7 @@ func (o *Objects) tree(id ID) ([]treeEntry, error) {
 	}
 	ents, err = decodeTree(data)
 	if err != nil {
-		return nil, &DamagedError{ID: id, Path: o.Path(id), Err: err}
+		return nil, &DamagedError{ID: id, Path: o.Where(id), Err: err}
 	}
 	o.trees.mu.Lock()
 	if o.trees.m == nil || len(o.trees.m) >= treeCacheMax {

@@ -227,7 +227,7 @@ func ReadTree(o *Objects, id ID) (Manifest, error) {
 		}
 		ents, err := decodeTree(data)
 		if err != nil {
-			return &DamagedError{ID: id, Path: o.Path(id), Err: err}
+			return &DamagedError{ID: id, Path: o.Where(id), Err: err}
 		}
 		for _, e := range ents {
 			p := e.name
@@ -251,40 +251,47 @@ func ReadTree(o *Objects, id ID) (Manifest, error) {
 }
 
 // TreeObjects calls fn with the ID of every object (trees and contents)
-// reachable from snapshot id; used by gc and fsck.
+// reachable from snapshot id; used by gc and fsck. Objects in seen are
+// skipped (with everything below them), and visited ones are added to it.
 func TreeObjects(o *Objects, id ID, seen map[ID]bool, fn func(id ID, isTree bool) error) error {
-	if seen[id] {
+	return WalkObjects(o, id, func(id ID) bool {
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		return true
+	}, fn)
+}
+
+// WalkObjects calls fn with the ID of every object reachable from snapshot
+// id (a tree stored as a delta brings its bases) for which visit returns
+// true; a tree visit rejects is not entered.
+func WalkObjects(o *Objects, id ID, visit func(ID) bool, fn func(id ID, isTree bool) error) error {
+	if !visit(id) {
 		return nil
 	}
-	seen[id] = true
 	if err := fn(id, true); err != nil {
 		return err
 	}
 	// A tree stored as a delta needs its bases.
-	for b, _ := o.deltaBase(id); !b.IsZero() && !seen[b]; b, _ = o.deltaBase(b) {
-		seen[b] = true
+	for b, _, _ := o.DeltaBase(id); !b.IsZero() && visit(b); b, _, _ = o.DeltaBase(b) {
 		if err := fn(b, true); err != nil {
 			return err
 		}
 	}
-	data, err := o.Get(id)
+	ents, err := o.tree(id)
 	if err != nil {
 		return err
-	}
-	ents, err := decodeTree(data)
-	if err != nil {
-		return &DamagedError{ID: id, Path: o.Path(id), Err: err}
 	}
 	for _, e := range ents {
 		switch e.kind {
 		case kindDir:
-			if err := TreeObjects(o, e.id, seen, fn); err != nil {
+			if err := WalkObjects(o, e.id, visit, fn); err != nil {
 				return err
 			}
 		case KindSkipped:
 		default:
-			if !seen[e.id] {
-				seen[e.id] = true
+			if visit(e.id) {
 				if err := fn(e.id, false); err != nil {
 					return err
 				}

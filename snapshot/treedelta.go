@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 )
 
@@ -13,11 +12,8 @@ import (
 // the size of every folder on the path of a change. A large tree is
 // therefore stored as a delta against the folder's previous tree: the
 // entries added, changed and removed. Its ID is still the SHA-256 of the
-// whole tree, which Get rebuilds (the tree encoding is canonical) and
-// verifies; readers never see the difference.
-
-// deltaMagic starts a delta object; zstd frames start with 0x28b52ffd.
-var deltaMagic = []byte("RWDT")
+// whole tree, which the store rebuilds through applyDelta (the tree
+// encoding is canonical) and verifies; readers never see the difference.
 
 const (
 	deltaMinBytes = 2048 // smaller trees are stored whole
@@ -34,7 +30,7 @@ func (o *Objects) putTree(id ID, data []byte, ents []treeEntry, base ID) error {
 	if base.IsZero() || base == id || len(data) < deltaMinBytes || !o.Has(base) {
 		return o.PutID(id, data)
 	}
-	depth, err := o.deltaDepth(base)
+	_, depth, err := o.DeltaBase(base)
 	if err != nil || depth+1 > deltaMaxDepth {
 		return o.PutID(id, data)
 	}
@@ -46,12 +42,7 @@ func (o *Objects) putTree(id ID, data []byte, ents []treeEntry, base ID) error {
 	if len(changes)*4 > len(ents) {
 		return o.PutID(id, data)
 	}
-	var body bytes.Buffer
-	body.Write(deltaMagic)
-	body.Write(base[:])
-	body.WriteByte(byte(depth + 1))
-	body.Write(o.enc.EncodeAll(encodeChanges(changes), nil))
-	return o.putRaw(id, body.Bytes())
+	return o.PutDelta(id, base, encodeChanges(changes))
 }
 
 // treeChange is one entry added or changed (remove false) or removed.
@@ -148,60 +139,16 @@ func applyChanges(base []treeEntry, cs []treeChange) []treeEntry {
 	return out
 }
 
-// getDelta rebuilds the content of delta object id from its stored bytes.
-func (o *Objects) getDelta(id ID, raw []byte, path string) ([]byte, error) {
-	if len(raw) < len(deltaMagic)+33 {
-		return nil, &DamagedError{ID: id, Path: path, Err: errors.New("truncated delta header")}
-	}
-	var base ID
-	copy(base[:], raw[len(deltaMagic):])
-	body, err := o.dec.DecodeAll(raw[len(deltaMagic)+33:], nil)
-	if err != nil {
-		return nil, &DamagedError{ID: id, Path: path, Err: fmt.Errorf("cannot decompress: %w", err)}
-	}
+// applyDelta rebuilds a tree stored as a delta from its base and the
+// delta body (the store verifies the result against the tree's ID).
+func (o *Objects) applyDelta(base ID, body []byte) ([]byte, error) {
 	cs, err := decodeChanges(body)
 	if err != nil {
-		return nil, &DamagedError{ID: id, Path: path, Err: err}
+		return nil, err
 	}
 	old, err := o.tree(base)
 	if err != nil {
-		return nil, &DamagedError{ID: id, Path: path, Err: fmt.Errorf("its base %s: %w", base, err)}
+		return nil, err
 	}
-	data := encodeTree(applyChanges(old, cs))
-	if Sum(data) != id {
-		return nil, &DamagedError{ID: id, Path: path, Err: errors.New("content does not match its id")}
-	}
-	return data, nil
-}
-
-// deltaBase returns the base of a delta object (zero for a whole object).
-func (o *Objects) deltaBase(id ID) (ID, error) {
-	var base ID
-	f, err := os.Open(o.Path(id))
-	if err != nil {
-		return base, err
-	}
-	defer f.Close()
-	head := make([]byte, len(deltaMagic)+33)
-	n, _ := f.Read(head)
-	if n < len(head) || !bytes.HasPrefix(head, deltaMagic) {
-		return base, nil
-	}
-	copy(base[:], head[len(deltaMagic):])
-	return base, nil
-}
-
-// deltaDepth is the length of id's delta chain (0 for a whole object).
-func (o *Objects) deltaDepth(id ID) (int, error) {
-	f, err := os.Open(o.Path(id))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	head := make([]byte, len(deltaMagic)+33)
-	n, _ := f.Read(head)
-	if n < len(head) || !bytes.HasPrefix(head, deltaMagic) {
-		return 0, nil
-	}
-	return int(head[len(head)-1]), nil
+	return encodeTree(applyChanges(old, cs)), nil
 }

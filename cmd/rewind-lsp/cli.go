@@ -399,15 +399,19 @@ func (c *cli) fsck(args []string) error {
 	if err != nil {
 		return err
 	}
-	probs, err := svc.Session().Fsck()
+	rep, err := svc.Session().FsckReport()
 	if err != nil {
 		return err
+	}
+	probs := rep.Problems
+	for _, n := range rep.Notes {
+		fmt.Fprintf(c.stderr, "note: %s\n", n)
 	}
 	if c.g.json {
 		if probs == nil {
 			probs = []session.Problem{}
 		}
-		if err := c.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs}); err != nil {
+		if err := c.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs, "notes": rep.Notes}); err != nil {
 			return err
 		}
 	} else if len(probs) == 0 {

@@ -1,0 +1,336 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// writer is the pack this process appends to. Records are gathered in buf
+// and written in large pieces; the pack is made durable (one fsync) and
+// given its index when sealed.
+type writer struct {
+	path string
+	f    *os.File
+	off  int64 // bytes written to the file
+	buf  []byte
+	ents []entry
+	byID map[ID]int
+}
+
+// flushAt is how many pending bytes are written to the pack at once.
+var flushAt = 4 << 20
+
+// maxPackBytes bounds one pack: past it the writer starts another.
+const maxPackBytes = 1 << 30
+
+// newWriter creates a pack under a temporary name, takes its lock and
+// only then gives it its name: another process never sees an unlocked
+// pack that is still being written.
+func newWriter(dir string) (*writer, error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := hex.EncodeToString(rnd[:])
+	tmp := filepath.Join(dir, ".tmp-pack-"+name)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create pack: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("lock pack: %w", err)
+	}
+	var head []byte
+	head = append(head, packMagic...)
+	head = binary.LittleEndian.AppendUint32(head, packVersion)
+	if _, err := f.Write(head); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("create pack: %w", err)
+	}
+	path := filepath.Join(dir, "pack-"+name+".pack")
+	if err := os.Rename(tmp, path); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("create pack: %w", err)
+	}
+	return &writer{path: path, f: f, off: packHeader, byID: map[ID]int{}}, nil
+}
+
+func (w *writer) has(id ID) bool { _, ok := w.byID[id]; return ok }
+
+func (w *writer) size() int64 { return w.off + int64(len(w.buf)) }
+
+// add appends one record.
+func (w *writer) add(id ID, kind byte, payload []byte) error {
+	off := w.size()
+	w.buf = appendRecord(w.buf, id, kind, payload)
+	e := entry{id: id, off: off, n: uint32(w.size() - off)}
+	w.byID[id] = len(w.ents)
+	w.ents = append(w.ents, e)
+	if len(w.buf) >= flushAt {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the pending bytes to the pack.
+func (w *writer) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
+		return fmt.Errorf("write pack %s: %w", baseName(w.path), err)
+	}
+	w.off += int64(len(w.buf))
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// record returns a copy of id's whole record, or nil.
+func (w *writer) record(id ID) []byte {
+	i, ok := w.byID[id]
+	if !ok {
+		return nil
+	}
+	e := w.ents[i]
+	if e.off >= w.off {
+		s := w.buf[e.off-w.off : e.off-w.off+int64(e.n)]
+		return append([]byte(nil), s...)
+	}
+	b := make([]byte, e.n)
+	if _, err := w.f.ReadAt(b, e.off); err != nil {
+		return nil
+	}
+	return b
+}
+
+// pack is the writer's pack as a reader sees it once everything is
+// flushed; it shares the file.
+func (w *writer) pack() *pack {
+	ents := append([]entry(nil), w.ents...)
+	sortEntries(ents)
+	return &pack{path: w.path, size: w.off, ents: ents, f: w.f}
+}
+
+// seal makes the pack durable (one fsync of the pack, one of its folder
+// for the new name), writes its index and releases the lock. The file
+// stays open for reading.
+func (w *writer) seal() error {
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync pack %s: %w", baseName(w.path), err)
+	}
+	syncDir(filepath.Dir(w.path))
+	err := writeIndex(w.path, append([]entry(nil), w.ents...), w.off)
+	unix.Flock(int(w.f.Fd()), unix.LOCK_UN)
+	if err != nil {
+		return fmt.Errorf("index pack %s: %w", baseName(w.path), err)
+	}
+	return nil
+}
+
+// append adds a record for id to this process's pack, creating one when
+// needed.
+func (o *Objects) append(id ID, kind byte, payload []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.known[id]; ok && !o.dmg.has(id) {
+		return nil
+	}
+	if o.w != nil && o.w.has(id) {
+		return nil
+	}
+	if o.w != nil && o.w.size() > maxPackBytes {
+		if err := o.sealLocked(false); err != nil {
+			return err
+		}
+	}
+	if o.w == nil {
+		w, err := newWriter(o.packs)
+		if err != nil {
+			return fmt.Errorf("store object %s: %w", id, err)
+		}
+		o.w = w
+	}
+	if err := o.w.add(id, kind, payload); err != nil {
+		return fmt.Errorf("store object %s: %w", id, err)
+	}
+	o.known[id] = struct{}{}
+	if o.dmg.has(id) {
+		o.dmg.healed(id)
+	}
+	return nil
+}
+
+// sealLocked hands the current pack to the readers and seals it, now or
+// in the background (o.mu held).
+func (o *Objects) sealLocked(background bool) error {
+	w := o.w
+	if w == nil {
+		return nil
+	}
+	o.w = nil
+	if err := w.flush(); err != nil {
+		w.f.Close()
+		return err
+	}
+	o.load()
+	o.all = append(o.all, w.pack())
+	if background {
+		o.sealing.Add(1)
+		go func() {
+			defer o.sealing.Done()
+			if err := w.seal(); err != nil {
+				o.mu.Lock()
+				o.sealErr = err
+				o.mu.Unlock()
+				return
+			}
+			o.afterSeal()
+		}()
+		return nil
+	}
+	o.mu.Unlock()
+	err := w.seal()
+	if err == nil {
+		o.afterSeal()
+	}
+	o.mu.Lock()
+	return err
+}
+
+// Sync makes every object written by this process so far durable: the
+// pack it appends to is fsynced once and sealed (a new pack is started by
+// the next write). Callers sync before they record a reference to new
+// objects in the journal.
+func (o *Objects) Sync() error {
+	o.mu.Lock()
+	err := o.sealLocked(false)
+	o.mu.Unlock()
+	o.sealing.Wait()
+	o.mu.Lock()
+	if err == nil {
+		err = o.sealErr
+	}
+	o.sealErr = nil
+	o.mu.Unlock()
+	return err
+}
+
+// SyncSoon seals the current pack in the background, for the running
+// server's turn boundaries: their cost then does not wait on the disk.
+// The journal entry that names the objects is fsynced at once, so only a
+// power cut within those milliseconds could leave it pointing at content
+// the disk lost; fsck names such a snapshot and a rewind to it refuses. (A
+// process crash loses nothing either way.)
+func (o *Objects) SyncSoon() {
+	o.mu.Lock()
+	o.sealLocked(true)
+	o.mu.Unlock()
+}
+
+// afterSeal finishes what a durable pack allows: healed objects leave the
+// damaged list, and small packs are merged when they pile up.
+func (o *Objects) afterSeal() {
+	o.dmg.flush()
+	// Merging only saves lookups and files: a failure loses nothing, and
+	// the next seal tries again.
+	_ = o.mergeSmall()
+}
+
+// Close seals what was written and closes the packs.
+func (o *Objects) Close() error {
+	err := o.Sync()
+	o.mu.Lock()
+	for _, p := range o.all {
+		p.close()
+	}
+	o.all = nil
+	o.loaded = false
+	o.mu.Unlock()
+	return err
+}
+
+// listPacks lists the pack files of a packs folder.
+func listPacks(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, "pack-") && strings.HasSuffix(n, ".pack") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// isLocked reports whether another process holds the pack open for
+// writing.
+func isLocked(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		return errors.Is(err, unix.EWOULDBLOCK)
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false
+}
+
+// writeFile writes data to path through a temp file in the same folder
+// and a rename, so readers see the old file or the new one, never a torn
+// one. With sync it fsyncs the file and its folder.
+func writeFile(path string, data []byte, sync bool) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if sync {
+		if err = f.Sync(); err != nil {
+			return err
+		}
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if sync {
+		syncDir(dir)
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
