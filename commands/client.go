@@ -113,6 +113,11 @@ func invoke[A, R any](ctx context.Context, a *Auto, name string, args A, local f
 	if err != nil {
 		return nil, err
 	}
+	// An operation a killed process left half done is finished first,
+	// whatever this command is.
+	if _, err := svc.Session().Recover(ctx); err != nil {
+		return nil, err
+	}
 	return local(svc, ctx, args)
 }
 

@@ -116,6 +116,13 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 		return fmt.Errorf("opening the store of %s: %w", p, err)
 	}
 	f.svc = svc
+	// A rewind, revert or undo that a killed process left half done is
+	// finished before anything else reads the files.
+	if n, err := svc.Session().Recover(s.baseCtx); err != nil {
+		s.log.Printf("folder %s: finishing an interrupted rewind: %v", p, err)
+	} else if n > 0 {
+		s.log.Printf("folder %s: finished %d interrupted rewind(s)", p, n)
+	}
 	overlay.roots = f.roots()
 	s.hadFolder = true
 	s.ws.folders = append(s.ws.folders, f)

@@ -106,7 +106,7 @@ func snapshotRefs(h *History) []*snapRef {
 		pin := e.Kind == KindCheckpoint && e.Label != ""
 		ref(e.Snapshot, e.Time, pin)
 		undoPin := false
-		if e.Kind == KindRewind && rewinds < pinnedRewinds {
+		if IsOperation(e.Kind) && rewinds < pinnedRewinds { // undoable: rewinds, reverts, undos (a redo)
 			rewinds++
 			undoPin = true
 		}

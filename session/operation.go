@@ -189,12 +189,12 @@ func (s *Session) recoverOne(ctx context.Context, l *Lock, h *History, e *Entry)
 		return err
 	}
 	defer w.Close()
+	if err := w.RemoveTemps(e.Files); err != nil {
+		return err
+	}
 	if err := w.Apply(todo); err != nil {
 		f := false
 		done.Applied, done.FailureReason = &f, "interrupted, and finishing it failed: "+err.Error()
-	}
-	if err := w.RemoveTemps(e.Files); err != nil {
-		return err
 	}
 	if err := w.Sync(); err != nil {
 		return err

@@ -303,22 +303,27 @@ func (s *Session) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) er
 }
 
 // Recover finishes any operation an interrupted process left unfinished
-// (a language server calls it when it starts) and reports how many.
-func (s *Session) Recover() (int, error) {
-	l, err := s.journal.Lock()
+// and reports how many: a language server calls it when it starts, the
+// command line before any command (commands that take the journal lock
+// would do it anyway). When nothing is unfinished it takes no lock.
+func (s *Session) Recover(ctx context.Context) (int, error) {
+	h, err := s.History()
+	if err != nil || len(h.Unfinished()) == 0 {
+		return 0, err
+	}
+	l, err := s.journal.LockContext(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer l.Unlock()
-	h, err := s.History()
-	if err != nil {
+	if h, err = s.History(); err != nil {
 		return 0, err
 	}
 	n := len(h.Unfinished())
 	if n == 0 {
 		return 0, nil
 	}
-	return n, s.recover(context.Background(), l, h)
+	return n, s.recover(ctx, l, h)
 }
 
 // TurnRequest opens or closes a turn.

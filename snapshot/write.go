@@ -148,7 +148,7 @@ func lstatAt(fd int, name string) (st unix.Stat_t, ok bool, err error) {
 }
 
 func (w *Writer) tempName() string {
-	return fmt.Sprintf("%s%s-%d%s", TempPrefix, w.tag, tempSeq.Add(1), TempSuffix)
+	return fmt.Sprintf("%s%s-%d-%d%s", TempPrefix, w.tag, os.Getpid(), tempSeq.Add(1), TempSuffix)
 }
 
 // Write makes rel hold data: a regular file (kind KindFile or KindExec,
