@@ -321,9 +321,16 @@ func TestUTF8Rewind(t *testing.T) {
 func TestJournalChangeFromOtherProcess(t *testing.T) {
 	w := newWsp(t)
 	w.write("a.txt", "a\n", 0o644)
-	_, e := startServer(t, w, plainClient)
+	// A plain LSP client that declared rewind/didChange hears of it; one
+	// that did not (lsp-mode, Helix: "unknown notification" warnings) is
+	// never sent it.
+	_, plain := startServer(t, w, plainClient)
+	srv, c := startBinary(t, w.home)
+	e := newEditor(t, c, plainClient)
+	e.srv = srv
+	e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "rewindDidChange": true})
 	time.Sleep(100 * time.Millisecond)
-	mark := e.c.notifCount()
+	mark, plainMark := e.c.notifCount(), plain.c.notifCount()
 	start := time.Now()
 	cli(t, w.home, w.root, w.store, "checkpoint", "here")
 	m, _ := e.c.waitNotification("rewind/didChange", mark, 2*time.Second, nil)
@@ -337,6 +344,9 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 	json.Unmarshal(m.Params, &n)
 	if n.Root != w.root || n.Latest == "" {
 		t.Fatalf("rewind/didChange %s", m.Params)
+	}
+	if m, _ := plain.c.waitNotification("rewind/didChange", plainMark, 500*time.Millisecond, nil); m != nil {
+		t.Errorf("a client that did not declare rewind/didChange was sent it: %s", m.Params)
 	}
 }
 

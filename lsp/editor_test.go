@@ -96,6 +96,14 @@ func (e *editor) initialize(folders []string, options map[string]any, encodings 
 	for _, f := range folders {
 		wf = append(wf, map[string]string{"uri": uriFromPath(f), "name": filepath.Base(f)})
 	}
+	if _, set := options["rewindDidChange"]; !set && e.kind != plainClient {
+		// The full integrations (VS Code, Neovim) handle rewind/didChange.
+		opts := map[string]any{"rewindDidChange": true}
+		for k, v := range options {
+			opts[k] = v
+		}
+		options = opts
+	}
 	params := map[string]any{
 		"processId": os.Getpid(), "capabilities": e.capabilities(encodings...),
 		"workspaceFolders": wf, "initializationOptions": options,

@@ -52,10 +52,18 @@ func stampOf(p string) journalStamp {
 }
 
 // watchJournal starts the watcher of f's journal: fsnotify on the journal's
-// folder for speed, stat polling as the fallback.
+// folder for speed, stat polling as the fallback. rewind/didChange is a
+// custom notification, so only a client that declared it handles it
+// (initializationOptions.rewindDidChange, as the VS Code extension and the
+// Neovim plugin do) is watched for: a plain LSP client (lsp-mode, Helix)
+// would warn "unknown notification" on every journal change.
 func (s *Server) watchJournal(f *folder) *journalWatcher {
 	ctx, cancel := context.WithCancel(s.baseCtx)
 	w := &journalWatcher{cancel: cancel, done: make(chan struct{})}
+	if !s.opts.RewindDidChange {
+		close(w.done)
+		return w
+	}
 	journal := f.svc.JournalPath()
 	if journal == "" {
 		s.log.Printf("folder %s: the service names no journal; rewind/didChange is off", f.path)

@@ -71,6 +71,11 @@ type initOptions struct {
 	MaxWatches int `json:"maxWatches"`
 	// PollIntervalMs is the rescan period when polling (default 2000).
 	PollIntervalMs int `json:"pollIntervalMs"`
+	// RewindDidChange: the client handles the rewind/didChange
+	// notification. Only such clients are sent it (notify.go): a plain
+	// LSP client would warn about an unknown notification on every
+	// journal change.
+	RewindDidChange bool `json:"rewindDidChange"`
 }
 
 // Run serves the Language Server Protocol on in/out until the client sends
