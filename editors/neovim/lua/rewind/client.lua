@@ -225,6 +225,9 @@ local function make_config(root)
   local cfg = config.get()
   local init = vim.deepcopy(cfg.init_options or {})
   init.autoTurnQuietMs = cfg.autoTurnQuietMs
+  -- The plugin handles rewind/didChange (on_did_change below); the server
+  -- sends it only to clients that say so.
+  init.rewindDidChange = true
   local store = cfg.store_dir
   if type(store) == 'function' then
     local ok, dir = pcall(store, root)
