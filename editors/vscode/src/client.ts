@@ -137,7 +137,9 @@ export class RewindClient implements vscode.Disposable {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: cfg.storeDir ? { storeDir: cfg.storeDir } : {},
+      // rewindDidChange: this extension handles `rewind/didChange` (below); the server sends
+      // that custom notification only to clients that declare it.
+      initializationOptions: { rewindDidChange: true, ...(cfg.storeDir ? { storeDir: cfg.storeDir } : {}) },
       errorHandler: this.errorHandler(),
       initializationFailedHandler: (err) => {
         this.output.appendLine(`initialize failed: ${String(err)}`);
