@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Overlay gives the content of files an editor holds open. The text of an
@@ -13,6 +14,13 @@ type Overlay interface {
 	// Open returns the editor's text of root-relative path rel and true when
 	// the editor holds it open.
 	Open(rel string) (text []byte, ok bool)
+}
+
+// EditorTouch is an Overlay that knows what the person did in the editor:
+// whether it saved rel after since, or holds it with unsaved changes. A
+// rewind with RewindArgs.OwnSince refuses exactly those files.
+type EditorTouch interface {
+	EditorTouched(rel string, since time.Time) bool
 }
 
 // OverlayLister is an Overlay that can list the root-relative paths it

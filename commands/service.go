@@ -306,6 +306,10 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 	if err != nil {
 		return nil, err
 	}
+	req.OwnSince = a.OwnSince
+	if et, ok := s.opts.Overlay.(EditorTouch); ok {
+		req.Touched = et.EditorTouched
+	}
 	if a.Mode == session.ModeSummarize && strings.TrimSpace(a.Report) == "" {
 		return nil, &ArgError{Field: "report", Msg: "is required with mode summarize (what was learnt on the abandoned path)"}
 	}

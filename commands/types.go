@@ -172,6 +172,11 @@ type RewindArgs struct {
 	Range  *Range   `json:"range,omitempty"`
 	Force  bool     `json:"force,omitempty"`
 	Report string   `json:"report,omitempty"`
+	// OwnSince is an entry id (an agent's checkpoint): the changes made
+	// since it count as the caller's own, except files the editor saved
+	// since or holds unsaved — those stay conflicts. Used by the MCP
+	// rewind tool (SPEC §9); not a SPEC §5.1 argument.
+	OwnSince string `json:"ownSince,omitempty"`
 }
 
 // UndoArgs is the argument of rewind.undo.

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -31,10 +32,14 @@ type documents struct {
 	mu      sync.Mutex
 	byKey   map[string]*document
 	changed chan struct{} // closed and replaced on every change
+	// savedAt is when the editor last saved each path (didSave), kept
+	// after the document closes: an agent's rewind must not overwrite what
+	// the person saved since its checkpoint.
+	savedAt map[string]time.Time
 }
 
 func newDocuments() *documents {
-	return &documents{byKey: map[string]*document{}, changed: make(chan struct{})}
+	return &documents{byKey: map[string]*document{}, changed: make(chan struct{}), savedAt: map[string]time.Time{}}
 }
 
 func docKey(uri string) (key, path string) {
@@ -106,6 +111,7 @@ func (ds *documents) save(uri string, text *string) {
 		d.gone = false
 		d.text = *text
 		d.savedText, d.saved = d.text, true
+		ds.savedAt[d.path] = time.Now()
 		ds.notify()
 	}
 }
@@ -118,6 +124,7 @@ func (ds *documents) saved(uri string) {
 	if d := ds.byKey[key]; d != nil {
 		d.gone = false
 		d.savedText, d.saved = d.text, true
+		ds.savedAt[d.path] = time.Now()
 		ds.notify()
 	}
 }
@@ -225,6 +232,28 @@ func (o *rootOverlay) Open(rel string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// EditorTouched implements commands.EditorTouch: the editor saved rel
+// after since, or holds it open with text that differs from the disk
+// (unsaved changes).
+func (o *rootOverlay) EditorTouched(rel string, since time.Time) bool {
+	for _, r := range o.roots {
+		p := filepath.Join(r, filepath.FromSlash(rel))
+		o.docs.mu.Lock()
+		at, saved := o.docs.savedAt[filepath.Clean(p)]
+		o.docs.mu.Unlock()
+		if saved && at.After(since) {
+			return true
+		}
+		if d, ok := o.docs.byPath(p); ok && !d.gone {
+			disk, err := os.ReadFile(p)
+			if err != nil || string(disk) != d.text {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // editorHolds reports whether data is what the editor saved to path p: the

@@ -157,6 +157,11 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 		target, name = active.entry, "checkpoint "+active.label
 	}
 	a := commands.RewindArgs{Target: target, Mode: "code", Report: report}
+	if in.Target == "" {
+		// Back to its own checkpoint: what changed since is the agent's,
+		// except what the person saved or holds unsaved in an editor.
+		a.OwnSince = active.entry
+	}
 	r, err := s.cmds.Rewind(ctx, a)
 	if err != nil {
 		return nil, nil, toolError(err)

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
@@ -38,6 +39,12 @@ type RewindRequest struct {
 	// Key is the call's idempotency key: a request whose key the journal
 	// already holds returns what was recorded then.
 	Key string
+	// OwnSince, an entry id, makes the changes since that entry the
+	// caller's own (an agent rewinding to its checkpoint): they are no
+	// conflicts, except files Touched says the editor saved since or holds
+	// unsaved. Touched is nil on the command line (no editor known).
+	OwnSince string
+	Touched  func(rel string, since time.Time) bool
 	// Via decides how each file reaches the disk (nil: the command line,
 	// which writes every file itself; plans still say "edit" for text).
 	Via *ViaPolicy
@@ -130,6 +137,16 @@ func (s *Session) plan(h *History, res *snapshot.Result, req RewindRequest) (*Ou
 			return nil, fmt.Errorf("plan rewind to %s: %w", req.Target, err)
 		}
 		out.Diff = d
+	}
+	if req.OwnSince != "" {
+		since := h.Entry(req.OwnSince)
+		if since == nil {
+			return nil, &UnknownTargetError{Spec: req.OwnSince, Reason: "ownSince names no entry"}
+		}
+		for i := range out.Diff.Ops {
+			op := &out.Diff.Ops[i]
+			op.Conflict = op.Conflict && req.Touched != nil && req.Touched(op.Path, since.Time)
+		}
 	}
 	if req.Lines != nil {
 		limitToHunks(out.Diff, req.Lines[0], req.Lines[1])
