@@ -22,6 +22,8 @@ type Client interface {
 	Undo(ctx context.Context, a UndoArgs) (*RewindResult, error)
 	FileHistory(ctx context.Context, a FileHistoryArgs) (*FileHistoryResult, error)
 	Status(ctx context.Context, a StatusArgs) (*StatusResult, error)
+	Revert(ctx context.Context, a RevertArgs) (*RewindResult, error)
+	Blame(ctx context.Context, a BlameArgs) (*BlameResult, error)
 }
 
 var (
@@ -125,7 +127,7 @@ func invoke[A, R any](ctx context.Context, a *Auto, name string, args A, local f
 // an idempotency key.
 func mutating(name string) bool {
 	switch name {
-	case NameCheckpoint, NameTurnStart, NameTurnEnd, NameRewind, NameUndo:
+	case NameCheckpoint, NameTurnStart, NameTurnEnd, NameRewind, NameUndo, NameRevert:
 		return true
 	}
 	return false
@@ -175,6 +177,16 @@ func (a *Auto) FileHistory(ctx context.Context, x FileHistoryArgs) (*FileHistory
 // line's own command, used by hooks).
 func (a *Auto) ToolCall(ctx context.Context, x ToolCallArgs) (*ToolCallResult, error) {
 	return invoke(ctx, a, NameToolCall, x, (*Service).ToolCall)
+}
+
+// Revert implements Client.
+func (a *Auto) Revert(ctx context.Context, x RevertArgs) (*RewindResult, error) {
+	return invoke(ctx, a, NameRevert, x, (*Service).Revert)
+}
+
+// Blame implements Client.
+func (a *Auto) Blame(ctx context.Context, x BlameArgs) (*BlameResult, error) {
+	return invoke(ctx, a, NameBlame, x, (*Service).Blame)
 }
 
 // Status implements Client.

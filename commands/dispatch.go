@@ -72,6 +72,18 @@ func Dispatch(ctx context.Context, s *Service, name string, arg json.RawMessage)
 			return nil, err
 		}
 		return s.Status(ctx, a)
+	case NameRevert:
+		var a RevertArgs
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, err
+		}
+		return s.Revert(ctx, a)
+	case NameBlame:
+		var a BlameArgs
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, err
+		}
+		return s.Blame(ctx, a)
 	}
 	return nil, fmt.Errorf("unknown command %q", name)
 }

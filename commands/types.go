@@ -12,12 +12,14 @@ const (
 	NameUndo        = "rewind.undo"
 	NameFileHistory = "rewind.fileHistory"
 	NameStatus      = "rewind.status"
+	NameRevert      = "rewind.revert"
+	NameBlame       = "rewind.blame"
 )
 
 // All lists every command name, in the order the server advertises them.
 var All = []string{
 	NameCheckpoint, NameTurnStart, NameTurnEnd, NameList, NamePreview,
-	NameRewind, NameUndo, NameFileHistory, NameStatus,
+	NameRewind, NameUndo, NameFileHistory, NameStatus, NameRevert, NameBlame,
 }
 
 // Scope selects a workspace root when a server has several. Every argument
@@ -253,6 +255,10 @@ type PlanFile struct {
 	Via      string `json:"via"`            // edit, disk
 	Kind     string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
 	Mode     string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changes
+	// Overlaps, in a revert's plan, names who changed the file since the
+	// reverted turn where that turn's change lies ("turn N" or "user"):
+	// the file is in conflict and the revert is refused.
+	Overlaps []string `json:"overlaps,omitempty"`
 }
 
 // Skipped is a file a rewind leaves alone because its content was not captured.

@@ -69,6 +69,9 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 				}))
 		}
 	}
+	if wants(cp.Context.Only, kindRefactorRewrite) {
+		actions = append(actions, s.revertHereActions(ctx, f, doc, rel, cp.Range, latest.Turn)...)
+	}
 	for i := len(items) - 1; i >= 0 && i >= len(items)-maxFileActionTurns; i-- {
 		it := items[i]
 		args := map[string]any{"root": root, "target": turnTarget(it.Turn), "paths": []string{rel}}
@@ -77,8 +80,14 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 				kindRewindFile, commands.NameRewind, args))
 		}
 		if wants(cp.Context.Only, kindRewindPreview) {
+			pargs := args
+			if s.caps.showDocument {
+				// The plan's diff opens as a document (issue 12): a client
+				// that drops the command's result still shows something.
+				pargs = map[string]any{"root": root, "target": turnTarget(it.Turn), "paths": []string{rel}, "show": true}
+			}
 			actions = append(actions, action(fmt.Sprintf("Preview turn %d changes to this file", it.Turn),
-				kindRewindPreview, commands.NamePreview, args))
+				kindRewindPreview, commands.NamePreview, pargs))
 		}
 	}
 	return actions, nil

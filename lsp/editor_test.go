@@ -53,6 +53,7 @@ type editor struct {
 	before func(e *editor)    // runs before an applyEdit is applied (tests)
 	gone   bool               // the test ended: touch nothing any more
 	srv    *server            // the server process, when started by startServer
+	shown  []string           // URIs the server asked to show (window/showDocument)
 }
 
 // stop makes the editor refuse further edits; tests whose hooks block call
@@ -82,6 +83,11 @@ func (e *editor) capabilities(encodings ...string) map[string]any {
 	caps := map[string]any{
 		"workspace": map[string]any{"workspaceEdit": we, "applyEdit": true, "workspaceFolders": true},
 		"window":    map[string]any{"workDoneProgress": e.kind == vscodeLike},
+	}
+	if e.kind == vscodeLike {
+		// VS Code renders markdown hovers and opens documents on request.
+		caps["window"] = map[string]any{"workDoneProgress": true, "showDocument": map[string]any{"support": true}}
+		caps["textDocument"] = map[string]any{"hover": map[string]any{"contentFormat": []string{"markdown", "plaintext"}}}
 	}
 	if len(encodings) > 0 {
 		caps["general"] = map[string]any{"positionEncodings": encodings}
@@ -136,6 +142,15 @@ func (e *editor) serve() {
 				result = e.applyEdit(m.Params)
 			case "window/workDoneProgress/create":
 				result = nil
+			case "window/showDocument":
+				var p struct {
+					URI string `json:"uri"`
+				}
+				json.Unmarshal(m.Params, &p)
+				e.mu.Lock()
+				e.shown = append(e.shown, p.URI)
+				e.mu.Unlock()
+				result = map[string]any{"success": true}
 			default:
 				rerr = &wireError{Code: -32601, Message: "unsupported " + m.Method}
 			}

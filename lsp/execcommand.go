@@ -53,6 +53,11 @@ func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, er
 	if rr, ok := res.(*commands.RewindResult); ok && rr != nil && !rr.Applied && rr.FailureReason != "" {
 		s.showMessage(messageWarning, "rewind-lsp: not applied: "+rr.FailureReason)
 	}
+	if plan, ok := res.(*commands.Plan); ok && wantsShow(arg) {
+		if err := s.showPlan(ctx, f, plan); err != nil {
+			s.showMessage(messageError, "rewind-lsp: "+err.Error())
+		}
+	}
 	return res, nil
 }
 

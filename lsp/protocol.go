@@ -200,7 +200,15 @@ type clientCapabilities struct {
 	} `json:"workspace"`
 	Window struct {
 		WorkDoneProgress bool `json:"workDoneProgress"`
+		ShowDocument     struct {
+			Support bool `json:"support"`
+		} `json:"showDocument"`
 	} `json:"window"`
+	TextDocument struct {
+		Hover struct {
+			ContentFormat []string `json:"contentFormat"`
+		} `json:"hover"`
+	} `json:"textDocument"`
 }
 
 type initializeResult struct {
@@ -218,6 +226,7 @@ type serverCapabilities struct {
 	TextDocumentSync       textDocumentSyncOpts   `json:"textDocumentSync"`
 	ExecuteCommandProvider executeCommandOptions  `json:"executeCommandProvider"`
 	CodeActionProvider     codeActionOptions      `json:"codeActionProvider"`
+	HoverProvider          bool                   `json:"hoverProvider,omitempty"`
 	Workspace              workspaceServerOptions `json:"workspace"`
 }
 

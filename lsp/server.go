@@ -50,6 +50,10 @@ type clientCaps struct {
 	documentChanges bool
 	createFiles     bool
 	deleteFiles     bool
+	// hoverMarkdown: hovers may be markdown (with command links).
+	hoverMarkdown bool
+	// showDocument: the client opens documents on window/showDocument.
+	showDocument bool
 	// wholeFirstLine: the client (Neovim) keeps an empty buffer as one
 	// empty line, so text inserted at 0:0 ends with a stray empty line.
 	// Filling an empty document then replaces 0:0–1:0 instead.
@@ -76,6 +80,9 @@ type initOptions struct {
 	// LSP client would warn about an unknown notification on every
 	// journal change.
 	RewindDidChange bool `json:"rewindDidChange"`
+	// BlameHover switches agent blame in textDocument/hover off when
+	// false (default on).
+	BlameHover *bool `json:"blameHover"`
 }
 
 // Run serves the Language Server Protocol on in/out until the client sends
@@ -176,6 +183,8 @@ func (s *Server) requestHandler(method string) (requestFunc, bool) {
 		return s.executeCommand, true
 	case "textDocument/codeAction":
 		return s.codeAction, true
+	case "textDocument/hover":
+		return s.hover, true
 	case "rewind/content":
 		return s.content, true
 	case "rewind/debugDocument":
@@ -224,6 +233,8 @@ func (s *Server) initialize(p json.RawMessage) (any, error) {
 		createFiles:     slices.Contains(c.Workspace.WorkspaceEdit.ResourceOperations, "create"),
 		deleteFiles:     slices.Contains(c.Workspace.WorkspaceEdit.ResourceOperations, "delete"),
 		wholeFirstLine:  ip.ClientInfo != nil && strings.Contains(strings.ToLower(ip.ClientInfo.Name), "neovim"),
+		hoverMarkdown:   slices.Contains(c.TextDocument.Hover.ContentFormat, "markdown"),
+		showDocument:    c.Window.ShowDocument.Support,
 	}
 	if slices.Contains(c.General.PositionEncodings, "utf-8") {
 		s.caps.enc = encUTF8
@@ -260,6 +271,7 @@ func (s *Server) initializeResult() initializeResult {
 			CodeActionProvider: codeActionOptions{CodeActionKinds: []string{
 				kindRewindFile, kindRewindPreview, kindRefactorRewrite,
 			}},
+			HoverProvider: s.blameHover(),
 			Workspace: workspaceServerOptions{WorkspaceFolders: workspaceFoldersOptions{
 				Supported: true, ChangeNotifications: true,
 			}},

@@ -76,7 +76,8 @@ func TestLifecycleErrors(t *testing.T) {
 
 	e.initialize([]string{t.TempDir()}, map[string]any{"storeDir": t.TempDir()})
 
-	wantCode(t, c.call("textDocument/hover", map[string]any{}, nil), codeMethodNotFound, "textDocument/hover")
+	wantCode(t, c.call("textDocument/definition", map[string]any{}, nil), codeMethodNotFound, "textDocument/definition")
+	wantCode(t, c.call("textDocument/hover", map[string]any{}, nil), codeInvalidParams, "textDocument.uri")
 	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": "rewind.nope", "arguments": []any{}}, nil),
 		codeInvalidParams, "unknown command")
 	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": 3}, nil), codeInvalidParams, "command")

@@ -207,7 +207,7 @@ func (t *Tracker) rewindTouches(rel string) bool {
 	cutoff := time.Now().Add(-30 * time.Second)
 	for i := len(h.Entries) - 1; i >= 0 && !h.Entries[i].Time.Before(cutoff); i-- {
 		e := h.Entries[i]
-		if e.Kind != KindRewind && e.Kind != KindUndo {
+		if !IsOperation(e.Kind) {
 			continue
 		}
 		for _, f := range e.Files {
@@ -229,7 +229,7 @@ func (t *Tracker) isRewindEcho(h *History, rel string, data []byte, kind snapsho
 		if e.Time.Before(cutoff) {
 			return false
 		}
-		if (e.Kind != KindRewind && e.Kind != KindUndo) || e.Snapshot == "" {
+		if !IsOperation(e.Kind) || e.Snapshot == "" {
 			continue
 		}
 		if time.Since(e.Time) < echoWindow {

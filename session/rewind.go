@@ -427,6 +427,9 @@ func (s *Session) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Ov
 
 func undoLabel(r *Entry) string {
 	what := r.Kind
+	if r.Kind == KindRevert && r.Turn > 0 {
+		return fmt.Sprintf("Undo revert of turn %d", r.Turn)
+	}
 	if r.Kind == KindUndo {
 		what = "undo (redo)"
 	}

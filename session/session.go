@@ -87,6 +87,8 @@ type Session struct {
 	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
 	tracker     *Tracker    // live tracking in a running server, or nil
 	openPaths   func() []string
+
+	blame blameCache // line owners per file (blame.go)
 }
 
 // SetOpenPaths tells the session which root-relative paths the editor

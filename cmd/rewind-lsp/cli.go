@@ -31,7 +31,10 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   log [--all] [--limit N]                     turns, checkpoints and rewinds
   diff TARGET [PATH...]                       unified diff, current → target
   rewind TARGET [--mode M] [--paths P,...] [--force] [--dry-run] [--report TEXT]
-  undo [--force]                              undo the latest rewind
+  undo [--force]                              undo the latest rewind (or revert)
+  revert TARGET [--paths P,...] [--dry-run]   take back one turn, keep later changes
+  revert --session ID [--paths P,...]         take back every turn of one agent session
+  blame PATH                                  which agent turn wrote each line
   gc [--max-snapshots N] [--max-age DAYS]     drop old snapshot content
   fsck                                        verify the store
   status                                      what is recorded, where
@@ -129,6 +132,10 @@ func (c *cli) dispatch(cmd string, rest []string) error {
 		return c.setup(rest)
 	case "mcp":
 		return c.mcp(rest)
+	case "revert":
+		return c.revert(rest)
+	case "blame":
+		return c.blame(rest)
 	}
 	return usagef("unknown command %q; run rewind-lsp help", cmd)
 }

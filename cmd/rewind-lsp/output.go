@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
@@ -49,23 +48,8 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// age is how long ago an RFC 3339 time was, for people.
-func age(stamp string) string {
-	t, err := time.Parse(time.RFC3339Nano, stamp)
-	if err != nil {
-		return stamp
-	}
-	d := time.Since(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-}
+// age is how long ago an RFC 3339 time was, for people (commands.Age).
+func age(stamp string) string { return commands.Age(stamp) }
 
 var changeLetter = map[string]string{"create": "A", "modify": "M", "delete": "D"}
 

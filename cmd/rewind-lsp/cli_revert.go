@@ -1,0 +1,138 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// revert is `rewind-lsp revert TARGET [--paths P,...] [--dry-run]` and
+// `revert --session ID`: take back one turn (or one session's turns) and
+// keep everything after it (SPEC §6). A running server does it when there
+// is one (the editor's unsaved buffers count as current content).
+func (c *cli) revert(args []string) error {
+	fs := flag.NewFlagSet("revert", flag.ContinueOnError)
+	paths := fs.String("paths", "", "only these files (`P,...`)")
+	sess := fs.String("session", "", "revert every turn of the agent session `ID`")
+	dry := fs.Bool("dry-run", false, "show the plan, change nothing")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if (len(pos) == 1) == (*sess != "") || len(pos) > 1 {
+		return usagef("usage: rewind-lsp revert TARGET [--paths P,...] [--dry-run]  or  rewind-lsp revert --session ID [--paths P,...] [--dry-run]")
+	}
+	cl, err := c.client("")
+	if err != nil {
+		return err
+	}
+	ra := commands.RevertArgs{Session: *sess, Paths: c.paths(strings.Split(*paths, ",")), DryRun: *dry}
+	if len(pos) == 1 {
+		ra.Target = pos[0]
+	}
+	r, err := cl.Revert(c.call(), ra)
+	if err != nil {
+		return err
+	}
+	if c.g.json {
+		if err := c.printJSON(r); err != nil {
+			return err
+		}
+	}
+	switch {
+	case r.FailureReason != "":
+		if !c.g.json {
+			printRevertPlan(c.stderr, r.Plan, "would revert")
+		}
+		return &commands.RefusedError{Msg: r.FailureReason}
+	case c.g.json:
+	case *dry:
+		printRevertPlan(c.stdout, r.Plan, "would revert")
+	default:
+		printRevertPlan(c.stdout, r.Plan, "reverted")
+		if r.Entry != "" {
+			fmt.Fprintln(c.stdout, "undo it with: rewind-lsp undo")
+		}
+	}
+	return nil
+}
+
+// printRevertPlan prints what a revert does (or would do) to each file,
+// and who overlapped the files in conflict.
+func printRevertPlan(w io.Writer, p *commands.Plan, verb string) {
+	if p == nil {
+		return
+	}
+	what := "turn " + fmt.Sprint(p.Target.Turn) + quoted(p.Target.Prompt)
+	if p.Target.Turn == 0 {
+		what = strings.TrimPrefix(p.Target.Label, "session:")
+		if what == "" {
+			what = "the session's turns"
+		}
+	}
+	fmt.Fprintf(w, "%s %s: %d files\n", verb, what, len(p.Files))
+	for _, f := range p.Files {
+		flags := ""
+		if f.Binary {
+			flags += " binary"
+		}
+		if f.Conflict {
+			flags += " CONFLICT (changed since by " + strings.Join(f.Overlaps, ", ") + ")"
+		}
+		fmt.Fprintf(w, "  %s %s  +%d -%d%s\n", changeLetter[f.Change], f.Path, f.Added, f.Removed, flags)
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)
+	}
+}
+
+// blame is `rewind-lsp blame PATH`: for each run of lines an agent turn
+// wrote and nobody changed since, the turn, its prompt, session and time.
+func (c *cli) blame(args []string) error {
+	fs := flag.NewFlagSet("blame", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: rewind-lsp blame PATH")
+	}
+	ps := c.paths(pos)
+	if len(ps) != 1 {
+		return usagef("usage: rewind-lsp blame PATH")
+	}
+	cl, err := c.client("")
+	if err != nil {
+		return err
+	}
+	r, err := cl.Blame(c.call(), commands.BlameArgs{Scope: commands.Scope{URI: ps[0]}})
+	if err != nil {
+		return err
+	}
+	rel := pos[0]
+	if c.g.json {
+		return c.printJSON(r)
+	}
+	if len(r.Ranges) == 0 {
+		fmt.Fprintf(c.stdout, "%s: no line was written by an agent turn (and left unchanged since)\n", rel)
+		return nil
+	}
+	for _, b := range r.Ranges {
+		lines := fmt.Sprint(b.StartLine + 1)
+		if b.EndLine-b.StartLine > 1 {
+			lines = fmt.Sprintf("%d-%d", b.StartLine+1, b.EndLine)
+		}
+		who := ""
+		if b.Session != "" {
+			who += " session " + b.Session
+		}
+		if b.Agent != "" {
+			who += " " + b.Agent
+		}
+		fmt.Fprintf(c.stdout, "%s:%-9s turn %-3d %-9s%s%s\n", rel, lines, b.Turn, age(b.Time), quoted(b.Prompt), who)
+	}
+	return nil
+}

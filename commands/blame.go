@@ -1,0 +1,94 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// BlameArgs is the argument of rewind.blame: the file (Scope.URI, a
+// file:// URI or a root-relative path).
+type BlameArgs struct {
+	Scope
+}
+
+// BlameResult is the result of rewind.blame.
+type BlameResult struct {
+	Ranges []BlameRange `json:"ranges"`
+}
+
+// BlameRange is a run of lines of the file's current content that one
+// agent turn wrote and nobody changed since: lines StartLine to EndLine
+// (0-based, end exclusive, as LSP counts lines).
+type BlameRange struct {
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Turn      int    `json:"turn"`
+	Entry     string `json:"entry"` // the turn's start entry
+	Prompt    string `json:"prompt"`
+	Session   string `json:"session"`
+	Agent     string `json:"agent"`
+	Source    string `json:"source"`
+	Time      string `json:"time"` // when the turn ended
+}
+
+// Blame tells which agent turn wrote each line of a file's current content
+// (the open buffer when the editor holds the file, else the disk), for the
+// lines no one changed since (SPEC §5.1). Other lines are absent.
+func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) {
+	if a.URI == "" {
+		return nil, &ArgError{Field: "uri", Msg: "is required"}
+	}
+	rel, err := s.RelPath(a.URI)
+	if err != nil {
+		return nil, &ArgError{Field: "uri", Msg: err.Error()}
+	}
+	text, exists, err := s.currentText(rel)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.sess.Blame(rel, text, exists)
+	if err != nil {
+		return nil, err
+	}
+	out := &BlameResult{Ranges: make([]BlameRange, 0, len(rs))}
+	for _, r := range rs {
+		t := r.Turn
+		br := BlameRange{StartLine: r.StartLine, EndLine: r.EndLine, Turn: t.Number, Entry: t.Start.ID,
+			Prompt: t.Start.Prompt, Session: t.Start.Session, Agent: t.Start.Agent, Source: t.Start.Source, Time: stamp(t.Start.Time)}
+		if t.End != nil {
+			br.Time = stamp(t.End.Time)
+		}
+		out.Ranges = append(out.Ranges, br)
+	}
+	return out, nil
+}
+
+// currentText is rel's current content: the editor's buffer when it holds
+// the file open, else the disk. A symbolic link or anything but a regular
+// file has no text; a missing file does not exist.
+func (s *Service) currentText(rel string) ([]byte, bool, error) {
+	if s.opts.Overlay != nil {
+		if text, ok := s.opts.Overlay.Open(rel); ok {
+			return text, true, nil
+		}
+	}
+	p := filepath.Join(s.opts.Root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, true, nil
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return data, err == nil, err
+}

@@ -1,0 +1,253 @@
+package session
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// BlameRange is a run of lines of a file's current content that one agent
+// turn wrote and nobody changed since.
+type BlameRange struct {
+	// StartLine and EndLine are 0-based lines as the Language Server
+	// Protocol counts them ("\n", "\r\n" and a lone "\r" end a line); the
+	// end is exclusive.
+	StartLine, EndLine int
+	Turn               *Turn
+}
+
+// Blame tells, for each line of current (the file rel as the editor or the
+// disk holds it now; exists false when it is missing), the turn that last
+// wrote it, if an agent turn did and nobody changed the line since. Lines
+// the person wrote, lines that predate the first turn that changed the
+// file, and every line of a binary file are absent.
+//
+// It is incremental: what the file's turns did is computed once per file
+// and extended by the turns that changed it since (a diff per state of the
+// file, never a replay of the whole history), and the answer for a given
+// content is kept until the journal or the content changes.
+func (s *Session) Blame(rel string, current []byte, exists bool) ([]BlameRange, error) {
+	h, err := s.History()
+	if err != nil {
+		return nil, err
+	}
+	chain := fileChain(h, rel)
+	c := s.blameCache()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fb := c.files[rel]
+	if fb == nil || !fb.extends(chain) {
+		if len(c.files) >= blameCacheFiles {
+			c.files = map[string]*fileBlame{}
+		}
+		fb = &fileBlame{memo: map[snapshot.ID][]int32{}}
+		c.files[rel] = fb
+	}
+	if fb.ready && fb.done == len(chain) && fb.hasCurrent && fb.curExists == exists && bytes.Equal(fb.current, current) {
+		return fb.result, nil
+	}
+	for _, st := range chain[fb.done:] {
+		if err := s.blameStep(h, rel, fb, st); err != nil {
+			return nil, err
+		}
+	}
+	// The last step: whatever happened since the file's last turn is
+	// nobody's turn.
+	var cur []string
+	if exists && snapshot.IsText(current) {
+		cur = snapshot.SplitLines(string(current))
+	}
+	var labels []int32
+	if m := fb.memo[snapshot.Sum(current)]; exists && m != nil && len(m) == len(cur) {
+		labels = m // a rewind or undo since brought back a recorded state
+	} else {
+		labels = advance(fb.lines, fb.labels, fb.unknown, cur, -1)
+	}
+	fb.result = blameRanges(current, labels, fb.turns)
+	fb.current = append(fb.current[:0], current...)
+	fb.curExists, fb.hasCurrent, fb.ready = exists, true, true
+	return fb.result, nil
+}
+
+// blameCacheFiles bounds the files whose blame a session keeps.
+const blameCacheFiles = 64
+
+// blameMemo bounds the earlier states whose line owners a file's blame
+// keeps, to give them back when a rewind or undo restores such a state.
+const blameMemo = 32
+
+// blameCache is a session's blame state per file.
+type blameCache struct {
+	mu    sync.Mutex
+	files map[string]*fileBlame
+}
+
+// blameCache returns the session's cache.
+func (s *Session) blameCache() *blameCache {
+	s.blame.mu.Lock()
+	if s.blame.files == nil {
+		s.blame.files = map[string]*fileBlame{}
+	}
+	s.blame.mu.Unlock()
+	return &s.blame
+}
+
+// fileBlame is what blame knows of one file: the owners of its lines at the
+// latest state of its chain it has walked.
+type fileBlame struct {
+	ids     []string // entry ids of the chain states walked
+	done    int      // = len(ids)
+	lines   []string // the file's lines at the last state walked
+	labels  []int32  // per line: index in turns, or -1
+	unknown bool     // the last state's content is gone (gc): owners unknown
+	turns   []*Turn
+	memo    map[snapshot.ID][]int32 // owners of earlier states' lines, by content
+	order   []snapshot.ID           // memo keys, oldest first
+
+	// The answer for the current content last asked about.
+	ready, hasCurrent, curExists bool
+	current                      []byte
+	result                       []BlameRange
+}
+
+// extends reports whether chain starts with the states fb has walked.
+func (fb *fileBlame) extends(chain []fileState) bool {
+	if len(chain) < fb.done {
+		return false
+	}
+	for i, id := range fb.ids {
+		if chain[i].entry.ID != id {
+			return false
+		}
+	}
+	return true
+}
+
+// turnIndex returns the index of t in fb.turns, adding it.
+func (fb *fileBlame) turnIndex(t *Turn) int32 {
+	for i, x := range fb.turns {
+		if x.Start.ID == t.Start.ID {
+			return int32(i)
+		}
+	}
+	fb.turns = append(fb.turns, t)
+	return int32(len(fb.turns) - 1)
+}
+
+// blameStep walks fb to the next state of the file's chain.
+func (s *Session) blameStep(h *History, rel string, fb *fileBlame, st fileState) error {
+	fb.ids = append(fb.ids, st.entry.ID)
+	fb.done = len(fb.ids)
+	fb.ready = false
+	if h.Gone(st.entry.Snapshot) {
+		fb.lines, fb.labels, fb.unknown = nil, nil, true
+		return nil
+	}
+	id, err := parseSnap(st.entry.Snapshot)
+	if err != nil {
+		return err
+	}
+	v, err := s.version(id, rel)
+	if err != nil {
+		return err
+	}
+	var next []string
+	if v.exists && v.text() {
+		next = snapshot.SplitLines(string(v.data))
+	}
+	switch {
+	case st.by == nil && v.exists && fb.memo[v.id] != nil && len(fb.memo[v.id]) == len(next):
+		// A rewind, undo or revert brought back an earlier state: its lines
+		// have their owners back.
+		fb.labels = append([]int32(nil), fb.memo[v.id]...)
+	case st.by == nil:
+		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, -1)
+	default:
+		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, fb.turnIndex(st.by))
+	}
+	fb.lines, fb.unknown = next, false
+	if v.exists {
+		if _, ok := fb.memo[v.id]; !ok {
+			fb.order = append(fb.order, v.id)
+			if len(fb.order) > blameMemo {
+				delete(fb.memo, fb.order[0])
+				fb.order = fb.order[1:]
+			}
+		}
+		fb.memo[v.id] = fb.labels
+	}
+	return nil
+}
+
+// advance returns the owners of next's lines given the owners of prev's:
+// lines the change from prev to next kept keep their owner, lines it wrote
+// get owner by (-1: nobody's turn). After unknown owners every line is
+// nobody's.
+func advance(prev []string, labels []int32, unknown bool, next []string, by int32) []int32 {
+	out := make([]int32, len(next))
+	if unknown {
+		for i := range out {
+			out[i] = -1
+		}
+		return out
+	}
+	at, bt := 0, 0
+	for _, h := range snapshot.LineHunks(prev, next) {
+		copy(out[bt:h.B0], labels[at:h.A0])
+		for i := h.B0; i < h.B1; i++ {
+			out[i] = by
+		}
+		at, bt = h.A1, h.B1
+	}
+	copy(out[bt:], labels[at:])
+	return out
+}
+
+// blameRanges groups the owned lines of text into ranges of protocol lines.
+func blameRanges(text []byte, labels []int32, turns []*Turn) []BlameRange {
+	proto := protocolLineStarts(text, len(labels))
+	var out []BlameRange
+	for i := 0; i < len(labels); {
+		l := labels[i]
+		j := i + 1
+		for j < len(labels) && labels[j] == l {
+			j++
+		}
+		if l >= 0 {
+			out = append(out, BlameRange{StartLine: proto(i), EndLine: proto(j), Turn: turns[l]})
+		}
+		i = j
+	}
+	return out
+}
+
+// protocolLineStarts returns a function from a line as SplitLines counts
+// them (only "\n" ends a line) to the protocol line it starts on (where a
+// lone "\r" ends a line too); n is the number of lines.
+func protocolLineStarts(text []byte, n int) func(int) int {
+	if bytes.IndexByte(text, '\r') < 0 {
+		return func(i int) int { return i }
+	}
+	starts := make([]int, 0, n+1)
+	line := 0
+	starts = append(starts, 0)
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			line++
+			starts = append(starts, line)
+		case '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				continue
+			}
+			line++
+		}
+	}
+	return func(i int) int {
+		if i < len(starts) {
+			return starts[i]
+		}
+		return line + 1
+	}
+}

@@ -1,0 +1,141 @@
+package session
+
+import (
+	"sort"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// A file's chain is what blame and revert know of one file's past: its
+// states at the start and end of every ended turn on the active branch that
+// wrote it (turnWrote), in journal order, each with who made the change
+// that led to it. A change made while a turn that wrote the file was open
+// is that turn's; anything between such turns (the person, another
+// session, a rewind, a revert) is nobody's turn. Turns that did not write
+// the file cost nothing here.
+
+// fileState is one recorded state of a file in its chain.
+type fileState struct {
+	entry *Entry // the turn start or end whose snapshot holds the state
+	// by is the turn whose change led to this state; nil for a change
+	// outside the file's turns (and for the first state).
+	by *Turn
+}
+
+// fileChain lists the chain of rel (see above). With parallel sessions two
+// of the file's turns may be open at once; a change then goes to the one
+// that started last.
+func fileChain(h *History, rel string) []fileState {
+	type event struct {
+		e     *Entry
+		t     *Turn
+		start bool
+	}
+	pos := map[string]int{}
+	for i, e := range h.Branch {
+		pos[e.ID] = i
+	}
+	var events []event
+	for _, t := range h.Turns(false) {
+		if t.End == nil || !turnWrote(t.End, rel) {
+			continue
+		}
+		if _, ok := pos[t.End.ID]; !ok {
+			continue // ended on another branch
+		}
+		t := t
+		events = append(events, event{t.Start, &t, true}, event{t.End, &t, false})
+	}
+	// Turns are listed by start; their ends interleave when sessions run in
+	// parallel.
+	sort.SliceStable(events, func(i, j int) bool { return pos[events[i].e.ID] < pos[events[j].e.ID] })
+	var chain []fileState
+	var open []*Turn
+	for _, ev := range events {
+		var by *Turn
+		if len(open) > 0 {
+			by = open[len(open)-1]
+		}
+		if len(chain) == 0 {
+			by = nil
+		}
+		chain = append(chain, fileState{entry: ev.e, by: by})
+		if ev.start {
+			open = append(open, ev.t)
+			continue
+		}
+		for i, o := range open {
+			if o.Start.ID == ev.t.Start.ID {
+				open = append(open[:i:i], open[i+1:]...)
+				break
+			}
+		}
+	}
+	return chain
+}
+
+// turnWrote reports whether the turn ended by e wrote rel: when the
+// agent's hooks reported its tool calls (Attributed), the files its own
+// session wrote; otherwise every file that changed during the turn.
+func turnWrote(e *Entry, rel string) bool {
+	if e.Attributed {
+		for _, p := range e.Wrote {
+			if p == rel {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range e.Changed {
+		if c.Path == rel {
+			return true
+		}
+	}
+	return false
+}
+
+// fileVersion is one file's entry in a state: missing, or its kind and
+// content.
+type fileVersion struct {
+	exists bool
+	kind   snapshot.Kind
+	id     snapshot.ID
+	data   []byte // loaded on demand by the caller
+}
+
+// same reports whether two versions are the same file (kind and content).
+func (v fileVersion) same(w fileVersion) bool {
+	return v.exists == w.exists && (!v.exists || v.kind == w.kind && v.id == w.id)
+}
+
+// text reports whether the version is a regular file whose content can be
+// merged line by line (missing counts as empty text).
+func (v fileVersion) text() bool {
+	return !v.exists || (v.kind == snapshot.KindFile || v.kind == snapshot.KindExec) && snapshot.IsText(v.data)
+}
+
+// version looks rel up in snapshot snap and loads its content (nothing for
+// a file whose content was not captured).
+func (s *Session) version(snap snapshot.ID, rel string) (fileVersion, error) {
+	e, ok, err := snapshot.Lookup(s.objects, snap, rel)
+	if err != nil || !ok {
+		return fileVersion{}, err
+	}
+	v := fileVersion{exists: true, kind: e.Kind, id: e.ID}
+	if e.Kind == snapshot.KindSkipped {
+		return v, nil
+	}
+	if v.data, err = s.objects.Get(e.ID); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// versionAt is version for a snapshot given as a string.
+func (s *Session) versionAt(snap, rel string) (fileVersion, error) {
+	id, err := parseSnap(snap)
+	if err != nil {
+		return fileVersion{}, err
+	}
+	return s.version(id, rel)
+}

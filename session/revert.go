@@ -1,0 +1,476 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// ModeRevert is the mode a revert's plan reports.
+const ModeRevert = "revert"
+
+// RevertRequest describes a revert: the changes of one turn (Target) or of
+// every turn of one agent session (Session) are taken back, and everything
+// that happened after them is kept.
+type RevertRequest struct {
+	Target  string // a turn: "3", "turn:3", "~1", or its start or end entry id
+	Session string // instead of Target: every ended turn of this session
+	Paths   []string
+	// Lines, with exactly one path, limits the revert to the turn's hunks
+	// touching lines Lines[0]..Lines[1] (0-based protocol lines of the
+	// current content).
+	Lines  *[2]int
+	DryRun bool
+	Actor  string
+	// Key is the call's idempotency key (see RewindRequest.Key).
+	Key string
+	// Via decides how each file reaches the disk (see RewindRequest.Via).
+	Via *ViaPolicy
+}
+
+// RevertConflict is a file of a revert that later changes overlap.
+type RevertConflict struct {
+	Path   string
+	Change string // what reverting it would do: modify, create or delete
+	// Overlaps names who overlapped the turn's change: "turn N" or "user".
+	Overlaps []string
+}
+
+// RevertOutcome is the plan of a revert and, once run, what happened.
+type RevertOutcome struct {
+	Outcome
+	Turns     []Turn // the reverted turns, oldest first
+	Conflicts []RevertConflict
+}
+
+// BadRequestError is a revert request that names nothing it can revert;
+// Field names the argument.
+type BadRequestError struct{ Field, Msg string }
+
+func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
+
+// revertTurns selects the turns of req, oldest first. A turn still open is
+// taken up to res (the current state): its end is not recorded yet.
+func revertTurns(h *History, res *snapshot.Result, req RevertRequest) ([]Turn, *Target, error) {
+	closeOpen := func(t Turn) Turn {
+		if t.End == nil {
+			t.End = &Entry{Kind: KindTurnEnd, Snapshot: res.ID.String(), Start: t.Start.ID, Turn: t.Number}
+		}
+		return t
+	}
+	if req.Session != "" {
+		var ts []Turn
+		for _, t := range h.Turns(false) {
+			if t.Start.Session == req.Session {
+				ts = append(ts, closeOpen(t))
+			}
+		}
+		if len(ts) == 0 {
+			return nil, nil, &BadRequestError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
+		}
+		return ts, &Target{Spec: "session:" + req.Session, Entry: ts[len(ts)-1].Start, Snapshot: ts[0].Start.Snapshot}, nil
+	}
+	t, err := h.Resolve(req.Target)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.Turn == 0 || t.Entry == nil || (t.Entry.Kind != KindTurnStart && t.Entry.Kind != KindTurnEnd) {
+		return nil, nil, &UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn: name a turn (3, turn:3, ~1) or a session"}
+	}
+	for _, x := range h.Turns(false) {
+		if x.Number == t.Turn {
+			x = closeOpen(x)
+			return []Turn{x}, &Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
+		}
+	}
+	return nil, nil, &UnknownTargetError{Spec: req.Target, Reason: "that turn is not on the active branch"}
+}
+
+// planRevert computes the revert of req against res (the current state,
+// with the editor's buffers) without changing anything.
+func (s *Session) planRevert(h *History, res *snapshot.Result, req RevertRequest) (*RevertOutcome, error) {
+	turns, target, err := revertTurns(h, res, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Lines != nil && len(req.Paths) != 1 {
+		return nil, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
+	}
+	for _, t := range turns {
+		if h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
+			return nil, fmt.Errorf("turn %d: its snapshots were dropped by gc", t.Number)
+		}
+	}
+	// What each turn changed, limited to req.Paths.
+	want := map[string]bool{}
+	for _, p := range req.Paths {
+		want[p] = true
+	}
+	changed := make([][]string, len(turns))
+	all := map[string]bool{}
+	for i, t := range turns {
+		sa, err := parseSnap(t.Start.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		sb, err := parseSnap(t.End.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := snapshot.DiffTrees(s.objects, sa, sb)
+		if err != nil {
+			return nil, fmt.Errorf("revert turn %d: %w", t.Number, err)
+		}
+		for _, d := range ds {
+			if t.End.Attributed && !turnWrote(t.End, d.Path) {
+				continue // another session's or the person's, during the turn
+			}
+			if len(want) == 0 || want[d.Path] {
+				changed[i] = append(changed[i], d.Path)
+				all[d.Path] = true
+			}
+		}
+	}
+	for _, p := range req.Paths {
+		if !all[p] {
+			return nil, &BadRequestError{Field: "paths", Msg: fmt.Sprintf("%s is not a file %s changed", p, turnsName(turns))}
+		}
+	}
+
+	// Take the turns back newest first, each against what the newer ones
+	// left, so a session's later turns never count against its earlier ones.
+	now := map[string]fileVersion{}
+	orig := map[string]fileVersion{}
+	current := func(p string) (fileVersion, error) {
+		if v, ok := now[p]; ok {
+			return v, nil
+		}
+		v, err := s.version(res.ID, p)
+		if err != nil {
+			return v, fmt.Errorf("revert %s: current content: %w", p, err)
+		}
+		now[p], orig[p] = v, v
+		return v, nil
+	}
+	conflicted := map[string]*RevertConflict{}
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		for _, p := range changed[i] {
+			if conflicted[p] != nil {
+				continue
+			}
+			ours, err := current(p)
+			if err != nil {
+				return nil, err
+			}
+			base, err := s.versionAt(t.End.Snapshot, p)
+			if err != nil {
+				return nil, fmt.Errorf("revert %s: content at the end of turn %d: %w", p, t.Number, err)
+			}
+			theirs, err := s.versionAt(t.Start.Snapshot, p)
+			if err != nil {
+				return nil, fmt.Errorf("revert %s: content at the start of turn %d: %w", p, t.Number, err)
+			}
+			var lines *[2]int
+			if req.Lines != nil {
+				lines = req.Lines
+			}
+			merged, regions, ok := revertFile(base, ours, theirs, lines)
+			if ok {
+				now[p] = merged
+				continue
+			}
+			c := &RevertConflict{Path: p, Change: changeOf(ours, theirs)}
+			c.Overlaps, err = s.overlappers(h, p, t, regions, orig[p])
+			if err != nil {
+				return nil, err
+			}
+			conflicted[p] = c
+		}
+	}
+
+	out := &RevertOutcome{Outcome: Outcome{Target: target, Mode: ModeRevert, Diff: &snapshot.Diff{}}, Turns: turns}
+	paths := make([]string, 0, len(now))
+	for p := range now {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if c := conflicted[p]; c != nil {
+			out.Conflicts = append(out.Conflicts, *c)
+			continue
+		}
+		before, after := orig[p], now[p]
+		if before.same(after) {
+			continue
+		}
+		op := snapshot.FileOp{Path: p, Before: before.data, After: after.data, BeforeKind: before.kind, AfterKind: after.kind}
+		switch {
+		case !before.exists:
+			op.Change, op.Before, op.BeforeKind = "create", nil, 0
+		case !after.exists:
+			op.Change, op.After, op.AfterKind = "delete", nil, 0
+		default:
+			op.Change = "modify"
+		}
+		snapshot.FillOp(&op)
+		out.Diff.Ops = append(out.Diff.Ops, op)
+	}
+	if len(out.Conflicts) > 0 {
+		out.FailureReason = revertConflictReason(turns, out.Conflicts)
+	}
+	return out, nil
+}
+
+// revertFile takes back one turn's change of one file (base: the file at
+// the turn's end, theirs: at its start, ours: now). It returns the result,
+// or ok false for a conflict, with the conflicting regions of base when
+// the file merged line by line (nil: the whole file). Creates, deletes,
+// binary files, symbolic links and mode bits are taken back when nobody
+// changed them since, else they conflict. With lines, only the turn's hunks
+// touching those protocol lines of ours are taken back, and only in a text
+// file the turn modified.
+func revertFile(base, ours, theirs fileVersion, lines *[2]int) (fileVersion, []snapshot.MergeConflict, bool) {
+	switch {
+	case ours.same(theirs):
+		return ours, nil, true // already as before the turn
+	case lines != nil && !(base.exists && theirs.exists):
+		return ours, nil, true // a range reverts hunks of modified files only
+	case ours.same(base):
+		return theirs, nil, true // untouched since the turn
+	case !base.exists || !theirs.exists || !ours.exists:
+		return ours, nil, false // created, deleted, or deleted since: changed since
+	case !base.text() || !theirs.text() || !ours.text():
+		return ours, nil, false // binary, a symbolic link, or not captured
+	}
+	kind := ours.kind
+	if base.kind != theirs.kind { // the turn changed the mode
+		switch ours.kind {
+		case base.kind:
+			kind = theirs.kind
+		case theirs.kind:
+		default:
+			return ours, nil, false
+		}
+	}
+	lb := snapshot.SplitLines(string(base.data))
+	lo := snapshot.SplitLines(string(ours.data))
+	var pick func(snapshot.Hunk) bool
+	if lines != nil {
+		cur := string(ours.data)
+		first, last := snapshot.LineOfProtocolLine(cur, lines[0]), snapshot.LineOfProtocolLine(cur, lines[1])
+		blo, bhi := snapshot.MapBack(snapshot.LineHunks(lb, lo), first, last)
+		pick = func(h snapshot.Hunk) bool { return h.Touches(blo, bhi) }
+	}
+	merged, conflicts := snapshot.Merge3(lb, lo, snapshot.SplitLines(string(theirs.data)), pick)
+	if len(conflicts) > 0 {
+		return ours, conflicts, false
+	}
+	data := []byte(merged)
+	return fileVersion{exists: true, kind: kind, id: snapshot.Sum(data), data: data}, nil, true
+}
+
+// changeOf is what turning from into to does to a file.
+func changeOf(from, to fileVersion) string {
+	switch {
+	case !from.exists:
+		return "create"
+	case !to.exists:
+		return "delete"
+	}
+	return "modify"
+}
+
+// overlappers names who changed file rel after turn t where the turn's
+// change lies: regions of the file at the turn's end (nil: anywhere), and
+// now is the current content. It follows the file's chain after the turn,
+// then from its last recorded state to now.
+func (s *Session) overlappers(h *History, rel string, t Turn, regions []snapshot.MergeConflict, now fileVersion) ([]string, error) {
+	chain := fileChain(h, rel)
+	k := -1
+	for i, st := range chain {
+		if st.entry.ID == t.End.ID {
+			k = i
+		}
+	}
+	var states []fileState
+	if k >= 0 {
+		states = chain[k+1:]
+	}
+	prev, err := s.versionAt(t.End.Snapshot, rel)
+	if err != nil {
+		return nil, err
+	}
+	type span struct{ lo, hi int }
+	spans := make([]span, len(regions))
+	for i, r := range regions {
+		spans[i] = span{r.A0, r.A1}
+	}
+	seen := map[string]bool{}
+	var names []string
+	note := func(by *Turn) {
+		name := "user"
+		if by != nil {
+			name = fmt.Sprintf("turn %d", by.Number)
+		}
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	step := func(next fileVersion, by *Turn) {
+		if prev.same(next) {
+			return
+		}
+		if regions == nil || !prev.text() || !next.text() {
+			note(by)
+			prev = next
+			return
+		}
+		hs := snapshot.Hunks(string(prev.data), string(next.data))
+		for i, sp := range spans {
+			lo, hi, touched := snapshot.MapRegion(hs, sp.lo, sp.hi)
+			if touched {
+				note(by)
+			}
+			spans[i] = span{lo, hi}
+		}
+		prev = next
+	}
+	for _, st := range states {
+		if h.Gone(st.entry.Snapshot) {
+			continue
+		}
+		next, err := s.versionAt(st.entry.Snapshot, rel)
+		if err != nil {
+			return nil, err
+		}
+		step(next, st.by)
+	}
+	step(now, nil)
+	if len(names) == 0 {
+		names = []string{"user"}
+	}
+	return names, nil
+}
+
+// turnsName names the reverted turns for messages.
+func turnsName(ts []Turn) string {
+	if len(ts) == 1 {
+		return fmt.Sprintf("turn %d", ts[0].Number)
+	}
+	nums := make([]string, len(ts))
+	for i, t := range ts {
+		nums[i] = fmt.Sprint(t.Number)
+	}
+	return "turns " + strings.Join(nums, ", ")
+}
+
+// revertConflictReason is the failureReason of a revert refused for
+// conflicts: each file and who overlapped it.
+func revertConflictReason(ts []Turn, cs []RevertConflict) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s (changed since by %s)", c.Path, strings.Join(c.Overlaps, ", "))
+	}
+	noun := "file"
+	if len(cs) > 1 {
+		noun = "files"
+	}
+	return fmt.Sprintf("conflict: later changes overlap what %s changed in %d %s: %s; nothing was changed (narrow the revert with paths or a range)",
+		turnsName(ts), len(cs), noun, strings.Join(parts, "; "))
+}
+
+// revertLabel is the title of a revert's edit in the editor.
+func revertLabel(ts []Turn, sessionID string) string {
+	if sessionID != "" {
+		return fmt.Sprintf("Revert session %s (%s)", sessionID, turnsName(ts))
+	}
+	return fmt.Sprintf("Revert turn %d: %s", ts[0].Number, firstLine(ts[0].Start.Prompt))
+}
+
+// Revert takes back the changes of one turn, or of every turn of one
+// session, keeping everything that happened after them (SPEC §3). Any
+// overlap with a later change refuses the whole revert (the outcome names
+// the files and who overlapped them); otherwise it is an operation like a
+// rewind (operation.go): every open turn is ended first, the current state
+// becomes the undo snapshot, the revert entry is recorded as pending before
+// the files change through apply, and undo takes it back. With DryRun only
+// the plan is computed.
+func (s *Session) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
+	var out *RevertOutcome
+	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+		if e := h.ByKey(req.Key); e != nil && !req.DryRun {
+			out = &RevertOutcome{Outcome: *s.recorded(h, e)}
+			return nil
+		}
+		res, err := s.capture(ctx, h, overlay)
+		if err != nil {
+			return err
+		}
+		if !req.DryRun {
+			// Every session's open turn ends first, so its work is recorded.
+			if h, err = s.EndOpenTurns(l, h, res, req.Actor); err != nil {
+				return err
+			}
+		}
+		out, err = s.planRevert(h, res, req)
+		if err != nil {
+			return err
+		}
+		req.Via.decide(out.Diff)
+		if req.DryRun || len(out.Conflicts) > 0 {
+			return nil
+		}
+		if len(out.Diff.Ops) == 0 {
+			out.Applied = true // already taken back: nothing to change or record
+			return nil
+		}
+		t := out.Turns[len(out.Turns)-1]
+		e := &Entry{Parent: h.Leaf(), Kind: KindRevert, Actor: req.Actor, Target: out.Target.Spec,
+			TargetEntry: t.Start.ID, Session: req.Session, Mode: ModeRevert, Key: req.Key}
+		if req.Session == "" {
+			e.Turn = t.Number
+		}
+		return s.run(ctx, l, res, out.Diff.Ops, e, revertLabel(out.Turns, req.Session), apply, &out.Outcome)
+	})
+	return out, err
+}
+
+// RevertHunkApplies reports whether reverting turn n in file rel, limited
+// to the turn's hunks touching protocol lines first..last of current (the
+// file's content now; exists false when it is missing), would change the
+// file without a conflict: the "Revert turn N here" action is offered
+// exactly when the revert it runs goes through and does something.
+func (s *Session) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
+	h, err := s.History()
+	if err != nil {
+		return false, err
+	}
+	for _, t := range h.Turns(false) {
+		if t.Number != n {
+			continue
+		}
+		if t.End == nil || !turnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
+			return false, nil
+		}
+		base, err := s.versionAt(t.End.Snapshot, rel)
+		if err != nil {
+			return false, err
+		}
+		theirs, err := s.versionAt(t.Start.Snapshot, rel)
+		if err != nil {
+			return false, err
+		}
+		ours := fileVersion{exists: exists, kind: base.kind, data: current, id: snapshot.Sum(current)}
+		if exists && !base.exists {
+			ours.kind = snapshot.KindFile
+		}
+		got, _, ok := revertFile(base, ours, theirs, &[2]int{first, last})
+		return ok && !got.same(ours), nil
+	}
+	return false, nil
+}
