@@ -36,6 +36,8 @@ type Capturer struct {
 
 	saveTimer *time.Timer
 	keepLive  bool // keep the live tree for CaptureChanged (a running server)
+
+	heal healState
 }
 
 // KeepLive makes full captures keep their tree in memory, so that
@@ -53,7 +55,9 @@ func NewCapturer(root string, objects *Objects, cachePath string, maxFileBytes i
 	if maxFileBytes <= 0 {
 		maxFileBytes = DefaultMaxFileBytes
 	}
-	return &Capturer{root: root, objects: objects, cachePath: cachePath, maxFileBytes: maxFileBytes, exclude: exclude}
+	c := &Capturer{root: root, objects: objects, cachePath: cachePath, maxFileBytes: maxFileBytes, exclude: exclude}
+	objects.AddFallback(c.fromDisk)
+	return c
 }
 
 // Root is the captured root.
@@ -111,6 +115,9 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 		c.cache = loadStatCache(c.cachePath)
 		tr.Mark("load stat cache")
 	}
+	if dmg := c.damagedNow(); dmg != nil {
+		c.forgetDamaged(dmg)
+	}
 	ig, err := NewIgnorer(c.root)
 	tr.Mark("ignore rules")
 	if err != nil {
@@ -150,6 +157,9 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 		if _, err := c.live.root.hash(c.objects); err != nil || c.live.root.id != id {
 			c.live = nil // never trust a live tree that disagrees with the walk
 		}
+	}
+	if overlay == nil {
+		c.noteRoot(id)
 	}
 	res := &Result{ID: id, Manifest: w.found, Read: w.read, Duration: time.Since(start)}
 	res.FileCount = res.Files()

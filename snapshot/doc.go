@@ -3,8 +3,9 @@
 //
 // A snapshot is a tree of objects, one per folder, like git's: its ID is the
 // SHA-256 of the root tree, so equal states have equal IDs and an unchanged
-// folder costs nothing to store again. Objects are zstd-compressed files
-// written atomically and verified against their ID on every read. A stat
-// cache keeps capture from reading files whose size, times, inode and mode
-// did not change. Ignore rules are git's, plus .rewindignore.
+// folder costs nothing to store again. Objects live in package store (packs,
+// verified reads, healing); large folder trees are stored as deltas against
+// the folder's previous tree. A stat cache keeps capture from reading files
+// whose size, times, inode and mode did not change. Ignore rules are git's,
+// plus .rewindignore.
 package snapshot

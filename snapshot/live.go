@@ -175,6 +175,10 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 	if c.live != lt { // a full capture replaced it meanwhile
 		lt = c.live
 	}
+	if dmg := c.damagedNow(); dmg != nil {
+		c.forgetDamaged(dmg)
+		changed = append(changed, lt.damagedPaths(dmg)...)
+	}
 	sort.Strings(changed)
 	read := 0
 	for i, p := range changed {
@@ -195,6 +199,7 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 	}
 	tr.Mark("trees")
 	c.objects.SyncSoon()
+	c.noteRoot(lt.root.id)
 	if read > 0 {
 		c.saveCacheLater()
 	}

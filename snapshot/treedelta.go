@@ -24,10 +24,10 @@ const (
 // against base when that is worth it.
 func (o *Objects) putTree(id ID, data []byte, ents []treeEntry, base ID) error {
 	o.cacheTree(id, ents)
-	if o.Has(id) {
+	if o.Has(id) && !o.IsDamaged(id) {
 		return nil
 	}
-	if base.IsZero() || base == id || len(data) < deltaMinBytes || !o.Has(base) {
+	if base.IsZero() || base == id || len(data) < deltaMinBytes || !o.Has(base) || o.IsDamaged(base) {
 		return o.PutID(id, data)
 	}
 	_, depth, err := o.DeltaBase(base)

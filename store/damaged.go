@@ -44,11 +44,12 @@ func readDamaged(path string) map[ID]bool {
 	return ids
 }
 
+// has reports whether id is damaged and no good copy was written since.
 func (d *damagedList) has(id ID) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.loadLocked()
-	return d.ids[id]
+	return d.ids[id] && !d.fixed[id]
 }
 
 // add records id as damaged (also for other processes).
@@ -157,3 +158,7 @@ func (o *Objects) Damaged() []ID { return o.dmg.reload() }
 // MarkDamaged puts id on the list of known-damaged objects (fsck, or a
 // reader that found it damaged by other means).
 func (o *Objects) MarkDamaged(id ID) { o.dmg.add(id) }
+
+// IsDamaged reports whether id is on the list of known-damaged objects
+// (as last read by Damaged, or added to by this process).
+func (o *Objects) IsDamaged(id ID) bool { return o.dmg.has(id) }

@@ -210,6 +210,9 @@ func (o *Objects) PutDelta(id, base ID, body []byte) error {
 // CRC holds (or a loose object that decodes to its ID). An ID on the list
 // of known-damaged objects is written again whatever its record says.
 func (o *Objects) hasGood(id ID) bool {
+	if o.dmg.has(id) {
+		return false
+	}
 	o.mu.Lock()
 	if _, ok := o.known[id]; ok {
 		o.mu.Unlock()
@@ -218,10 +221,6 @@ func (o *Objects) hasGood(id ID) bool {
 	if o.w != nil && o.w.has(id) {
 		o.mu.Unlock()
 		return true
-	}
-	if o.dmg.has(id) {
-		o.mu.Unlock()
-		return false
 	}
 	o.load()
 	locs := o.locate(id)
@@ -360,10 +359,7 @@ func (o *Objects) Get(id ID) ([]byte, error) {
 
 // heal writes a good copy of id and makes it durable soon.
 func (o *Objects) heal(id ID, data []byte) error {
-	o.mu.Lock()
-	delete(o.known, id)
-	o.mu.Unlock()
-	o.dmg.add(id) // so PutID writes it whatever the old record says
+	o.dmg.add(id) // so append writes it whatever the old record says
 	kind, payload := o.compress(data, false)
 	if err := o.append(id, kind, payload); err != nil {
 		return err

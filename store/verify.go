@@ -39,6 +39,7 @@ func (o *Objects) Verify() (*VerifyReport, error) {
 	}
 	seen := map[ID]bool{}
 	bad := map[ID]bool{}
+	var badCopies []Problem
 	for _, path := range names {
 		live := isLocked(path)
 		if live {
@@ -65,7 +66,7 @@ func (o *Objects) Verify() (*VerifyReport, error) {
 			}
 			if err != nil {
 				bad[e.id] = true
-				rep.Problems = append(rep.Problems, Problem{Where: fmt.Sprintf("%s at offset %d", path, e.off), ID: e.id, Err: err.Error()})
+				badCopies = append(badCopies, Problem{Where: fmt.Sprintf("%s at offset %d", path, e.off), ID: e.id, Err: err.Error()})
 				continue
 			}
 			seen[e.id] = true
@@ -75,7 +76,7 @@ func (o *Objects) Verify() (*VerifyReport, error) {
 	err = walkLoose(o.dir, func(id ID, size int64) error {
 		if _, err := o.getLoose(id); err != nil {
 			bad[id] = true
-			rep.Problems = append(rep.Problems, Problem{Where: loosePath(o.dir, id), ID: id, Err: err.Error()})
+			badCopies = append(badCopies, Problem{Where: loosePath(o.dir, id), ID: id, Err: err.Error()})
 			return nil
 		}
 		seen[id] = true
@@ -83,6 +84,15 @@ func (o *Objects) Verify() (*VerifyReport, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// A damaged copy of an object that also has a good one (healed since)
+	// is no damage: readers skip it, and gc drops it.
+	for _, p := range badCopies {
+		if seen[p.ID] {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("a damaged copy of object %s (%s) is superseded by a good copy; gc drops it", p.ID, p.Where))
+			continue
+		}
+		rep.Problems = append(rep.Problems, p)
 	}
 	for id := range bad {
 		if !seen[id] { // no good copy anywhere

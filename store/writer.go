@@ -146,7 +146,7 @@ func (o *Objects) append(id ID, kind byte, payload []byte) error {
 	if _, ok := o.known[id]; ok && !o.dmg.has(id) {
 		return nil
 	}
-	if o.w != nil && o.w.has(id) {
+	if o.w != nil && o.w.has(id) && !o.dmg.has(id) {
 		return nil
 	}
 	if o.w != nil && o.w.size() > maxPackBytes {
