@@ -391,14 +391,10 @@ func (s *Session) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Ov
 		if err != nil {
 			return fmt.Errorf("undo: %w", err)
 		}
-		// Conflicts: files that differ from the state the operation left.
+		// Conflicts: files that differ from the last recorded state.
 		var base *snapshot.ID
-		if d := h.Done(r.ID); d != nil && d.Snapshot != "" {
-			if b, err := snapshot.ParseID(d.Snapshot); err == nil {
-				base = &b
-			}
-		} else if !r.Pending && r.Snapshot != "" {
-			if b, err := snapshot.ParseID(r.Snapshot); err == nil {
+		if bl := h.Baseline(); bl != "" && !h.Gone(bl) {
+			if b, err := snapshot.ParseID(bl); err == nil {
 				base = &b
 			}
 		}

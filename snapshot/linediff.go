@@ -34,6 +34,19 @@ func lineScript(a, b string) []lineOp {
 	return ops
 }
 
+// lineCounts returns the added and removed line counts of before → after.
+func lineCounts(before, after string) (added, removed int) {
+	if before == after {
+		return 0, 0
+	}
+	la, lb := SplitLines(before), SplitLines(after)
+	for _, h := range LineHunks(la, lb) {
+		removed += h.A1 - h.A0
+		added += h.B1 - h.B0
+	}
+	return added, removed
+}
+
 // LineDiff returns the added and removed line counts and the unified diff
 // text (three lines of context) of before → after.
 func LineDiff(fromLabel, toLabel, before, after string) (added, removed int, text string) {

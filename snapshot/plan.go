@@ -155,30 +155,60 @@ func fillContent(o *Objects, op *FileOp, ids [2]ID) error {
 // decided by the operation that applies it.)
 func FillOp(op *FileOp) {
 	op.Binary = (op.Before != nil && !IsText(op.Before)) || (op.After != nil && !IsText(op.After))
-	link := op.BeforeKind == KindSymlink || op.AfterKind == KindSymlink
-	modeChange := op.Change == "modify" && op.BeforeKind != op.AfterKind
-	from, to := "a/"+op.Path, "b/"+op.Path
-	if op.Change == "create" {
-		from = "/dev/null"
-	}
-	if op.Change == "delete" {
-		to = "/dev/null"
-	}
-	if op.Binary || link {
-		if link {
-			op.Diff = fmt.Sprintf("--- %s\n+++ %s\n@@ symbolic link @@\n-%s\n+%s\n", from, to, op.Before, op.After)
-		} else {
-			op.Diff = fmt.Sprintf("--- %s\n+++ %s\nBinary files %s and %s differ\n", from, to, from, to)
-		}
-		if modeChange {
-			op.Diff = fmt.Sprintf("mode %s → %s: %s\n", op.BeforeKind, op.AfterKind, op.Path) + op.Diff
-		}
+	op.Added, op.Removed, op.Diff = 0, 0, ""
+	beforeLink, afterLink := op.BeforeKind == KindSymlink, op.AfterKind == KindSymlink
+	if op.Change == "modify" && beforeLink != afterLink {
+		// A file became a link or the other way round: git shows the old
+		// one deleted and the new one created.
+		del := FileOp{Path: op.Path, Change: "delete", Before: op.Before, BeforeKind: op.BeforeKind}
+		cre := FileOp{Path: op.Path, Change: "create", After: op.After, AfterKind: op.AfterKind}
+		op.Diff = gitDiff(&del) + gitDiff(&cre)
 		return
 	}
-	op.Added, op.Removed, op.Diff = LineDiff(from, to, string(op.Before), string(op.After))
-	if modeChange {
-		op.Diff = fmt.Sprintf("mode %s → %s: %s\n", op.BeforeKind, op.AfterKind, op.Path) + op.Diff
+	op.Diff = gitDiff(op)
+	if !op.Binary && !beforeLink && !afterLink {
+		op.Added, op.Removed = lineCounts(string(op.Before), string(op.After))
 	}
+}
+
+// gitMode is how git writes a kind's mode.
+func gitMode(k Kind) string {
+	switch k {
+	case KindExec:
+		return "100755"
+	case KindSymlink:
+		return "120000"
+	}
+	return "100644"
+}
+
+// gitDiff is op's diff as git writes it: a "diff --git" line, the extended
+// header lines for creations, deletions and mode changes, then the unified
+// diff of the content (a link's content is its target), or "Binary files …
+// differ". So `git apply` and every diff viewer read it.
+func gitDiff(op *FileOp) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff --git a/%s b/%s\n", op.Path, op.Path)
+	from, to := "a/"+op.Path, "b/"+op.Path
+	switch op.Change {
+	case "create":
+		from = "/dev/null"
+		fmt.Fprintf(&b, "new file mode %s\n", gitMode(op.AfterKind))
+	case "delete":
+		to = "/dev/null"
+		fmt.Fprintf(&b, "deleted file mode %s\n", gitMode(op.BeforeKind))
+	default:
+		if gitMode(op.BeforeKind) != gitMode(op.AfterKind) {
+			fmt.Fprintf(&b, "old mode %s\nnew mode %s\n", gitMode(op.BeforeKind), gitMode(op.AfterKind))
+		}
+	}
+	if op.Binary {
+		fmt.Fprintf(&b, "Binary files %s and %s differ\n", from, to)
+		return b.String()
+	}
+	_, _, text := LineDiff(from, to, string(op.Before), string(op.After))
+	b.WriteString(text)
+	return b.String()
 }
 
 // IsText reports whether data can travel as editor text: valid UTF-8 with

@@ -105,7 +105,9 @@ func TestInterruptedRewindIsFinished(t *testing.T) {
 		}
 		w.ok("status") // any command finishes it
 		check("rewind finished", before, false)
-		var list struct{ Rewinds []struct{ Applied, Undone bool } }
+		var list struct {
+			Rewinds []struct{ Applied, Undone bool }
+		}
 		w.okJSON(&list, "log")
 		if len(list.Rewinds) != 1 || !list.Rewinds[0].Applied {
 			t.Fatalf("try %d: the finished rewind is not listed as applied: %+v", try, list.Rewinds)
