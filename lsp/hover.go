@@ -141,3 +141,34 @@ func shortID(s string) string {
 	}
 	return s
 }
+
+// warmBlame computes the blame of a document the editor just opened, in the
+// background, so the first hover or blame request on it finds the file's
+// turns already walked (blame is incremental from then on: a turn costs a
+// diff). Warm-ups run one at a time.
+func (s *Server) warmBlame(uri string) {
+	path, err := pathFromURI(uri)
+	if err != nil {
+		return
+	}
+	s.disp.wg.Add(1) // waited for at exit, like requests
+	go func() {
+		defer s.disp.wg.Done()
+		s.blameWarm.Lock()
+		defer s.blameWarm.Unlock()
+		if s.baseCtx.Err() != nil {
+			return
+		}
+		if _, open := s.docs.byPath(path); !open {
+			return
+		}
+		f := folderOf(s.ws.list(), path)
+		if f == nil {
+			return
+		}
+		rel, _ := f.rel(path)
+		if _, err := f.svc.Blame(s.baseCtx, commands.BlameArgs{Scope: commands.Scope{URI: rel}}); err != nil {
+			s.log.Printf("blame of %s: %v", rel, err)
+		}
+	}()
+}

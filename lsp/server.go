@@ -38,6 +38,8 @@ type Server struct {
 	docs *documents
 	ws   workspace
 
+	blameWarm sync.Mutex // one blame warm-up at a time (hover.go)
+
 	// Tunables, shortened by tests.
 	verifyTimeout time.Duration // how long to wait for an edit's echo
 	applyTimeout  time.Duration // how long to wait for the editor to apply an edit

@@ -18,6 +18,7 @@ func (s *Server) didOpen(_ context.Context, p json.RawMessage) error {
 		return fmt.Errorf("didOpen without textDocument.uri")
 	}
 	s.docs.open(dp.TextDocument.URI, dp.TextDocument.Version, dp.TextDocument.Text)
+	s.warmBlame(dp.TextDocument.URI)
 	return nil
 }
 

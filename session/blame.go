@@ -96,11 +96,13 @@ func (s *Session) blameCache() *blameCache {
 // fileBlame is what blame knows of one file: the owners of its lines at the
 // latest state of its chain it has walked.
 type fileBlame struct {
-	ids     []string // entry ids of the chain states walked
-	done    int      // = len(ids)
-	lines   []string // the file's lines at the last state walked
-	labels  []int32  // per line: index in turns, or -1
-	unknown bool     // the last state's content is gone (gc): owners unknown
+	ids     []string    // entry ids of the chain states walked
+	done    int         // = len(ids)
+	lines   []string    // the file's lines at the last state walked
+	labels  []int32     // per line: index in turns, or -1
+	unknown bool        // the last state's content is gone (gc): owners unknown
+	last    fileVersion // the last state walked (without its content)
+	hasLast bool
 	turns   []*Turn
 	memo    map[snapshot.ID][]int32 // owners of earlier states' lines, by content
 	order   []snapshot.ID           // memo keys, oldest first
@@ -141,17 +143,25 @@ func (s *Session) blameStep(h *History, rel string, fb *fileBlame, st fileState)
 	fb.done = len(fb.ids)
 	fb.ready = false
 	if h.Gone(st.entry.Snapshot) {
-		fb.lines, fb.labels, fb.unknown = nil, nil, true
+		fb.lines, fb.labels, fb.unknown, fb.hasLast = nil, nil, true, false
 		return nil
 	}
 	id, err := parseSnap(st.entry.Snapshot)
 	if err != nil {
 		return err
 	}
+	e, ok, err := snapshot.Lookup(s.objects, id, rel)
+	if err != nil {
+		return err
+	}
+	if cur := (fileVersion{exists: ok, kind: e.Kind, id: e.ID}); !fb.unknown && fb.hasLast && cur.same(fb.last) {
+		return nil // unchanged since the previous state: same owners
+	}
 	v, err := s.version(id, rel)
 	if err != nil {
 		return err
 	}
+	fb.last, fb.hasLast = fileVersion{exists: v.exists, kind: v.kind, id: v.id}, true
 	var next []string
 	if v.exists && v.text() {
 		next = snapshot.SplitLines(string(v.data))
