@@ -70,6 +70,15 @@ func (w *wsp) remove(rel string) {
 // their files).
 func (w *wsp) state() map[string]fstate {
 	w.t.Helper()
+	st, err := w.readState()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return st
+}
+
+// readState is state, with an error for a tree changing while it is read.
+func (w *wsp) readState() (map[string]fstate, error) {
 	st := map[string]fstate{}
 	err := filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -103,10 +112,7 @@ func (w *wsp) state() map[string]fstate {
 		}
 		return nil
 	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return st
+	return st, err
 }
 
 func (w *wsp) wantState(want map[string]fstate, when string) {

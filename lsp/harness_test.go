@@ -249,7 +249,8 @@ type server struct {
 	in     io.WriteCloser
 	exit   chan int
 	stderr *lockedBuffer
-	srv    *Server // in-process only
+	srv    *Server     // in-process only
+	proc   *os.Process // the binary's process (startBinary only)
 }
 
 type lockedBuffer struct {
@@ -376,6 +377,7 @@ func startBinary(t testing.TB, home string, args ...string) (*server, *conn) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s.proc = cmd.Process
 	c := newConn(t, stdout, stdin)
 	exited := make(chan struct{})
 	go func() {

@@ -1,0 +1,142 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// TestServerKilledAfterForcedRewind (issue 10, defect 1): the user has an
+// unsaved edit in an open buffer and a saved one on disk; a forced rewind
+// overwrites both. The server is killed (SIGKILL) while the editor applies
+// the edit, so it never hears the answer, records nothing after it and
+// writes none of its `via: disk` files (a binary file; for a client without
+// resource operations, a delete). The next command — the command line, or
+// a new server — finishes the rewind (listed as applied, the tree exactly
+// the target), and undo brings both user edits back.
+func TestServerKilledAfterForcedRewind(t *testing.T) {
+	for _, kind := range []editorKind{vscodeLike, neovimLike, plainClient} {
+		for _, next := range []string{"cli", "server"} {
+			t.Run(string(kind)+"/"+next, func(t *testing.T) { serverKilledAfterForcedRewind(t, kind, next) })
+		}
+	}
+}
+
+func serverKilledAfterForcedRewind(t *testing.T, kind editorKind, next string) {
+	w := newWsp(t)
+	w.write("a.txt", "alpha\nbeta\n", 0o644)
+	w.write("b.txt", "one\n", 0o644)
+	w.write("bin.dat", "\x00binary\x01", 0o644)
+	srv, e := startServer(t, w, kind)
+	e.open(w.abs("a.txt"))
+	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent turn"}, nil)
+	w.write("a.txt", "alpha\nBETA by the agent\n", 0o644)
+	w.write("b.txt", "ONE\n", 0o644)
+	w.write("c.txt", "created by the agent\n", 0o644)
+	w.write("bin.dat", "\x00binary by the agent\x02", 0o644)
+	e.reload(w.abs("a.txt"))
+	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	target := map[string]fstate{"a.txt": {"alpha\nbeta\n", "file"}, "b.txt": {"one\n", "file"},
+		"bin.dat": {"\x00binary\x01", "file"}}
+	// What the editor does alone: the text edits, and the delete when it
+	// has resource operations.
+	editorPart := map[string]fstate{"a.txt": target["a.txt"], "b.txt": target["b.txt"],
+		"bin.dat": {"\x00binary by the agent\x02", "file"}}
+	if kind == plainClient {
+		editorPart["c.txt"] = fstate{"created by the agent\n", "file"}
+	}
+
+	// The user's edits: unsaved text in a.txt, a saved change to b.txt.
+	e.typeText(w.abs("a.txt"), Range{Position{0, 0}, Position{0, 0}}, "unsaved user line\n")
+	w.write("b.txt", "ONE\nsaved user line\n", 0o644)
+	mine := map[string]fstate{
+		"a.txt":   {"unsaved user line\nalpha\nBETA by the agent\n", "file"},
+		"b.txt":   {"ONE\nsaved user line\n", "file"},
+		"c.txt":   {"created by the agent\n", "file"},
+		"bin.dat": {"\x00binary by the agent\x02", "file"},
+	}
+
+	// The server dies once it sent the edit; the editor applies it anyway
+	// (and saves, as an editor set up to save does).
+	journal := filepath.Join(w.store, "journal")
+	var pendingSeen bool
+	e.mu.Lock()
+	e.before = func(e *editor) {
+		e.before = nil
+		data, _ := os.ReadFile(journal)
+		pendingSeen = strings.Contains(string(data), `"pending":true`)
+		srv.proc.Signal(syscall.SIGKILL)
+		<-e.c.closed
+	}
+	e.mu.Unlock()
+	if err := e.cmd(commands.NameRewind, map[string]any{"target": "1", "force": true}, nil); err == nil {
+		t.Fatal("the rewind answered although its server was killed")
+	}
+	waitState(t, w, editorPart, "the editor applying the forced rewind")
+	if !pendingSeen {
+		t.Error("the rewind was not recorded as pending before its edit was sent")
+	}
+
+	var undo func() commands.RewindResult
+	var list func() commands.ListResult
+	switch next {
+	case "cli":
+		list = func() (l commands.ListResult) {
+			unmarshalT(t, cli(t, w.home, w.root, w.store, "--json", "log"), &l)
+			return l
+		}
+		undo = func() (r commands.RewindResult) {
+			unmarshalT(t, cli(t, w.home, w.root, w.store, "--json", "undo"), &r)
+			return r
+		}
+	case "server":
+		_, e2 := startServer(t, w, kind)
+		list = func() (l commands.ListResult) {
+			e2.mustCmd(commands.NameList, map[string]any{}, &l)
+			return l
+		}
+		undo = func() (r commands.RewindResult) {
+			e2.mustCmd(commands.NameUndo, map[string]any{}, &r)
+			waitSaved(t, e2)
+			return r
+		}
+	}
+	l := list()
+	if len(l.Rewinds) != 1 || !l.Rewinds[0].Applied || l.Rewinds[0].Undone {
+		t.Fatalf("after the crash, the rewinds are %+v; want the forced rewind, applied", l.Rewinds)
+	}
+	w.wantState(target, "after the rewind was finished")
+	if r := undo(); !r.Applied {
+		t.Fatalf("undo of the rewind the server did not finish: %s", r.FailureReason)
+	}
+	waitState(t, w, mine, "undo")
+	if l := list(); len(l.Rewinds) != 1 || !l.Rewinds[0].Undone {
+		t.Fatalf("after the undo, the rewinds are %+v", l.Rewinds)
+	}
+}
+
+// waitState waits (5 s at most) until the workspace is exactly want.
+func waitState(t *testing.T, w *wsp, want map[string]fstate, when string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if st, err := w.readState(); err == nil && jsonStr(st) == jsonStr(want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.wantState(want, when)
+}
+
+func unmarshalT(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("decoding %q: %v", out, err)
+	}
+}
