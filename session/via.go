@@ -1,6 +1,10 @@
 package session
 
-import "github.com/rewind-lsp/rewind-lsp/snapshot"
+import (
+	"path"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
 
 // ViaPolicy is what the editor applying an operation can do. How each file
 // reaches the disk (`via` of SPEC §4) is decided here, once, on the file
@@ -39,9 +43,21 @@ func (p *ViaPolicy) Via(op *snapshot.FileOp) string {
 	return "edit"
 }
 
-// decide sets the via of every op of d.
+// decide sets the via of every op of d. A path that changes between a
+// file (or link) and a folder has an op on it and ops under it; an editor
+// makes a WorkspaceEdit's creates before its deletes, so it cannot swap
+// them: all those ops go by disk, where Writer deletes first.
 func (p *ViaPolicy) decide(d *snapshot.Diff) {
+	at := map[string]int{}
 	for i := range d.Ops {
 		d.Ops[i].Via = p.Via(&d.Ops[i])
+		at[d.Ops[i].Path] = i
+	}
+	for i := range d.Ops {
+		for dir := path.Dir(d.Ops[i].Path); dir != "."; dir = path.Dir(dir) {
+			if j, ok := at[dir]; ok {
+				d.Ops[i].Via, d.Ops[j].Via = "disk", "disk"
+			}
+		}
 	}
 }

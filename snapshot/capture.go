@@ -331,7 +331,7 @@ func (w *walker) excluded(abs string) bool {
 func (w *walker) file(rel, abs string) error {
 	var st unix.Stat_t
 	if err := unix.Lstat(abs, &st); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
 			return nil
 		}
 		return fmt.Errorf("capture %s: %w", rel, err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -224,7 +225,8 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 	}
 	abs := filepath.Join(c.root, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+	// ENOTDIR: a folder above p became a file or link; p is gone.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
 		lt.remove(p)
 		delete(c.cache.files, p)
 		return 0, nil
