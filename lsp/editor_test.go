@@ -28,6 +28,11 @@ const (
 	neovimLike editorKind = "neovim"
 	// plainClient advertises neither: it gets the `changes` form.
 	plainClient editorKind = "plain"
+	// eglotLike is Emacs eglot (NOTES.md): documentChanges without resource
+	// operations, rejects stale versioned edits, visits (didOpen) the files
+	// it edits, and answers applied:true echoDelay before it sends the
+	// matching didChange (its idle timer).
+	eglotLike editorKind = "eglot"
 )
 
 // buffer is an editor buffer.
@@ -51,9 +56,13 @@ type editor struct {
 	edits  []json.RawMessage  // every applyEdit params received
 	save   bool               // save edited buffers like an editor that saves
 	before func(e *editor)    // runs before an applyEdit is applied (tests)
-	gone   bool               // the test ended: touch nothing any more
-	srv    *server            // the server process, when started by startServer
-	shown  []string           // URIs the server asked to show (window/showDocument)
+	// echoDelay is how long an eglot-like editor waits after answering
+	// before it sends its didChange (1.5 s unless set).
+	echoDelay time.Duration
+	echoed    int      // applyEdits whose changes were sent to the server
+	gone      bool     // the test ended: touch nothing any more
+	srv       *server  // the server process, when started by startServer
+	shown     []string // URIs the server asked to show (window/showDocument)
 }
 
 // stop makes the editor refuse further edits; tests whose hooks block call
@@ -79,6 +88,8 @@ func (e *editor) capabilities(encodings ...string) map[string]any {
 			"failureHandling": "textOnlyTransactional"}
 	case neovimLike:
 		we = map[string]any{"resourceOperations": []string{"rename", "create", "delete"}}
+	case eglotLike:
+		we = map[string]any{"documentChanges": true}
 	}
 	caps := map[string]any{
 		"workspace": map[string]any{"workspaceEdit": we, "applyEdit": true, "workspaceFolders": true},
@@ -281,13 +292,22 @@ func (e *editor) applyEdit(raw json.RawMessage) map[string]any {
 	if err != nil {
 		return map[string]any{"applied": false, "failureReason": err.Error()}
 	}
-	if stale != "" && e.kind == vscodeLike {
+	if stale != "" && (e.kind == vscodeLike || e.kind == eglotLike) {
 		return map[string]any{"applied": false, "failureReason": stale}
 	}
 	answer := map[string]any{"applied": true}
-	if e.kind == neovimLike {
+	switch e.kind {
+	case neovimLike:
 		// Neovim answers first; its didChange follows (debounced).
 		go func() { time.Sleep(50 * time.Millisecond); e.afterApply(touched) }()
+		return answer
+	case eglotLike:
+		// eglot answers at once and reports the change when Emacs is idle.
+		delay := e.echoDelay
+		if delay == 0 {
+			delay = 1500 * time.Millisecond
+		}
+		go func() { time.Sleep(delay); e.afterApply(touched) }()
 		return answer
 	}
 	e.afterApply(touched)
@@ -308,6 +328,12 @@ func (e *editor) applyLocked(we workspaceEdit) (touched []*touch, stale string, 
 			}
 			b = &buffer{uri: uri, text: string(data), version: 0}
 			e.bufs[p] = b
+			if e.kind == eglotLike {
+				// eglot visits the file: its buffer is managed at once.
+				b.synced, b.version = true, 1
+				e.c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+					"uri": b.uri, "languageId": "plaintext", "version": b.version, "text": b.text}})
+			}
 		}
 		if version != nil && (!b.synced || *version != b.version) {
 			stale = fmt.Sprintf("%s: version %d, buffer has %d", p, *version, b.version)
@@ -385,6 +411,11 @@ type touch struct {
 // afterApply echoes the edits to the server (didOpen or didChange) and, in
 // an editor that saves, writes the buffers and sends didSave.
 func (e *editor) afterApply(touched []*touch) {
+	defer func() {
+		e.mu.Lock()
+		e.echoed++
+		e.mu.Unlock()
+	}()
 	for _, tc := range touched {
 		e.mu.Lock()
 		b := tc.b
