@@ -7,7 +7,7 @@ import { describeError, RewindClient, saveDocuments, ServerMissingError } from '
 import { config } from './config';
 import { openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
+import { conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
 import type { Plan, RewindMode, RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
@@ -22,6 +22,8 @@ export class Commands {
   /** Plans whose target is the start of a turn, by root and turn entry: their snapshot is the
    *  "before" side of the turn's file diffs (a turn's start snapshot never changes). */
   private readonly turnSnapshots = new Map<string, Promise<Plan>>();
+  /** The latest conversation rewind of this window: the command that resumes it, and where. */
+  private lastResume: { root: vscode.WorkspaceFolder; command: string } | undefined;
 
   constructor(
     private readonly client: RewindClient,
@@ -36,6 +38,7 @@ export class Commands {
       reg('rewindLsp.preview', () => this.preview()),
       reg('rewindLsp.undo', () => this.undo()),
       reg('rewindLsp.checkpoint', () => this.checkpoint()),
+      reg('rewindLsp.resume', () => this.resume()),
       reg('rewindLsp.showTimeline', () => Promise.resolve(vscode.commands.executeCommand('rewindLsp.timeline.focus'))),
       reg('rewindLsp.restartServer', async () => {
         await this.client.restart();
@@ -177,7 +180,7 @@ export class Commands {
           this.client.command('rewind.rewind', { root: rootArg, target: target.target, mode, force, report, ...(paths ? { paths } : {}) }),
         ),
     );
-    await this.finish('rewound', 'rewind', result, touched);
+    await this.finish('rewound', 'rewind', result, touched, root);
   }
 
   /** undo restores the state before the latest rewind not yet undone. */
@@ -196,6 +199,7 @@ export class Commands {
     kind: 'rewind' | 'undo',
     result: RewindResult,
     touched: vscode.Uri[],
+    root?: vscode.WorkspaceFolder,
   ): Promise<void> {
     let saved = 0;
     if (result.applied && config().saveAfterRewind) {
@@ -211,7 +215,33 @@ export class Commands {
       if (pick === 'Open Logs') this.client.output.show(true);
       return;
     }
-    void vscode.window.showInformationMessage(`Rewind: ${resultMessage(kind, result.plan, saved)}`);
+    const conv = result.conversation;
+    const text = `Rewind: ${resultMessage(kind, result.plan, saved)}${conv ? ' ' + conversationMessage(conv) : ''}`;
+    if (conv?.agent && conv.resume && root) {
+      this.lastResume = { root, command: conv.resume };
+      emit('conversationForked', conv);
+      const resume = 'Resume in Terminal';
+      if ((await vscode.window.showInformationMessage(text, resume)) === resume) await this.resume();
+      return;
+    }
+    if (conv) emit('conversationNotForked', conv);
+    void vscode.window.showInformationMessage(text);
+  }
+
+  /** resume opens an integrated terminal in the root running the latest conversation rewind's
+   *  `resume` command (SPEC §7). */
+  async resume(): Promise<void> {
+    const last = this.lastResume;
+    if (!last) {
+      void vscode.window.showInformationMessage(
+        'Rewind: no conversation was rewound in this window yet. Rewind to a turn with "Code and conversation" or "Conversation only" first.',
+      );
+      return;
+    }
+    const terminal = vscode.window.createTerminal({ name: 'Resumed conversation', cwd: last.root.uri });
+    terminal.show();
+    terminal.sendText(last.command);
+    emit('resumeTerminal', { command: last.command, cwd: last.root.uri.fsPath });
   }
 
   async checkpoint(): Promise<void> {

@@ -1,7 +1,7 @@
 // Pure presentation logic: labels, relative times, plan summaries and timeline ordering.
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
-import type { ChangedFile, CheckpointInfo, ListResult, Plan, PlanFile, RewindInfo, TurnInfo } from './protocol';
+import type { ChangedFile, CheckpointInfo, ConversationResult, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 
 /** parseTime reads an RFC 3339 string or epoch seconds/milliseconds; NaN when unreadable. */
 export function parseTime(t: unknown): number {
@@ -54,6 +54,24 @@ export function turnTitle(t: Pick<TurnInfo, 'turn' | 'prompt'>): string {
   return p ? `Turn ${t.turn}: ${p}` : `Turn ${t.turn}`;
 }
 
+/** sessionLabel names the agent session of a turn: "claude-code 1a2b3c4d". */
+export function sessionLabel(t: Pick<TurnInfo, 'agent' | 'session'>): string {
+  const s = (t.session ?? '').slice(0, 8);
+  return [t.agent ?? '', s].filter(Boolean).join(' ');
+}
+
+/** summaryTitle names a kept report in the view: "Report: the JWT idea broke login". */
+export function summaryTitle(s: SummaryInfo): string {
+  return `Report: ${firstLine(s.report, 70) || '(empty)'}`;
+}
+
+/** conversationMessage says what a conversation rewind did to the agent's conversation. */
+export function conversationMessage(c: ConversationResult | undefined): string {
+  if (!c) return '';
+  if (c.agent && c.resume) return `The ${c.agent} conversation was forked: continue it with \`${c.resume}\`.`;
+  return c.reason ? `Conversation: ${c.reason}.` : '';
+}
+
 /** isOpen tells whether a turn has started and not ended yet. */
 export function isOpen(t: TurnInfo): boolean {
   return !t.ended || Number.isNaN(parseTime(t.ended));
@@ -87,7 +105,7 @@ export function turnItem(t: TurnInfo, now = Date.now()): TargetItem {
   const state = isOpen(t) ? 'open' : '';
   return {
     label: turnTitle(t),
-    description: [when, state, t.source ?? ''].filter(Boolean).join(' · '),
+    description: [when, state, t.source ?? '', sessionLabel(t)].filter(Boolean).join(' · '),
     detail: changedSummary(t.changed) + fileList(t.changed),
     target: targetForTurn(t.turn),
     kind: 'turn',
@@ -241,9 +259,10 @@ export function resultMessage(kind: 'rewind' | 'undo', plan: Plan | undefined, s
 export type TimelineEntry =
   | { kind: 'turn'; time: number; turn: TurnInfo }
   | { kind: 'checkpoint'; time: number; checkpoint: CheckpointInfo }
-  | { kind: 'rewind'; time: number; rewind: RewindInfo; undoable: boolean };
+  | { kind: 'rewind'; time: number; rewind: RewindInfo; undoable: boolean }
+  | { kind: 'summary'; time: number; summary: SummaryInfo };
 
-/** timelineEntries merges turns, checkpoints and rewinds newest first. The one rewind that
+/** timelineEntries merges turns, checkpoints, rewinds and reports newest first. The one rewind that
  *  `rewind.undo` would undo (the latest not undone) is marked undoable. */
 export function timelineEntries(list: ListResult): TimelineEntry[] {
   const rewinds = list.rewinds ?? [];
@@ -254,6 +273,7 @@ export function timelineEntries(list: ListResult): TimelineEntry[] {
   for (const t of list.turns ?? []) out.push({ kind: 'turn', time: parseTime(t.started), turn: t, order: order++ });
   for (const c of list.checkpoints ?? []) out.push({ kind: 'checkpoint', time: parseTime(c.time), checkpoint: c, order: order++ });
   rewinds.forEach((r, i) => out.push({ kind: 'rewind', time: parseTime(r.time), rewind: r, undoable: i === undoable, order: order++ }));
+  for (const s of list.summaries ?? []) out.push({ kind: 'summary', time: parseTime(s.time), summary: s, order: order++ });
   const key = (e: { time: number }) => (Number.isNaN(e.time) ? 0 : e.time);
   out.sort((a, b) => key(b) - key(a) || turnOrder(b) - turnOrder(a) || b.order - a.order);
   return out.map(({ order: _o, ...e }) => e as TimelineEntry);

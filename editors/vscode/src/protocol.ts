@@ -29,7 +29,19 @@ export interface TurnInfo {
   /** RFC 3339 time the turn ended; empty while the turn is open. */
   ended?: string;
   source?: string;
+  /** The agent session that ran the turn, and its agent ("claude-code"), when a hook said so. */
+  session?: string;
+  agent?: string;
   changed?: ChangedFile[] | null;
+}
+
+/** A report kept as a summary entry (a rewind's report, or mode summarize). */
+export interface SummaryInfo {
+  entry: string;
+  /** The rewind's target as written ("3", "@label"). */
+  target: string;
+  report: string;
+  time: string;
 }
 
 export interface CheckpointInfo {
@@ -58,6 +70,7 @@ export interface ListResult {
   turns: TurnInfo[] | null;
   checkpoints: CheckpointInfo[] | null;
   rewinds: RewindInfo[] | null;
+  summaries?: SummaryInfo[] | null;
 }
 
 export interface PlanFile {
@@ -96,6 +109,18 @@ export interface RewindResult {
   failureReason?: string;
   entry?: string;
   plan?: Plan;
+  /** With mode conversation or both: the agent conversation the rewind forked (SPEC §9), or
+   *  (agent "") why only rewind-lsp's journal moved. */
+  conversation?: ConversationResult;
+}
+
+export interface ConversationResult {
+  agent: string;
+  session?: string;
+  transcript?: string;
+  /** The command that continues the forked conversation: `claude --resume <id>`. */
+  resume?: string;
+  reason?: string;
 }
 
 export interface CheckpointArgs extends RootArg {

@@ -14,10 +14,12 @@ import {
   plural,
   relativeTime,
   rewindTitle,
+  sessionLabel,
+  summaryTitle,
   timelineEntries,
   turnTitle,
 } from './format';
-import type { ChangedFile, CheckpointInfo, ListResult, RewindInfo, TurnInfo } from './protocol';
+import type { ChangedFile, CheckpointInfo, ListResult, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 import { joinRoot } from './uris';
 
 export type TimelineNode =
@@ -25,6 +27,7 @@ export type TimelineNode =
   | { kind: 'turn'; root: vscode.WorkspaceFolder; turn: TurnInfo }
   | { kind: 'checkpoint'; root: vscode.WorkspaceFolder; checkpoint: CheckpointInfo }
   | { kind: 'rewind'; root: vscode.WorkspaceFolder; rewind: RewindInfo; undoable: boolean }
+  | { kind: 'summary'; root: vscode.WorkspaceFolder; summary: SummaryInfo }
   | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: ChangedFile }
   | { kind: 'message'; text: string; error?: boolean };
 
@@ -67,6 +70,8 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
               return { kind: 'turn', root: node.root, turn: e.turn };
             case 'checkpoint':
               return { kind: 'checkpoint', root: node.root, checkpoint: e.checkpoint };
+            case 'summary':
+              return { kind: 'summary', root: node.root, summary: e.summary };
             default:
               return { kind: 'rewind', root: node.root, rewind: e.rewind, undoable: e.undoable };
           }
@@ -103,11 +108,12 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
           files.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `turn:${node.root.uri.toString()}:${t.entry}`;
-        item.description = [relativeTime(t.started), open ? 'open' : plural(files.length, 'file')].join(' · ');
+        item.description = [relativeTime(t.started), open ? 'open' : plural(files.length, 'file'), sessionLabel(t)].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(open ? 'sync~spin' : 'hubot');
         item.contextValue = open ? 'rewind.turn.open' : 'rewind.turn';
         const md = new vscode.MarkdownString();
         md.appendMarkdown(`**Turn ${t.turn}**${open ? ' (open)' : ''} — ${relativeTime(t.started)}${t.source ? `, ${t.source}` : ''}\n\n`);
+        if (t.session) md.appendText(`Session ${t.session}${t.agent ? ` (${t.agent})` : ''}\n\n`);
         if (t.prompt) md.appendText(t.prompt + '\n\n');
         if (t.summary) md.appendMarkdown('*Summary:* ').appendText(t.summary + '\n\n');
         md.appendText(changedSummary(t.changed));
@@ -132,6 +138,20 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         item.iconPath = new vscode.ThemeIcon(r.undone ? 'circle-slash' : 'discard');
         item.contextValue = node.undoable ? 'rewind.rewind.active' : 'rewind.rewind';
         item.tooltip = node.undoable ? 'The latest rewind: "Undo" restores the files as they were before it.' : undefined;
+        return item;
+      }
+      case 'summary': {
+        const s = node.summary;
+        const item = new vscode.TreeItem(summaryTitle(s));
+        item.id = `summary:${node.root.uri.toString()}:${s.entry}`;
+        const target = /^\d+$/.test(s.target) ? `turn ${s.target}` : s.target;
+        item.description = [relativeTime(s.time), target ? `since ${target}` : ''].filter(Boolean).join(' · ');
+        item.iconPath = new vscode.ThemeIcon('note');
+        item.contextValue = 'rewind.summary';
+        const md = new vscode.MarkdownString();
+        md.appendMarkdown(`**Report** kept ${relativeTime(s.time)}${target ? ` about the work since ${target}` : ''}\n\n`);
+        md.appendText(s.report);
+        item.tooltip = md;
         return item;
       }
       case 'file': {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   changedSummary,
+  conversationMessage,
   counts,
   firstLine,
   openTurnNumber,
@@ -9,7 +10,9 @@ import {
   relativeTime,
   resultMessage,
   rewindTitle,
+  sessionLabel,
   statusText,
+  summaryTitle,
   summarizePlan,
   targetItems,
   timelineEntries,
@@ -137,9 +140,19 @@ describe('timelineEntries', () => {
       ],
     };
     const got = timelineEntries(list).map((e) =>
-      e.kind === 'turn' ? `turn ${e.turn.turn}` : e.kind === 'checkpoint' ? `cp ${e.checkpoint.label}` : `rewind ${e.rewind.entry}${e.undoable ? '*' : ''}`,
+      e.kind === 'turn' ? `turn ${e.turn.turn}` : e.kind === 'checkpoint' ? `cp ${e.checkpoint.label}` : e.kind === 'rewind' ? `rewind ${e.rewind.entry}${e.undoable ? '*' : ''}` : e.kind,
     );
     assert.deepEqual(got, ['rewind r3', 'rewind r2*', 'rewind r1', 'turn 2', 'cp cp', 'turn 1']);
+  });
+  it('lists kept reports with the rest, newest first', () => {
+    const got = timelineEntries({
+      turns: [turn(1, 600)],
+      checkpoints: [],
+      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false }],
+      summaries: [{ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(299) }],
+    }).map((e) => e.kind);
+    assert.deepEqual(got, ['summary', 'rewind', 'turn']);
+    assert.equal(summaryTitle({ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(1) }), 'Report: the cache idea was wrong');
   });
   it('orders turns with equal times by number', () => {
     const t = ago(100);
@@ -229,5 +242,22 @@ describe('status bar', () => {
     assert.equal(statusText(1, undefined).text, '$(history) 1 turn');
     assert.equal(statusText(2, 3).text, '$(sync~spin) Turn 3 open');
     assert.equal(statusText(2, -1).text, '$(sync~spin) Agent turn open');
+  });
+});
+
+describe('agent sessions and conversations', () => {
+  it('names a turn\'s session and agent', () => {
+    assert.equal(sessionLabel({ agent: 'claude-code', session: '6db2232a-b3c4-4de3-a153-6da093ca6eba' }), 'claude-code 6db2232a');
+    assert.equal(sessionLabel({ session: 'abc' }), 'abc');
+    assert.equal(sessionLabel({}), '');
+    assert.match(turnItem(turn(3, 10, { agent: 'claude-code', session: '6db2232a-b3c4' }), NOW).description, /claude-code 6db2232a/);
+  });
+  it('says how to resume a forked conversation, or why there is none', () => {
+    assert.equal(
+      conversationMessage({ agent: 'claude-code', session: 'x', transcript: '/t/x.jsonl', resume: 'claude --resume x' }),
+      'The claude-code conversation was forked: continue it with `claude --resume x`.',
+    );
+    assert.equal(conversationMessage({ agent: '', reason: 'turn 2 was recorded by the command line' }), 'Conversation: turn 2 was recorded by the command line.');
+    assert.equal(conversationMessage(undefined), '');
   });
 });
