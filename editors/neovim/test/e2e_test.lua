@@ -74,7 +74,8 @@ H.section('environment', function()
   H.capture_notify()
   H.fake_ui()
   check('plugin/rewind.lua defines the commands', vim.fn.exists(':Rewind') == 2 and vim.fn.exists(':RewindPreview') == 2
-    and vim.fn.exists(':RewindUndo') == 2 and vim.fn.exists(':RewindCheckpoint') == 2 and vim.fn.exists(':RewindLog') == 2)
+    and vim.fn.exists(':RewindUndo') == 2 and vim.fn.exists(':RewindCheckpoint') == 2 and vim.fn.exists(':RewindLog') == 2
+    and vim.fn.exists(':RewindResume') == 2)
   check('plugin/ loads no rewind module eagerly', package.loaded['rewind.client'] == nil)
   eq('workspace starts in the after-turn-2 state', disk_state(), AFTER_TURN2)
   local ok = rewind.setup({ cmd = { BIN }, store_dir = STORE, log_level = 'debug', autoTurnQuietMs = 60000 })
@@ -477,6 +478,80 @@ H.section('conversation mode leaves files alone', function()
   check('conversation rewind applied', rewind.last().applied == true, rewind.last().reason)
   eq('files unchanged', disk_state(), before)
   check('message says the conversation moved', #H.notes_matching('conversation back', n0) == 1, H.notes_since(n0))
+end)
+
+H.section(':RewindResume after a conversation rewind; sessions and reports in :RewindLog', function()
+  -- A Claude Code session's turn, fed to the hook as Claude Code would, with its transcript.
+  local sid = 'ab12cd34-5555-4666-8777-888899990000'
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local transcript = dir .. '/' .. sid .. '.jsonl'
+  local function line(t)
+    t.sessionId = sid
+    local f = assert(io.open(transcript, 'a'))
+    f:write(vim.fn.json_encode(t) .. '\n')
+    f:close()
+  end
+  local function hook(ev)
+    ev.session_id, ev.transcript_path, ev.cwd = sid, transcript, WS
+    return vim.fn.system({ BIN, '--root', WS, '--store', STORE, 'hook', 'claude-code' }, vim.fn.json_encode(ev))
+  end
+  line({ type = 'user', uuid = 'u1', message = { role = 'user', content = 'look around' } })
+  line({ type = 'assistant', uuid = 'a1', parentUuid = 'u1', message = { role = 'assistant', content = { { type = 'text', text = 'Looked.' } } } })
+  local before = H.read(transcript)
+  eq('SessionStart prints nothing', hook({ hook_event_name = 'SessionStart', source = 'startup' }), '')
+  eq('UserPromptSubmit prints nothing', hook({ hook_event_name = 'UserPromptSubmit', prompt = 'resume me later' }), '')
+  line({ type = 'user', uuid = 'u2', parentUuid = 'a1', message = { role = 'user', content = 'resume me later' } })
+  hook({ hook_event_name = 'Stop' })
+  local log = vim.fn.json_decode(vim.fn.system({ BIN, '--root', WS, '--store', STORE, '--json', 'log' }))
+  local n
+  for _, t in ipairs(log.turns) do
+    if t.prompt == 'resume me later' then
+      n = t.turn
+    end
+  end
+  check('the hook recorded the turn', n ~= nil, log.turns)
+
+  vim.cmd('RewindLog')
+  check(':RewindLog shows the turn\'s agent session', wait(T, function()
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    return vim.bo.filetype == 'rewindlog' and text:find('resume me later  [claude-code ab12cd34]', 1, true) ~= nil
+  end), vim.api.nvim_buf_get_lines(0, 0, -1, false))
+  vim.cmd('close')
+
+  local seq = rewind.last().seq
+  local n0 = #H.notes + 1
+  vim.cmd('Rewind! ' .. n .. ' both')
+  check('conversation rewind answers', wait_op(seq + 1), H.notes_since(n0))
+  local conv = rewind.last().conversation or {}
+  check('the result forks the Claude Code conversation', conv.agent == 'claude-code' and conv.resume == 'claude --resume ' .. tostring(conv.session), conv)
+  local forked = conv.transcript and H.read(conv.transcript) or ''
+  eq('the fork is the transcript before the prompt, only sessionId changed', forked,
+    (before:gsub(vim.pesc(sid), tostring(conv.session))))
+  check('the message points to :RewindResume', #H.notes_matching(':RewindResume', n0) == 1, H.notes_since(n0))
+
+  local buf = require('rewind.commands').RewindResume()
+  check(':RewindResume opens a terminal in the root running the resume command', buf ~= nil
+    and vim.bo[buf].buftype == 'terminal' and vim.api.nvim_buf_get_name(buf):find(vim.pesc(conv.resume or '?')) ~= nil
+    and vim.fn.getcwd() ~= nil and vim.api.nvim_buf_get_name(buf):find(vim.pesc(WS), 1) ~= nil,
+    buf and vim.api.nvim_buf_get_name(buf))
+  vim.cmd('stopinsert')
+  if buf then
+    vim.cmd('bdelete! ' .. buf)
+  end
+  seq = rewind.last().seq
+  vim.cmd('RewindUndo')
+  check('the conversation rewind is undone', wait_op(seq + 1) and rewind.last().applied == true, H.notes_since(n0))
+
+  vim.fn.system({ BIN, '--root', WS, '--store', STORE, 'rewind', '1', '--mode', 'summarize', '--report', 'greeting first\nthen the rest' })
+  vim.cmd('RewindLog')
+  check(':RewindLog lists the kept report, whole', wait(T, function()
+    vim.cmd('normal R')
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    return text:find('Reports', 1, true) ~= nil and text:find('    greeting first\n    then the rest', 1, true) ~= nil
+  end), vim.api.nvim_buf_get_lines(0, 0, -1, false))
+  vim.cmd('close')
+  vim.cmd('edit ' .. vim.fn.fnameescape(path('a.txt')))
 end)
 
 H.section('one client per root', function()

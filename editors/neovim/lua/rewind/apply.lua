@@ -14,6 +14,9 @@ local M = {}
 
 --- The record of the latest rewind or undo (see :help rewind-api).
 M.last = { seq = 0 }
+-- The latest conversation rewind that forked the agent's conversation:
+-- { root = ..., command = 'claude --resume <id>' } (:RewindResume runs it).
+M.last_resume = nil
 
 local function encode_path(p)
   return (p:gsub("[^%w%-%._~/!$&'()*+,;=:@]", function(c)
@@ -164,6 +167,7 @@ function M.finish(client, root, op, result, tracker, mode)
     reason = util.str(result.failureReason),
     entry = result.entry,
     plan = plan,
+    conversation = type(result.conversation) == 'table' and result.conversation or nil,
     written = {},
     mismatches = {},
     write_errors = {},
@@ -254,6 +258,13 @@ function M.finish(client, root, op, result, tracker, mode)
       msg = msg .. '; conversation moved back'
     end
     msg = msg .. '. :RewindUndo undoes it.'
+  end
+  local conv = rec.conversation
+  if conv and util.str(conv.agent) and util.str(conv.resume) then
+    M.last_resume = { root = root, command = conv.resume }
+    msg = msg .. ' The ' .. conv.agent .. ' conversation was forked: :RewindResume continues it (' .. conv.resume .. ').'
+  elseif conv and util.str(conv.reason) then
+    msg = msg .. ' Conversation: ' .. conv.reason .. '.'
   end
   local level = vim.log.levels.INFO
   if #rec.write_errors > 0 then

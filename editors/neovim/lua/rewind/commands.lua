@@ -100,7 +100,11 @@ function M.rewind_flow(opts)
   end
   local report = opts.report
   if mode == 'summarize' and report == nil and ask then
-    report = util.input({ prompt = 'What was learnt on the skipped turns (optional): ' })
+    report = util.input({ prompt = 'What was learnt on the skipped turns: ' })
+    if not util.str(vim.trim(report or '')) then
+      util.notify('no summary recorded: summarize needs a report of what was learnt', vim.log.levels.WARN)
+      return plan
+    end
   end
 
   local tracker = client_mod.track(client)
@@ -193,6 +197,28 @@ end
 
 function M.RewindLog()
   run(require('rewind.logview').flow)
+end
+
+--- :RewindResume: a :terminal in the root running the latest conversation
+--- rewind's resume command (SPEC §7). Returns the terminal's buffer.
+function M.RewindResume()
+  local last = require('rewind.apply').last_resume
+  if not last then
+    util.notify('no conversation was rewound in this Neovim yet: rewind to a turn with mode "both" or "conversation" first',
+      vim.log.levels.WARN)
+    return nil
+  end
+  vim.cmd('botright split')
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_win_set_buf(0, buf)
+  local job = vim.fn.termopen(last.command, { cwd = last.root })
+  if job <= 0 then
+    util.notify('could not start a terminal for: ' .. last.command, vim.log.levels.ERROR)
+    return nil
+  end
+  vim.cmd('startinsert')
+  require('rewind.events').fire('RewindResume', { command = last.command, root = last.root, buf = buf })
+  return buf
 end
 
 -- ---------------------------------------------------------------------------

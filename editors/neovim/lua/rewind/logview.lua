@@ -1,7 +1,7 @@
 -- rewind.logview: the :RewindLog scratch buffer (filetype=rewindlog).
 --
--- Lists the turns (newest first) with their files, then checkpoints and
--- rewinds. <CR> previews the turn (or file, or checkpoint) under the cursor;
+-- Lists the turns (newest first) with their files and agent session, then
+-- checkpoints, rewinds and kept reports. <CR> previews the turn (or file, or checkpoint) under the cursor;
 -- `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q` closes.
 -- The buffer refreshes itself on `rewind/didChange`.
 local client_mod = require('rewind.client')
@@ -37,13 +37,20 @@ function M.render(root, list)
     local t = turns[i]
     if type(t) == 'table' then
       local target = { target = tostring(t.turn) }
+      local who = {}
+      for _, w in ipairs({ util.str(t.agent), util.str(t.session) and t.session:sub(1, 8) }) do
+        if w then
+          who[#who + 1] = w
+        end
+      end
       add(string.format(
-        'Turn %-3d %-8s %-6s %s%s',
+        'Turn %-3d %-8s %-6s %s%s%s',
         tonumber(t.turn) or 0,
         util.age(t.started),
         util.str(t.source) or '',
         util.truncate(util.str(t.prompt) or '(no prompt)', 70),
-        util.str(t.ended) and '' or '  [open]'
+        util.str(t.ended) and '' or '  [open]',
+        #who > 0 and ('  [' .. table.concat(who, ' ') .. ']') or ''
       ), target)
       if util.str(t.summary) then
         add('    ' .. util.truncate(t.summary, 90), target)
@@ -92,6 +99,21 @@ function M.render(root, list)
           tostring(r.mode),
           r.undone == true and '  undone' or ''
         ))
+      end
+    end
+  end
+  local sums = util.list(list.summaries)
+  if #sums > 0 then
+    add('')
+    add('Reports')
+    for i = #sums, 1, -1 do
+      local s = sums[i]
+      if type(s) == 'table' then
+        local target = tostring(s.target or '')
+        add(string.format('  %-8s since %s', util.age(s.time), target:match('^%d+$') and ('turn ' .. target) or target))
+        for _, l in ipairs(vim.split(util.str(s.report) or '', '\n', { plain = true })) do
+          add('    ' .. l)
+        end
       end
     end
   end
