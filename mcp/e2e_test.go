@@ -13,8 +13,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
 // bin is the rewind-lsp binary, built once for these tests.
@@ -184,14 +182,6 @@ func TestMCPToolsAndErrors(t *testing.T) {
 	}
 }
 
-// ownSinceLanded reports whether the rewind core takes the argument that
-// lets an MCP rewind count the changes since its checkpoint as the
-// agent's own (the lead's part of issue 11).
-func ownSinceLanded() bool {
-	_, ok := reflect.TypeOf(commands.RewindArgs{}).FieldByName("OwnSince")
-	return ok
-}
-
 // TestMCPCheckpointEditRewindUndo is issue 11's MCP "done when": an MCP
 // client checkpoints, edits files, rewinds with a report: the files are
 // back, the report is in log, and undo takes the rewind back.
@@ -209,21 +199,7 @@ func TestMCPCheckpointEditRewindUndo(t *testing.T) {
 
 	text, isErr := call(t, cs, "rewind", map[string]any{"report": "inlining broke the error positions"})
 	if isErr {
-		// Without the rewind core's own-changes rule, the agent's edits
-		// since its checkpoint look like someone else's: refused, never
-		// forced, listing them.
-		for _, f := range []string{"src/main.go", "keep.txt"} {
-			if !strings.Contains(text, f) {
-				t.Fatalf("conflict refusal does not list %s: %q", f, text)
-			}
-		}
-		if w.read("src/main.go") == "package main\n" {
-			t.Fatal("a refused rewind changed a file")
-		}
-		if !ownSinceLanded() {
-			t.Skipf("MCP rewind refused the agent's own changes (%q): waiting for commands.RewindArgs.OwnSince (lead, issue 11 item 3)", text)
-		}
-		t.Fatalf("rewind refused: %q", text)
+		t.Fatalf("rewind refused the agent's own changes since its checkpoint: %q", text)
 	}
 	t.Logf("rewind: %s", text)
 	if w.read("src/main.go") != "package main\n" || w.read("src/parse_inline.go") != "<missing>" || w.read("keep.txt") != "mine\n" {

@@ -155,6 +155,9 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 			return nil, nil, errors.New(ErrNoCheckpoint)
 		}
 		target, name = active.entry, "checkpoint "+active.label
+		if s.uniqueLabel(ctx, active.label) {
+			target = "@" + active.label // what log and the editors show
+		}
 	}
 	a := commands.RewindArgs{Target: target, Mode: "code", Report: report}
 	if in.Target == "" {
@@ -194,6 +197,22 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 	}
 	return text("Restored %d files to %s: %s. Your report is kept. Re-read these files before you edit them; "+
 		"the user can undo this rewind (rewind-lsp undo).", len(files), name, strings.Join(files, ", ")), nil, nil
+}
+
+// uniqueLabel reports whether exactly one checkpoint of the root has
+// label, so @label names the connection's checkpoint and no other.
+func (s *Server) uniqueLabel(ctx context.Context, label string) bool {
+	l, err := s.cmds.List(ctx, commands.ListArgs{All: true})
+	if err != nil {
+		return false
+	}
+	n := 0
+	for _, c := range l.Checkpoints {
+		if c.Label == label {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // refusal is the tool error of a rewind that was not applied: for

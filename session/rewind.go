@@ -145,7 +145,10 @@ func (s *Session) plan(h *History, res *snapshot.Result, req RewindRequest) (*Ou
 		}
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
-			op.Conflict = op.Conflict && req.Touched != nil && req.Touched(op.Path, since.Time)
+			// Whatever a recorded state says (an automatic turn may have
+			// taken the person's save into its start), a file the editor
+			// saved or holds unsaved since is theirs.
+			op.Conflict = req.Touched != nil && req.Touched(op.Path, since.Time)
 		}
 	}
 	if req.Lines != nil {
