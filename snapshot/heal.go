@@ -38,17 +38,15 @@ func (c *Capturer) damagedNow() map[ID]bool {
 	return m
 }
 
-// forgetDamaged drops the stat cache's knowledge of damaged content and
-// trees, so the capture reads those files and writes those trees again.
+// forgetDamaged drops a running server's stat cache knowledge of damaged
+// content, so the capture reads those files again.
 func (c *Capturer) forgetDamaged(dmg map[ID]bool) {
+	if c.cache == nil {
+		return
+	}
 	for p, e := range c.cache.files {
 		if dmg[e.id] {
 			delete(c.cache.files, p)
-		}
-	}
-	for d, id := range c.cache.trees {
-		if dmg[id] {
-			delete(c.cache.trees, d)
 		}
 	}
 }

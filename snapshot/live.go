@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // dirNode is one folder of the live tree: the last captured state kept in
@@ -238,9 +240,8 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 		lt.remove(p)
 		return 0, nil
 	}
-	w := &walker{c: c, ig: lt.ig, ctx: ctx, found: map[string]Entry{}, seen: map[string]cacheEntry{}}
 	if fi.IsDir() {
-		if w.excluded(abs) {
+		if c.excluded(abs) {
 			return 0, nil
 		}
 		lt.remove(p)
@@ -250,25 +251,91 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 				delete(c.cache.files, k)
 			}
 		}
-		if err := w.runFrom(p); err != nil {
+		sc := &scan{c: c, ig: lt.ig, ctx: ctx, materialize: true}
+		if err := sc.run(p); err != nil {
 			return 0, err
 		}
-	} else {
-		lt.remove(p) // a folder may have become a file
-		if err := w.file(p, abs); err != nil {
-			return 0, err
+		for _, r := range sc.results {
+			for _, f := range r.files {
+				k := join(r.rel, f.name)
+				lt.put(k, f.e)
+				c.cache.files[k] = cacheEntry{key: f.key, kind: f.e.Kind, id: f.e.ID}
+			}
 		}
-		if _, ok := w.found[p]; !ok {
-			delete(c.cache.files, p)
+		return sc.read, nil
+	}
+	lt.remove(p) // a folder may have become a file
+	e, ce, ok, read, err := c.captureFile(p, abs)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		delete(c.cache.files, p)
+		return 0, nil
+	}
+	lt.put(p, e)
+	c.cache.files[p] = ce
+	if read {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// captureFile captures one file or link by path, through the running
+// server's stat cache; ok is false when it is gone or not a file.
+func (c *Capturer) captureFile(rel, abs string) (e Entry, ce cacheEntry, ok, read bool, err error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(abs, &st); err != nil {
+		// ENOTDIR: a folder above rel became a file or link; rel is gone.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.ENOTDIR) {
+			return e, ce, false, false, nil
 		}
+		return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
 	}
-	for k, e := range w.found {
-		lt.put(k, e)
+	var kind Kind
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		kind = KindSymlink
+	case unix.S_IFREG:
+		kind = KindFile
+		if st.Mode&0o111 != 0 {
+			kind = KindExec
+		}
+	default:
+		return e, ce, false, false, nil
 	}
-	for k, e := range w.seen {
-		c.cache.files[k] = e
+	k := keyOfStat(&st)
+	if kind != KindSymlink && k.size > c.maxFileBytes {
+		return Entry{Kind: KindSkipped, Size: k.size}, cacheEntry{key: k, kind: KindSkipped}, true, false, nil
 	}
-	return w.read, nil
+	if cached, ok := c.cache.trusted(rel, k); ok && cached.kind == kind && !c.objects.IsDamaged(cached.id) {
+		return Entry{Kind: kind, ID: cached.id, Size: k.size}, cached, true, false, nil
+	}
+	var data []byte
+	if kind == KindSymlink {
+		t, err := os.Readlink(abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return e, ce, false, false, nil
+			}
+			return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
+		}
+		data = []byte(t)
+	} else if data, err = os.ReadFile(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return e, ce, false, false, nil
+		}
+		return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
+	}
+	id, err := c.objects.Put(data)
+	if err != nil {
+		return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
+	}
+	ce = cacheEntry{key: k, kind: kind, id: id}
+	if int64(len(data)) != k.size && kind != KindSymlink {
+		ce.key.size = -1 // changed while reading: keep the content, distrust the stat
+	}
+	return Entry{Kind: kind, ID: id, Size: int64(len(data))}, ce, true, true, nil
 }
 
 // saveCacheLater writes the stat cache a little later, off the capture's
@@ -282,7 +349,9 @@ func (c *Capturer) saveCacheLater() {
 	c.saveTimer = time.AfterFunc(2*time.Second, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		_ = c.cache.save(c.cachePath)
+		if c.cache != nil {
+			_ = c.cache.saveLive(c.cachePath, c.live)
+		}
 	})
 }
 
@@ -291,8 +360,8 @@ func (c *Capturer) saveCacheLater() {
 func (c *Capturer) Flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.saveTimer != nil && c.saveTimer.Stop() {
-		_ = c.cache.save(c.cachePath)
+	if c.saveTimer != nil && c.saveTimer.Stop() && c.cache != nil {
+		_ = c.cache.saveLive(c.cachePath, c.live)
 	}
 	c.saveTimer = nil
 }

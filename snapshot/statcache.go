@@ -1,11 +1,10 @@
 package snapshot
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"sort"
 	"time"
@@ -35,20 +34,268 @@ type cacheEntry struct {
 	id   ID
 }
 
-const statCacheMagic = "rewind-statcache-2\n"
+// The stat cache file is laid out for use as it is read, with no decoding
+// pass: one record per captured folder (its tree's entries, sorted by name,
+// files with their stat key), and a table of the records sorted by folder
+// path for a binary search. A folder whose files all match their keys is
+// not re-encoded: its tree ID is in its record, and the record is copied
+// as it is into the next cache.
+//
+//	magic | records | table: n × (offset u32, length u32) | table offset u32 | n u32 | crc32c u32
+//	record: pathLen u16 | path | tree [32] | count u32 | entries
+//	entry:  nameLen u16 | name | kind u8 | folder: id [32]
+//	                                     | other: size, mtime, ctime i64, ino u64, mode u32, id [32]
+const statCacheMagic = "rewind-statcache-3\n"
 
-// statCache maps root-relative paths to their last seen stat and content.
-// at is the cache's racy-clean reference time: an entry whose mtime is not
-// older than at is re-read, since the file may have changed within the
+const (
+	recFileBytes = 1 + 8*4 + 4 + 32
+	recDirBytes  = 1 + 32
+	cacheFooter  = 12
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// cacheFile is a stat cache file read into memory.
+type cacheFile struct {
+	data  []byte
+	table []byte
+	n     int
+	at    int64 // the file's mtime: entries not older are racy (re-read)
+}
+
+// loadCacheFile reads the cache at path; nil when it is missing or
+// damaged (a cache only saves work).
+func loadCacheFile(path string) *cacheFile {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Size < int64(len(statCacheMagic)+cacheFooter) || st.Size > 1<<31 {
+		return nil
+	}
+	data := make([]byte, st.Size)
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil
+	}
+	if !bytes.HasPrefix(data, []byte(statCacheMagic)) {
+		return nil
+	}
+	foot := data[len(data)-cacheFooter:]
+	tableOff := int(binary.LittleEndian.Uint32(foot[0:]))
+	n := int(binary.LittleEndian.Uint32(foot[4:]))
+	if crc32.Checksum(data[:len(data)-4], crcTable) != binary.LittleEndian.Uint32(foot[8:]) {
+		return nil
+	}
+	if tableOff < len(statCacheMagic) || tableOff+n*8 != len(data)-cacheFooter {
+		return nil
+	}
+	return &cacheFile{data: data, table: data[tableOff : tableOff+n*8], n: n, at: st.Mtim.Sec*1e9 + st.Mtim.Nsec}
+}
+
+// record returns the i-th record of the table.
+func (f *cacheFile) record(i int) []byte {
+	off := binary.LittleEndian.Uint32(f.table[i*8:])
+	n := binary.LittleEndian.Uint32(f.table[i*8+4:])
+	if int(off)+int(n) > len(f.data) || n < 2 {
+		return nil
+	}
+	return f.data[off : off+n]
+}
+
+func recPath(rec []byte) []byte {
+	l := int(binary.LittleEndian.Uint16(rec))
+	if 2+l > len(rec) {
+		return nil
+	}
+	return rec[2 : 2+l]
+}
+
+// find returns the record of folder rel ("" for the root).
+func (f *cacheFile) find(rel string) []byte {
+	if f == nil {
+		return nil
+	}
+	i := sort.Search(f.n, func(i int) bool { return string(recPath(f.record(i))) >= rel })
+	if i < f.n {
+		if rec := f.record(i); string(recPath(rec)) == rel {
+			return rec
+		}
+	}
+	return nil
+}
+
+// recEntry is one entry of a record, its name pointing into the record.
+type recEntry struct {
+	name []byte
+	kind Kind
+	key  statKey
+	id   ID
+}
+
+// cacheRec reads one record in place.
+type cacheRec struct {
+	tree  ID
+	count int
+	rest  []byte // the entries not read yet
+	bad   bool
+}
+
+func openRec(rec []byte) cacheRec {
+	var r cacheRec
+	l := int(binary.LittleEndian.Uint16(rec))
+	off := 2 + l
+	if off+32+4 > len(rec) {
+		return cacheRec{bad: true}
+	}
+	copy(r.tree[:], rec[off:])
+	r.count = int(binary.LittleEndian.Uint32(rec[off+32:]))
+	r.rest = rec[off+36:]
+	return r
+}
+
+// next reads the next entry; false at the end (or in a damaged record).
+func (r *cacheRec) next(e *recEntry) bool {
+	b := r.rest
+	if r.bad || len(b) < 3 {
+		return false
+	}
+	l := int(binary.LittleEndian.Uint16(b))
+	if 2+l+1 > len(b) {
+		r.bad = true
+		return false
+	}
+	e.name = b[2 : 2+l]
+	b = b[2+l:]
+	e.kind = Kind(b[0])
+	if e.kind == kindDir {
+		if len(b) < recDirBytes {
+			r.bad = true
+			return false
+		}
+		copy(e.id[:], b[1:])
+		e.key = statKey{}
+		r.rest = b[recDirBytes:]
+		return true
+	}
+	if len(b) < recFileBytes {
+		r.bad = true
+		return false
+	}
+	e.key.size = int64(binary.LittleEndian.Uint64(b[1:]))
+	e.key.mtime = int64(binary.LittleEndian.Uint64(b[9:]))
+	e.key.ctime = int64(binary.LittleEndian.Uint64(b[17:]))
+	e.key.ino = binary.LittleEndian.Uint64(b[25:])
+	e.key.mode = binary.LittleEndian.Uint32(b[33:])
+	copy(e.id[:], b[37:])
+	r.rest = b[recFileBytes:]
+	return true
+}
+
+// cacheWriter builds a stat cache file.
+type cacheWriter struct {
+	buf   []byte
+	table []tableEnt
+	start int // the record being written
+	count int
+	cpos  int // where its count goes
+}
+
+type tableEnt struct {
+	path     string
+	off, len uint32
+}
+
+func newCacheWriter(size int) *cacheWriter {
+	w := &cacheWriter{buf: make([]byte, 0, size+1024)}
+	w.buf = append(w.buf, statCacheMagic...)
+	return w
+}
+
+// raw adds a record copied from another cache file.
+func (w *cacheWriter) raw(path string, rec []byte) {
+	w.table = append(w.table, tableEnt{path, uint32(len(w.buf)), uint32(len(rec))})
+	w.buf = append(w.buf, rec...)
+}
+
+// begin starts the record of folder path.
+func (w *cacheWriter) begin(path string, tree ID) {
+	w.start = len(w.buf)
+	w.buf = binary.LittleEndian.AppendUint16(w.buf, uint16(len(path)))
+	w.buf = append(w.buf, path...)
+	w.buf = append(w.buf, tree[:]...)
+	w.cpos = len(w.buf)
+	w.buf = append(w.buf, 0, 0, 0, 0)
+	w.count = 0
+	w.table = append(w.table, tableEnt{path: path, off: uint32(w.start)})
+}
+
+func (w *cacheWriter) dir(name string, id ID) {
+	w.buf = binary.LittleEndian.AppendUint16(w.buf, uint16(len(name)))
+	w.buf = append(w.buf, name...)
+	w.buf = append(w.buf, byte(kindDir))
+	w.buf = append(w.buf, id[:]...)
+	w.count++
+}
+
+func (w *cacheWriter) file(name string, kind Kind, k statKey, id ID) {
+	w.buf = binary.LittleEndian.AppendUint16(w.buf, uint16(len(name)))
+	w.buf = append(w.buf, name...)
+	w.buf = append(w.buf, byte(kind))
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(k.size))
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(k.mtime))
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(k.ctime))
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, k.ino)
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, k.mode)
+	w.buf = append(w.buf, id[:]...)
+	w.count++
+}
+
+// end closes the record begun last.
+func (w *cacheWriter) end() {
+	binary.LittleEndian.PutUint32(w.buf[w.cpos:], uint32(w.count))
+	w.table[len(w.table)-1].len = uint32(len(w.buf) - w.start)
+}
+
+// bytes finishes the file: the sorted table, the footer.
+func (w *cacheWriter) bytes() []byte {
+	sort.Slice(w.table, func(i, j int) bool { return w.table[i].path < w.table[j].path })
+	tableOff := len(w.buf)
+	for _, t := range w.table {
+		w.buf = binary.LittleEndian.AppendUint32(w.buf, t.off)
+		w.buf = binary.LittleEndian.AppendUint32(w.buf, t.len)
+	}
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(tableOff))
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(w.table)))
+	return binary.LittleEndian.AppendUint32(w.buf, crc32.Checksum(w.buf, crcTable))
+}
+
+// saveCacheFile writes a cache atomically and returns its mtime, the new
+// racy-clean reference.
+func saveCacheFile(path string, data []byte) (int64, error) {
+	if err := writeAtomic(path, data, 0o600, false); err != nil {
+		return 0, fmt.Errorf("save stat cache: %w", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return time.Now().UnixNano(), nil
+	}
+	return st.Mtim.Sec*1e9 + st.Mtim.Nsec, nil
+}
+
+// statCache is the stat cache a running server keeps in memory between
+// incremental captures: root-relative paths to their last seen stat and
+// content. at is its racy-clean reference time: an entry whose mtime is
+// not older than at is re-read, since the file may have changed within the
 // same timestamp tick after it was read.
 type statCache struct {
 	files map[string]cacheEntry
-	trees map[string]ID // folder → tree ID known to be stored
-	at    int64         // ns
+	at    int64 // ns
 }
 
 func newStatCache() *statCache {
-	return &statCache{files: map[string]cacheEntry{}, trees: map[string]ID{}}
+	return &statCache{files: map[string]cacheEntry{}}
 }
 
 // trusted reports whether the cached entry for a file with key k may be
@@ -61,140 +308,64 @@ func (c *statCache) trusted(rel string, k statKey) (cacheEntry, bool) {
 	return e, true
 }
 
-// loadStatCache reads the cache at path; a missing or damaged cache is an
-// empty one (it only saves work).
-func loadStatCache(path string) *statCache {
-	c := newStatCache()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return c
+// saveLive writes the cache of a running server from its live tree (the
+// folders, their trees and entries) and the stat keys it knows.
+func (c *statCache) saveLive(path string, lt *liveTree) error {
+	if lt == nil {
+		return nil
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return c
-	}
-	if err := c.decode(data); err != nil {
-		return newStatCache()
-	}
-	c.at = fi.ModTime().UnixNano()
-	return c
-}
-
-func (c *statCache) decode(data []byte) error {
-	if !bytes.HasPrefix(data, []byte(statCacheMagic)) {
-		return errors.New("bad magic")
-	}
-	// One string for the whole file: paths are slices of it, no copy each.
-	all := string(data)
-	off := len(statCacheMagic)
-	bad := errors.New("truncated stat cache")
-	uv := func() (uint64, bool) {
-		v, n := binary.Uvarint(data[off:])
-		if n <= 0 {
-			return 0, false
+	w := newCacheWriter(len(c.files) * 100)
+	var walk func(rel string, n *dirNode)
+	walk = func(rel string, n *dirNode) {
+		if len(n.files) == 0 && len(n.dirs) == 0 && rel != "" {
+			return
 		}
-		off += n
-		return v, true
-	}
-	sv := func() (int64, bool) {
-		v, n := binary.Varint(data[off:])
-		if n <= 0 {
-			return 0, false
+		tree := n.id
+		if n.dirty {
+			tree = ID{}
 		}
-		off += n
-		return v, true
-	}
-	str := func() (string, bool) {
-		l, ok := uv()
-		if !ok || l > uint64(len(data)-off) {
-			return "", false
+		names := make([]string, 0, len(n.files)+len(n.dirs))
+		for name := range n.files {
+			names = append(names, name)
 		}
-		s := all[off : off+int(l)]
-		off += int(l)
-		return s, true
-	}
-	n, ok := uv()
-	if !ok {
-		return bad
-	}
-	c.files = make(map[string]cacheEntry, n)
-	for i := uint64(0); i < n; i++ {
-		p, ok := str()
-		if !ok {
-			return bad
+		for name := range n.dirs {
+			names = append(names, name)
 		}
-		var vals [5]int64
-		for j := range vals {
-			if vals[j], ok = sv(); !ok {
-				return bad
+		sort.Strings(names)
+		w.begin(rel, tree)
+		for _, name := range names {
+			if d, ok := n.dirs[name]; ok {
+				w.dir(name, d.id)
+				continue
+			}
+			e := n.files[name]
+			p := join(rel, name)
+			ce, ok := c.files[p]
+			k := ce.key
+			if !ok || ce.id != e.ID || ce.kind != e.Kind {
+				k = statKey{size: -1} // never trusted
+			}
+			if e.Kind == KindSkipped {
+				k.size = e.Size
+			}
+			w.file(name, e.Kind, k, e.ID)
+		}
+		w.end()
+		for _, name := range names {
+			if d, ok := n.dirs[name]; ok {
+				walk(join(rel, name), d)
 			}
 		}
-		if len(data)-off < 1+len(ID{}) {
-			return bad
-		}
-		e := cacheEntry{key: statKey{size: vals[0], mtime: vals[1], ctime: vals[2], ino: uint64(vals[3]), mode: uint32(vals[4])}, kind: Kind(data[off])}
-		copy(e.id[:], data[off+1:])
-		off += 1 + len(ID{})
-		c.files[p] = e
 	}
-	nt, ok := uv()
-	if !ok {
-		return bad
+	walk("", lt.root)
+	at, err := saveCacheFile(path, w.bytes())
+	if err != nil {
+		return err
 	}
-	for i := uint64(0); i < nt; i++ {
-		p, ok := str()
-		if !ok || len(data)-off < len(ID{}) {
-			return bad
-		}
-		var id ID
-		copy(id[:], data[off:])
-		off += len(ID{})
-		c.trees[p] = id
-	}
+	c.at = at
 	return nil
 }
 
-// save writes the cache atomically and makes its mtime the new racy-clean
-// reference.
-func (c *statCache) save(path string) error {
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	w.WriteString(statCacheMagic)
-	var tmp [binary.MaxVarintLen64]byte
-	uv := func(v uint64) { w.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
-	sv := func(v int64) { w.Write(tmp[:binary.PutVarint(tmp[:], v)]) }
-	paths := make([]string, 0, len(c.files))
-	for p := range c.files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	uv(uint64(len(paths)))
-	for _, p := range paths {
-		e := c.files[p]
-		uv(uint64(len(p)))
-		w.WriteString(p)
-		sv(e.key.size)
-		sv(e.key.mtime)
-		sv(e.key.ctime)
-		sv(int64(e.key.ino))
-		sv(int64(e.key.mode))
-		w.WriteByte(byte(e.kind))
-		w.Write(e.id[:])
-	}
-	uv(uint64(len(c.trees)))
-	for p, id := range c.trees {
-		uv(uint64(len(p)))
-		w.WriteString(p)
-		w.Write(id[:])
-	}
-	w.Flush()
-	if err := writeAtomic(path, buf.Bytes(), 0o600, false); err != nil {
-		return fmt.Errorf("save stat cache: %w", err)
-	}
-	if fi, err := os.Stat(path); err == nil {
-		c.at = fi.ModTime().UnixNano()
-	} else {
-		c.at = time.Now().UnixNano()
-	}
-	return nil
-}
+// isRacy reports whether a cached key is too recent to trust: the file
+// may have changed in the same timestamp tick after it was read.
+func isRacy(k statKey, at int64) bool { return k.mtime >= at }

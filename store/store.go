@@ -126,13 +126,15 @@ func (o *Objects) encoder(fast bool) *zstd.Encoder {
 	if fast {
 		o.fastOnce.Do(func() {
 			o.fastEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-				zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
+				zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true),
+				zstd.WithEncoderCRC(false)) // records carry a CRC, and contents are verified against their ID
 		})
 		return o.fastEnc
 	}
 	o.encOnce.Do(func() {
 		o.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
-			zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
+			zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true),
+			zstd.WithEncoderCRC(false)) // records carry a CRC, and contents are verified against their ID
 	})
 	return o.enc
 }

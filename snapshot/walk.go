@@ -1,0 +1,582 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// scan is one parallel walk of a folder and everything below it: every
+// folder is listed and every file stat'ed relative to its folder's
+// descriptor; a file whose stat matches the cache is not read, and a
+// folder whose files all match keeps its tree ID without being encoded.
+type scan struct {
+	c           *Capturer
+	ig          *Ignorer
+	ctx         context.Context
+	overlay     Overlay
+	cache       *cacheFile  // nil: every file is read
+	dmg         map[ID]bool // known-damaged objects: never reused
+	materialize bool        // keep every file's entry (a running server)
+
+	mu      sync.Mutex
+	results []*dirResult
+	read    int
+	racy    bool // a racy entry was read again: write the cache
+	err     error
+}
+
+// fileResult is one file, link or skipped file of a folder.
+type fileResult struct {
+	name string
+	e    Entry
+	key  statKey
+}
+
+// dirResult is what the walk found in one folder.
+type dirResult struct {
+	rel     string
+	rec     []byte       // the folder's cache record, or nil
+	same    bool         // its files are exactly the record's
+	files   []fileResult // sorted by name; nil when same and not materialized
+	subdirs []string     // the subfolders walked, sorted
+	count   int          // files and links (skipped ones not)
+
+	id       ID
+	nonEmpty bool
+	verbatim bool // its record can be copied into the next cache as it is
+}
+
+func (s *scan) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+}
+
+// run walks start ("" for the root) and everything below.
+func (s *scan) run(start string) error {
+	jobs := make(chan string, 1024)
+	var pending sync.WaitGroup
+	var workers sync.WaitGroup
+	// System calls on a warm cache are CPU work, reading and compressing
+	// files too: a few workers per core keep both cores busy.
+	n := runtime.GOMAXPROCS(0) * 2
+	if n > 16 {
+		n = 16
+	}
+	for i := 0; i < n; i++ {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			sc := &scratch{dents: make([]byte, 32<<10)}
+			for rel := range jobs {
+				s.dir(rel, sc, func(sub string) {
+					pending.Add(1)
+					select {
+					case jobs <- sub:
+					default:
+						go func() { jobs <- sub }() // the queue is full: never block a worker
+					}
+				})
+				pending.Done()
+			}
+		}()
+	}
+	pending.Add(1)
+	jobs <- start
+	pending.Wait()
+	close(jobs)
+	workers.Wait()
+	if s.err == nil {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return s.err
+}
+
+// scratch is a worker's reusable memory.
+type scratch struct {
+	dents []byte
+	arena []byte
+	names []dent
+}
+
+type dent struct {
+	name []byte
+	typ  uint8
+}
+
+// list reads folder fd's entries, sorted by name, "." and ".." left out.
+func (sc *scratch) list(fd int) error {
+	sc.arena = sc.arena[:0]
+	sc.names = sc.names[:0]
+	type span struct {
+		off, n int
+		typ    uint8
+	}
+	var spans []span
+	for {
+		n, err := unix.Getdents(fd, sc.dents)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			break
+		}
+		b := sc.dents[:n]
+		for len(b) >= 19 {
+			reclen := int(binary.LittleEndian.Uint16(b[16:]))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			typ := b[18]
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if len(name) == 0 || (name[0] == '.' && (len(name) == 1 || (len(name) == 2 && name[1] == '.'))) {
+				continue
+			}
+			spans = append(spans, span{len(sc.arena), len(name), typ})
+			sc.arena = append(sc.arena, name...)
+		}
+	}
+	for _, sp := range spans {
+		sc.names = append(sc.names, dent{name: sc.arena[sp.off : sp.off+sp.n], typ: sp.typ})
+	}
+	sort.Slice(sc.names, func(i, j int) bool { return bytes.Compare(sc.names[i].name, sc.names[j].name) < 0 })
+	return nil
+}
+
+// dir captures the entries of folder rel, sending subfolders to more.
+func (s *scan) dir(rel string, sc *scratch, more func(string)) {
+	if s.ctx.Err() != nil {
+		return
+	}
+	abs := s.c.root
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if rel != "" {
+		abs += "/" + rel
+		flags |= unix.O_NOFOLLOW // a folder swapped for a link is not entered
+	}
+	fd, err := unix.Open(abs, flags, 0)
+	if err == nil {
+		err = sc.list(fd)
+		defer unix.Close(fd)
+	}
+	if err != nil {
+		if rel != "" && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
+			return // removed while walking, or unreadable: not captured
+		}
+		s.fail(fmt.Errorf("capture %s: %w", abs, err))
+		return
+	}
+	hasGit, hasRewind := false, false
+	for _, d := range sc.names {
+		switch string(d.name) {
+		case gitignoreName:
+			hasGit = true
+		case rewindignoreName:
+			hasRewind = true
+		}
+	}
+	s.ig.NoteListing(rel, hasGit, hasRewind)
+
+	r := &dirResult{rel: rel, rec: s.cache.find(rel)}
+	var cr cacheRec
+	var ce recEntry
+	haveCE := false
+	if r.rec != nil {
+		cr = openRec(r.rec)
+		haveCE = cr.next(&ce)
+	}
+	r.same = r.rec != nil
+	// matchCached moves through the record to name and returns its entry.
+	matchCached := func(name []byte) (recEntry, bool) {
+		for haveCE {
+			c := bytes.Compare(ce.name, name)
+			if c > 0 {
+				return recEntry{}, false
+			}
+			e := ce
+			if ce.kind != kindDir && c < 0 {
+				r.same = false // a file that is gone
+			}
+			haveCE = cr.next(&ce)
+			if c == 0 {
+				return e, true
+			}
+		}
+		return recEntry{}, false
+	}
+	var files []fileResult
+	keep := func(name []byte, e Entry, k statKey) {
+		files = append(files, fileResult{name: string(name), e: e, key: k})
+	}
+	var subdirs []string
+	var at int64
+	if s.cache != nil {
+		at = s.cache.at
+	}
+	for _, d := range sc.names {
+		name := d.name
+		if string(name) == ".git" {
+			continue
+		}
+		typ := d.typ
+		var st unix.Stat_t
+		statted := false
+		if typ == unix.DT_UNKNOWN {
+			if err := unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				continue
+			}
+			statted = true
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				typ = unix.DT_DIR
+			case unix.S_IFREG:
+				typ = unix.DT_REG
+			case unix.S_IFLNK:
+				typ = unix.DT_LNK
+			}
+		}
+		if typ == unix.DT_DIR {
+			p := join(rel, string(name))
+			m, ok := matchCached(name)
+			if ok && m.kind != kindDir {
+				r.same = false // a file became a folder
+			}
+			if s.ig.Ignored(p, true) || s.c.excluded(s.c.root+"/"+p) {
+				continue
+			}
+			subdirs = append(subdirs, string(name))
+			more(p)
+			continue
+		}
+		if typ != unix.DT_REG && typ != unix.DT_LNK {
+			continue // sockets, pipes, devices
+		}
+		m, cached := matchCached(name)
+		if cached && m.kind == kindDir {
+			r.same, cached = false, false // a folder became a file
+		}
+		p := join(rel, string(name))
+		if s.ig.Ignored(p, false) {
+			if cached {
+				r.same = false
+			}
+			continue
+		}
+		if !statted {
+			if err := unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if cached {
+					r.same = false
+				}
+				if errors.Is(err, unix.ENOENT) {
+					continue
+				}
+				s.fail(fmt.Errorf("capture %s: %w", p, err))
+				return
+			}
+		}
+		var kind Kind
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			kind = KindSymlink
+		case unix.S_IFREG:
+			kind = KindFile
+			if st.Mode&0o111 != 0 {
+				kind = KindExec
+			}
+		default:
+			if cached {
+				r.same = false
+			}
+			continue
+		}
+		k := keyOfStat(&st)
+		var ov []byte
+		hasOv := false
+		if s.overlay != nil && kind != KindSymlink {
+			ov, hasOv = s.overlay(p)
+		}
+		if kind != KindSymlink && k.size > s.c.maxFileBytes && !hasOv {
+			if !cached || m.kind != KindSkipped || m.key != k {
+				r.same = false
+			}
+			keep(name, Entry{Kind: KindSkipped, Size: k.size}, k)
+			continue
+		}
+		r.count++
+		racy := false
+		if !hasOv && cached && m.kind == kind && m.key == k && !s.dmg[m.id] {
+			if !isRacy(k, at) {
+				keep(name, Entry{Kind: kind, ID: m.id, Size: k.size}, k)
+				continue
+			}
+			racy = true
+		}
+		var data []byte
+		if hasOv {
+			data = ov
+		} else if data, err = readAt(fd, string(name), kind, k.size); err != nil {
+			r.count--
+			if cached {
+				r.same = false
+			}
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ELOOP) {
+				continue
+			}
+			s.fail(fmt.Errorf("capture %s: %w", p, err))
+			return
+		}
+		id, err := s.c.objects.Put(data)
+		if err != nil {
+			s.fail(fmt.Errorf("capture %s: %w", p, err))
+			return
+		}
+		key := k
+		if hasOv || (kind != KindSymlink && int64(len(data)) != k.size) {
+			key.size = -1 // the overlay's text, or changed while reading: never trusted
+		}
+		if !cached || m.kind != kind || m.id != id || m.key != key {
+			r.same = false
+		}
+		keep(name, Entry{Kind: kind, ID: id, Size: int64(len(data))}, key)
+		s.mu.Lock()
+		s.read++
+		if racy {
+			s.racy = true
+		}
+		s.mu.Unlock()
+	}
+	for haveCE { // entries after the last name: files gone
+		if ce.kind != kindDir {
+			r.same = false
+		}
+		haveCE = cr.next(&ce)
+	}
+	if !r.same || s.materialize {
+		r.files = files
+	}
+	r.subdirs = subdirs
+	s.mu.Lock()
+	s.results = append(s.results, r)
+	s.mu.Unlock()
+}
+
+// readAt reads a file or a link's target relative to folder fd.
+func readAt(fd int, name string, kind Kind, size int64) ([]byte, error) {
+	if kind == KindSymlink {
+		buf := make([]byte, 256)
+		for {
+			n, err := unix.Readlinkat(fd, name, buf)
+			if err != nil {
+				return nil, err
+			}
+			if n < len(buf) {
+				return buf[:n], nil
+			}
+			buf = make([]byte, 2*len(buf))
+		}
+	}
+	f, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(f)
+	data := make([]byte, 0, size+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := unix.Read(f, data[len(data):cap(data)])
+		if n > 0 {
+			data = data[:len(data)+n]
+		}
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return nil, err
+		}
+		if n == 0 {
+			return data, nil
+		}
+	}
+}
+
+// trees computes the tree of every folder walked, bottom-up: a folder whose
+// files and subfolders are unchanged keeps its cached tree ID; the others
+// are encoded and stored (as a delta against their previous tree when
+// that pays). It returns the root's result.
+func (s *scan) trees(start string) (*dirResult, error) {
+	byRel := make(map[string]*dirResult, len(s.results))
+	for _, r := range s.results {
+		byRel[r.rel] = r
+	}
+	depth := func(rel string) int {
+		if rel == "" {
+			return -1
+		}
+		return strings.Count(rel, "/")
+	}
+	sort.Slice(s.results, func(i, j int) bool { return depth(s.results[i].rel) > depth(s.results[j].rel) })
+	for _, r := range s.results {
+		var dirs []treeEntry
+		for _, name := range r.subdirs {
+			if ch := byRel[join(r.rel, name)]; ch != nil && ch.nonEmpty {
+				dirs = append(dirs, treeEntry{name: name, kind: kindDir, id: ch.id})
+			}
+		}
+		var prev ID
+		if r.rec != nil {
+			cr := openRec(r.rec)
+			prev = cr.tree
+			if r.same && !prev.IsZero() && !s.dmg[prev] && sameDirs(cr, dirs) {
+				r.id, r.nonEmpty, r.verbatim = prev, true, true
+				continue
+			}
+		}
+		files := r.files
+		if files == nil {
+			files = recFiles(r.rec)
+			r.files = files
+		}
+		ents := make([]treeEntry, 0, len(files)+len(dirs))
+		for _, f := range files {
+			ents = append(ents, treeEntry{name: f.name, kind: f.e.Kind, id: f.e.ID, size: f.e.Size})
+		}
+		ents = append(ents, dirs...)
+		sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+		if len(ents) == 0 && r.rel != start {
+			continue // an empty folder is not part of a snapshot
+		}
+		data := encodeTree(ents)
+		r.id = Sum(data)
+		r.nonEmpty = true
+		if err := s.c.objects.putTree(r.id, data, ents, prev); err != nil {
+			return nil, fmt.Errorf("capture %s: %w", s.c.root, err)
+		}
+	}
+	root := byRel[start]
+	if root == nil {
+		return nil, fmt.Errorf("capture %s: the folder was not walked", s.c.root)
+	}
+	return root, nil
+}
+
+// sameDirs reports whether the folder entries of record cr are dirs.
+func sameDirs(cr cacheRec, dirs []treeEntry) bool {
+	var e recEntry
+	i := 0
+	for cr.next(&e) {
+		if e.kind != kindDir {
+			continue
+		}
+		if i >= len(dirs) || dirs[i].name != string(e.name) || dirs[i].id != e.id {
+			return false
+		}
+		i++
+	}
+	return !cr.bad && i == len(dirs)
+}
+
+// recFiles lists the files of a record (a folder whose files are unchanged
+// but whose subfolders are not).
+func recFiles(rec []byte) []fileResult {
+	if rec == nil {
+		return nil
+	}
+	cr := openRec(rec)
+	var e recEntry
+	var out []fileResult
+	for cr.next(&e) {
+		if e.kind == kindDir {
+			continue
+		}
+		size := e.key.size
+		out = append(out, fileResult{name: string(e.name), e: Entry{Kind: e.kind, ID: e.id, Size: size}, key: e.key})
+	}
+	return out
+}
+
+// cacheBytes is the stat cache after the walk, or nil when it would equal
+// the one loaded.
+func (s *scan) cacheBytes() []byte {
+	changed := s.racy || s.cache == nil
+	n := 0
+	for _, r := range s.results {
+		if !r.nonEmpty {
+			continue
+		}
+		n++
+		if !r.verbatim {
+			changed = true
+		}
+	}
+	if !changed && n == s.cache.n {
+		return nil
+	}
+	size := 1024
+	if s.cache != nil {
+		size = len(s.cache.data)
+	}
+	w := newCacheWriter(size)
+	byRel := make(map[string]*dirResult, len(s.results))
+	for _, r := range s.results {
+		byRel[r.rel] = r
+	}
+	for _, r := range s.results {
+		if !r.nonEmpty {
+			continue
+		}
+		if r.verbatim {
+			w.raw(r.rel, r.rec)
+			continue
+		}
+		w.begin(r.rel, r.id)
+		fi, di := 0, 0
+		for fi < len(r.files) || di < len(r.subdirs) {
+			if di < len(r.subdirs) && (fi >= len(r.files) || r.subdirs[di] < r.files[fi].name) {
+				if ch := byRel[join(r.rel, r.subdirs[di])]; ch != nil && ch.nonEmpty {
+					w.dir(r.subdirs[di], ch.id)
+				}
+				di++
+				continue
+			}
+			f := r.files[fi]
+			w.file(f.name, f.e.Kind, f.key, f.e.ID)
+			fi++
+		}
+		w.end()
+	}
+	return w.bytes()
+}
+
+// manifest lists every file the walk found (a running server's live tree
+// and stat cache are built from it).
+func (s *scan) manifest() (Manifest, map[string]cacheEntry) {
+	m := Manifest{}
+	keys := map[string]cacheEntry{}
+	for _, r := range s.results {
+		for _, f := range r.files {
+			p := join(r.rel, f.name)
+			m[p] = f.e
+			keys[p] = cacheEntry{key: f.key, kind: f.e.Kind, id: f.e.ID}
+		}
+	}
+	return m, keys
+}
