@@ -59,13 +59,13 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 			disk = append(disk, diskOp(cf))
 			// The buffer of a text file written on disk follows.
 			if !(open && cf.Change != "delete" && cf.Kind != "symlink" && editableText(cf.After) &&
-				(cf.Change == "create" || d.text == string(cf.Before) && editableText(cf.Before))) {
+				(cf.Change == "create" || a.s.docs.holds(d.text, cf.Before) && editableText(cf.Before))) {
 				continue
 			}
 			ef.change, ef.before = "modify", d.text
 		}
 		switch {
-		case open && d.text != ef.before:
+		case open && !a.s.docs.holds(d.text, []byte(ef.before)):
 			return &commands.NotAppliedError{Reason: fmt.Sprintf(
 				"%s changed in the editor while the rewind was being prepared; try again", cf.Path)}
 		case !open && cf.Open:

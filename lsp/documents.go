@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,10 @@ type documents struct {
 	mu      sync.Mutex
 	byKey   map[string]*document
 	changed chan struct{} // closed and replaced on every change
+	// emptyAsLine: the client keeps an empty buffer as one empty line and
+	// reports its text as "\n" (Neovim), so such a buffer may hold an empty
+	// file (see holds).
+	emptyAsLine atomic.Bool
 	// savedAt is when the editor last saved each path (didSave), kept
 	// after the document closes: an agent's rewind must not overwrite what
 	// the person saved since its checkpoint.
@@ -47,6 +52,25 @@ func docKey(uri string) (key, path string) {
 		return "path:" + p, p
 	}
 	return "uri:" + uri, ""
+}
+
+// holds reports whether buffer text stands for file content: the same
+// bytes, or for a client that reports an empty buffer as "\n", that
+// buffer for an empty file. Every place where a buffer meets file content
+// (plans, conflicts, the applier's checks, echoes) compares with it.
+func (ds *documents) holds(text string, content []byte) bool {
+	return text == string(content) || len(content) == 0 && text == "\n" && ds.emptyAsLine.Load()
+}
+
+// content is the file content the open document d stands for: its text,
+// or "" for a "\n" buffer (see holds) of a file that is empty on disk.
+func (ds *documents) content(d *document) []byte {
+	if d.text == "\n" && d.path != "" && ds.emptyAsLine.Load() {
+		if fi, err := os.Lstat(d.path); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			return []byte{}
+		}
+	}
+	return []byte(d.text)
 }
 
 // notify wakes waiters; the caller holds mu.
@@ -177,7 +201,7 @@ func (ds *documents) waitFor(ctx context.Context, want map[string]string, timeou
 		ds.mu.Lock()
 		var differ []string
 		for p, text := range want {
-			if d := ds.byKey["path:"+p]; d != nil && d.text != text {
+			if d := ds.byKey["path:"+p]; d != nil && !ds.holds(d.text, []byte(text)) {
 				differ = append(differ, p)
 			}
 		}
@@ -228,7 +252,7 @@ func (o *rootOverlay) Open(rel string) ([]byte, bool) {
 	for _, r := range o.roots {
 		p := filepath.Join(r, filepath.FromSlash(rel))
 		if d, ok := o.docs.byPath(p); ok && !d.gone {
-			return []byte(d.text), true
+			return o.docs.content(&d), true
 		}
 	}
 	return nil, false
@@ -248,7 +272,7 @@ func (o *rootOverlay) EditorTouched(rel string, since time.Time) bool {
 		}
 		if d, ok := o.docs.byPath(p); ok && !d.gone {
 			disk, err := os.ReadFile(p)
-			if err != nil || string(disk) != d.text {
+			if err != nil || !o.docs.holds(d.text, disk) {
 				return true
 			}
 		}
@@ -270,11 +294,11 @@ func (ds *documents) editorHolds(p string, data []byte, wait time.Duration) bool
 			ds.mu.Unlock()
 			return false
 		}
-		if d.saved && d.savedText == string(data) {
+		if d.saved && ds.holds(d.savedText, data) {
 			ds.mu.Unlock()
 			return true
 		}
-		holds := d.text == string(data)
+		holds := ds.holds(d.text, data)
 		ch := ds.changed
 		ds.mu.Unlock()
 		left := time.Until(deadline)

@@ -63,6 +63,8 @@ type editor struct {
 	gone      bool     // the test ended: touch nothing any more
 	srv       *server  // the server process, when started by startServer
 	shown     []string // URIs the server asked to show (window/showDocument)
+	// clientName is sent as clientInfo.name when set ("Neovim").
+	clientName string
 }
 
 // stop makes the editor refuse further edits; tests whose hooks block call
@@ -127,6 +129,9 @@ func (e *editor) initialize(folders []string, options map[string]any, encodings 
 	}
 	if len(folders) > 0 {
 		params["rootUri"] = uriFromPath(folders[0])
+	}
+	if e.clientName != "" {
+		params["clientInfo"] = map[string]any{"name": e.clientName}
 	}
 	var res initializeResult
 	if err := e.c.call("initialize", params, &res); err != nil {

@@ -241,6 +241,7 @@ func (s *Server) initialize(p json.RawMessage) (any, error) {
 	if slices.Contains(c.General.PositionEncodings, "utf-8") {
 		s.caps.enc = encUTF8
 	}
+	s.docs.emptyAsLine.Store(s.caps.wholeFirstLine)
 	s.progress = c.Window.WorkDoneProgress
 
 	folders := ip.WorkspaceFolders
