@@ -6,15 +6,19 @@
 # 1. installs Debian's neovim (0.7.2 on bookworm), tmux and patchelf when missing;
 # 2. builds rewind-lsp from this repository;
 # 3. per Neovim (Debian's, then those of newer Debian suites when they can be fetched): makes a
-#    workspace with two agent turns through the CLI and runs the headless Lua suites;
+#    workspace with two agent turns through the CLI and runs the headless Lua suites; on the
+#    first (0.7.2) and the newest Neovim, also the plugin installed as the README's native package
+#    (pack/rewind/start/rewind, setup in init.lua, rewind-lsp on PATH);
 # 4. drives one interactive Neovim in tmux through :RewindPreview and keeps what the screen
 #    showed in $ARTIFACTS_DIR (default /tmp/rewind-artifacts) as nvim-preview.txt / .ansi.
 # The last line is "N passed, N failed[, N skipped]"; the exit status is non-zero on any failure.
 #
 # env: ARTIFACTS_DIR, REWIND_NVIM_TEST_CACHE (where fetched Neovims are kept between runs),
-#      REWIND_NVIM_SUITES (Debian suites whose Neovim also runs the suites; default "trixie";
-#      "trixie sid" adds 0.12.x; "" runs only the first Neovim), NVIM (the first Neovim, default: nvim on PATH),
-#      REWIND_LSP_BIN (test this server binary instead of building one).
+#      REWIND_NVIM_SUITES (Debian suites whose Neovim also runs the suites; default "trixie sid":
+#      0.10.x and the newest, 0.12.x; one that cannot be fetched is a skip; "" runs only the first
+#      Neovim), NVIM (the first Neovim, default: nvim on PATH),
+#      REWIND_LSP_BIN (test this server binary instead of building one),
+#      REWIND_LAZY_NVIM (a lazy.nvim checkout: also run the README's lazy.nvim spec with it).
 set -uo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -86,7 +90,7 @@ fi
 # 3. Neovim versions
 NVIMS=("$NVIM")
 # Newer Neovims from newer Debian suites (trixie: 0.10.x; sid: 0.12.x, opt-in because it moves).
-for suite in ${REWIND_NVIM_SUITES-trixie}; do
+for suite in ${REWIND_NVIM_SUITES-trixie sid}; do
   dir="$CACHE/nvim-$suite"
   # A cached copy that no longer runs (moved, half-deleted) is fetched again.
   if [ ! -x "$dir/nvim" ] || ! "$dir/nvim" --headless -u NONE -i NONE -n +'qa!' </dev/null >/dev/null 2>&1; then
@@ -104,17 +108,19 @@ done
 #   before turn 1: a.txt "alpha\nbeta\n", b.txt "one\n"
 #   turn 1 "first prompt":  a.txt -> "alpha\nBETA\n", creates c.txt
 #   turn 2 "second prompt": a.txt -> "alpha\nBETA\ngamma\n", deletes b.txt
-make_workspace() {
+make_workspace() { # WS STORE (an empty STORE: the default store under $REWIND_LSP_HOME)
   local ws="$1" store="$2"
-  rm -rf "$ws" "$store"
-  mkdir -p "$ws" "$store"
+  rm -rf "$ws"
+  mkdir -p "$ws"
+  [ -n "$store" ] && rm -rf "$store" && mkdir -p "$store"
   printf 'alpha\nbeta\n' >"$ws/a.txt"
   printf 'one\n' >"$ws/b.txt"
   printf 'keep\n' >"$ws/keep.txt"
   printf '*.log\n' >"$ws/.rewindignore"
   printf 'one\r\ntwo\r\n' >"$ws/crlf.txt"
   : >"$ws/empty.txt"
-  local rw=("$BIN" --root "$ws" --store "$store")
+  local rw=("$BIN" --root "$ws")
+  [ -n "$store" ] && rw+=(--store "$store")
   "${rw[@]}" turn start --prompt "first prompt" &&
     printf 'alpha\nBETA\n' >"$ws/a.txt" &&
     printf 'new file\n' >"$ws/c.txt" &&
@@ -157,6 +163,58 @@ run_suite() {
   fi
 }
 
+# The plugin installed and configured as the README says, then packages_test.lua:
+#   package: a symlink in the user's pack/rewind/start, `require("rewind").setup({})` in init.lua;
+#   lazy:    the README's lazy.nvim spec (its `dir` pointed at this folder) given to a real
+#            lazy.nvim checkout ($REWIND_LAZY_NVIM).
+# Both with rewind-lsp on PATH and the default store.
+run_layout() {
+  local nv="$1" tag="$2" kind="$3"
+  local home="$WORK/home-$tag" ws="$WORK/ws-$tag" pack
+  rm -rf "$home"
+  mkdir -p "$home"/{state,data/nvim/site/pack/rewind/start,config/nvim,cache,tmp,bin}
+  ln -s "$BIN" "$home/bin/rewind-lsp"
+  if [ "$kind" = package ]; then
+    pack="$home/data/nvim/site/pack/rewind/start/rewind"
+    ln -s "$PLUG" "$pack"
+    printf 'require("rewind").setup({})\n' >"$home/config/nvim/init.lua"
+  else
+    pack="$PLUG"
+    local spec
+    spec="$(awk '/^```lua$/ {grab=1; buf=""; next} /^```$/ {if (grab && buf ~ /dir = /) {printf "%s", buf; exit} grab=0; next} grab {buf = buf $0 "\n"}' "$PLUG/README.md")"
+    [ -n "$spec" ] || { bad "[$tag] no lazy.nvim spec (a lua block with dir =) in editors/neovim/README.md"; return; }
+    spec="$(printf '%s' "$spec" | sed "s|dir = \"[^\"]*\"|dir = \"$PLUG\"|")"
+    {
+      printf 'vim.opt.rtp:prepend("%s")\n' "$REWIND_LAZY_NVIM"
+      printf 'require("lazy").setup({\n%s\n}, { install = { missing = false }, checker = { enabled = false },\n' "$spec"
+      printf '  change_detection = { enabled = false }, rocks = { enabled = false } })\n'
+    } >"$home/config/nvim/init.lua"
+  fi
+  if ! REWIND_LSP_HOME="$home/state/rewind-lsp" make_workspace "$ws" "" >"$WORK/ws-$tag.log" 2>&1; then
+    cat "$WORK/ws-$tag.log"
+    bad "[$tag] making the two-turn workspace with the CLI"
+    return
+  fi
+  local log="$ART/$tag.stderr.log" out
+  out="$(cd "$ws" && env HOME="$home" XDG_STATE_HOME="$home/state" XDG_DATA_HOME="$home/data" \
+    XDG_CONFIG_HOME="$home/config" XDG_CACHE_HOME="$home/cache" TMPDIR="$home/tmp" \
+    PATH="$home/bin:$PATH" REWIND_LSP_HOME="$home/state/rewind-lsp" \
+    REWIND_TEST_WS="$ws" REWIND_TEST_PACK="$pack" REWIND_TEST_HELP="$([ "$kind" = package ] && echo 1)" \
+    timeout 180 "$nv" --headless -i NONE -n -c "luafile $HERE/packages_test.lua" </dev/null 2>"$log")"
+  local rc=$?
+  echo "$out" | sed "s/^/[$tag] /"
+  local p f
+  p=$(echo "$out" | grep -c '^ok   - ')
+  f=$(echo "$out" | grep -c '^FAIL - ')
+  PASSED=$((PASSED + p)) FAILED=$((FAILED + f))
+  if ! echo "$out" | grep -Eq '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'; then
+    bad "[$tag] packages_test.lua did not finish (exit $rc); stderr in $log"
+    tail -5 "$log" | sed 's/^/      /'
+  elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+    bad "[$tag] packages_test.lua exited $rc without a failed check"
+  fi
+}
+
 for nv in "${NVIMS[@]}"; do
   ver="$("$nv" --headless -u NONE -i NONE -n +'lua io.stdout:write(tostring(vim.version().major).."."..vim.version().minor.."."..vim.version().patch)' +'qa!' </dev/null 2>/dev/null)"
   step "Neovim $ver ($nv)"
@@ -168,7 +226,20 @@ for nv in "${NVIMS[@]}"; do
     cat "$WORK/ws-$ver.log"
     bad "[$tag] making the two-turn workspace with the CLI"
   fi
+  if [ "$nv" = "${NVIMS[0]}" ] || [ "$nv" = "${NVIMS[${#NVIMS[@]} - 1]}" ]; then
+    run_layout "$nv" "$tag-package" package
+  fi
 done
+# lazy.nvim (Neovim 0.8+) on the newest Neovim, with a real lazy.nvim only.
+newest="${NVIMS[${#NVIMS[@]} - 1]}"
+if [ -z "${REWIND_LAZY_NVIM:-}" ]; then
+  skip "lazy.nvim spec of the README: lazy.nvim is not installable here (not in Debian or on npm; no GitHub); set REWIND_LAZY_NVIM to a lazy.nvim checkout to run it"
+elif ! "$newest" --headless -u NONE -i NONE -n +'lua if vim.fn.has("nvim-0.8") == 0 then vim.cmd("cquit 1") end' +'qa!' </dev/null >/dev/null 2>&1; then
+  skip "lazy.nvim spec of the README: lazy.nvim needs Neovim 0.8+; the newest here is $("$newest" --version | head -1)"
+else
+  step "lazy.nvim ($REWIND_LAZY_NVIM) with the README's spec on $newest"
+  run_layout "$newest" "lazy" lazy
+fi
 
 # ---------------------------------------------------------------------------
 # 4. Interactive: a real TUI Neovim in tmux, :RewindPreview 1, capture-pane.
