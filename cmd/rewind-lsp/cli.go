@@ -334,7 +334,7 @@ func (c *cli) checkpoint(args []string) error {
 	if label != "" {
 		name += " @" + label
 	}
-	fmt.Fprintf(c.stdout, "%s: %d files (snapshot %s)\n", name, r.Files, short(r.Snapshot))
+	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, plural(r.Files, "file"), short(r.Snapshot))
 	return nil
 }
 

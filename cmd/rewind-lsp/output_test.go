@@ -51,11 +51,19 @@ func TestOutputNamesKindsAndCounts(t *testing.T) {
 		}
 	}
 
+	if cp := w.ok("checkpoint", "one").stdout; !strings.Contains(cp, ": 4 files (snapshot") {
+		t.Errorf("checkpoint output: %q", cp)
+	}
 	one := w.ok("rewind", "1", "--paths", "a.txt").stdout
 	if !strings.Contains(one, "(mode code): 1 file\n") {
 		t.Errorf("a one-file rewind should say \"1 file\":\n%s", one)
 	}
 	undo := w.ok("undo").stdout
+	lone := newWS(t)
+	lone.write("only.txt", "x\n")
+	if cp := lone.ok("checkpoint", "lone").stdout; !strings.Contains(cp, ": 1 file (snapshot") {
+		t.Errorf("a one-file checkpoint should say \"1 file\": %q", cp)
+	}
 	first := strings.SplitN(undo, "\n", 2)[0]
 	if first != "undone: back to before the rewind (mode code): 1 file" {
 		t.Errorf("undo header = %q", first)
