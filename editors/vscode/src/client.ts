@@ -24,9 +24,10 @@ import { annotateForConfirmation, touchedUris } from './annotate';
 import { config } from './config';
 import { emit } from './events';
 import { CommandName, Commands, contentRequest, didChangeNotification, DidChangeParams } from './protocol';
-import { findOnPath } from './uris';
+import { checkServer, locateServer, makeExecutable, ServerChoice } from './server';
 
-/** Thrown when no rewind-lsp binary can be found. `notified`: the user has just been told. */
+/** Thrown when no working rewind-lsp binary can be found (missing, or it does not run).
+ *  `notified`: the user has just been told. */
 export class ServerMissingError extends Error {
   constructor(
     message: string,
@@ -63,10 +64,13 @@ export class RewindClient implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<'running' | 'stopped' | 'missing'>();
   readonly onDidChangeState = this.stateEmitter.event;
 
-  /** serverCommand finds the binary: the setting (a path, or a name looked up on PATH), else
-   *  `rewind-lsp` on PATH. */
-  serverCommand(): string | undefined {
-    const setting = config().serverPath;
+  /** @param extensionPath the extension's folder: a platform-specific .vsix carries the server
+   *  in `server/<platform>-<arch>/`. */
+  constructor(private readonly extensionPath: string) {}
+
+  /** serverCommand finds the binary: the setting (a path, or a name looked up on PATH), else the
+   *  server the .vsix carries, else `rewind-lsp` on PATH. */
+  serverCommand(): ServerChoice | undefined {
     const isFile = (p: string) => {
       try {
         return fs.statSync(p).isFile();
@@ -74,12 +78,7 @@ export class RewindClient implements vscode.Disposable {
         return false;
       }
     };
-    if (setting) {
-      const expanded = setting.replace(/^~(?=$|[\\/])/, process.env.HOME ?? '~');
-      if (expanded.includes('/') || expanded.includes('\\')) return isFile(expanded) ? expanded : undefined;
-      return findOnPath(expanded, process.env.PATH, isFile);
-    }
-    return findOnPath('rewind-lsp', process.env.PATH, isFile);
+    return locateServer({ setting: config().serverPath, extensionPath: this.extensionPath, pathEnv: process.env.PATH, home: process.env.HOME, isFile });
   }
 
   /** ready returns the running client, starting it first if needed. While the client restarts
@@ -114,19 +113,48 @@ export class RewindClient implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
+  /** unusable records that no working server can be started: the user is told once, with a way
+   *  to the setting, and the status bar shows it, until restart() (a settings change). */
+  private unusable(event: string, data: object, msg: string): ServerMissingError {
+    this.stateEmitter.fire('missing');
+    emit(event, data);
+    this.output.appendLine(msg);
+    this.notifyMissing(msg);
+    this.missing = new ServerMissingError(msg, true);
+    return this.missing;
+  }
+
   private async start(): Promise<LanguageClient> {
-    const command = this.serverCommand();
-    if (!command) {
-      this.stateEmitter.fire('missing');
-      emit('serverMissing', { setting: config().serverPath });
-      const setting = config().serverPath;
-      const msg = setting
-        ? `Rewind: the server "${setting}" (setting rewind.serverPath) was not found.`
-        : 'Rewind: the rewind-lsp server was not found on PATH. Install it (go install ./cmd/rewind-lsp) or set "rewind.serverPath".';
-      this.notifyMissing(msg);
-      this.missing = new ServerMissingError(msg, true);
-      throw this.missing;
+    const setting = config().serverPath;
+    const choice = this.serverCommand();
+    if (!choice) {
+      throw this.unusable(
+        'serverMissing',
+        { setting },
+        setting
+          ? `Rewind: the server "${setting}" (setting rewind.serverPath) was not found.`
+          : `Rewind: this package carries no rewind-lsp server for ${process.platform}-${process.arch} and none is on PATH. Install the .vsix built for your platform, or install rewind-lsp (go install ./cmd/rewind-lsp) and set "rewind.serverPath".`,
+      );
     }
+    const command = choice.command;
+    // Check that it runs before the language client starts it (and restarts it in a loop).
+    if (choice.source === 'bundled' && makeExecutable(command)) this.output.appendLine(`Made ${command} executable.`);
+    const check = await checkServer(command);
+    if (!check.ok) {
+      const which =
+        choice.source === 'setting'
+          ? `the server "${command}" (setting rewind.serverPath)`
+          : choice.source === 'bundled'
+            ? `the rewind-lsp server bundled with the extension (${command})`
+            : `the rewind-lsp found on PATH (${command})`;
+      throw this.unusable(
+        'serverBroken',
+        { command, source: choice.source, reason: check.reason },
+        `Rewind: ${which} does not run: ${check.reason}. Set "rewind.serverPath" to a working rewind-lsp.`,
+      );
+    }
+    emit('serverChecked', { command, source: choice.source, version: check.version });
+    this.output.appendLine(`rewind-lsp ${check.version} (${choice.source}): ${command}`);
     const cfg = config();
     const serverOptions: ServerOptions = {
       command,
@@ -174,7 +202,7 @@ export class RewindClient implements vscode.Disposable {
       this.notifyError(`Rewind: could not start ${command}: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
-    emit('serverStarted', { command });
+    emit('serverStarted', { command, source: choice.source });
     this.changeEmitter.fire(undefined);
     return client;
   }

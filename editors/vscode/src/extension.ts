@@ -14,7 +14,7 @@ import { REWIND_SCHEME } from './uris';
 let client: RewindClient | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  client = new RewindClient();
+  client = new RewindClient(context.extensionPath);
   const timeline = new TimelineProvider(client);
   const status = new RewindStatusBar(client);
   const view = vscode.window.createTreeView('rewindLsp.timeline', { treeDataProvider: timeline, showCollapseAll: true });

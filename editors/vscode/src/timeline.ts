@@ -79,7 +79,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         emit('timelineLoaded', { root: node.root.uri.fsPath, turns: (list.turns ?? []).map((t) => t.turn), entries: nodes.length });
         return nodes.length ? nodes : [{ kind: 'message', text: 'No agent turns recorded yet.' }];
       } catch (err) {
-        if (err instanceof ServerMissingError) return [{ kind: 'message', text: 'rewind-lsp was not found: set rewind.serverPath', error: true }];
+        if (err instanceof ServerMissingError) return [{ kind: 'message', text: 'No working rewind-lsp server: set rewind.serverPath', error: true }];
         return [{ kind: 'message', text: `Could not list turns: ${describeError(err)}`, error: true }];
       }
     }

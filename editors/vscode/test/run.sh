@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The VS Code extension's whole test: build, unit tests, `vsce package`, and an end-to-end run in
-# a real VS Code (code-server 4.100.3 = VS Code 1.100.3) with the real rewind-lsp, driven through
-# Debian's Chromium by playwright-core. Idempotent on a fresh Debian 12 machine (run as root, or
+# The VS Code extension's whole test: build, unit tests, the platform-specific .vsix that carries
+# the server (scripts/vsix.sh, the README's one command), and an end-to-end run in a real VS Code
+# (code-server 4.100.3 = VS Code 1.100.3) where that .vsix is installed and no rewind-lsp is on
+# PATH, with the bundled rewind-lsp, driven through Debian's Chromium by playwright-core. Idempotent on a fresh Debian 12 machine (run as root, or
 # with sudo for apt). Tools are cached outside the clone; nothing is written inside it but the
 # extension's own node_modules/, out/ and dist/ (ignored by git).
 #
@@ -77,19 +78,25 @@ grep -E '^not ok|^# (tests|pass|fail)' "$WORK/unit.log" || true
 up=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$WORK/unit.log" | tail -1); uf=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$WORK/unit.log" | tail -1)
 pass=$((pass + ${up:-0})); fail=$((fail + ${uf:-0}))
 if [ "$rc" != 0 ] && [ "${uf:-0}" = 0 ]; then tail -30 "$WORK/unit.log"; failed "unit tests exited $rc"; fi
-step "vsce package"
-VSIX="$WORK/rewind-lsp.vsix"
-if vsce package --no-dependencies --skip-license --allow-missing-repository -o "$VSIX" > "$WORK/vsce.log" 2>&1; then
-  pass=$((pass + 1)); echo "ok   - vsce package: $(du -k "$VSIX" | cut -f1) KB, $(unzip -l "$VSIX" | tail -1 | awk '{print $2}') files"
+step "scripts/vsix.sh (linux-x64 .vsix with the server built from this tree)"
+VSIX="$WORK/rewind-lsp-linux-x64.vsix"
+if bash "$REPO/scripts/vsix.sh" "$VSIX" > "$WORK/vsix.log" 2>&1; then
+  mode=$(unzip -Z "$VSIX" extension/server/linux-x64/rewind-lsp 2>/dev/null | awk '{print $1}')
+  if [[ "$mode" == -rwx* ]]; then
+    pass=$((pass + 1)); echo "ok   - .vsix for linux-x64: $(du -k "$VSIX" | cut -f1) KB, carries an executable extension/server/linux-x64/rewind-lsp"
+  else
+    failed ".vsix lacks an executable extension/server/linux-x64/rewind-lsp (mode ${mode:-none})"
+  fi
+  grep -q '"targetPlatform": *"linux-x64"\|TargetPlatform="linux-x64"' <(unzip -p "$VSIX" extension.vsixmanifest) &&
+    { pass=$((pass + 1)); echo "ok   - .vsix manifest targets linux-x64"; } || failed ".vsix manifest does not target linux-x64"
 else
-  tail -30 "$WORK/vsce.log"; die "vsce package"
+  tail -30 "$WORK/vsix.log"; die "scripts/vsix.sh"
 fi
 [ "${E2E:-1}" = 0 ] && { finish; exit $?; }
 
-# 4) The real server.
-step "go build ./cmd/rewind-lsp"
+# 4) The command line for making the workspace: the very binary the .vsix carries, kept off PATH.
 mkdir -p "$WORK/bin"
-(cd "$REPO" && go build -o "$WORK/bin/rewind-lsp" ./cmd/rewind-lsp) || die "go build ./cmd/rewind-lsp"
+cp "$EXT/server/linux-x64/rewind-lsp" "$WORK/bin/rewind-lsp"
 
 # 5) A workspace with two agent turns, made with the command line.
 step "workspace with two agent turns"
@@ -100,6 +107,7 @@ bash "$TEST/e2e/make-workspace.sh" "$WORK/bin/rewind-lsp" "$WORK/ws" "$WORK/stor
 step "code-server + chromium end to end"
 rm -rf "$ARTIFACTS_DIR"/vscode-*.png "$ARTIFACTS_DIR/vscode-logs"
 if CODE_SERVER="$TOOLS/node_modules/.bin/code-server" VSIX="$VSIX" LSP_BIN="$WORK/bin/rewind-lsp" RUN_DIR="$WORK" \
+   EXT_VERSION="$(node -p "require('$EXT/package.json').version")" \
    WS="$WORK/ws" STORE="$WORK/store" EXPECT="$WORK/expect" TOOLS_NODE_MODULES="$TOOLS/node_modules" \
    bash "$TEST/e2e/run-vscode.sh" > "$WORK/e2e.log" 2>&1; then rc=0; else rc=$?; fi
 cat "$WORK/e2e.log"

@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# Starts a throwaway code-server with the packaged extension and drives it with drive.mjs.
-# env: CODE_SERVER, VSIX, LSP_BIN, RUN_DIR (scratch, wiped), WS (workspace), STORE, EXPECT,
-#      ARTIFACTS_DIR (screenshots), TOOLS_NODE_MODULES (where playwright-core is)
+# Starts a throwaway code-server with the packaged extension and drives it with drive.mjs. No
+# rewind-lsp is on PATH and rewind.serverPath is unset: the extension runs the server its .vsix
+# carries.
+# env: CODE_SERVER, VSIX, LSP_BIN (the CLI for drive.mjs, by absolute path), RUN_DIR (scratch,
+#      wiped), WS (workspace), STORE, EXPECT, ARTIFACTS_DIR (screenshots), TOOLS_NODE_MODULES
+#      (where playwright-core is), EXT_VERSION (the version the bundled server must report)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 : "${CODE_SERVER:?}" "${VSIX:?}" "${LSP_BIN:?}" "${RUN_DIR:?}" "${WS:?}" "${STORE:?}" "${EXPECT:?}" "${ARTIFACTS_DIR:?}" "${TOOLS_NODE_MODULES:?}"
 RUN=$RUN_DIR
 rm -rf "$RUN/cs"; mkdir -p "$RUN/cs"/{user-data/User,user-data/Machine,extensions,home} "$ARTIFACTS_DIR"
 CS=$RUN/cs
+# A machine with no rewind-lsp on PATH: drop every PATH folder that holds one.
+clean=""
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do [ -n "$d" ] && [ ! -e "$d/rewind-lsp" ] && clean="${clean:+$clean:}$d"; done
+export PATH="$clean"
+if command -v rewind-lsp >/dev/null; then echo "rewind-lsp is still on PATH: $(command -v rewind-lsp)"; exit 1; fi
 export HOME="$CS/home" XDG_CONFIG_HOME="$CS/home/.config" XDG_DATA_HOME="$CS/home/.local/share" \
   XDG_CACHE_HOME="$CS/home/.cache" XDG_STATE_HOME="$CS/home/.local/state"
 export REWIND_LSP_HOME="$CS/home/rewind-lsp-home"   # never the user's real store
@@ -37,11 +46,10 @@ cat > "$CS/user-data/User/settings.json" <<JSON
   "rewind.trace.server": "verbose"
 }
 JSON
-# Machine-scoped settings live in code-server's remote ("Machine") settings.
+# Machine-scoped settings live in code-server's remote ("Machine") settings. No rewind.serverPath.
 mkdir -p "$CS/user-data/Machine"
 cat > "$CS/user-data/Machine/settings.json" <<JSON
 {
-  "rewind.serverPath": "$LSP_BIN",
   "rewind.storeDir": "$STORE"
 }
 JSON
@@ -64,6 +72,6 @@ cleanup() {
 }
 trap cleanup EXIT
 for _ in $(seq 1 300); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-export LSP_BIN STORE WS EXPECT ARTIFACTS_DIR TOOLS_NODE_MODULES
+export LSP_BIN STORE WS EXPECT ARTIFACTS_DIR TOOLS_NODE_MODULES EXT_VERSION
 CS_URL="http://127.0.0.1:$PORT/?folder=$WS" RUN="$CS" \
   node "${DRIVE:-$HERE/drive.mjs}"
