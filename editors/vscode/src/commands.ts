@@ -5,9 +5,9 @@
 import * as vscode from 'vscode';
 import { describeError, RewindClient, saveDocuments, ServerMissingError } from './client';
 import { config } from './config';
-import { openPlanDiffs, openTurnFileDiff } from './diffs';
+import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
+import { ConflictChoice, conflictPrompt, conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
 import type { Plan, RewindMode, RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
@@ -159,19 +159,23 @@ export class Commands {
     const confirmInPreview = config().confirmWithRefactorPreview && summary.changing + summary.conflicts > 0;
     let force = false;
     let paths: string[] | undefined;
-    if (!confirmInPreview || summary.conflicts) {
-      const others = 'Rewind Other Files';
-      const overwrite = 'Rewind and Overwrite Conflicts';
-      const buttons = summary.conflicts ? [...(summary.changing ? [others] : []), overwrite, 'Show Diff'] : ['Rewind', 'Show Diff'];
-      const pick = await vscode.window.showWarningMessage(summary.message, { modal: true, detail: summary.detail }, ...buttons);
+    if (summary.conflicts) {
+      const choice = await this.chooseForConflicts(root, plan);
+      if (choice === 'diff') {
+        await openPlanDiffs(root, plan);
+        return;
+      }
+      if (choice === 'cancel') return;
+      force = choice === 'overwrite';
+      // The server refuses a rewind with conflicts unless forced: leave them out by naming the others.
+      if (choice === 'others') paths = (plan.files ?? []).filter((f) => !f.conflict).map((f) => f.path);
+    } else if (!confirmInPreview) {
+      const pick = await vscode.window.showWarningMessage(summary.message, { modal: true, detail: summary.detail }, 'Rewind', 'Show Diff');
       if (pick === 'Show Diff') {
         await openPlanDiffs(root, plan);
         return;
       }
-      if (!pick) return;
-      force = pick === overwrite;
-      // The server refuses a rewind with conflicts unless forced: leave them out by naming the others.
-      if (pick === others) paths = (plan.files ?? []).filter((f) => !f.conflict).map((f) => f.path);
+      if (pick !== 'Rewind') return;
     }
     const { result, touched } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Rewinding to ${planTargetName(plan)}…` },
@@ -181,6 +185,22 @@ export class Commands {
         ),
     );
     await this.finish('rewound', 'rewind', result, touched, root);
+  }
+
+  /** chooseForConflicts asks what to do about a plan's conflicts. Cancel comes first and is the
+   *  active item, so Enter (or Escape) changes nothing. */
+  private async chooseForConflicts(root: vscode.WorkspaceFolder, plan: Plan): Promise<ConflictChoice> {
+    const unsaved = (rel: string) => {
+      const p = fileUri(root, rel).toString();
+      return vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.toString() === p);
+    };
+    const prompt = conflictPrompt(plan, unsaved);
+    const items = prompt.choices.map((c) => ({ label: c.label, detail: c.detail, id: c.id }));
+    emit('conflictsShown', { title: prompt.title, placeHolder: prompt.placeHolder, choices: items.map((i) => i.label) });
+    const picked = await vscode.window.showQuickPick(items, { title: prompt.title, placeHolder: prompt.placeHolder, ignoreFocusOut: true });
+    const choice = picked?.id ?? 'cancel';
+    emit('conflictChoice', { choice });
+    return choice;
   }
 
   /** undo restores the state before the latest rewind not yet undone. */

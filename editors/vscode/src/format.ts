@@ -169,6 +169,14 @@ export function planTargetName(plan: Plan): string {
   return `entry ${shortId(t.id)}`;
 }
 
+/** planTargetShort names a plan's target in a diff title: "turn 1", "@before-refactor", "entry 0190a0b1". */
+export function planTargetShort(plan: Plan): string {
+  const t = plan.target;
+  if (t.turn) return `turn ${t.turn}`;
+  if (t.label) return `@${t.label}`;
+  return `entry ${shortId(t.id)}`;
+}
+
 const changeLetter: Record<string, string> = { modify: 'M', create: 'A', delete: 'D' };
 
 /** planFileLine renders one file of a plan: "M src/auth.go +12 -30 (conflict)". */
@@ -191,13 +199,21 @@ export interface PlanSummary {
   nothingToDo: boolean;
 }
 
+/** changeCounts says what a rewind does to files: "3 restored, 2 deleted" (a file brought back to
+ *  its earlier content, re-created or not, is restored). */
+export function changeCounts(files: readonly Pick<PlanFile, 'change'>[]): string {
+  const deleted = files.filter((f) => f.change === 'delete').length;
+  const restored = files.length - deleted;
+  const parts = [restored ? `${restored} restored` : '', deleted ? `${deleted} deleted` : ''].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'no file changed';
+}
+
 /** summarizePlan describes what a rewind would do: counts by change, conflicts, skipped files. */
 export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: number } = {}): PlanSummary {
   const files = plan.files ?? [];
   const skipped = plan.skipped ?? [];
   const conflicts = files.filter((f) => f.conflict);
   const changing = files.filter((f) => opts.force || !f.conflict);
-  const by = (c: string) => changing.filter((f) => f.change === c).length;
   const added = changing.reduce((n, f) => n + (f.added || 0), 0);
   const removed = changing.reduce((n, f) => n + (f.removed || 0), 0);
   const touchesFiles = plan.mode !== 'conversation' && plan.mode !== 'summarize' && plan.mode !== 'plan';
@@ -207,13 +223,8 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   const lines: string[] = [];
   if (touchesFiles) {
     if (changing.length) {
-      const kinds = [
-        by('modify') && `${by('modify')} modified`,
-        by('create') && `${by('create')} restored`,
-        by('delete') && `${by('delete')} deleted`,
-      ].filter(Boolean);
       const c = counts(added, removed);
-      lines.push(`${plural(changing.length, 'file')} will change: ${kinds.join(', ')}${c ? ` (${c} lines)` : ''}.`);
+      lines.push(`${plural(changing.length, 'file')} will change: ${changeCounts(changing)}${c ? ` (${c} lines)` : ''}.`);
     } else {
       lines.push('No file will change.');
     }
@@ -227,7 +238,7 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
     lines.push(
       opts.force
         ? `${plural(n, 'conflict')} (edited since the agent's last turn) will be overwritten: ${names}.`
-        : `${plural(n, 'conflict')} (edited since the agent's last turn): ${names}. "Rewind Other Files" leaves ${n === 1 ? 'it' : 'them'} as ${n === 1 ? 'it is' : 'they are'}; "Rewind and Overwrite Conflicts" restores ${n === 1 ? 'it' : 'them'} too.`,
+        : `${plural(n, 'conflict')} (edited since the agent's last turn): ${names}.`,
     );
   }
   if (touchesFiles && skipped.length) lines.push(`${plural(skipped.length, 'file')} skipped: ${skipped.map((s) => `${s.path} (${s.reason})`).join('; ')}.`);
@@ -247,12 +258,57 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   };
 }
 
+/** What the conflict chooser offers; `cancel` comes first, so Enter changes nothing. */
+export type ConflictChoice = 'cancel' | 'others' | 'overwrite' | 'diff';
+
+/** conflictPrompt describes a plan with conflicts for a chooser whose default is Cancel. A
+ *  conflict whose file has unsaved changes in the editor (`unsaved`) says so. */
+export function conflictPrompt(
+  plan: Plan,
+  unsaved: (path: string) => boolean,
+): { title: string; placeHolder: string; choices: { id: ConflictChoice; label: string; detail: string }[] } {
+  const files = plan.files ?? [];
+  const conflicts = files.filter((f) => f.conflict);
+  const others = files.filter((f) => !f.conflict);
+  const dirty = conflicts.filter((f) => unsaved(f.path)).map((f) => f.path);
+  const edited = conflicts.filter((f) => !unsaved(f.path)).map((f) => f.path);
+  const reasons = [
+    dirty.length ? `unsaved changes in ${dirty.join(', ')}` : '',
+    edited.length ? `${edited.join(', ')} changed after the agent's last turn` : '',
+  ].filter(Boolean);
+  const names = conflicts.length <= 3 ? conflicts.map((f) => f.path).join(', ') : plural(conflicts.length, 'file');
+  const them = conflicts.length === 1 ? 'it' : 'them';
+  const choices: { id: ConflictChoice; label: string; detail: string }[] = [
+    { id: 'cancel', label: 'Cancel', detail: 'Change nothing.' },
+  ];
+  if (others.length) {
+    choices.push({
+      id: 'others',
+      label: 'Rewind the other files',
+      detail: `${changeCounts(others)}; ${names} ${conflicts.length === 1 ? 'stays as it is' : 'stay as they are'}.`,
+    });
+  }
+  choices.push(
+    {
+      id: 'overwrite',
+      label: `Rewind and overwrite ${names}`,
+      detail: `${changeCounts(files)}, ${names} included; "Undo Last Rewind" brings ${them} back.`,
+    },
+    { id: 'diff', label: 'Show Diff', detail: 'Open the preview; change nothing.' },
+  );
+  return {
+    title: `Rewind to ${planTargetName(plan)}?`,
+    placeHolder: `Not rewound yet: ${reasons.join('; ')}. Enter cancels.`,
+    choices,
+  };
+}
+
 /** resultMessage says what a finished rewind or undo did, for the notification after it. */
 export function resultMessage(kind: 'rewind' | 'undo', plan: Plan | undefined, saved: number): string {
-  const files = (plan?.files ?? []).filter((f) => !f.conflict).length;
+  const done = changeCounts((plan?.files ?? []).filter((f) => !f.conflict));
   const s = saved ? `, ${plural(saved, 'document')} saved` : '';
-  if (kind === 'undo') return `Undid the last rewind: ${plural(files, 'file')} restored${s}.`;
-  return `Rewound to ${plan ? planTargetName(plan) : 'the target'}: ${plural(files, 'file')} restored${s}.`;
+  if (kind === 'undo') return `Undid the last rewind: ${done}${s}.`;
+  return `Rewound to ${plan ? planTargetName(plan) : 'the target'}: ${done}${s}.`;
 }
 
 /** One row of the Rewind view under a root, newest first. */

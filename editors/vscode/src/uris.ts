@@ -1,5 +1,11 @@
-// Pure mapping between root-relative paths, file-system paths and `rewind:` URIs
-// (`rewind:/<snapshot>/<root-relative path>`, SPEC §5.3). No `vscode` import: unit-tested directly.
+// Pure mapping between root-relative paths, file-system paths and `rewind:` URIs. No `vscode`
+// import: unit-tested directly.
+//
+// Two forms: the server's (`rewind:/<snapshot>/<root-relative path>`, SPEC §5.3, sent in
+// `rewind/content`), and the one the editor shows: the file's own path with the snapshot in the
+// query (`rewind:/home/me/proj/src/a.go?snapshot=<id>&path=src/a.go`), so that diff editors
+// label both sides with the file's name and folder, never a snapshot id, and see the same path
+// on both sides (not a rename).
 
 /** The URI scheme of snapshot content served by `rewind/content`. */
 export const REWIND_SCHEME = 'rewind';
@@ -26,11 +32,21 @@ export function rewindUriString(snapshot: string, rel: string): string {
   return `${REWIND_SCHEME}:${encodePath(rewindPath(snapshot, rel))}`;
 }
 
-/** parseRewindPath splits the (decoded) path of a `rewind:` URI into snapshot and root-relative path. */
-export function parseRewindPath(path: string): { snapshot: string; rel: string } | undefined {
-  const m = /^\/([^/]+)\/(.+)$/.exec(path);
-  if (!m) return undefined;
-  return { snapshot: m[1], rel: m[2] };
+/** viewQuery is the query of an editor-side `rewind:` URI of one file in a snapshot. */
+export function viewQuery(snapshot: string, rel: string): string {
+  if (!snapshot) throw new Error('bad snapshot id ""');
+  return `snapshot=${encodeURIComponent(snapshot)}&path=${encodeURIComponent(normalizeRel(rel))}`;
+}
+
+/** parseViewQuery reads an editor-side `rewind:` URI's query: the snapshot and file, ABSENT for a
+ *  side that does not exist, or undefined. */
+export function parseViewQuery(query: string): { snapshot: string; rel: string } | typeof ABSENT_QUERY | undefined {
+  if (query === ABSENT_QUERY) return ABSENT_QUERY;
+  const q = new URLSearchParams(query);
+  const snapshot = q.get('snapshot');
+  const rel = q.get('path');
+  if (!snapshot || !rel) return undefined;
+  return { snapshot, rel: normalizeRel(rel) };
 }
 
 /** normalizeRel turns a root-relative path into the server's form: forward slashes, no leading `./` or `/`. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 const require = createRequire(path.join(process.env.TOOLS_NODE_MODULES, 'noop.js'));
 const { chromium } = require('playwright-core');
 
-const { RUN, CS_URL, WS, EXPECT, ARTIFACTS_DIR, LSP_BIN, STORE } = process.env;
+const { RUN, CS_URL, WS, EXPECT, ARTIFACTS_DIR, LSP_BIN, STORE, EXT_VERSION } = process.env;
 const EVENTS = process.env.REWIND_LSP_E2E_EVENTS;
 
 let pass = 0;
@@ -181,7 +181,12 @@ try {
   const act = await waitEvent('activated', { ms: 90000 });
   check('extension activated in the remote extension host', !!act, act);
   const started = await waitEvent('serverStarted', { ms: 30000 });
-  check('rewind-lsp started over stdio from rewind.serverPath', started.data.command === LSP_BIN, started.data);
+  // No rewind-lsp on PATH, no rewind.serverPath: the server is the one the .vsix carries.
+  const bundled = started.data.command;
+  check('rewind-lsp started over stdio from the server inside the installed .vsix (none on PATH, no setting)',
+    started.data.source === 'bundled' && bundled.startsWith(path.join(RUN, 'extensions') + '/') && bundled.endsWith('/server/linux-x64/rewind-lsp'), started.data);
+  const checked = events().find((e) => e.event === 'serverChecked');
+  check(`the extension checked that it runs: rewind-lsp ${EXT_VERSION}`, checked && checked.data.version === EXT_VERSION && checked.data.command === bundled, checked?.data);
   lap(`server started, VS Code ${act.data.vscodeVersion}`);
 
   // Status bar: the number of turns.
@@ -216,7 +221,13 @@ try {
       (await page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert, .monaco-diff-editor .line-delete, .monaco-diff-editor .char-delete').count()) > 0,
     );
     const activeTab = await page.locator('.tab.active').first().innerText().catch(() => '');
-    check('diff editor is open with the rewind title', /Rewind to turn 1/.test(activeTab) || /now ↔ turn 1/.test(activeTab), activeTab);
+    check('the preview\'s title reads "turn 1 → now"', /turn 1 \(add a greeting function\) → now/.test(activeTab), activeTab);
+    // Each file's header names the file (and its folder), never a snapshot id, and no side looks
+    // like a rename (both sides have the file's own path).
+    const headers = (await page.locator('.multiDiffEntry .header .file-path').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    check('file headers name main.go, greet.go and notes.txt', ['main.go', 'greet.go', 'notes.txt'].every((f) => headers.some((h) => h.includes(f))), headers);
+    check('no header shows a snapshot id', headers.length > 0 && !headers.some((h) => /[0-9a-f]{12,}/.test(h)), headers);
+    check('no header marks a rename', (await page.locator('.multiDiffEntry .status.renamed').count()) === 0, headers);
     const diffText = (await page.locator('.monaco-diff-editor').allInnerTexts()).join('\n').replace(/\u00a0/g, ' ');
     check('diff shows the turn-1 content on one side and the current on the other', diffText.includes('fmt.Println("hello")') && diffText.includes('greet(name)'), diffText.slice(0, 600));
     await shot(page, 'preview-diff.png');
@@ -233,11 +244,14 @@ try {
     await pickQuick('Code');
     await dialog.waitFor({ timeout: 15000 });
     const dialogText = await dialog.innerText();
-    check('modal shows the plan: target, counts, files', /Rewind to turn 1/.test(dialogText) && /3 files will change/.test(dialogText) && /main\.go/.test(dialogText), dialogText);
+    check('modal shows the plan: target, counts, files', /Rewind to turn 1/.test(dialogText) && /3 files will change: 2 restored, 1 deleted/.test(dialogText) && /main\.go/.test(dialogText), dialogText);
     await shot(page, 'rewind-confirm.png');
     await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).first().click();
     const rewound = await waitEvent('rewound', { after: mark, ms: 60000 });
     check('rewind applied', rewound.data.applied === true, rewound.data);
+    const done = page.locator('.notification-toast', { hasText: 'Rewound to turn 1' }).first();
+    const doneText = await done.waitFor({ timeout: 15000 }).then(() => done.innerText(), () => '');
+    check('the notification says "2 restored, 1 deleted"', /2 restored, 1 deleted/.test(doneText), doneText);
     const d1 = await waitFor('disk at the turn-1 state', async () => (treeDiff(path.join(EXPECT, 'turn1-start'), WS) === '' ? 'same' : ''), 15000).catch(() => treeDiff(path.join(EXPECT, 'turn1-start'), WS));
     check('files on disk are the turn-1 state byte for byte', d1 === 'same', d1);
     await focusTab('main.go');
@@ -266,7 +280,15 @@ try {
 
   await section('The Rewind view lists both turns (newest first) and the undone rewind', async () => {
     // ---- The Rewind view lists both turns (newest first) and the undone rewind.
-    await runCommand('Rewind: Show Timeline');
+    // One command opens the view: VS Code's own "Focus on Timeline View" (no second "Show Timeline").
+    await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
+    await page.keyboard.press('F1');
+    await quickInput.locator('input').fill('>Rewind: Timeline');
+    await quickInput.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10000 });
+    const timelineCmds = (await quickInput.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts()).filter((t) => /^Rewind: .*Timeline/.test(t));
+    check('the palette offers one Rewind command to show the timeline (VS Code\'s own "Focus on Timeline View")', timelineCmds.length === 1 && /Focus on Timeline View/.test(timelineCmds[0]), timelineCmds);
+    await page.keyboard.press('Escape');
+    await runCommand('Rewind: Focus on Timeline View');
     // Widen the side bar so the screenshot shows whole rows (drag its sash).
     const sb = await page.locator('.part.sidebar').boundingBox();
     if (sb) {
@@ -401,7 +423,7 @@ try {
   await section('The server crashes', async () => {
     // ---- The server crashes: the client restarts it, and rewinds still go through the
     // extension's applyEdit handler (saving what they touched).
-    const pids = execFileSync('pgrep', ['-f', `^${LSP_BIN}$`]).toString().trim().split(/\s+/).filter(Boolean);
+    const pids = execFileSync('pgrep', ['-f', `^${bundled}$`]).toString().trim().split(/\s+/).filter(Boolean);
     mark = events().length;
     for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
     const back = await waitEvent('serverRunning', { after: mark, ms: 30000 }).then(() => true, () => false);
@@ -421,22 +443,35 @@ try {
   });
 
   await section('A conflict', async () => {
-    // ---- A conflict: unsaved edits in main.go. "Rewind Other Files" restores the rest and leaves
-    // main.go's buffer (unsaved) and file alone.
+    // ---- A conflict: unsaved edits in main.go.
     await focusTab('main.go');
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+Home');
     await page.keyboard.type('// my own unsaved edit');
     await page.keyboard.press('Enter');
     await waitFor('dirty main.go', async () => (await page.locator('.tab.dirty', { hasText: 'main.go' }).count()) > 0);
+    // The conflict chooser: it names the unsaved changes, and Enter cancels.
     mark = events().length;
     await runCommand('Rewind: Rewind to Turn…');
     await pickQuick('Turn 1: add a greeting function');
     await pickQuick('Code');
-    await dialog.waitFor({ timeout: 15000 });
-    const conflictText = await dialog.innerText();
-    check('modal names the conflict and offers to rewind the other files', /conflict/.test(conflictText) && /main\.go/.test(conflictText) && /Rewind Other Files/.test(conflictText), conflictText);
-    await dialog.locator('.monaco-button', { hasText: /^Rewind Other Files$/ }).first().click();
+    const shown = await waitEvent('conflictsShown', { after: mark, ms: 30000 });
+    check('the conflict chooser says "unsaved changes in main.go"', /unsaved changes in main\.go/.test(shown.data.placeHolder), shown.data);
+    const activeRow = quickInput.locator('.quick-input-list .monaco-list-row.focused').first();
+    await activeRow.waitFor({ timeout: 10000 });
+    check('Cancel is the choice Enter takes', /^Cancel\b/.test((await activeRow.innerText()).trim()), await activeRow.innerText());
+    await shot(page, 'conflict-chooser.png');
+    await page.keyboard.press('Enter');
+    const cancelled = await waitEvent('conflictChoice', { after: mark, ms: 15000 });
+    await sleep(1000);
+    check('Enter cancels: nothing rewound, files as they were', cancelled.data.choice === 'cancel' &&
+      !events().slice(mark).some((e) => e.event === 'rewound') && treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '', { cancelled: cancelled.data, diff: treeDiff(path.join(EXPECT, 'turn2-end'), WS) });
+    // "Rewind the other files" restores the rest and leaves main.go's buffer (unsaved) and file alone.
+    mark = events().length;
+    await runCommand('Rewind: Rewind to Turn…');
+    await pickQuick('Turn 1: add a greeting function');
+    await pickQuick('Code');
+    await pickQuick('Rewind the other files');
     const r7 = await waitEvent('rewound', { after: mark, ms: 60000 });
     const mainNow = fs.readFileSync(path.join(WS, 'main.go'));
     check('the other files are rewound; main.go is left as it was on disk', r7.data.applied &&
@@ -473,7 +508,7 @@ try {
     line({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: 'try the resume flow' } });
     line({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', message: { role: 'assistant', content: [{ type: 'text', text: 'Tried.' }] } });
     hook({ hook_event_name: 'Stop' });
-    await runCommand('Rewind: Show Timeline');
+    await runCommand('Rewind: Focus on Timeline View');
     const turnRow = page.locator('.sidebar .monaco-list-row', { hasText: /Turn \d+: try the resume flow/ }).first();
     await turnRow.waitFor({ timeout: 20000 });
     const rowText = (await turnRow.innerText()).replace(/\s+/g, ' ');
@@ -517,7 +552,7 @@ try {
   });
 
   await section('A missing server', async () => {
-    // ---- A missing server: a clear notification with "Open Settings"; fixing the setting restarts it.
+    // ---- A missing server: a clear notification with "Open Settings".
     mark = events().length;
     await setSetting('rewind.serverPath', '/nonexistent/rewind-lsp');
     await waitEvent('serverMissing', { after: mark, ms: 30000 });
@@ -527,11 +562,28 @@ try {
     const warn = await waitFor('warning in the status bar', async () => (await page.locator('.statusbar-item', { hasText: 'Rewind' }).locator('.codicon-warning').count()) > 0, 10000).then(() => true, () => false);
     check('status bar shows the missing server', warn, await page.locator('.statusbar').innerText().catch(() => ''));
     await shot(page, 'server-missing.png');
+    await runCommand('Notifications: Clear All Notifications').catch(() => {});
+  });
+
+  await section('A server that does not run', async () => {
+    // ---- A server that exists but does not run: checked before starting, said clearly.
+    const broken = path.join(RUN, 'broken-rewind-lsp');
+    fs.writeFileSync(broken, 'this is not a program\n', { mode: 0o755 });
+    mark = events().length;
+    await setSetting('rewind.serverPath', broken);
+    const ev = await waitEvent('serverBroken', { after: mark, ms: 30000 });
+    const toast = page.locator('.notification-toast', { hasText: 'does not run' }).first();
+    const toastOk = await toast.waitFor({ timeout: 15000 }).then(() => true, () => false);
+    const text = await toast.innerText().catch(() => '');
+    check('a server that does not run: notification naming it, with "Open Settings"',
+      toastOk && text.includes(broken) && (await toast.locator('.monaco-button', { hasText: 'Open Settings' }).count()) > 0, { ev: ev.data, text });
+    await shot(page, 'server-broken.png');
+    // "Open Settings" leads to rewind.serverPath; clearing it goes back to the bundled server.
     mark = events().length;
     await toast.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
-    await setSetting('rewind.serverPath', LSP_BIN, { opened: true });
-    const again = await waitEvent('serverStarted', { after: mark, ms: 30000 }).then(() => true, () => false);
-    check('"Open Settings" leads to rewind.serverPath; fixing it restarts the server', again);
+    await setSetting('rewind.serverPath', '', { opened: true });
+    const again = await waitEvent('serverStarted', { after: mark, ms: 30000 }).catch(() => undefined);
+    check('clearing rewind.serverPath restarts the bundled server', again && again.data.source === 'bundled' && again.data.command === bundled, again?.data);
   });
 } catch (e) {
   fail++;

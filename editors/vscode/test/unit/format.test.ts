@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  changeCounts,
   changedSummary,
+  conflictPrompt,
   conversationMessage,
   counts,
   firstLine,
   openTurnNumber,
   planFileLine,
+  planTargetShort,
   relativeTime,
   resultMessage,
   rewindTitle,
@@ -189,11 +192,8 @@ describe('plan formatting', () => {
     assert.equal(s.conflicts, 1);
     assert.equal(s.nothingToDo, false);
     const lines = s.detail.split('\n');
-    assert.equal(lines[0], '3 files will change: 1 modified, 1 restored, 1 deleted (+1 -8 lines).');
-    assert.equal(
-      lines[1],
-      '1 conflict (edited since the agent\'s last turn): old.txt. "Rewind Other Files" leaves it as it is; "Rewind and Overwrite Conflicts" restores it too.',
-    );
+    assert.equal(lines[0], '3 files will change: 2 restored, 1 deleted (+1 -8 lines).');
+    assert.equal(lines[1], '1 conflict (edited since the agent\'s last turn): old.txt.');
     assert.equal(lines[2], '1 file skipped: dump.sql (larger than maxFileBytes when captured).');
     assert.ok(lines.includes('D util.go -5'));
     assert.doesNotMatch(s.detail, /Conversation/);
@@ -220,10 +220,31 @@ describe('plan formatting', () => {
     const s = summarizePlan(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's' } }));
     assert.equal(s.message, 'Rewind to checkpoint @base?');
   });
-  it('resultMessage counts restored and saved files', () => {
-    assert.equal(resultMessage('rewind', plan(), 2), 'Rewound to turn 1 (add greeting): 3 files restored, 2 documents saved.');
-    assert.equal(resultMessage('undo', plan(), 1), 'Undid the last rewind: 3 files restored, 1 document saved.');
-    assert.equal(resultMessage('undo', undefined, 0), 'Undid the last rewind: 0 files restored.');
+  it('resultMessage says how many files were restored and deleted, and saved', () => {
+    assert.equal(resultMessage('rewind', plan(), 2), 'Rewound to turn 1 (add greeting): 2 restored, 1 deleted, 2 documents saved.');
+    assert.equal(resultMessage('undo', plan(), 1), 'Undid the last rewind: 2 restored, 1 deleted, 1 document saved.');
+    assert.equal(resultMessage('undo', undefined, 0), 'Undid the last rewind: no file changed.');
+  });
+  it('changeCounts counts a re-created file as restored', () => {
+    assert.equal(changeCounts([{ change: 'modify' }, { change: 'create' }, { change: 'create' }, { change: 'delete' }, { change: 'delete' }]), '3 restored, 2 deleted');
+    assert.equal(changeCounts([{ change: 'delete' }]), '1 deleted');
+  });
+  it('conflictPrompt puts Cancel first and names unsaved changes', () => {
+    const p = conflictPrompt(plan(), (path) => path === 'old.txt');
+    assert.equal(p.title, 'Rewind to turn 1 (add greeting)?');
+    assert.equal(p.placeHolder, 'Not rewound yet: unsaved changes in old.txt. Enter cancels.');
+    assert.deepEqual(p.choices.map((c) => c.id), ['cancel', 'others', 'overwrite', 'diff']);
+    assert.equal(p.choices[1].detail, '2 restored, 1 deleted; old.txt stays as it is.');
+    assert.equal(p.choices[2].label, 'Rewind and overwrite old.txt');
+    const edited = conflictPrompt(plan(), () => false);
+    assert.equal(edited.placeHolder, "Not rewound yet: old.txt changed after the agent's last turn. Enter cancels.");
+    const onlyConflicts = conflictPrompt(plan({ files: [plan().files![2]] }), () => true);
+    assert.deepEqual(onlyConflicts.choices.map((c) => c.id), ['cancel', 'overwrite', 'diff']);
+  });
+  it('diff titles name the target, never a snapshot id', () => {
+    assert.equal(planTargetShort(plan()), 'turn 1');
+    assert.equal(planTargetShort(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's' } })), '@base');
+    assert.equal(planTargetShort(plan({ target: { id: '0190abcdef012345', turn: 0, label: '', prompt: '', snapshot: 's' } })), 'entry 0190abcd');
   });
 });
 

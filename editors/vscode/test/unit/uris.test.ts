@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodePath, findOnPath, joinRoot, normalizeRel, parseRewindPath, rewindPath, rewindUriString, toRootRelative } from '../../src/uris';
+import { ABSENT_QUERY, encodePath, findOnPath, joinRoot, normalizeRel, parseViewQuery, rewindPath, rewindUriString, toRootRelative, viewQuery } from '../../src/uris';
 
 describe('rewind: URIs', () => {
   it('builds the path and the string sent to rewind/content', () => {
@@ -12,10 +12,13 @@ describe('rewind: URIs', () => {
     assert.equal(encodePath('/s/my file#1?.go'), '/s/my%20file%231%3F.go');
     assert.equal(rewindUriString('s', 'dir/ü (1).txt'), 'rewind:/s/dir/%C3%BC%20%281%29.txt');
   });
-  it('round-trips through parseRewindPath', () => {
-    assert.deepEqual(parseRewindPath(rewindPath('snap', 'a/b/c.txt')), { snapshot: 'snap', rel: 'a/b/c.txt' });
-    assert.equal(parseRewindPath('/only-snapshot'), undefined);
-    assert.equal(parseRewindPath('nope'), undefined);
+  it('keeps the snapshot of an editor-side URI in its query, round-tripping odd names', () => {
+    assert.equal(viewQuery('ab12', 'src/a b&c=d.go'), 'snapshot=ab12&path=src%2Fa%20b%26c%3Dd.go');
+    assert.deepEqual(parseViewQuery(viewQuery('ab12', './dir\\ü (1).txt')), { snapshot: 'ab12', rel: 'dir/ü (1).txt' });
+    assert.equal(parseViewQuery(ABSENT_QUERY), ABSENT_QUERY);
+    assert.equal(parseViewQuery(''), undefined);
+    assert.equal(parseViewQuery('snapshot=ab12'), undefined);
+    assert.throws(() => viewQuery('', 'x'));
   });
   it('rejects snapshot ids with slashes', () => {
     assert.throws(() => rewindPath('a/b', 'x'));
