@@ -27,6 +27,12 @@ type Options struct {
 	Applier Applier
 	// MaxFileBytes bounds captured file size; 0 means 10 MiB.
 	MaxFileBytes int64
+	// MaxStoreBytes is the store's budget for automatic retention: 0 means
+	// the default (session.DefaultRetention), < 0 no budget.
+	MaxStoreBytes int64
+	// MaxAgeDays drops unpinned snapshots older than this automatically: 0
+	// means the default, < 0 no bound.
+	MaxAgeDays float64
 }
 
 // ResourceOps is implemented by an Applier that says whether its editor
@@ -49,6 +55,7 @@ func Open(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	sess.SetRetention(RetentionFor(opts))
 	opts.Root = sess.Root()
 	opts.StoreDir = sess.Dir()
 	if l, ok := opts.Overlay.(OverlayLister); ok {
@@ -384,6 +391,8 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: len(h.Turns(false)), Snapshots: h.SnapshotCount(),
 		StoreBytes: s.sess.StoreBytes(), Watching: mode == "watch", WatchMode: mode,
 		LastCaptureMs: float64(s.sess.LastCapture().Microseconds()) / 1000}
+	r := s.sess.Retention()
+	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24
 	if open := h.OpenTurn(); open != nil {
 		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Source: open.Source, Session: open.Session, Started: stamp(open.Time)}
 	}
@@ -399,4 +408,23 @@ func (s *Service) Content(snap, rel string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return data, kind.String(), nil
+}
+
+// RetentionFor is the automatic retention opts ask for: the defaults
+// (session.DefaultRetention) with the bounds opts set.
+func RetentionFor(opts Options) session.Retention {
+	r := session.DefaultRetention
+	switch {
+	case opts.MaxStoreBytes < 0:
+		r.MaxBytes = 0
+	case opts.MaxStoreBytes > 0:
+		r.MaxBytes = opts.MaxStoreBytes
+	}
+	switch {
+	case opts.MaxAgeDays < 0:
+		r.MaxAge = 0
+	case opts.MaxAgeDays > 0:
+		r.MaxAge = time.Duration(opts.MaxAgeDays * 24 * float64(time.Hour))
+	}
+	return r
 }

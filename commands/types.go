@@ -315,6 +315,11 @@ type StatusResult struct {
 	OpenTurn  *OpenTurn `json:"openTurn"`
 	// LastCaptureMs is the duration of the last capture this process made.
 	LastCaptureMs float64 `json:"lastCaptureMs"`
+	// MaxStoreBytes is the budget automatic retention keeps the store's
+	// objects within (0: none); MaxAgeDays the age past which unpinned
+	// snapshots are dropped (0: none).
+	MaxStoreBytes int64   `json:"maxStoreBytes"`
+	MaxAgeDays    float64 `json:"maxAgeDays"`
 }
 
 // OpenTurn describes the turn that is open, if any.

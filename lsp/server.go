@@ -70,6 +70,12 @@ type initOptions struct {
 	AutoTurnQuietMs int `json:"autoTurnQuietMs"`
 	// MaxFileBytes bounds the size of captured files.
 	MaxFileBytes int64 `json:"maxFileBytes"`
+	// MaxStoreBytes is each root's store budget for automatic retention
+	// (default 2 GiB; 0 switches it off).
+	MaxStoreBytes *int64 `json:"maxStoreBytes"`
+	// MaxAgeDays drops unpinned snapshots older than this automatically
+	// (default 30; 0 switches it off).
+	MaxAgeDays *float64 `json:"maxAgeDays"`
 	// AutoTurns switches automatic turns off when false (default on).
 	AutoTurns *bool `json:"autoTurns"`
 	// MaxWatches bounds the folders watched per root; past it the server
@@ -322,4 +328,22 @@ func (s *Server) showMessageLater(typ int, msg string) {
 		time.Sleep(100 * time.Millisecond)
 		s.showMessage(typ, msg)
 	}()
+}
+
+// retentionOptions turns the retention options into commands.Options
+// fields: unset is the default (0), 0 is no bound (-1).
+func (o initOptions) retentionOptions() (maxBytes int64, maxAgeDays float64) {
+	if o.MaxStoreBytes != nil {
+		maxBytes = *o.MaxStoreBytes
+		if maxBytes <= 0 {
+			maxBytes = -1
+		}
+	}
+	if o.MaxAgeDays != nil {
+		maxAgeDays = *o.MaxAgeDays
+		if maxAgeDays <= 0 {
+			maxAgeDays = -1
+		}
+	}
+	return maxBytes, maxAgeDays
 }

@@ -104,13 +104,16 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 	}
 	f := &folder{uri: wf.URI, path: p}
 	overlay := &rootOverlay{docs: s.docs, roots: []string{p}}
+	maxBytes, maxAge := s.opts.retentionOptions()
 	svc, err := commands.Open(commands.Options{
-		Root:         p,
-		StoreDir:     storeFor(s.opts.StoreDir, len(s.ws.folders) == 0 && !s.hadFolder, p),
-		Actor:        "editor",
-		Overlay:      overlay,
-		Applier:      &applier{s: s, f: f},
-		MaxFileBytes: s.opts.MaxFileBytes,
+		Root:          p,
+		StoreDir:      storeFor(s.opts.StoreDir, len(s.ws.folders) == 0 && !s.hadFolder, p),
+		Actor:         "editor",
+		Overlay:       overlay,
+		Applier:       &applier{s: s, f: f},
+		MaxFileBytes:  s.opts.MaxFileBytes,
+		MaxStoreBytes: maxBytes,
+		MaxAgeDays:    maxAge,
 	})
 	if err != nil {
 		return fmt.Errorf("opening the store of %s: %w", p, err)

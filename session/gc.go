@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
-	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // gcGrace keeps packs and objects younger than this from being rewritten
@@ -76,7 +75,7 @@ func (s *Session) Retain(r Retention) (*GCReport, error) {
 	var rep *GCReport
 	err := s.locked(func(l *Lock, h *History) error {
 		var err error
-		rep, err = s.retainLocked(l, h, r)
+		rep, err = s.retainLocked(l, h, r, true)
 		return err
 	})
 	return rep, err
@@ -131,28 +130,25 @@ func snapshotRefs(h *History) []*snapRef {
 	return all
 }
 
-func (s *Session) retainLocked(l *Lock, h *History, r Retention) (*GCReport, error) {
+// retainLocked drops what r does not keep; full repacks everything kept
+// into one pack (gc), else packs that stay mostly alive are left alone
+// (automatic retention).
+func (s *Session) retainLocked(l *Lock, h *History, r Retention, full bool) (*GCReport, error) {
 	rep := &GCReport{SnapshotsDropped: []string{}}
 	all := snapshotRefs(h)
 	now := time.Now()
-	reach := map[snapshot.ID]bool{}
+	reach := snapshot.NewReach()
 	var keptBytes int64
-	// need lists the objects snapshot k needs beyond those kept already,
-	// and their stored bytes.
-	need := func(k string) (map[snapshot.ID]bool, int64, error) {
-		added := map[snapshot.ID]bool{}
+	// need gathers the objects snapshot k needs beyond those kept already,
+	// and their stored bytes, in a child set kept only if k is.
+	need := func(k string) (*snapshot.Reach, int64, error) {
+		added := reach.Child()
 		var n int64
 		id, err := snapshot.ParseID(k)
 		if err != nil {
 			return added, 0, nil
 		}
-		err = snapshot.WalkObjects(s.objects, id, func(oid snapshot.ID) bool {
-			if reach[oid] || added[oid] {
-				return false
-			}
-			added[oid] = true
-			return true
-		}, func(oid snapshot.ID, _ bool) error {
+		err = added.Add(s.objects, id, func(oid snapshot.ID, _ bool) error {
 			n += s.objects.Size(oid)
 			return nil
 		})
@@ -161,10 +157,8 @@ func (s *Session) retainLocked(l *Lock, h *History, r Retention) (*GCReport, err
 		}
 		return added, n, nil
 	}
-	keepSnap := func(added map[snapshot.ID]bool, n int64) {
-		for id := range added {
-			reach[id] = true
-		}
+	keepSnap := func(added *snapshot.Reach, n int64) {
+		added.Commit()
 		keptBytes += n
 	}
 	// Pinned snapshots first: they stay whatever the budget.
@@ -180,19 +174,19 @@ func (s *Session) retainLocked(l *Lock, h *History, r Retention) (*GCReport, err
 		}
 	}
 	unpinned := 0
-	full := false // the budget is spent: older snapshots are dropped
+	spent := false // the budget is spent: older snapshots are dropped
 	for _, ref := range all {
 		if ref.pinned {
 			continue
 		}
-		ok := !full && (r.MaxSnapshots <= 0 || unpinned < r.MaxSnapshots) && (r.MaxAge <= 0 || now.Sub(ref.last) <= r.MaxAge)
+		ok := !spent && (r.MaxSnapshots <= 0 || unpinned < r.MaxSnapshots) && (r.MaxAge <= 0 || now.Sub(ref.last) <= r.MaxAge)
 		if ok {
 			added, n, err := need(ref.id)
 			if err != nil {
 				return nil, err
 			}
 			if r.MaxBytes > 0 && keptBytes+n > r.MaxBytes {
-				ok, full = false, true
+				ok, spent = false, true
 			} else {
 				keepSnap(added, n)
 			}
@@ -211,7 +205,11 @@ func (s *Session) retainLocked(l *Lock, h *History, r Retention) (*GCReport, err
 			return nil, err
 		}
 	}
-	rp, err := s.objects.Repack(func(id store.ID) bool { return reach[id] }, graceTime())
+	repack := s.objects.RepackSome
+	if full {
+		repack = s.objects.Repack
+	}
+	rp, err := repack(reach.Has, graceTime())
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}
@@ -278,7 +276,7 @@ func (s *Session) FsckReport() (*FsckReport, error) {
 	}
 	rep.Notes = append(rep.Notes, vr.Notes...)
 	checked := map[string]bool{}
-	seen := map[snapshot.ID]bool{}
+	reach := snapshot.NewReach()
 	for _, e := range h.Entries {
 		for _, sn := range []string{e.Snapshot, e.UndoSnapshot} {
 			if sn == "" || checked[sn] || h.Gone(sn) {
@@ -290,7 +288,7 @@ func (s *Session) FsckReport() (*FsckReport, error) {
 				rep.Problems = append(rep.Problems, Problem{What: "snapshot", Where: "entry " + e.ID, Err: err.Error()})
 				continue
 			}
-			err = snapshot.TreeObjects(s.objects, id, seen, func(oid snapshot.ID, isTree bool) error {
+			err = reach.Add(s.objects, id, func(oid snapshot.ID, isTree bool) error {
 				if !isTree && !s.objects.Has(oid) {
 					return &snapshot.DamagedError{ID: oid, Path: s.objects.Dir(), Err: fmt.Errorf("missing")}
 				}

@@ -87,6 +87,8 @@ type Session struct {
 	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
 	tracker     *Tracker    // live tracking in a running server, or nil
 	openPaths   func() []string
+	retention   Retention // automatic retention's bounds (retain.go)
+	captured    bool      // a capture happened under the journal lock
 
 	blame blameCache // line owners per file (blame.go)
 }
@@ -183,11 +185,12 @@ func Open(root, dir string, maxFileBytes int64) (*Session, error) {
 		exclude = append(exclude, realDir)
 	}
 	return &Session{
-		root:     abs,
-		dir:      dir,
-		objects:  objects,
-		capturer: snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
-		journal:  OpenJournal(dir),
+		root:      abs,
+		dir:       dir,
+		objects:   objects,
+		capturer:  snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
+		journal:   OpenJournal(dir),
+		retention: DefaultRetention,
 	}, nil
 }
 
@@ -252,6 +255,7 @@ func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Over
 	}
 	s.mu.Lock()
 	s.lastCapture = res.Duration
+	s.captured = true
 	s.mu.Unlock()
 	return res, nil
 }
@@ -301,7 +305,11 @@ func (s *Session) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) er
 			return err
 		}
 	}
-	return fn(l, h)
+	if err := fn(l, h); err != nil {
+		return err
+	}
+	s.afterWrite(l) // automatic retention, when a capture grew the store past its bounds
+	return nil
 }
 
 // Recover finishes any operation an interrupted process left unfinished

@@ -250,55 +250,108 @@ func ReadTree(o *Objects, id ID) (Manifest, error) {
 	return m, nil
 }
 
-// TreeObjects calls fn with the ID of every object (trees and contents)
-// reachable from snapshot id; used by gc and fsck. Objects in seen are
-// skipped (with everything below them), and visited ones are added to it.
-func TreeObjects(o *Objects, id ID, seen map[ID]bool, fn func(id ID, isTree bool) error) error {
-	return WalkObjects(o, id, func(id ID) bool {
-		if seen[id] {
-			return false
-		}
-		seen[id] = true
-		return true
-	}, fn)
+// Reach is the set of objects some snapshots need (gc keeps it, fsck
+// checks it): every tree and content, and the bases of trees stored as
+// deltas. It remembers apart which trees it entered, since a tree first
+// needed as another's delta base has not had its entries added. A child
+// Reach adds to its parent's only when committed.
+type Reach struct {
+	parent *Reach
+	keep   map[ID]bool
+	walked map[ID]bool
 }
 
-// WalkObjects calls fn with the ID of every object reachable from snapshot
-// id (a tree stored as a delta brings its bases) for which visit returns
-// true; a tree visit rejects is not entered.
-func WalkObjects(o *Objects, id ID, visit func(ID) bool, fn func(id ID, isTree bool) error) error {
-	if !visit(id) {
-		return nil
+// NewReach returns an empty set.
+func NewReach() *Reach { return &Reach{keep: map[ID]bool{}, walked: map[ID]bool{}} }
+
+// Child returns a set that reads through r and adds to r only on Commit.
+func (r *Reach) Child() *Reach {
+	c := NewReach()
+	c.parent = r
+	return c
+}
+
+// Commit adds what the child set gathered to its parent.
+func (r *Reach) Commit() {
+	for id := range r.keep {
+		r.parent.keep[id] = true
 	}
-	if err := fn(id, true); err != nil {
-		return err
+	for id := range r.walked {
+		r.parent.walked[id] = true
 	}
-	// A tree stored as a delta needs its bases.
-	for b, _, _ := o.DeltaBase(id); !b.IsZero() && visit(b); b, _, _ = o.DeltaBase(b) {
-		if err := fn(b, true); err != nil {
-			return err
+}
+
+// Has reports whether id is in the set.
+func (r *Reach) Has(id ID) bool {
+	for x := r; x != nil; x = x.parent {
+		if x.keep[id] {
+			return true
 		}
 	}
-	ents, err := o.tree(id)
-	if err != nil {
-		return err
+	return false
+}
+
+func (r *Reach) entered(id ID) bool {
+	for x := r; x != nil; x = x.parent {
+		if x.walked[id] {
+			return true
+		}
 	}
-	for _, e := range ents {
-		switch e.kind {
-		case kindDir:
-			if err := WalkObjects(o, e.id, visit, fn); err != nil {
+	return false
+}
+
+// add keeps id; false when it was kept already.
+func (r *Reach) add(id ID) bool {
+	if r.Has(id) {
+		return false
+	}
+	r.keep[id] = true
+	return true
+}
+
+// Add adds every object snapshot root needs, calling fn once for each
+// object new to the set.
+func (r *Reach) Add(o *Objects, root ID, fn func(id ID, isTree bool) error) error {
+	var walk func(id ID) error
+	walk = func(id ID) error {
+		if r.entered(id) {
+			return nil
+		}
+		r.walked[id] = true
+		if r.add(id) {
+			if err := fn(id, true); err != nil {
 				return err
 			}
-		case KindSkipped:
-		default:
-			if visit(e.id) {
-				if err := fn(e.id, false); err != nil {
+		}
+		// A tree stored as a delta needs its chain of bases (a base kept
+		// already has its chain kept).
+		for b, _, _ := o.DeltaBase(id); !b.IsZero() && r.add(b); b, _, _ = o.DeltaBase(b) {
+			if err := fn(b, true); err != nil {
+				return err
+			}
+		}
+		ents, err := o.tree(id)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			switch e.kind {
+			case kindDir:
+				if err := walk(e.id); err != nil {
 					return err
+				}
+			case KindSkipped:
+			default:
+				if r.add(e.id) {
+					if err := fn(e.id, false); err != nil {
+						return err
+					}
 				}
 			}
 		}
+		return nil
 	}
-	return nil
+	return walk(root)
 }
 
 // parentDir is the folder holding root-relative path p ("" for the root).

@@ -131,3 +131,12 @@ func walkLoose(dir string, fn func(id ID, size int64) error) error {
 	}
 	return nil
 }
+
+// HasLoose reports whether the store still holds loose objects (a store
+// from before packs that gc has not repacked yet).
+func (o *Objects) HasLoose() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.load()
+	return o.loose
+}

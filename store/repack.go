@@ -117,6 +117,20 @@ type RepackReport struct {
 // progress elsewhere may need them), are left as they are. Stray
 // temporary files older than grace are removed.
 func (o *Objects) Repack(keep func(ID) bool, grace time.Duration) (*RepackReport, error) {
+	return o.repack(keep, grace, false)
+}
+
+// RepackSome is Repack for automatic retention: a large pack that keep
+// mostly accepts (less than a fifth of its bytes dropped) is left as it
+// is, so dropping old snapshots does not rewrite the whole store each time.
+func (o *Objects) RepackSome(keep func(ID) bool, grace time.Duration) (*RepackReport, error) {
+	return o.repack(keep, grace, true)
+}
+
+// partialMin is the size from which RepackSome may leave a pack alone.
+const partialMin = 4 << 20
+
+func (o *Objects) repack(keep func(ID) bool, grace time.Duration, partial bool) (*RepackReport, error) {
 	if err := o.Sync(); err != nil {
 		return nil, err
 	}
@@ -137,9 +151,15 @@ func (o *Objects) Repack(keep func(ID) bool, grace time.Duration) (*RepackReport
 		if err != nil || fi.ModTime().After(cutoff) {
 			continue
 		}
-		if c, ok := lockPack(n); ok {
-			cands = append(cands, c)
+		c, ok := lockPack(n)
+		if !ok {
+			continue
 		}
+		if partial && keep != nil && c.size >= partialMin && !worthRewriting(c, keep) {
+			c.release()
+			continue
+		}
+		cands = append(cands, c)
 	}
 	var loose []ID
 	walkLoose(o.dir, func(id ID, size int64) error {
@@ -157,6 +177,22 @@ func (o *Objects) Repack(keep func(ID) bool, grace time.Duration) (*RepackReport
 	rep.TempsRemoved = o.removeTemps(cutoff)
 	o.dmg.keepOnly(keep)
 	return rep, nil
+}
+
+// worthRewriting reports whether a fifth or more of a pack's bytes are
+// records keep drops (or a torn tail).
+func worthRewriting(c *candidate, keep func(ID) bool) bool {
+	p, err := scanLocked(c)
+	if err != nil {
+		return true
+	}
+	dead := p.torn
+	for _, e := range p.ents {
+		if !keep(e.id) {
+			dead += int64(e.n)
+		}
+	}
+	return dead*5 >= c.size
 }
 
 // rewrite copies the records of cands (and the loose objects) that keep

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -29,6 +30,10 @@ type globals struct {
 	store string
 	json  bool
 	help  bool
+	// maxStoreBytes and maxAgeDays bound automatic retention (0: the
+	// default, < 0: no bound).
+	maxStoreBytes int64
+	maxAgeDays    float64
 }
 
 // splitGlobals removes the global flags from args.
@@ -59,6 +64,23 @@ func splitGlobals(args []string) (globals, []string, error) {
 				g.root = val
 			} else {
 				g.store = val
+			}
+		case "max-store-bytes", "max-age-days":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return g, nil, usagef("flag --%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			var err error
+			if name == "max-store-bytes" {
+				g.maxStoreBytes, err = parseSize(val)
+			} else {
+				g.maxAgeDays, err = parseDays(val)
+			}
+			if err != nil {
+				return g, nil, usagef("flag --%s: %v", name, err)
 			}
 		case "json":
 			g.json = !hasVal || val == "true" || val == "1"
@@ -116,4 +138,55 @@ func usageOf(fs *flag.FlagSet) string {
 		}
 	})
 	return b.String()
+}
+
+// parseSize reads a byte count with an optional K, M, G or T suffix (powers
+// of 1024; "2G", "500MiB", "1048576"); 0, "off" or "none" mean no bound
+// (returned as -1).
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "off" || t == "none" {
+		return -1, nil
+	}
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "ib"), "b")
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'k':
+			mult = 1 << 10
+		case 'm':
+			mult = 1 << 20
+		case 'g':
+			mult = 1 << 30
+		case 't':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a size (e.g. 2G, 500M, 1048576; 0 for no bound)", s)
+	}
+	if v == 0 {
+		return -1, nil
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// parseDays reads a number of days; 0, "off" or "none" mean no bound (-1).
+func parseDays(s string) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "off" || t == "none" {
+		return -1, nil
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a number of days (0 for no bound)", s)
+	}
+	if v == 0 {
+		return -1, nil
+	}
+	return v, nil
 }

@@ -47,6 +47,11 @@ Targets: 3 or turn:3 (before turn 3), turn:3:end, ~1 (start of the latest
 turn), @label (a checkpoint), or an entry id prefix (6+ characters).
 Modes: code (default), conversation, both, summarize, plan.
 Exit status: 0 done, 1 error, 2 bad usage, 3 refused (conflict, nothing to undo).
+
+Retention: after captures, unpinned snapshots are dropped automatically to keep
+the store within --max-store-bytes SIZE (default 2G) and --max-age-days DAYS
+(default 30); 0 switches a bound off. Labeled checkpoints and what undo needs
+are never dropped.
 `
 
 // cli is one command-line invocation.
@@ -221,7 +226,8 @@ func (c *cli) client(dir string) (*commands.Auto, error) {
 		return nil, err
 	}
 	return commands.NewAuto(store, func() (*commands.Service, error) {
-		return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor})
+		return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor,
+			MaxStoreBytes: c.g.maxStoreBytes, MaxAgeDays: c.g.maxAgeDays})
 	}), nil
 }
 
@@ -243,7 +249,8 @@ func (c *cli) service(dir string) (*commands.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor})
+	return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor,
+		MaxStoreBytes: c.g.maxStoreBytes, MaxAgeDays: c.g.maxAgeDays})
 }
 
 // printJSON writes v as indented JSON.
@@ -350,6 +357,8 @@ func (c *cli) status(args []string) error {
 			return err
 		}
 		st = &commands.StatusResult{Root: root, Store: store, WatchMode: "none"}
+		r := commands.RetentionFor(commands.Options{MaxStoreBytes: c.g.maxStoreBytes, MaxAgeDays: c.g.maxAgeDays})
+		st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24
 	} else {
 		cl, err := c.client("")
 		if err != nil {
@@ -363,6 +372,7 @@ func (c *cli) status(args []string) error {
 		return c.printJSON(st)
 	}
 	fmt.Fprintf(c.stdout, "root:      %s\nstore:     %s (%s)\nturns:     %d\nsnapshots: %d\n", st.Root, st.Store, humanBytes(st.StoreBytes), st.Turns, st.Snapshots)
+	fmt.Fprintf(c.stdout, "retention: %s\n", retentionText(st))
 	if st.OpenTurn != nil {
 		fmt.Fprintf(c.stdout, "open turn: %d%s, since %s\n", st.OpenTurn.Turn, quoted(st.OpenTurn.Prompt), age(st.OpenTurn.Started))
 	} else {
@@ -385,7 +395,8 @@ func (c *cli) gc(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := svc.Session().GC(*maxSnaps, time.Duration(*maxAge*24*float64(time.Hour)))
+	rep, err := svc.Session().Retain(session.Retention{MaxSnapshots: *maxSnaps,
+		MaxAge: time.Duration(*maxAge * 24 * float64(time.Hour)), MaxBytes: svc.Session().Retention().MaxBytes})
 	if err != nil {
 		return err
 	}
@@ -449,4 +460,20 @@ func (c *cli) doTurnEnd(dir string, a commands.TurnEndArgs) (*commands.TurnEndRe
 		return nil, err
 	}
 	return cl.TurnEnd(c.call(), a)
+}
+
+// retentionText says the bounds automatic retention keeps the store in.
+func retentionText(st *commands.StatusResult) string {
+	var parts []string
+	if st.MaxStoreBytes > 0 {
+		parts = append(parts, fmt.Sprintf("store budget %s (%s used)", humanBytes(st.MaxStoreBytes), humanBytes(st.StoreBytes)))
+	} else {
+		parts = append(parts, "no store budget")
+	}
+	if st.MaxAgeDays > 0 {
+		parts = append(parts, fmt.Sprintf("unpinned snapshots kept %g days", st.MaxAgeDays))
+	} else {
+		parts = append(parts, "no age bound")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,146 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAutomaticRetentionKeepsTheBudget: turn after turn of new content
+// keep the store's objects near its budget with nobody running gc; the
+// labeled checkpoint and the latest rewind's undo snapshot stay whole,
+// and the turns whose snapshots were dropped stay in the journal, marked
+// gone.
+func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
+	t.Setenv("REWIND_LSP_GC_GRACE", "0") // a test's turns are seconds old
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := Open(root, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 400 << 10
+	s.SetRetention(Retention{MaxBytes: budget})
+	r := rand.New(rand.NewSource(1))
+	write := func(name string, n int) []byte {
+		b := make([]byte, n)
+		r.Read(b) // incompressible: each turn adds ~n bytes
+		os.WriteFile(filepath.Join(root, name), b, 0o644)
+		return b
+	}
+	pinned := write("pinned.bin", 30<<10)
+	if _, err := s.Checkpoint(ctx, CheckpointRequest{Label: "keep-me", Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	var maxSeen int64
+	for turn := 0; turn < 60; turn++ {
+		if _, err := s.TurnStart(ctx, TurnRequest{Prompt: fmt.Sprint("turn ", turn)}); err != nil {
+			t.Fatal(err)
+		}
+		write(fmt.Sprintf("f%d.bin", turn%5), 25<<10)
+		if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.objects.Bytes(); n > maxSeen {
+			maxSeen = n
+		}
+	}
+	// Over budget by at most what one run lets grow before the next (a
+	// tenth of the budget) and one turn's content.
+	if maxSeen > budget+budget/10+(60<<10) {
+		t.Fatalf("the objects reached %d bytes with a budget of %d", maxSeen, budget)
+	}
+	h, _ := s.History()
+	turns := h.Turns(false)
+	if len(turns) != 60 {
+		t.Fatalf("%d turns in the journal, want 60", len(turns))
+	}
+	if !h.Gone(turns[3].End.Snapshot) { // (turn 1's start is the pinned checkpoint)
+		t.Fatal("an old turn's snapshot was kept: nothing was dropped")
+	}
+	if h.Gone(turns[59].End.Snapshot) {
+		t.Fatal("the latest turn's snapshot was dropped")
+	}
+	// The labeled checkpoint is pinned: rewinding to it is exact.
+	os.Remove(filepath.Join(root, "pinned.bin"))
+	out, err := s.Rewind(ctx, RewindRequest{Target: "@keep-me", Force: true}, nil, ApplyOnDisk(root))
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind to the pinned checkpoint: %v %+v", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "pinned.bin")); string(got) != string(pinned) {
+		t.Fatal("pinned.bin not restored")
+	}
+	// More turns: the rewind's undo snapshot stays (undo works), and a
+	// rewind to a dropped turn says its content is gone.
+	for turn := 0; turn < 20; turn++ {
+		s.TurnStart(ctx, TurnRequest{Prompt: "more"})
+		write(fmt.Sprintf("g%d.bin", turn%5), 25<<10)
+		s.TurnEnd(ctx, TurnRequest{})
+	}
+	if _, err := s.Undo(ctx, UndoRequest{Force: true}, nil, ApplyOnDisk(root)); err != nil {
+		t.Fatalf("undo of the rewind after retention: %v", err)
+	}
+	_, err = s.Rewind(ctx, RewindRequest{Target: "turn:3:end", Force: true}, nil, ApplyOnDisk(root))
+	if err == nil || !strings.Contains(err.Error(), "dropped") {
+		t.Fatalf("rewind to a dropped turn: %v", err)
+	}
+	if probs, err := s.Fsck(); err != nil || len(probs) > 0 {
+		t.Fatalf("fsck after retention: %v %v", err, probs)
+	}
+}
+
+// TestRetentionIsCheapWhenUnderBudget: under its bounds, a turn does not
+// rewrite the store (no gc entry, the packs stay).
+func TestRetentionIsCheapWhenUnderBudget(t *testing.T) {
+	t.Setenv("REWIND_LSP_GC_GRACE", "0")
+	ctx := context.Background()
+	root := t.TempDir()
+	s, _ := Open(root, t.TempDir(), 0)
+	os.WriteFile(filepath.Join(root, "a"), []byte("a"), 0o644)
+	for i := 0; i < 5; i++ {
+		s.TurnStart(ctx, TurnRequest{})
+		os.WriteFile(filepath.Join(root, "a"), []byte(fmt.Sprint(i)), 0o644)
+		s.TurnEnd(ctx, TurnRequest{})
+	}
+	h, _ := s.History()
+	if h.GCCount() != 0 {
+		t.Fatalf("%d gc entries under the default budget", h.GCCount())
+	}
+}
+
+// TestGCKeepsTheContentOfDeltaBases: a folder's tree stored as a delta
+// against its previous version needs that version as its base; gc reaches
+// the base first (from the newer snapshot) and must still keep everything
+// the older snapshot holds in that folder. (Before Reach, the older
+// snapshot's changed file was swept.)
+func TestGCKeepsTheContentOfDeltaBases(t *testing.T) {
+	t.Setenv("REWIND_LSP_GC_GRACE", "0")
+	ctx := context.Background()
+	root := t.TempDir()
+	s, _ := Open(root, t.TempDir(), 0)
+	dir := filepath.Join(root, "big")
+	os.MkdirAll(dir, 0o755)
+	for i := 0; i < 60; i++ { // a tree past deltaMinBytes
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("file-%02d.txt", i)), []byte(fmt.Sprint("v1 ", i, "\n")), 0o644)
+	}
+	s.TurnStart(ctx, TurnRequest{Prompt: "one"})
+	os.WriteFile(filepath.Join(dir, "file-07.txt"), []byte("v2\n"), 0o644)
+	s.TurnEnd(ctx, TurnRequest{})
+	if _, err := s.GC(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if probs, err := s.Fsck(); err != nil || len(probs) > 0 {
+		t.Fatalf("fsck after gc: %v %v", err, probs)
+	}
+	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind after gc: %v %+v", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "file-07.txt")); string(got) != "v1 7\n" {
+		t.Fatalf("file-07.txt after rewind: %q", got)
+	}
+}
