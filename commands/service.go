@@ -188,7 +188,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	// Rewinds are listed from the whole journal: a conversation rewind
 	// leaves the branch it came from, but it still happened.
 	for _, e := range h.Entries {
-		if e.Kind == session.KindRewind {
+		if e.Kind == session.KindRewind || e.Kind == session.KindRevert { // a revert: mode "revert", target its turn
 			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
 				Undone: h.Undone(e.ID), Applied: h.Applied(e)})
 		}

@@ -59,6 +59,9 @@ func TestRevertAndBlameCommandLine(t *testing.T) {
 	if w.read("f.txt") != "ONE\ntwo\nthree\nfour\nFIVE\n" || w.read("made.txt") != "<missing>" {
 		t.Fatalf("after revert: f.txt=%q made.txt=%q", w.read("f.txt"), w.read("made.txt"))
 	}
+	if log := w.ok("log").stdout; !strings.Contains(log, "revert ") || !strings.Contains(log, "of 2 (later changes kept)") {
+		t.Errorf("log does not list the revert:\n%s", log)
+	}
 	w.ok("undo")
 	if w.read("f.txt") != "ONE\ntwo\nTHREE\nfour\nFIVE\n" || w.read("made.txt") != "by turn 2\n" {
 		t.Fatalf("after undo: f.txt=%q made.txt=%q", w.read("f.txt"), w.read("made.txt"))

@@ -133,6 +133,10 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		if r.Undone {
 			undone = " (undone)"
 		}
+		if r.Mode == "revert" {
+			rows = append(rows, row{r.Time, fmt.Sprintf("revert   %-9s %s of %s (later changes kept)%s", age(r.Time), short(r.Entry), r.Target, undone)})
+			continue
+		}
 		rows = append(rows, row{r.Time, fmt.Sprintf("rewind   %-9s %s to %s, mode %s%s", age(r.Time), short(r.Entry), r.Target, r.Mode, undone)})
 	}
 	for _, s := range l.Summaries {

@@ -46,3 +46,10 @@ command('RewindUndo', { nargs = 0, desc = 'Undo the last rewind' })
 command('RewindCheckpoint', { nargs = '?', desc = 'Record a checkpoint: [label]' })
 command('RewindLog', { nargs = 0, desc = 'List turns, checkpoints, rewinds and reports' })
 command('RewindResume', { nargs = 0, desc = "Continue the agent's conversation forked by the last conversation rewind, in a :terminal" })
+command('RewindRevert', {
+  nargs = '?',
+  bang = true,
+  complete = complete('complete_target'),
+  desc = 'Take back one turn, keep the later ones: [target]; ! skips the confirmation',
+})
+command('RewindBlame', { nargs = 0, desc = 'Toggle agent blame: the turn that wrote each line, at its end' })

@@ -167,7 +167,8 @@ export class RewindClient implements vscode.Disposable {
       traceOutputChannel: this.output,
       // rewindDidChange: this extension handles `rewind/didChange` (below); the server sends
       // that custom notification only to clients that declare it.
-      initializationOptions: { rewindDidChange: true, ...(cfg.storeDir ? { storeDir: cfg.storeDir } : {}) },
+      // blameHover off: "Rewind: Toggle Agent Blame" shows the same in its own hover (blame.ts).
+      initializationOptions: { rewindDidChange: true, blameHover: false, ...(cfg.storeDir ? { storeDir: cfg.storeDir } : {}) },
       errorHandler: this.errorHandler(),
       initializationFailedHandler: (err) => {
         this.output.appendLine(`initialize failed: ${String(err)}`);

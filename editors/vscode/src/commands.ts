@@ -31,8 +31,7 @@ export class Commands {
   ) {}
 
   register(): vscode.Disposable[] {
-    const reg = (id: string, fn: (...args: any[]) => Promise<unknown>) =>
-      vscode.commands.registerCommand(id, (...args: unknown[]) => this.guard(id, () => fn(...args)));
+    const reg = (id: string, fn: (...args: any[]) => Promise<unknown>) => this.registerGuarded(id, fn);
     return [
       reg('rewindLsp.rewind', () => this.rewind()),
       reg('rewindLsp.preview', () => this.preview()),
@@ -51,6 +50,19 @@ export class Commands {
       reg('rewindLsp.undoItem', (node: TimelineNode) => this.undo(node && 'root' in node ? node.root : undefined)),
       reg('rewindLsp.openFileDiff', (node: TimelineNode) => this.openFileDiff(node)),
     ];
+  }
+
+  /** registerGuarded registers a command whose failures are reported like every Rewind command's. */
+  registerGuarded(id: string, fn: (...args: any[]) => Promise<unknown>): vscode.Disposable {
+    return vscode.commands.registerCommand(id, (...args: unknown[]) => this.guard(id, () => fn(...args)));
+  }
+
+  /** pickTurn picks a root and one of its turns (for a revert). */
+  async pickTurn(placeHolder: string): Promise<{ root: vscode.WorkspaceFolder; turn: number; name: string } | undefined> {
+    const root = await this.pickRoot();
+    if (!root) return undefined;
+    const t = await this.pickTarget(root, placeHolder, true);
+    return t ? { root, turn: Number(t.target), name: t.name.replace(/^Turn/, 'turn') } : undefined;
   }
 
   /** guard reports a command's failure as a notification with "Open Logs", never silently. */
@@ -80,9 +92,9 @@ export class Commands {
   }
 
   /** pickTarget shows the turns (number and prompt, relative time, files changed) and checkpoints. */
-  private async pickTarget(root: vscode.WorkspaceFolder, placeHolder: string): Promise<Preset | undefined> {
+  private async pickTarget(root: vscode.WorkspaceFolder, placeHolder: string, onlyTurns = false): Promise<Preset | undefined> {
     const list = await this.client.command('rewind.list', { root: root.uri.fsPath });
-    const items = targetItems(list);
+    const items = targetItems(list).filter((i) => !onlyTurns || i.kind === 'turn');
     if (items.length === 0) {
       void vscode.window.showInformationMessage(`Rewind: no agent turns recorded yet in ${root.name}.`);
       return undefined;

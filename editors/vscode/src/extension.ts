@@ -2,11 +2,13 @@
 // content provider and the commands together.
 
 import * as vscode from 'vscode';
+import { BlameController } from './blame';
 import { RewindClient, ServerMissingError } from './client';
 import { Commands } from './commands';
 import { config, restartSettings } from './config';
 import { RewindContentProvider } from './diffs';
 import { emit } from './events';
+import { RevertCommands } from './revert';
 import { RewindStatusBar } from './statusBar';
 import { TimelineProvider } from './timeline';
 import { REWIND_SCHEME } from './uris';
@@ -18,13 +20,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const timeline = new TimelineProvider(client);
   const status = new RewindStatusBar(client);
   const view = vscode.window.createTreeView('rewindLsp.timeline', { treeDataProvider: timeline, showCollapseAll: true });
+  const commands = new Commands(client, timeline);
+  const blame = new BlameController(client);
+  const reverts = new RevertCommands(client, timeline, () => commands.pickTurn('Revert which turn? (its changes are taken back, later ones kept)'));
   context.subscriptions.push(
     client,
     timeline,
     status,
     view,
     vscode.workspace.registerTextDocumentContentProvider(REWIND_SCHEME, new RewindContentProvider(client)),
-    ...new Commands(client, timeline).register(),
+    ...commands.register(),
+    blame,
+    commands.registerGuarded('rewindLsp.revert', () => reverts.revert()),
+    commands.registerGuarded('rewindLsp.revertItem', (node) => reverts.revertItem(node)),
+    commands.registerGuarded('rewindLsp.revertTurnFile', (arg) => reverts.revertTurnFile(arg)),
+    commands.registerGuarded('rewindLsp.previewTurnFile', (arg) => reverts.previewTurnFile(arg)),
+    commands.registerGuarded('rewindLsp.toggleBlame', async () => blame.toggle()),
   );
 
   let refresh: ReturnType<typeof setTimeout> | undefined;

@@ -342,6 +342,7 @@ function turnOrder(e: TimelineEntry): number {
 /** rewindTitle names a recorded rewind in the view: "Rewind to 1 (code)", "… undone". */
 export function rewindTitle(r: RewindInfo): string {
   const target = /^\d+$/.test(r.target) ? `turn ${r.target}` : r.target;
+  if (r.mode === 'revert') return `Revert ${target} (later changes kept)${r.undone ? ' — undone' : ''}`;
   return `Rewind to ${target}${r.mode && r.mode !== 'code' ? ` (${r.mode})` : ''}${r.undone ? ' — undone' : ''}`;
 }
 

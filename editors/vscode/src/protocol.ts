@@ -81,6 +81,9 @@ export interface PlanFile {
   binary: boolean;
   conflict: boolean;
   via: 'edit' | 'disk' | string;
+  /** In a revert's plan: who changed the file since the reverted turn where that turn's change
+   *  lies ("turn 4", "user"); the file is in conflict. */
+  overlaps?: string[];
 }
 
 export interface Plan {
@@ -123,6 +126,34 @@ export interface ConversationResult {
   reason?: string;
 }
 
+/** Argument of `rewind.revert`: one turn (`target`) or every turn of one agent session. */
+export interface RevertArgs extends RootArg {
+  target?: string;
+  session?: string;
+  paths?: string[];
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  dryRun?: boolean;
+}
+
+/** A run of lines (0-based, end exclusive) of a file's current content that one agent turn wrote
+ *  and nobody changed since. */
+export interface BlameRange {
+  startLine: number;
+  endLine: number;
+  turn: number;
+  entry: string;
+  prompt: string;
+  session: string;
+  agent: string;
+  source: string;
+  /** RFC 3339 time the turn ended. */
+  time: string;
+}
+
+export interface BlameResult {
+  ranges: BlameRange[] | null;
+}
+
 export interface CheckpointArgs extends RootArg {
   label?: string;
   goal?: string;
@@ -158,6 +189,8 @@ export interface Commands {
   'rewind.undo': [RootArg, RewindResult];
   'rewind.fileHistory': [RootArg & { uri: string }, FileHistoryResult];
   'rewind.status': [RootArg, StatusResult];
+  'rewind.revert': [RevertArgs, RewindResult];
+  'rewind.blame': [RootArg & { uri: string }, BlameResult];
 }
 
 export type CommandName = keyof Commands;

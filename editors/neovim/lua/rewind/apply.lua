@@ -65,7 +65,7 @@ local function shown_in_window(buf)
 end
 
 local function changes_files(mode)
-  return mode == nil or mode == 'code' or mode == 'both'
+  return mode == nil or mode == 'code' or mode == 'both' or mode == 'revert'
 end
 
 -- Text edits cannot say "no final newline", "CRLF" or "BOM": when a buffer
@@ -173,7 +173,7 @@ function M.finish(client, root, op, result, tracker, mode)
     write_errors = {},
   }
   local cfg = config.get()
-  local what = op == 'undo' and 'Undo' or 'Rewind'
+  local what = op == 'undo' and 'Undo' or op == 'revert' and 'Revert' or 'Rewind'
 
   if not rec.applied then
     local msg = what .. ' refused: ' .. (rec.reason or tracker.messages[1] or 'the server gave no reason')
@@ -248,6 +248,9 @@ function M.finish(client, root, op, result, tracker, mode)
   local msg
   if op == 'undo' then
     msg = 'Undid the last rewind: ' .. plan_ui.summary(plan) .. ' restored'
+  elseif op == 'revert' then
+    msg = 'Reverted turn ' .. tostring(plan.target and plan.target.turn or '') .. ' (later changes kept): '
+      .. plan_ui.summary(plan) .. '. :RewindUndo undoes it.'
   elseif mode == 'conversation' then
     msg = 'Moved the conversation back to ' .. target
   elseif mode == 'summarize' then

@@ -221,6 +221,26 @@ function M.RewindResume()
   return buf
 end
 
+function M.RewindRevert(a)
+  util.guard(function()
+    local args = fargs(a)
+    if #args > 1 then
+      util.fail('too many arguments: expected [target], got ' .. table.concat(args, ' '))
+    end
+    local opts = { target = args[1] }
+    if a.bang then
+      opts.confirm = false -- :RewindRevert! reverts without asking
+    end
+    run(require('rewind.revert').flow, opts)
+  end)
+end
+
+function M.RewindBlame()
+  util.guard(function()
+    require('rewind.blame').toggle()
+  end)
+end
+
 -- ---------------------------------------------------------------------------
 -- Completion.
 

@@ -47,6 +47,11 @@ function M.changed(root, client_id, params)
   util.guard(function()
     require('rewind.logview').refresh(root)
   end)
+  if package.loaded['rewind.blame'] then
+    util.guard(function()
+      require('rewind.blame').refresh_root(root)
+    end)
+  end
   M.fire('RewindChanged', { root = root, turns = params.turns, latest = params.latest })
 end
 

@@ -106,6 +106,16 @@ function M.checkpoint(label)
   util.run(require('rewind.commands').checkpoint_flow, label)
 end
 
+--- Lua API: the :RewindRevert flow. opts: {target?, confirm?, paths?}.
+function M.revert(opts)
+  util.run(require('rewind.revert').flow, opts or {})
+end
+
+--- Lua API: :RewindBlame (toggle).
+function M.blame()
+  require('rewind.blame').toggle()
+end
+
 --- Lua API: :RewindLog.
 function M.log()
   util.run(require('rewind.logview').flow)

@@ -93,7 +93,7 @@ function M.render(root, list)
       local r = rws[i]
       if type(r) == 'table' then
         add(string.format(
-          '  %-8s to %s (%s)%s',
+          r.mode == 'revert' and '  %-8s revert of %s (%s: later changes kept)%s' or '  %-8s to %s (%s)%s',
           util.age(r.time),
           tostring(r.target),
           tostring(r.mode),

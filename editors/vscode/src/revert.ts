@@ -1,0 +1,88 @@
+// Revert one turn (SPEC §3, §7): `rewindLsp.revert` (pick a turn), "Revert This Turn Only" on a
+// turn in the Rewind view, and the blame hover's links (revert a turn in one file, preview a
+// turn's changes to one file). A dry run shows what the revert does, or why it cannot (the files
+// later changes overlap, and who made them); the revert then goes to the editor as one
+// WorkspaceEdit, and the documents it touched are saved.
+
+import * as vscode from 'vscode';
+import type { TurnFileArg } from './blame';
+import { RewindClient, saveDocuments } from './client';
+import { config } from './config';
+import { openTurnFileDiff } from './diffs';
+import { emit } from './events';
+import { targetForTurn, turnTitle } from './format';
+import { revertedMessage, revertPrompt } from './revertFormat';
+import type { TimelineNode, TimelineProvider } from './timeline';
+
+/** What to revert: one turn of a root, optionally only some files. */
+export interface RevertRequest {
+  root: vscode.WorkspaceFolder;
+  turn: number;
+  name: string;
+  paths?: string[];
+}
+
+/** revertTurn runs the dry run, asks, reverts and saves. */
+export async function revertTurn(client: RewindClient, timeline: TimelineProvider, req: RevertRequest): Promise<void> {
+  const args = { root: req.root.uri.fsPath, target: targetForTurn(req.turn), ...(req.paths ? { paths: req.paths } : {}) };
+  const dry = await client.command('rewind.revert', { ...args, dryRun: true });
+  const prompt = revertPrompt(req.name, dry);
+  emit('revertPlanShown', { turn: req.turn, blocked: prompt.blocked, message: prompt.message, detail: prompt.detail });
+  if (prompt.blocked) {
+    void vscode.window.showWarningMessage(`Rewind: ${prompt.message}`, { detail: prompt.detail });
+    emit('reverted', { turn: req.turn, applied: false, failureReason: dry.failureReason ?? prompt.message, saved: 0 });
+    return;
+  }
+  const pick = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, 'Revert');
+  if (pick !== 'Revert') return;
+  const { result, touched } = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Reverting ${req.name}…` },
+    () => client.editing({ confirm: false }, () => client.command('rewind.revert', args)),
+  );
+  const saved = result.applied && config().saveAfterRewind ? await saveDocuments(touched) : 0;
+  emit('reverted', { turn: req.turn, applied: result.applied, failureReason: result.failureReason ?? null, saved });
+  timeline.refresh();
+  if (!result.applied) {
+    void vscode.window.showWarningMessage(`Rewind: nothing was changed: ${result.failureReason || 'the editor did not apply the edit'}`);
+    return;
+  }
+  void vscode.window.showInformationMessage(`Rewind: ${revertedMessage(req.name, result.plan, saved)}`);
+}
+
+/** RevertCommands are the command handlers of this file, registered by Commands. */
+export class RevertCommands {
+  constructor(
+    private readonly client: RewindClient,
+    private readonly timeline: TimelineProvider,
+    private readonly pickTurn: () => Promise<RevertRequest | undefined>,
+  ) {}
+
+  /** palette: `rewindLsp.revert`. */
+  async revert(): Promise<void> {
+    const req = await this.pickTurn();
+    if (req) await revertTurn(this.client, this.timeline, req);
+  }
+
+  /** view: "Revert This Turn Only" on a turn. */
+  async revertItem(node: TimelineNode | undefined): Promise<void> {
+    if (node?.kind !== 'turn') return;
+    await revertTurn(this.client, this.timeline, { root: node.root, turn: node.turn.turn, name: turnTitle(node.turn).replace(/^Turn/, 'turn') });
+  }
+
+  /** blame hover: revert a turn in one file. */
+  async revertTurnFile(arg: TurnFileArg | undefined): Promise<void> {
+    const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
+    if (!arg || !root) return;
+    await revertTurn(this.client, this.timeline, { root, turn: arg.turn, name: `turn ${arg.turn} in ${arg.path}`, paths: [arg.path] });
+  }
+
+  /** blame hover: the file before the turn ↔ now. */
+  async previewTurnFile(arg: TurnFileArg | undefined): Promise<void> {
+    const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
+    if (!arg || !root) return;
+    // The plan of a rewind to the turn's start names the snapshot taken when the turn started.
+    const plan = await this.client.command('rewind.preview', { root: arg.root, target: targetForTurn(arg.turn), paths: [arg.path] });
+    const created = (plan.files ?? []).some((f) => f.path === arg.path && f.change === 'delete');
+    await openTurnFileDiff(root, arg.turn, plan.target.snapshot, arg.path, !created);
+  }
+}

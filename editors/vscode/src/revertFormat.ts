@@ -1,0 +1,65 @@
+// Pure presentation of reverts and agent blame (issue 12): the blame note after a line, its
+// hover text, and what the revert confirmation says. Nothing here imports `vscode`.
+
+import { firstLine, plural, relativeTime } from './format';
+import type { BlameRange, Plan, RewindResult } from './protocol';
+
+/** blameNote is the faint text after a line an agent turn wrote: "turn 3 · fix auth · 5 minutes ago". */
+export function blameNote(r: BlameRange, now = Date.now()): string {
+  return [`turn ${r.turn}`, firstLine(r.prompt, 50), relativeTime(r.time, now)].filter(Boolean).join(' · ');
+}
+
+/** blameHoverMarkdown is the hover of such a line: the turn, its prompt and who ran it, and two
+ *  command links (their URIs built by the caller). */
+export function blameHoverMarkdown(r: BlameRange, previewLink: string, revertLink: string, now = Date.now()): string {
+  const esc = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  const who = [r.agent, r.session ? `session ${r.session.slice(0, 8)}` : '', r.source ? `via ${r.source}` : ''].filter(Boolean);
+  const parts = [`**Agent turn ${r.turn}** · ${relativeTime(r.time, now) || r.time}`];
+  const prompt = firstLine(r.prompt, 200);
+  if (prompt) parts.push(`> ${esc(prompt)}`);
+  if (who.length) parts.push(esc(who.join(' · ')));
+  parts.push(`[Preview](${previewLink}) · [Revert turn ${r.turn} in this file](${revertLink})`);
+  return parts.join('\n\n');
+}
+
+/** commandUri is a `command:` link running `id` with one argument. */
+export function commandUri(id: string, arg: unknown): string {
+  return `command:${id}?${encodeURIComponent(JSON.stringify([arg]))}`;
+}
+
+/** RevertPrompt is what the revert confirmation shows for a dry run. */
+export interface RevertPrompt {
+  /** The revert cannot go through: conflicts (the message names them) or nothing to do. */
+  blocked: boolean;
+  message: string;
+  detail: string;
+}
+
+/** revertPrompt describes the dry run of reverting `turnName` ("turn 3: fix auth"). */
+export function revertPrompt(turnName: string, dry: RewindResult): RevertPrompt {
+  const files = dry.plan?.files ?? [];
+  const conflicts = files.filter((f) => f.conflict);
+  if (conflicts.length || dry.failureReason) {
+    const lines = conflicts.map((f) => `${f.path}: changed since by ${(f.overlaps ?? ['someone']).join(', ')}`);
+    return {
+      blocked: true,
+      message: `Cannot revert ${turnName}: later changes overlap it in ${plural(conflicts.length, 'file')}. Nothing was changed.`,
+      detail: lines.join('\n') || dry.failureReason || '',
+    };
+  }
+  if (files.length === 0) {
+    return { blocked: true, message: `Nothing to revert: ${turnName} is already taken back.`, detail: '' };
+  }
+  const lines = files.map((f) => `${f.change === 'delete' ? 'delete' : f.change === 'create' ? 'restore' : 'revert'} ${f.path}`);
+  return {
+    blocked: false,
+    message: `Revert ${turnName}? ${plural(files.length, 'file')} will change; everything after the turn is kept.`,
+    detail: lines.slice(0, 12).join('\n') + (lines.length > 12 ? `\n… ${lines.length - 12} more` : ''),
+  };
+}
+
+/** revertedMessage is the notification after a revert was applied. */
+export function revertedMessage(turnName: string, plan: Plan | undefined, saved: number): string {
+  const n = plan?.files?.length ?? 0;
+  return `reverted ${turnName}: ${plural(n, 'file')} changed${saved ? `, ${plural(saved, 'file')} saved` : ''}. "Rewind: Undo Last Rewind" brings it back.`;
+}
