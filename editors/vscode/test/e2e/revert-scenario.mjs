@@ -77,7 +77,7 @@ export async function revertScenario(h) {
     await waitFor('clean story.txt', async () => (await page.locator('.tab.dirty', { hasText: 'story.txt' }).count()) === 0);
 
     // "Revert This Turn Only" on the middle turn in the Rewind view.
-    await runCommand('Rewind: Show Timeline');
+    await runCommand('Rewind: Focus on Timeline View');
     const row = page.locator('.sidebar .monaco-list-row', { hasText: 'story: shout the middle line' }).first();
     await row.waitFor({ timeout: 20000 });
     mark = events().length;
