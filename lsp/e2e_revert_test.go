@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
@@ -61,6 +62,15 @@ func TestRevertTurnInEditor(t *testing.T) {
 			// The person edits the line turn 2 wrote (unsaved buffer).
 			e.typeText(f, Range{Position{2, 5}, Position{2, 5}}, " (mine)")
 			var rr commands.RewindResult
+			// A dry run that finds the conflict answers it, and shows no message.
+			n := e.c.notifCount()
+			e.mustCmd(commands.NameRevert, map[string]any{"target": "2", "dryRun": true}, &rr)
+			if rr.Applied || !strings.Contains(rr.FailureReason, "user") {
+				t.Fatalf("dry run over the person's edit: %+v", rr)
+			}
+			if m, _ := e.c.waitNotification("window/showMessage", n, 300*time.Millisecond, nil); m != nil {
+				t.Fatalf("a dry run showed a message: %s", m.Params)
+			}
 			e.mustCmd(commands.NameRevert, map[string]any{"target": "2"}, &rr)
 			if rr.Applied || !strings.Contains(rr.FailureReason, "user") || !strings.Contains(rr.FailureReason, "f.txt") {
 				t.Fatalf("revert over the person's edit: applied=%v reason=%q", rr.Applied, rr.FailureReason)

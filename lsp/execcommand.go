@@ -50,7 +50,7 @@ func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, er
 		}
 		return nil, err
 	}
-	if rr, ok := res.(*commands.RewindResult); ok && rr != nil && !rr.Applied && rr.FailureReason != "" {
+	if rr, ok := res.(*commands.RewindResult); ok && rr != nil && !rr.Applied && rr.FailureReason != "" && !isDryRun(arg) {
 		s.showMessage(messageWarning, "rewind-lsp: not applied: "+rr.FailureReason)
 	}
 	if plan, ok := res.(*commands.Plan); ok && wantsShow(arg) {

@@ -79,6 +79,15 @@ func wantsShow(arg json.RawMessage) bool {
 	return json.Unmarshal(arg, &m) == nil && m.Show
 }
 
+// isDryRun reports whether a command's argument asks for a dry run (a
+// revert's plan): its refusal is an answer, not a failure to show.
+func isDryRun(arg json.RawMessage) bool {
+	var m struct {
+		DryRun bool `json:"dryRun"`
+	}
+	return json.Unmarshal(arg, &m) == nil && m.DryRun
+}
+
 // previewsDir is where shown previews are written, inside the store.
 const previewsDir = "previews"
 

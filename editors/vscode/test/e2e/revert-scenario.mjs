@@ -81,12 +81,17 @@ export async function revertScenario(h) {
     const row = page.locator('.sidebar .monaco-list-row', { hasText: 'story: shout the middle line' }).first();
     await row.waitFor({ timeout: 20000 });
     mark = events().length;
+    // The view may refresh under the menu (journal changes): retry until the confirmation shows.
     let menu = false;
-    for (let i = 0; i < 3 && !menu; i++) {
+    let asked = false;
+    for (let i = 0; i < 4 && !asked; i++) {
       await row.click({ button: 'right', timeout: 5000 }).catch(() => {});
       const item = page.locator('.context-view .action-label', { hasText: 'Revert This Turn Only' }).first();
-      menu = await item.waitFor({ timeout: 3000 }).then(() => true, () => false);
-      if (menu) await item.click();
+      if (!(await item.waitFor({ timeout: 3000 }).then(() => true, () => false))) continue;
+      menu = true;
+      await item.click({ timeout: 3000 }).catch(() => {});
+      asked = await dialog.waitFor({ timeout: 5000 }).then(() => true, () => false);
+      if (!asked) await page.keyboard.press('Escape');
     }
     check('the Rewind view offers "Revert This Turn Only" on a turn', menu);
     await dialog.waitFor({ timeout: 15000 });
