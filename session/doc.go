@@ -1,7 +1,9 @@
 // Package session keeps the journal of one workspace root: turns,
-// checkpoints, rewinds, undos and summaries as immutable entries with
-// parent links, the active branch of the conversation, rewind targets and
-// modes, conflicts, undo, retention (gc) and verification (fsck).
+// checkpoints, rewinds, reverts, undos and summaries as immutable entries
+// with parent links, the active branch of the conversation, rewind targets
+// and modes, conflicts, undo, retention (gc) and verification (fsck); and
+// what the journal tells about one file: which turn wrote each line (blame)
+// and how to take one turn back keeping the later ones (revert).
 //
 // Every change to the journal happens under an exclusive file lock, with the
 // journal read again under it, so several processes (editors, hooks, the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // threeTurns plays the scenario: turns 1, 2 and 3 edit f.txt in
@@ -225,5 +227,51 @@ func TestRevertSessionParallel(t *testing.T) {
 	}
 	if w.read("a.txt") != "a\n" || w.read("b.txt") != "b by B\n" || w.read("mine.txt") != "mine, edited by the person\n" {
 		t.Fatalf("after reverting A: a=%q b=%q mine=%q", w.read("a.txt"), w.read("b.txt"), w.read("mine.txt"))
+	}
+}
+
+// TestRevertIdempotentAndRecovered: a revert retried with the same
+// idempotency key (its answer was lost) is not run again; a revert
+// interrupted half-way is finished by the next command, and undo still
+// takes it back — the same pipeline as a rewind.
+func TestRevertIdempotentAndRecovered(t *testing.T) {
+	w := threeTurns(t)
+	first := w.revert(RevertRequest{Target: "2", Key: "k1"})
+	if !first.Applied {
+		t.Fatalf("revert: %q", first.FailureReason)
+	}
+	w.write("f.txt", "A1\nb\nC2\nd\nE3\nf\ng\n") // as if someone put turn 2's line back
+	again := w.revert(RevertRequest{Target: "2", Key: "k1"})
+	if again.Entry == nil || again.Entry.ID != first.Entry.ID || !again.Recorded {
+		t.Fatalf("the retried call ran again: %+v", again.Outcome)
+	}
+	if got := w.read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" {
+		t.Fatalf("the retried call changed f.txt: %q", got)
+	}
+
+	// Interrupted: the first file written, then the process "dies".
+	w2 := threeTurns(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	half := func(c context.Context, label string, ops []snapshot.FileOp, tag string) error {
+		if err := ApplyOnDisk(w2.root)(c, label, ops[:1], tag); err != nil {
+			return err
+		}
+		cancel()
+		return c.Err()
+	}
+	if _, err := w2.s.Revert(ctx, RevertRequest{Target: "2"}, nil, half); err == nil {
+		t.Fatal("an interrupted revert reported no error")
+	}
+	if n, err := w2.s.Recover(context.Background()); err != nil || n != 1 {
+		t.Fatalf("recover: %d %v", n, err)
+	}
+	if got := w2.read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" || w2.exists("new.txt") {
+		t.Fatalf("after recovery f.txt = %q, new.txt there: %v", got, w2.exists("new.txt"))
+	}
+	if _, err := w2.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w2.root)); err != nil {
+		t.Fatal(err)
+	}
+	if got := w2.read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w2.exists("new.txt") {
+		t.Fatalf("undo of the recovered revert: f.txt = %q", got)
 	}
 }
