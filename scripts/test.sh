@@ -66,11 +66,8 @@ suite fuzz fuzz
 for s in editors/neovim/test/run.sh editors/vscode/test/run.sh; do
   [ -f "$s" ] && suite "$s" bash "$s"
 done
-# Emacs (eglot, lsp-mode). Two known server defects are skips, not failures, until fixed:
-# issue 10 defect 12 (eglot's applied:true arrives before its didChange) and defect 13 (Emacs
-# lock files .#name become automatic turns). A check that passes still counts as passed.
-suite editors/emacs/test/run.sh env REWIND_EGLOT_SKIP_APPLIED_BEFORE_DIDCHANGE=1 \
-  REWIND_EMACS_SKIP_LOCKFILE_TURNS=1 bash editors/emacs/test/run.sh
+# Emacs (eglot, lsp-mode).
+suite editors/emacs/test/run.sh bash editors/emacs/test/run.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"

@@ -12,22 +12,11 @@
 ;; so the suite runs eglot's own change timer as an ordinary timer, after 3 s (through
 ;; `eglot-send-changes-idle-time'): longer than the server waits for an edit's echo, as when a
 ;; person goes on typing. The server must trust applied:true for versioned edits and still do
-;; its disk part (issue 10 defect 12).
+;; its disk part (issue 10 defect 12, fixed in d73041e's pipeline).
 
 (load (expand-file-name "harness.el" (file-name-directory load-file-name)) nil t)
 (require 'eglot)
 (require 'markdown-mode)
-
-(defvar rw-skip-applied-before-didchange
-  (member (getenv "REWIND_EGLOT_SKIP_APPLIED_BEFORE_DIDCHANGE") '("1" "true" "yes"))
-  "When set, a failed check that needs the server to trust eglot's applied:true, which comes
-before eglot's didChange (issue 10 defect 12, fixed in lsp/applyedit.go), is a skip.")
-
-(defun rw-check-d12 (name ok &optional detail)
-  "Like `rw-check', for a check that issue 10 defect 12 makes fail."
-  (if (and (not ok) rw-skip-applied-before-didchange)
-      (rw-skip name "REWIND_EGLOT_SKIP_APPLIED_BEFORE_DIDCHANGE: issue 10 defect 12, eglot answers applied:true before its didChange")
-    (rw-check name ok detail)))
 
 (setq eglot-send-changes-idle-time 3.0
       eglot-sync-connect 30
@@ -71,9 +60,9 @@ before eglot's didChange (issue 10 defect 12, fixed in lsp/applyedit.go), is a s
   "Save every modified buffer, as `save-some-buffers' with `!' would."
   (save-some-buffers t))
 
-(defun rw-check-tree (name want &optional check)
+(defun rw-check-tree (name want)
   (let ((d (rw-wait (lambda () (null (rw-tree-diff (concat rw-expect want) rw-ws))) 10)))
-    (funcall (or check #'rw-check) name d (rw-tree-diff (concat rw-expect want) rw-ws))))
+    (rw-check name d (rw-tree-diff (concat rw-expect want) rw-ws))))
 
 (defun rw-buffer-is (rel want)
   (with-current-buffer (rw-visit rel)
@@ -131,7 +120,7 @@ before eglot's didChange (issue 10 defect 12, fixed in lsp/applyedit.go), is a s
               (buffer-string))
     (rw-settle 4)                       ; eglot's didChange goes out
     (let ((r (rw-latest-rewind)))
-      (rw-check-d12 "the journal records the hunk revert as applied (eglot shows no command result)"
+      (rw-check "the journal records the hunk revert as applied (eglot shows no command result)"
                     (and r (eq (gethash "applied" r) t)) r))
     (rw-save-all)
     (rw-check-tree "after saving, only line 2 of a.txt is back on disk (line 9 keeps the agent's edit)" "hunk")))
@@ -139,22 +128,22 @@ before eglot's didChange (issue 10 defect 12, fixed in lsp/applyedit.go), is a s
 (rw-section "rewind"
   (let* ((before (length rw-questions))
          (result (rw-command "rewind.rewind" '(:target "1"))))
-    (rw-check-d12 "rewind.rewind through eglot reports applied" (eq (rw-get result "applied") t) result)
-    (rw-check-d12 "the open buffers hold the turn-1 state at once"
+    (rw-check "rewind.rewind through eglot reports applied" (eq (rw-get result "applied") t) result)
+    (rw-check "the open buffers hold the turn-1 state at once"
                   (and (rw-buffer-is "a.txt" "start") (rw-buffer-is "notes.md" "start")))
     (rw-check "eglot asked nothing beyond its edit confirmation"
               (<= (- (length rw-questions) before) 1) rw-questions)
     (rw-settle 4)
     (rw-save-all)
     (rw-check-tree "after saving, the files on disk are the turn-1 start byte for byte (b.txt back, c.txt gone)"
-                   "start" #'rw-check-d12)))
+                   "start")))
 
 (rw-section "undo"
   (let ((result (rw-command "rewind.undo" '())))
-    (rw-check-d12 "rewind.undo through eglot reports applied" (eq (rw-get result "applied") t) result)
+    (rw-check "rewind.undo through eglot reports applied" (eq (rw-get result "applied") t) result)
     (rw-settle 4)
     (rw-save-all)
-    (rw-check-tree "undo brings back the state before the rewind byte for byte" "hunk" #'rw-check-d12)))
+    (rw-check-tree "undo brings back the state before the rewind byte for byte" "hunk")))
 
 (rw-section "journal"
   (rw-check-turns "the rewinds, the undo, eglot's echoes and saves recorded no turn (still 1)" 1)

@@ -1,7 +1,7 @@
 ;;; harness.el --- what the Emacs suites share  -*- lexical-binding: t -*-
 ;;
-;; Checks print "ok   - …", "FAIL - …" or "skip - …" on stdout and the suite ends with
-;; "N passed, N failed[, N skipped]". Files are compared byte for byte with the trees
+;; Checks print "ok   - …" or "FAIL - …" on stdout and the suite ends with
+;; "N passed, N failed". Files are compared byte for byte with the trees
 ;; make-workspace.sh saved. Configuration comes from lsp/README.md itself: the suites evaluate
 ;; the documented snippets, so the documentation is what is tested.
 
@@ -18,7 +18,6 @@
 
 (defvar rw-passed 0)
 (defvar rw-failed 0)
-(defvar rw-skipped 0)
 
 (defun rw-print (fmt &rest args)
   "Print one line on stdout (`message' goes to stderr in batch mode)."
@@ -32,14 +31,8 @@
     (rw-print "FAIL - %s%s" name (if detail (format "\n       %S" detail) "")))
   ok)
 
-(defun rw-skip (name why)
-  "Count a check NAME that is known not to hold yet, saying WHY."
-  (cl-incf rw-skipped)
-  (rw-print "skip - %s (%s)" name why))
-
 (defun rw-summary ()
-  (rw-print "%d passed, %d failed%s" rw-passed rw-failed
-            (if (> rw-skipped 0) (format ", %d skipped" rw-skipped) "")))
+  (rw-print "%d passed, %d failed" rw-passed rw-failed))
 
 (defmacro rw-section (name &rest body)
   "Run BODY; an error fails NAME and the suite goes on."
@@ -136,23 +129,11 @@ of (RELATIVE-PATH . BYTES-or-(link TARGET)), sorted."
       (unless (eq code 0) (error "rewind-lsp %S: exit %s: %s" args code (buffer-string)))
       (buffer-string))))
 
-(defvar rw-skip-lockfile-turns
-  (member (getenv "REWIND_EMACS_SKIP_LOCKFILE_TURNS") '("1" "true" "yes"))
-  "When set, extra turns made only of Emacs lock files (.#name, issue 10 defect 13: a
-built-in ignore of editor side files) are reported as a skip instead of a failure.")
-
 (defun rw-check-turns (name want)
-  "Check that the journal lists WANT turns: rewinds, undos and the editor's echoes add none."
-  (let* ((turns (append (gethash "turns" (json-parse-string (rw-cli "--json" "log"))) nil))
-         (extra (nthcdr want turns))
-         (paths (lambda (turn) (mapcar (lambda (c) (gethash "path" c)) (append (gethash "changed" turn) nil)))))
-    (if (and extra rw-skip-lockfile-turns
-             (cl-every (lambda (turn) (cl-every (lambda (p) (string-match-p "\\(\\`\\|/\\)\\.#" p))
-                                                (funcall paths turn)))
-                       extra))
-        (rw-skip name (format "REWIND_EMACS_SKIP_LOCKFILE_TURNS: issue 10 defect 13, Emacs lock files became turns: %S"
-                              (mapcar paths extra)))
-      (rw-check name (= (length turns) want) (rw-cli "log")))))
+  "Check that the journal lists WANT turns: rewinds, undos, the editor's echoes and its lock
+files (.#name while a buffer is modified) add none."
+  (let ((turns (append (gethash "turns" (json-parse-string (rw-cli "--json" "log"))) nil)))
+    (rw-check name (= (length turns) want) (rw-cli "log"))))
 
 (defvar rw-warnings nil "Warnings and unknown-message complaints seen during the suite.")
 

@@ -10,11 +10,7 @@
 # The last line is "N passed, N failed[, N skipped]"; the exit status is non-zero on a failure.
 #
 # env: REWIND_LSP_BIN (test this server binary instead of building one),
-#      ARTIFACTS_DIR (Emacs's stderr and the servers' event logs; default /tmp/rewind-artifacts),
-#      REWIND_EGLOT_SKIP_APPLIED_BEFORE_DIDCHANGE=1 (a failed check that needs issue 10 defect 12
-#      fixed — the server trusting eglot's applied:true that comes before its didChange — is a
-#      skip), REWIND_EMACS_SKIP_LOCKFILE_TURNS=1 (extra turns made only of Emacs lock files
-#      .#name, issue 10 defect 13, are a skip).
+#      ARTIFACTS_DIR (Emacs's stderr; default /tmp/rewind-artifacts).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../.." && pwd)"
