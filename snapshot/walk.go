@@ -451,7 +451,9 @@ func (s *scan) trees(start string) (*dirResult, error) {
 			}
 		}
 		files := r.files
-		if files == nil {
+		if files == nil && r.same {
+			// Unchanged files were not kept while walking: the record has
+			// them. (A changed folder left with no files has none.)
 			files = recFiles(r.rec)
 			r.files = files
 		}
