@@ -141,36 +141,23 @@ ask() { # ask COMMAND... : REPLY = the driver's answer (abort on error)
 }
 
 # ---------------------------------------------------------------- trees
-copy_tree() { tar -C "$1" --exclude=.git -cf - . | tar -C "$2" -xf -; }
-one=$(cd "$tree_src" && find . -name .git -prune -o \( -type f -o -type l \) -print | wc -l)
-copies=$(((80000 + one - 1) / one))
+copies=$(copies_for "$tree_src")
 
-build_tree() { # build_tree small|big : a fresh, committed, packed repository in $TREE
-	rm -rf "$TREE"; mkdir -p "$TREE"
+build_tree_kind() { # build_tree_kind small|big : a fresh, committed, packed repository in $TREE
 	if [ "$1" = big ]; then
-		say "[$1] copying $tree_src $copies times ($one files each) …"
-		for i in $(seq 1 "$copies"); do mkdir -p "$TREE/copy$i"; copy_tree "$tree_src" "$TREE/copy$i"; done
+		say "[$1] copying $tree_src $copies times and committing it into a fresh git repository …"
+		build_tree "$TREE" "$tree_src" "$copies"
 	else
-		say "[$1] copying $tree_src …"
-		copy_tree "$tree_src" "$TREE"
+		say "[$1] copying $tree_src and committing it into a fresh git repository …"
+		build_tree "$TREE" "$tree_src"
 	fi
-	say "[$1] committing it into a fresh git repository …"
-	run "${G[@]}" -C "$TREE" init -q
-	run "${G[@]}" -C "$TREE" add -A
-	run "${G[@]}" -C "$TREE" commit -q --no-verify -m "benchmark tree"
-	run "${G[@]}" -C "$TREE" gc -q
-	run "${G[@]}" -C "$TREE" status --porcelain
 }
 
 # Files to change: tracked regular files of 200 B – 256 KiB in a fixed
 # pseudo-random order. Change k modifies 8, deletes 1 and adds 1 (a copy
 # of another file plus a unique line): 10 changed files.
-make_pool() {
-	mapfile -t pool < <(
-		"${G[@]}" -C "$TREE" ls-files -s | awk '$1=="100644"||$1=="100755"' | cut -f2- |
-			(cd "$TREE" && xargs -d '\n' stat -c '%s %n') | awk '$1>=200 && $1<=262144 {sub(/^[0-9]+ /,""); print}' |
-			awk 'BEGIN{srand(42)} {printf "%.9f\t%s\n", rand(), $0}' | sort -k1,1 | cut -f2-
-	)
+check_pool() {
+	make_pool "$TREE"
 	local need=$(((2 * (n + 1)) * 10))
 	[ "${#pool[@]}" -ge "$need" ] || { say "live.sh: the tree has too few files to change (${#pool[@]} < $need)"; exit 1; }
 }
@@ -186,14 +173,8 @@ apply_change() { # apply_change K
 }
 
 # ---------------------------------------------------------------- methods
-git_capture() { # git_capture INDEXFILE: add -A, write-tree, commit-tree
-	local tree
-	GIT_INDEX_FILE=$1 "${G[@]}" -C "$TREE" add -A || return
-	tree=$(GIT_INDEX_FILE=$1 "${G[@]}" -C "$TREE" write-tree) || return
-	GIT_INDEX_FILE=$1 "${G[@]}" -C "$TREE" commit-tree "$tree" -p HEAD -m checkpoint
-}
-b_capture() { rm -f "$TMP/fresh-index"; git_capture "$TMP/fresh-index"; }
-c_capture() { git_capture "$TMP/kept-index"; }
+b_capture() { rm -f "$TMP/fresh-index"; git_capture "$TREE" "$TMP/fresh-index"; }
+c_capture() { git_capture "$TREE" "$TMP/kept-index"; }
 d_status() { "${G[@]}" -C "$TREE" status --porcelain; }
 cli() { "$bin" --root "$TREE" --store "$STORE" --json "$@"; }
 srv_cpu() { ask cpu; REPLY=${REPLY#* }; } # µs, summed schedstat of the server's threads
@@ -250,8 +231,8 @@ declare -A R # results: R[size,key]
 measure() { # measure small|big
 	local sz=$1 it k r line label
 	TREE="$TMP/tree-$sz" STORE="$TMP/store-$sz" LOG="$TMP/driver-$sz.log"
-	build_tree "$sz"
-	make_pool
+	build_tree_kind "$sz"
+	check_pool
 	R[$sz,files]=$("${G[@]}" -C "$TREE" ls-files | wc -l)
 	R[$sz,dirs]=$(find "$TREE" -name .git -prune -o -type d -print | wc -l)
 	R[$sz,mb]=$(du -sm --exclude=.git "$TREE" | awk '{print $1}')
@@ -271,6 +252,7 @@ measure() { # measure small|big
 	ask pid; R[$sz,pid]=$REPLY
 	sleep 3 # let the first capture's after-work (cache save, GC) finish
 	ask rss; R[$sz,rss_first]=$REPLY
+	R[$sz,obj_first]=$(du -sb "$STORE/objects" | awk '{print $1}')
 	say "[$sz] idle ${idle}s after the first capture (RSS $((REPLY / 1024)) MB) …"
 	idle_window; R[$sz,idle1_ticks]=$IDLE_TICKS R[$sz,idle1_us]=$IDLE_US
 
@@ -339,6 +321,9 @@ measure() { # measure small|big
 	say "[$sz] idle ${idle}s after the turns …"
 	sleep 5 # past the 3 s quiet period and the 2 s delayed stat-cache save
 	ask rss; R[$sz,rss_after]=$REPLY
+	R[$sz,obj_after]=$(du -sb "$STORE/objects" | awk '{print $1}')
+	R[$sz,packs]=$(find "$STORE/objects/packs" -name 'pack-*.pack' | wc -l)
+	R[$sz,turns]=$((2 * (n + 1)))
 	idle_window; R[$sz,idle2_ticks]=$IDLE_TICKS R[$sz,idle2_us]=$IDLE_US
 	stop_driver
 	R[$sz,load_after]=$(uptime)
@@ -429,6 +414,12 @@ row "CPU in ${idle} s idle after the first capture (utime+stime; schedstat)" "${
 v=(); for sz in "${sizes[@]}"; do v+=("${R[$sz,idle2_ticks]} ticks" "$(ms2 "${R[$sz,idle2_us]}") ms"); done
 row "CPU in ${idle} s idle after the turns" "${v[@]}"
 echo "(1 tick = $((1000 / clk_tck)) ms)"
+v=(); for sz in "${sizes[@]}"; do v+=("$((R[$sz,obj_first] / 1048576)) MB" ""); done
+row "store: objects after the first capture (packs)" "${v[@]}"
+v=(); for sz in "${sizes[@]}"; do v+=("$(((R[$sz,obj_after] - R[$sz,obj_first]) / R[$sz,turns])) B" ""); done
+row "store: growth per turn (10 changed files; packs merged as they pile up)" "${v[@]}"
+v=(); for sz in "${sizes[@]}"; do v+=("${R[$sz,packs]}" ""); done
+row "store: pack files after $((2 * (n + 1))) turns" "${v[@]}"
 echo
 printf '%-58s %9s %9s  %-7s %s\n' "target" "$(name "$first")" "$( [ "$first" != "$last" ] && name "$last")" "limit" "result"
 tline() { # label, value-small, value-big, op, limit (both values judged)
@@ -452,6 +443,7 @@ fi
 [ "$last" = big ] || printf '%s\n' "(the memory target is for the ~80k-file tree: run with -big)"
 lastcol() { if [ "$first" = "$last" ]; then printf '%s\n%s\n' "$1" ""; else printf '%s\n%s\n' "" "$1"; fi; }
 mapfile -t V < <(lastcol "$((R[$last,rss_first] / 1024))"); tline "VmRSS idle after the first capture, MB" "${V[@]}" "<" 150
+mapfile -t V < <(lastcol "$((R[$last,rss_after] / 1024))"); tline "VmRSS idle after the turns, MB" "${V[@]}" "<" 150
 mapfile -t V < <(lastcol "${R[$last,idle1_ticks]}"); tline "CPU ticks in ${idle} s idle, after the first capture" "${V[@]}" "<=" 1
 mapfile -t V < <(lastcol "${R[$last,idle2_ticks]}"); tline "CPU ticks in ${idle} s idle, after the turns" "${V[@]}" "<=" 1
 echo

@@ -59,10 +59,11 @@ func (s *Session) afterWrite(l *Lock) {
 	due := false
 	target := Retention{MaxAge: r.MaxAge}
 	switch {
-	case r.MaxBytes > 0 && bytes > r.MaxBytes && (lastBytes == 0 || bytes > lastBytes+r.MaxBytes/10):
-		// Over budget, and grown since the last run left it (pinned
-		// snapshots may keep it over): drop to three quarters of the
-		// budget, so retention does not run again at the next turn.
+	case r.MaxBytes > 0 && bytes > r.MaxBytes && (lastBytes <= r.MaxBytes || bytes > lastBytes+r.MaxBytes/10):
+		// Over budget: drop to three quarters of it, so retention does
+		// not run again at the next turn. When pinned snapshots alone
+		// keep it over, only a tenth of the budget's growth since the
+		// last run starts another.
 		due = true
 		target.MaxBytes = r.MaxBytes / 4 * 3
 	case now.Sub(last) > retainEvery && (r.MaxAge > 0 || s.objects.HasLoose()):
