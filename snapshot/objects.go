@@ -33,7 +33,7 @@ type Objects struct {
 // OpenObjects opens (creating) the object folder dir.
 func OpenObjects(dir string) (*Objects, error) {
 	o := &Objects{}
-	s, err := store.Open(dir, store.Options{Delta: o.applyDelta})
+	s, err := store.Open(dir, store.Options{Delta: o.applyDelta, Unpack: unpackTree})
 	if err != nil {
 		return nil, err
 	}

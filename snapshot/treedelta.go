@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -16,8 +17,8 @@ import (
 // encoding is canonical) and verifies; readers never see the difference.
 
 const (
-	deltaMinBytes = 2048 // smaller trees are stored whole
-	deltaMaxDepth = 16   // longer chains are cut by storing the tree whole
+	deltaMinBytes = 512 // smaller trees are stored whole
+	deltaMaxDepth = 16  // longer chains are cut by storing the tree whole
 )
 
 // putTree stores tree data (whose entries are ents) under id, as a delta
@@ -27,20 +28,21 @@ func (o *Objects) putTree(id ID, data []byte, ents []treeEntry, base ID) error {
 	if o.Has(id) && !o.IsDamaged(id) {
 		return nil
 	}
+	whole := func() error { return o.PutPacked(id, packTree(ents)) }
 	if base.IsZero() || base == id || len(data) < deltaMinBytes || !o.Has(base) || o.IsDamaged(base) {
-		return o.PutID(id, data)
+		return whole()
 	}
 	_, depth, err := o.DeltaBase(base)
 	if err != nil || depth+1 > deltaMaxDepth {
-		return o.PutID(id, data)
+		return whole()
 	}
 	old, err := o.tree(base)
 	if err != nil {
-		return o.PutID(id, data)
+		return whole()
 	}
 	changes := treeChanges(old, ents)
 	if len(changes)*4 > len(ents) {
-		return o.PutID(id, data)
+		return whole()
 	}
 	return o.PutDelta(id, base, encodeChanges(changes))
 }
@@ -74,24 +76,31 @@ func treeChanges(a, b []treeEntry) []treeChange {
 	return out
 }
 
-// encodeChanges writes removals as "-name\x00" and additions as "+" and a
-// tree record.
+// A delta body is a version byte (1), then per change "-" and the name and
+// a NUL for a removal, "+" and a packed entry (packTree) for an addition or
+// change. Bodies of the first format (before packs) start with '+' or '-'
+// and hold hex tree records; they are still read.
+const deltaPacked = 1
+
 func encodeChanges(cs []treeChange) []byte {
-	var b bytes.Buffer
+	b := []byte{deltaPacked}
 	for _, c := range cs {
 		if c.remove {
-			b.WriteByte('-')
-			b.WriteString(c.e.name)
-			b.WriteByte(0)
+			b = append(b, '-')
+			b = append(b, c.e.name...)
+			b = append(b, 0)
 			continue
 		}
-		b.WriteByte('+')
-		b.Write(encodeTree([]treeEntry{c.e}))
+		b = append(b, '+')
+		b = appendPacked(b, c.e)
 	}
-	return b.Bytes()
+	return b
 }
 
 func decodeChanges(data []byte) ([]treeChange, error) {
+	if len(data) > 0 && data[0] == deltaPacked {
+		return decodePackedChanges(data[1:])
+	}
 	var out []treeChange
 	for len(data) > 0 {
 		op := data[0]
@@ -118,6 +127,37 @@ func decodeChanges(data []byte) ([]treeChange, error) {
 	return out, nil
 }
 
+func decodePackedChanges(data []byte) ([]treeChange, error) {
+	var out []treeChange
+	for len(data) > 0 {
+		op := data[0]
+		data = data[1:]
+		switch op {
+		case '-':
+			i := bytes.IndexByte(data, 0)
+			if i < 0 {
+				return nil, errors.New("delta record without terminator")
+			}
+			name := string(data[:i])
+			if !validName(name) {
+				return nil, fmt.Errorf("delta record has unsafe name %q", name)
+			}
+			out = append(out, treeChange{remove: true, e: treeEntry{name: name}})
+			data = data[i+1:]
+		case '+':
+			e, rest, err := readPacked(data)
+			if err != nil {
+				return nil, fmt.Errorf("delta record: %w", err)
+			}
+			out = append(out, treeChange{e: e})
+			data = rest
+		default:
+			return nil, fmt.Errorf("delta record of unknown kind %q", op)
+		}
+	}
+	return out, nil
+}
+
 // applyChanges returns the sorted entries of base with changes applied.
 func applyChanges(base []treeEntry, cs []treeChange) []treeEntry {
 	m := make(map[string]treeEntry, len(base)+len(cs))
@@ -137,6 +177,75 @@ func applyChanges(base []treeEntry, cs []treeChange) []treeEntry {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// packTree is the stored form of a folder's tree: its ID is the SHA-256 of
+// the canonical (hex) encoding, but the store keeps the IDs as bytes — half
+// the size, and what zstd cannot shrink. A version byte (1), then per
+// entry: kind, id [32], size (uvarint), name, NUL.
+func packTree(ents []treeEntry) []byte {
+	b := make([]byte, 1, 1+len(ents)*(32+8+16))
+	b[0] = 1
+	for _, e := range ents {
+		b = appendPacked(b, e)
+	}
+	return b
+}
+
+func appendPacked(b []byte, e treeEntry) []byte {
+	b = append(b, byte(e.kind))
+	b = append(b, e.id[:]...)
+	b = binary.AppendUvarint(b, uint64(e.size))
+	b = append(b, e.name...)
+	return append(b, 0)
+}
+
+func readPacked(b []byte) (treeEntry, []byte, error) {
+	var e treeEntry
+	if len(b) < 1+32+1 {
+		return e, nil, errors.New("packed entry cut short")
+	}
+	e.kind = Kind(b[0])
+	switch e.kind {
+	case KindFile, KindExec, KindSymlink, KindSkipped, kindDir:
+	default:
+		return e, nil, fmt.Errorf("packed entry of unknown kind %q", b[0])
+	}
+	copy(e.id[:], b[1:33])
+	size, n := binary.Uvarint(b[33:])
+	if n <= 0 || size > 1<<62 {
+		return e, nil, errors.New("packed entry size")
+	}
+	e.size = int64(size)
+	b = b[33+n:]
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return e, nil, errors.New("packed entry without terminator")
+	}
+	e.name = string(b[:i])
+	if !validName(e.name) {
+		return e, nil, fmt.Errorf("packed entry has unsafe name %q", e.name)
+	}
+	return e, b[i+1:], nil
+}
+
+// unpackTree rebuilds a tree's canonical encoding from its stored form
+// (the store verifies it against the tree's ID).
+func unpackTree(b []byte) ([]byte, error) {
+	if len(b) == 0 || b[0] != 1 {
+		return nil, errors.New("not a packed tree")
+	}
+	b = b[1:]
+	var ents []treeEntry
+	for len(b) > 0 {
+		e, rest, err := readPacked(b)
+		if err != nil {
+			return nil, err
+		}
+		ents = append(ents, e)
+		b = rest
+	}
+	return encodeTree(ents), nil
 }
 
 // applyDelta rebuilds a tree stored as a delta from its base and the

@@ -137,6 +137,8 @@ func walkLoose(dir string, fn func(id ID, size int64) error) error {
 func (o *Objects) HasLoose() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.load()
+	if !o.loaded {
+		return hasLooseShards(o.dir) // without reading the packs' indexes
+	}
 	return o.loose
 }

@@ -41,9 +41,12 @@ const (
 
 // Record kinds.
 const (
-	kindZstd  = 'z' // payload: a zstd frame of the content
-	kindRaw   = 'r' // payload: the content itself (incompressible or tiny)
-	kindDelta = 'd' // payload: base ID, depth byte, zstd frame of the delta body
+	kindZstd   = 'z' // payload: a zstd frame of the content
+	kindRaw    = 'r' // payload: the content itself (incompressible or tiny)
+	kindDelta  = 'd' // payload: base ID, depth byte, zstd frame of the delta body
+	kindDeltaR = 'e' // payload: base ID, depth byte, the delta body as it is (small ones)
+	kindPackZ  = 'p' // payload: a zstd frame of the content in the caller's packed form
+	kindPackR  = 'q' // payload: the content in the caller's packed form, as it is
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -75,7 +78,7 @@ func parseRecord(rec []byte) (id ID, kind byte, payload []byte, err error) {
 	copy(id[:], rec[:32])
 	kind = rec[32]
 	switch kind {
-	case kindZstd, kindRaw, kindDelta:
+	case kindZstd, kindRaw, kindDelta, kindDeltaR, kindPackZ, kindPackR:
 	default:
 		return id, 0, nil, fmt.Errorf("record of unknown kind %q", kind)
 	}
@@ -245,13 +248,16 @@ func scanPack(path string, live bool) (*pack, error) {
 		}
 		n := int64(binary.LittleEndian.Uint32(rest[33:37]))
 		if n > maxPayload || int64(len(rest)) < recHeader+n+recTrailer {
-			break
+			break // cut short: a torn tail (or a record being written)
 		}
 		rec := rest[:recHeader+n+recTrailer]
-		id, _, _, err := parseRecord(rec)
-		if err != nil {
-			break
+		var id ID
+		copy(id[:], rec[:32])
+		if _, _, _, err := parseRecord(rec); err != nil && off+int64(len(rec)) == int64(len(data)) {
+			break // the last record, whole in length but not in content: torn
 		}
+		// A damaged record inside the pack stays listed (its readers are
+		// told it is damaged) and the scan goes on after it.
 		p.ents = append(p.ents, entry{id: id, off: off, n: uint32(len(rec))})
 		off += int64(len(rec))
 	}

@@ -25,6 +25,9 @@ type Options struct {
 	// Delta rebuilds the content of a delta object from its base's ID and
 	// the delta body given to PutDelta; nil means the store has none.
 	Delta func(base ID, body []byte) ([]byte, error)
+	// Unpack turns content stored in a packed form (PutPacked) back into
+	// the content; nil means the store has none.
+	Unpack func(packed []byte) ([]byte, error)
 }
 
 // Objects is a content-addressed store of verified, compressed objects
@@ -201,11 +204,30 @@ func (o *Objects) PutDelta(id, base ID, body []byte) error {
 	if depth >= 255 {
 		return fmt.Errorf("store object %s: delta chain too long", id)
 	}
-	payload := make([]byte, 0, 33+len(body)/3+64)
+	payload := make([]byte, 0, 33+len(body)+64)
 	payload = append(payload, base[:]...)
 	payload = append(payload, byte(depth+1))
+	if len(body) < 256 {
+		// A zstd frame costs more than it saves on a body this small.
+		return o.append(id, kindDeltaR, append(payload, body...))
+	}
 	payload = o.encoder(false).EncodeAll(body, payload)
 	return o.append(id, kindDelta, payload)
+}
+
+// PutPacked stores content whose ID is id in a smaller form the caller
+// chose (snapshot packs its folder trees' hex IDs as bytes):
+// Options.Unpack gives the content back, and reads verify it against id.
+func (o *Objects) PutPacked(id ID, packed []byte) error {
+	if o.hasGood(id) {
+		return nil
+	}
+	if len(packed) >= 64 {
+		if c := o.encoder(false).EncodeAll(packed, make([]byte, 0, len(packed)/2+64)); len(c) < len(packed) {
+			return o.append(id, kindPackZ, c)
+		}
+	}
+	return o.append(id, kindPackR, packed)
 }
 
 // hasGood reports whether an intact copy of id is stored: a record whose
@@ -459,7 +481,20 @@ func (o *Objects) decode(id ID, kind byte, payload []byte) ([]byte, error) {
 		if data, err = o.dec.DecodeAll(payload, nil); err != nil {
 			return nil, fmt.Errorf("cannot decompress: %w", err)
 		}
-	case kindDelta:
+	case kindPackZ, kindPackR:
+		if o.opts.Unpack == nil {
+			return nil, errors.New("a packed object, and this store reads none")
+		}
+		packed := payload
+		if kind == kindPackZ {
+			if packed, err = o.dec.DecodeAll(payload, nil); err != nil {
+				return nil, fmt.Errorf("cannot decompress: %w", err)
+			}
+		}
+		if data, err = o.opts.Unpack(packed); err != nil {
+			return nil, err
+		}
+	case kindDelta, kindDeltaR:
 		if len(payload) < 33 {
 			return nil, errors.New("truncated delta header")
 		}
@@ -468,9 +503,11 @@ func (o *Objects) decode(id ID, kind byte, payload []byte) ([]byte, error) {
 		}
 		var base ID
 		copy(base[:], payload)
-		body, err := o.dec.DecodeAll(payload[33:], nil)
-		if err != nil {
-			return nil, fmt.Errorf("cannot decompress: %w", err)
+		body := payload[33:]
+		if kind == kindDelta {
+			if body, err = o.dec.DecodeAll(payload[33:], nil); err != nil {
+				return nil, fmt.Errorf("cannot decompress: %w", err)
+			}
 		}
 		if data, err = o.opts.Delta(base, body); err != nil {
 			return nil, fmt.Errorf("its base %s: %w", base, err)
@@ -513,7 +550,7 @@ func (o *Objects) DeltaBase(id ID) (ID, int, error) {
 	} else if loose {
 		return looseDeltaBase(o.dir, id)
 	}
-	if len(head) < recHeader+33 || head[32] != kindDelta {
+	if len(head) < recHeader+33 || (head[32] != kindDelta && head[32] != kindDeltaR) {
 		return base, 0, nil
 	}
 	copy(base[:], head[recHeader:])
@@ -615,11 +652,7 @@ func (o *Objects) Bytes() int64 {
 			n += fi.Size()
 		}
 	}
-	o.mu.Lock()
-	o.load()
-	loose := o.loose
-	o.mu.Unlock()
-	if loose {
+	if o.HasLoose() {
 		walkLoose(o.dir, func(_ ID, size int64) error {
 			n += size
 			return nil

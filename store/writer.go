@@ -26,6 +26,14 @@ type writer struct {
 	byID map[ID]int
 }
 
+// A pack smaller than this (records and bytes) gets no index: a reader
+// scans it in microseconds, and a turn's pack saves the index's bytes.
+// Merged packs grow past it.
+const (
+	indexMin      = 512
+	indexMinBytes = 1 << 20
+)
+
 // flushAt is how many pending bytes are written to the pack at once.
 var flushAt = 4 << 20
 
@@ -130,7 +138,10 @@ func (w *writer) seal() error {
 		return fmt.Errorf("sync pack %s: %w", baseName(w.path), err)
 	}
 	syncDir(filepath.Dir(w.path))
-	err := writeIndex(w.path, append([]entry(nil), w.ents...), w.off)
+	var err error
+	if len(w.ents) >= indexMin || w.off >= indexMinBytes {
+		err = writeIndex(w.path, append([]entry(nil), w.ents...), w.off)
+	}
 	unix.Flock(int(w.f.Fd()), unix.LOCK_UN)
 	if err != nil {
 		return fmt.Errorf("index pack %s: %w", baseName(w.path), err)
