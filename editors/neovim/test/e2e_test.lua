@@ -530,6 +530,12 @@ H.section(':RewindResume after a conversation rewind; sessions and reports in :R
     buf and vim.api.nvim_buf_get_name(buf))
   vim.cmd('stopinsert')
   if buf then
+    -- `claude` is not installed here: let its shell end by itself before the
+    -- buffer goes, rather than hang it up (0.7.2 has crashed on that under load).
+    local job = vim.b[buf].terminal_job_id
+    if job then
+      vim.fn.jobwait({ job }, 5000)
+    end
     vim.cmd('bdelete! ' .. buf)
   end
   seq = rewind.last().seq
