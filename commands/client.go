@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -116,8 +117,17 @@ func invoke[A, R any](ctx context.Context, a *Auto, name string, args A, local f
 		return nil, err
 	}
 	// An operation a killed process left half done is finished first,
-	// whatever this command is.
-	if _, err := svc.Session().Recover(ctx); err != nil {
+	// whatever this command is. A command that only reads does not wait
+	// long for that: when another process holds the lock (a stopped
+	// server in the middle of a rewind) it answers from the journal as it
+	// is.
+	rctx := ctx
+	if !mutating(name) {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, time.Second)
+		defer cancel()
+	}
+	if _, err := svc.Session().Recover(rctx); err != nil && (mutating(name) || ctx.Err() != nil) {
 		return nil, err
 	}
 	return local(svc, ctx, args)

@@ -216,6 +216,10 @@ var ErrNoServer = errors.New("no language server runs for this root")
 // deadline; the caller may run the call itself under the same key.
 var ErrNoAnswer = errors.New("the language server took the call but did not answer")
 
+// errSilent is a lost answer from a server that went silent (stopped or
+// hung), as opposed to one whose connection broke.
+var errSilent = fmt.Errorf("%w: it went silent", ErrNoAnswer)
+
 // Remote forwards calls to the language server running for one root.
 type Remote struct {
 	storeDir string
@@ -247,6 +251,10 @@ func (r *Remote) Call(ctx context.Context, name string, args, out any) error {
 			return ctx.Err()
 		case errors.Is(err, ErrNoServer) && attempt > 0:
 			return ErrNoAnswer // it was there, and is gone
+		case errors.Is(err, errSilent):
+			// A server that says nothing for silenceLimit is stopped or
+			// hung: asking it again would only wait as long once more.
+			return ErrNoAnswer
 		case !errors.Is(err, ErrNoAnswer):
 			return err
 		}
@@ -297,6 +305,10 @@ func (r *Remote) once(ctx context.Context, req []byte) (*remoteResponse, error) 
 	for {
 		c.SetReadDeadline(time.Now().Add(silenceLimit))
 		line, err := br.ReadBytes('\n')
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			return nil, errSilent
+		}
 		if err != nil {
 			return nil, ErrNoAnswer
 		}
