@@ -6,15 +6,17 @@
 # Builds the binary, commits a copy of $(go env GOROOT)/src (or -tree DIR)
 # into a fresh git repository in a temporary folder, records a labeled
 # checkpoint of it (pinned), then -turns turns, each `turn start`, a change
-# (10 files modified, 2 added, 1 deleted, different files each turn) and
-# `turn end`, with --max-store-bytes BUDGET. Prints the store's objects size
+# (10 files of a working set of 300 modified — an agent works on a part of a
+# tree —, 2 small files added, 1 file added earlier deleted) and `turn end`,
+# with --max-store-bytes BUDGET. Prints the store's objects size
 # every 50 turns and at its largest, the automatic retention runs (gc
 # entries in the journal), the turn end times, and checks at the end: fsck
 # clean, and a rewind to the pinned checkpoint gives git's HEAD exactly.
 #
-# The budget is small by default (48M) so that retention has to work within
-# 500 turns (the first capture alone is ~38 MB); the product's default is 2G,
-# which 500 such turns never reach (see the last line). Retention leaves
+# The budget is small by default (44M) so that retention has to work within
+# 500 turns: the pinned first capture alone is ~38 MB, and what the pinned
+# snapshots need is a floor no retention can go below. The product's default
+# is 2G, which 500 such turns never reach (see the last line). Retention leaves
 # packs younger than 10 minutes alone (a capture in progress elsewhere may
 # need them); REWIND_LSP_GC_GRACE=0 lets this run compress hours of turns
 # into minutes.
@@ -24,7 +26,7 @@ set -euo pipefail
 export LC_ALL=C
 
 ORIG_ARGS=("$@")
-turns=500 budget=48M tree_src="" bin="" keep=0
+turns=500 budget=44M tree_src="" bin="" keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-turns | --turns) turns=$2; shift 2 ;;
@@ -76,21 +78,21 @@ nfiles=$("${G[@]}" -C "$TREE" ls-files | wc -l)
 make_pool "$TREE"
 np=${#pool[@]}
 R() { "$bin" --root "$TREE" --store "$STORE" --max-store-bytes "$budget" "$@"; }
-objects_bytes() { du -sb "$STORE/objects" | awk '{print $1}'; }
+objects_bytes() { find "$STORE/objects" -type f -printf '%s\n' | awk '{n+=$1} END{print n+0}'; } # what the budget bounds: the objects' files
 budget_bytes=$(R --json status | awk -F': ' '/"maxStoreBytes"/{gsub(/,/,"",$2); print $2}')
 
-apply_change() { # apply_change TURN: 10 modified, 1 deleted, 2 added
-	local it=$1 base=$(($1 * 13)) k src dst
+W=300 # the working set
+[ "$np" -ge "$W" ] || { say "retention.sh: the tree has too few files to change"; exit 1; }
+apply_change() { # apply_change TURN: 10 of the working set modified, 2 added, 1 added earlier deleted
+	local it=$1 k
 	for k in $(seq 0 9); do
-		printf '\n// rewind-lsp retention bench: turn %d edit %d\n' "$it" "$k" >>"$TREE/${pool[(base + k) % np]}"
+		printf '\n// rewind-lsp retention bench: turn %d edit %d\n' "$it" "$k" >>"$TREE/${pool[(it * 10 + k) % W]}"
 	done
-	rm -f -- "$TREE/${pool[(base + 10) % np]}"
 	for k in 0 1; do
-		src=${pool[(np - 1 - it * 2 - k + np * 4) % np]}
-		[ -f "$TREE/$src" ] || continue
-		dst="$(dirname -- "${pool[(base + k) % np]}")/bench_added_${it}_${k}_$(basename -- "$src")"
-		{ cat -- "$TREE/$src"; printf '\n// rewind-lsp retention bench: added in turn %d\n' "$it"; } >"$TREE/$dst" 2>/dev/null || true
+		head -c 1500 "$TREE/${pool[W + (it * 2 + k) % (np - W)]}" >"$TREE/bench_added_${it}_$k.txt"
+		printf '\n// added in turn %d\n' "$it" >>"$TREE/bench_added_${it}_$k.txt"
 	done
+	rm -f -- "$TREE/bench_added_$((it - 5))_0.txt"
 }
 
 load_before=$(uptime)
@@ -131,7 +133,8 @@ echo "tree:     copy of $tree_src — $nfiles files, in a fresh git repository (
 echo "machine:  $(nproc) cores, $(uname -sr), $("$bin" version 2>/dev/null || echo 'rewind-lsp ?')"
 echo "uptime:   before: $load_before"
 echo "          after:  $load_after"
-echo "turns:    $turns, each: turn start, 10 files modified + 2 added + 1 deleted, turn end;"
+echo "turns:    $turns, each: turn start, 10 files of a working set of $W modified, 2 small files"
+echo "          added, 1 added earlier deleted, turn end;"
 echo "          --max-store-bytes $budget ($budget_bytes B); REWIND_LSP_GC_GRACE=0; no gc run by hand"
 echo
 printf '%-58s %s\n' "objects after the pinned first capture" "$(mib "$first_bytes")"

@@ -175,6 +175,17 @@ func (s *Session) retainLocked(l *Lock, h *History, r Retention, full bool) (*GC
 	}
 	unpinned := 0
 	spent := false // the budget is spent: older snapshots are dropped
+	limit := r.MaxBytes
+	if !full && limit > 0 {
+		// Automatic retention brings the store to three quarters of its
+		// budget, or, when the pinned snapshots alone come near that, to
+		// halfway between them and the budget, so that recent history
+		// survives a budget the pinned snapshots nearly fill.
+		limit = r.MaxBytes / 4 * 3
+		if half := keptBytes + (r.MaxBytes-keptBytes)/2; half > limit {
+			limit = half
+		}
+	}
 	for _, ref := range all {
 		if ref.pinned {
 			continue
@@ -185,7 +196,7 @@ func (s *Session) retainLocked(l *Lock, h *History, r Retention, full bool) (*GC
 			if err != nil {
 				return nil, err
 			}
-			if r.MaxBytes > 0 && keptBytes+n > r.MaxBytes {
+			if limit > 0 && keptBytes+n > limit {
 				ok, spent = false, true
 			} else {
 				keepSnap(added, n)

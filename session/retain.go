@@ -60,32 +60,30 @@ func (s *Session) afterWrite(l *Lock) {
 	target := Retention{MaxAge: r.MaxAge}
 	switch {
 	case r.MaxBytes > 0 && bytes > r.MaxBytes && (lastBytes <= r.MaxBytes || bytes > lastBytes+r.MaxBytes/10):
-		// Over budget: drop to three quarters of it, so retention does
-		// not run again at the next turn. When pinned snapshots alone
-		// keep it over, only a tenth of the budget's growth since the
-		// last run starts another.
-		due = true
-		target.MaxBytes = r.MaxBytes / 4 * 3
-	case now.Sub(last) > retainEvery && (r.MaxAge > 0 || s.objects.HasLoose()):
-		// Once a day: the age bound, and a store from before packs gets
-		// its loose objects repacked.
+		// Over budget: drop to three quarters of it (retainLocked), so
+		// retention does not run again at the next turn. When pinned
+		// snapshots alone keep it over, only a tenth of the budget's
+		// growth since the last run starts another.
 		due = true
 		target.MaxBytes = r.MaxBytes
+	case now.Sub(last) > retainEvery && (r.MaxAge > 0 || s.objects.HasLoose()):
+		// Once a day: the age bound, and a store from before packs gets
+		// its loose objects repacked (the store is within its budget).
+		due = true
 	}
 	if !due {
 		return
 	}
 	h, err := s.History()
-	if err == nil && target.MaxBytes == r.MaxBytes && r.MaxAge > 0 && !s.objects.HasLoose() {
+	if err == nil && target.MaxBytes == 0 && !s.objects.HasLoose() {
 		// Nothing is old enough to drop: only note the check.
 		if oldest := h.oldestTime(); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
 			s.writeRetention(now, bytes)
 			return
 		}
 	}
-	var rep *GCReport
 	if err == nil {
-		rep, err = s.retainLocked(l, h, target, false)
+		_, err = s.retainLocked(l, h, target, false)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rewind-lsp: automatic retention of %s: %v\n", s.dir, err)
@@ -93,7 +91,6 @@ func (s *Session) afterWrite(l *Lock) {
 		return
 	}
 	s.writeRetention(now, s.objects.Bytes())
-	_ = rep
 }
 
 // oldestTime is the time of the first entry (zero with none).

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // TestAutomaticRetentionKeepsTheBudget: turn after turn of new content
@@ -142,5 +145,44 @@ func TestGCKeepsTheContentOfDeltaBases(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "file-07.txt")); string(got) != "v1 7\n" {
 		t.Fatalf("file-07.txt after rewind: %q", got)
+	}
+}
+
+// TestGCKeepsTheStatCache: a gc that keeps the snapshot the stat cache
+// describes does not make the next capture read every file again (one
+// that drops it does).
+func TestGCKeepsTheStatCache(t *testing.T) {
+	t.Setenv("REWIND_LSP_GC_GRACE", "0")
+	ctx := context.Background()
+	root := t.TempDir()
+	s, _ := Open(root, t.TempDir(), 0)
+	old := time.Now().Add(-time.Hour)
+	for i := 0; i < 30; i++ {
+		p := filepath.Join(root, fmt.Sprint("f", i))
+		os.WriteFile(p, []byte(fmt.Sprint(i)), 0o644)
+		os.Chtimes(p, old, old) // older than the cache: trusted
+	}
+	s.Checkpoint(ctx, CheckpointRequest{Label: "one"})
+	s.Checkpoint(ctx, CheckpointRequest{}) // the cache, written after the files
+	if _, err := s.GC(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.capturer.Capture(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Read != 0 {
+		t.Fatalf("the capture after a gc read %d files", res.Read)
+	}
+	// A stat cache whose snapshot is gone is not trusted.
+	os.WriteFile(filepath.Join(root, "f0"), []byte("changed"), 0o644)
+	s.Checkpoint(ctx, CheckpointRequest{})
+	s.capturer.Reset()
+	if _, err := s.objects.Repack(func(snapshot.ID) bool { return false }, 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.capturer.Capture(ctx, nil)
+	if err != nil || res.Read != 30 {
+		t.Fatalf("after every object was dropped: %v, %d files read, want 30", err, res.Read)
 	}
 }

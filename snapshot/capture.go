@@ -27,8 +27,9 @@ type Capturer struct {
 	cache *statCache // a running server's stat cache (the file is read by Capture)
 	live  *liveTree  // the last capture without overlay, for CaptureChanged
 
-	saveTimer *time.Timer
-	keepLive  bool // keep the live tree for CaptureChanged (a running server)
+	saveTimer  *time.Timer
+	keepLive   bool // keep the live tree for CaptureChanged (a running server)
+	checkCache bool // after a Reset: is the cache file's snapshot still stored?
 
 	heal healState
 }
@@ -59,13 +60,35 @@ func (c *Capturer) Root() string { return c.root }
 // MaxFileBytes is the largest file captured.
 func (c *Capturer) MaxFileBytes() int64 { return c.maxFileBytes }
 
-// Reset drops the stat cache (after a gc: cached contents may be gone).
+// Reset drops what this process keeps of earlier captures (after a gc:
+// cached contents may be gone). The stat cache file stays when the
+// snapshot it describes is still stored (gc keeps a snapshot whole or
+// not at all): the next capture checks that before trusting it, so a gc
+// does not cost a re-read of every file.
 func (c *Capturer) Reset() {
 	c.mu.Lock()
 	c.cache = nil
 	c.live = nil
-	os.Remove(c.cachePath)
+	c.checkCache = true
 	c.mu.Unlock()
+}
+
+// loadCache reads the stat cache file, checking after a Reset that the
+// snapshot it describes is still stored.
+func (c *Capturer) loadCache() *cacheFile {
+	cf := loadCacheFile(c.cachePath)
+	if c.checkCache && cf != nil {
+		var root ID
+		if rec := cf.find(""); rec != nil {
+			root = openRec(rec).tree
+		}
+		if root.IsZero() || !c.objects.Has(root) {
+			cf = nil
+			os.Remove(c.cachePath)
+		}
+	}
+	c.checkCache = false
+	return cf
 }
 
 // Result is one capture.
@@ -104,7 +127,7 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	defer tr.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cf := loadCacheFile(c.cachePath)
+	cf := c.loadCache()
 	tr.Mark("load stat cache")
 	ig, err := NewIgnorer(c.root)
 	tr.Mark("ignore rules")

@@ -330,6 +330,9 @@ func (o *Objects) rewrite(cands []*candidate, keep func(ID) bool, loose []ID) (*
 		}
 	}
 	o.mu.Lock()
+	if len(dropped) > 0 {
+		o.known = map[ID]struct{}{} // some of what this process wrote is gone
+	}
 	o.refresh()
 	o.mu.Unlock()
 	return rep, nil
