@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,27 @@ func (d *demoRun) cmd(args ...string) error {
 	}
 	if code != exitOK {
 		return fmt.Errorf("step `rewind-lsp %s` exited %d", strings.Join(args, " "), code)
+	}
+	return nil
+}
+
+// demoSession is the simulated agent's session id.
+const demoSession = "demo-agent-session"
+
+// hook shows and runs one Claude Code hook event, as the agent runs it.
+func (d *demoRun) hook(ev map[string]any) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "$ echo '%s' | rewind-lsp hook claude-code\n", data)
+	var errb bytes.Buffer
+	code := run(d.ctx, []string{"--root", d.ws, "--store", d.store, "hook", "claude-code"}, bytes.NewReader(data), d.out, &errb)
+	if errb.Len() > 0 {
+		d.out.Write(errb.Bytes())
+	}
+	if code != exitOK {
+		return fmt.Errorf("the hook exited %d", code)
 	}
 	return nil
 }
@@ -195,23 +217,23 @@ func (d *demoRun) tour() error {
 		},
 		func() error {
 			d.say("Turn 1: the agent's hook opens a turn, the agent edits, the hook ends it.")
-			if err := d.cmd("turn", "start", "--prompt", "greet the customer"); err != nil {
+			if err := d.cmd("turn", "start", "--prompt", "greet the customer", "--session", demoSession); err != nil {
 				return err
 			}
 			if err := d.agent(agentEdit{rel: "main.go", text: demoMain1}, agentEdit{rel: "greet.go", text: demoGreet}); err != nil {
 				return err
 			}
-			return d.cmd("turn", "end", "--summary", "added greet.go")
+			return d.cmd("turn", "end", "--summary", "added greet.go", "--session", demoSession)
 		},
 		func() error {
 			d.say("Turn 2: a change that goes wrong — the agent breaks price() and a shell command deletes the README.")
-			if err := d.cmd("turn", "start", "--prompt", "add a 20% discount"); err != nil {
+			if err := d.cmd("turn", "start", "--prompt", "add a 20% discount", "--session", demoSession); err != nil {
 				return err
 			}
 			if err := d.agent(agentEdit{rel: "main.go", text: demoMain2}, agentEdit{rel: "README.md", remove: true, how: "rm README.md"}); err != nil {
 				return err
 			}
-			return d.cmd("turn", "end")
+			return d.cmd("turn", "end", "--session", demoSession)
 		},
 		func() error {
 			d.say("What happened, turn by turn:")
@@ -229,9 +251,14 @@ func (d *demoRun) tour() error {
 			d.show("README.md")
 			return nil
 		},
-		// The notice the agent receives on its next prompt after a rewind
-		// (what its files and conversation now are) is shown here once the
-		// agent side lands (issue 11): one step between the rewind and the undo.
+		func() error {
+			d.say("The agent's next prompt: its UserPromptSubmit hook hands it this notice, once, so it re-reads the files instead of trusting its memory:")
+			if err := d.hook(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": demoSession,
+				"cwd": d.ws, "prompt": "keep the old price for now"}); err != nil {
+				return err
+			}
+			return d.cmd("turn", "end", "--session", demoSession)
+		},
 		func() error {
 			d.say("Changed your mind? Every rewind can be undone:")
 			if err := d.cmd("undo"); err != nil {

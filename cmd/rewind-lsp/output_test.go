@@ -159,6 +159,7 @@ func TestDemoShowsTheAgentsEdits(t *testing.T) {
 		"[agent runs `rm README.md`:]", "│ -# shop",
 		"turn 2 ended: 2 files changed",
 		"$ rewind-lsp rewind 2", "$ cat README.md\n# shop\n",
+		"| rewind-lsp hook claude-code\n", `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 2`,
 		"$ rewind-lsp undo", "undone: back to before the rewind (mode code): 2 files", "cat: README.md: no such file",
 	}
 	at := 0
