@@ -45,6 +45,7 @@ func (t *Tracker) agentChanged(agent []string) {
 	t.mu.Unlock()
 	h, err := t.s.History()
 	if err != nil {
+		t.logf("automatic turn: reading the journal: %v", err)
 		return
 	}
 	open := h.OpenTurn()
@@ -112,8 +113,8 @@ func (t *Tracker) agentChanged(agent []string) {
 		return l.Append(started)
 	})
 	if err != nil || started == nil {
-		if err != nil && t.opts.Log != nil {
-			t.opts.Log("rewind-lsp: automatic turn: " + err.Error())
+		if err != nil {
+			t.logf("automatic turn: %v", err)
 		}
 		return
 	}
@@ -153,7 +154,7 @@ func (t *Tracker) endAuto() {
 	if mine == "" {
 		return
 	}
-	_ = t.s.locked(func(l *Lock, h *History) error {
+	err := t.s.locked(func(l *Lock, h *History) error {
 		open := h.OpenTurn()
 		if open == nil || open.ID != mine {
 			return nil
@@ -165,6 +166,9 @@ func (t *Tracker) endAuto() {
 		_, err = t.s.endTurn(l, h, open, res, TurnRequest{Actor: "server", Summary: ""})
 		return err
 	})
+	if err != nil {
+		t.logf("ending the automatic turn: %v (it stays open; the next turn ends it)", err)
+	}
 	t.mu.Lock()
 	if t.autoTurn == mine {
 		t.autoTurn = ""
@@ -175,11 +179,10 @@ func (t *Tracker) endAuto() {
 // pollCheck compares a full walk with the last capture when polling: any
 // difference not from the editor or a rewind is an agent's change.
 func (t *Tracker) pollCheck() {
-	t.s.mu.Lock()
-	prev := t.s.lastID
-	t.s.mu.Unlock()
+	prev := t.s.lastCaptured()
 	res, err := t.s.capturer.Capture(context.Background(), nil)
 	if err != nil {
+		t.logf("rescan of %s: %v", t.s.root, err)
 		return
 	}
 	if prev.IsZero() {
@@ -187,7 +190,11 @@ func (t *Tracker) pollCheck() {
 		return
 	}
 	diffs, err := snapshot.DiffTrees(t.s.objects, prev, res.ID)
-	if err != nil || len(diffs) == 0 {
+	if err != nil {
+		t.logf("rescan of %s: comparing with the last capture: %v", t.s.root, err)
+		return
+	}
+	if len(diffs) == 0 {
 		return
 	}
 	var paths []string
@@ -204,6 +211,7 @@ func (t *Tracker) pollCheck() {
 	t.mu.Unlock()
 	h, err := t.s.History()
 	if err != nil {
+		t.logf("automatic turn: reading the journal: %v", err)
 		return
 	}
 	if open := h.OpenTurn(); open != nil {
@@ -216,7 +224,7 @@ func (t *Tracker) pollCheck() {
 		return
 	}
 	var started *Entry
-	_ = t.s.locked(func(l *Lock, h *History) error {
+	err = t.s.locked(func(l *Lock, h *History) error {
 		if h.OpenTurn() != nil {
 			return nil
 		}
@@ -224,6 +232,10 @@ func (t *Tracker) pollCheck() {
 			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
 		return l.Append(started)
 	})
+	if err != nil {
+		t.logf("automatic turn: %v", err)
+		started = nil
+	}
 	t.s.noteCapture(res)
 	if started != nil {
 		t.mu.Lock()

@@ -8,4 +8,8 @@
 // Every change to the journal happens under an exclusive file lock, with the
 // journal read again under it, so several processes (editors, hooks, the
 // command line) can record at once without losing or duplicating entries.
+//
+// In a running server, live tracking (tracker.go, autoturn.go, echo.go)
+// takes what changed on disk from package watch, narrows captures to it,
+// and decides which changes are an agent's: those open automatic turns.
 package session

@@ -112,9 +112,7 @@ func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
 // recorded. A folder is new when the latest capture had none there; its
 // files have events of their own, or the capture walks it.
 func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
-	t.s.mu.Lock()
-	last := t.s.lastID
-	t.s.mu.Unlock()
+	last := t.s.lastCaptured()
 	wasDir := snapshot.IsDir(t.s.objects, last, rel)
 	if isDir || wasDir {
 		// A folder that came or went: new, unless a rewind or undo is

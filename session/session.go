@@ -260,6 +260,13 @@ func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Over
 	return res, nil
 }
 
+// lastCaptured is the latest capture of the disk (zero before any).
+func (s *Session) lastCaptured() snapshot.ID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastID
+}
+
 // noteCapture remembers the latest capture of the disk.
 func (s *Session) noteCapture(res *snapshot.Result) {
 	s.mu.Lock()

@@ -2,12 +2,14 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/watch"
 )
 
 // TrackOptions configure live tracking of a root (SPEC §5.4).
@@ -36,7 +38,7 @@ type TrackOptions struct {
 type Tracker struct {
 	s    *Session
 	opts TrackOptions
-	w    *snapshot.Watcher
+	ch   *watch.Changes // what changed since the last capture
 
 	// capMu makes taking the changed paths and capturing them one step:
 	// two interleaved captures could otherwise return a state older than a
@@ -44,10 +46,8 @@ type Tracker struct {
 	capMu sync.Mutex
 
 	mu       sync.Mutex
-	cleared  map[string]bool // dirty paths the decision loop found no agent's change
-	dirty    map[string]bool
-	full     bool
-	autoTurn string // entry id of the automatic turn this tracker opened
+	cleared  map[string]bool // changed paths the decision loop found no agent's change
+	autoTurn string          // entry id of the automatic turn this tracker opened
 	quiet    *time.Timer
 	lockFile *os.File // the recorder lock, once held
 	closed   bool
@@ -75,12 +75,12 @@ func (s *Session) Track(opts TrackOptions) *Tracker {
 		opts.Quiet = 3 * time.Second
 	}
 	s.capturer.KeepLive()
-	t := &Tracker{s: s, opts: opts, dirty: map[string]bool{}, full: true, wake: make(chan struct{}, 1),
+	t := &Tracker{s: s, opts: opts, wake: make(chan struct{}, 1),
 		ready: make(chan struct{}), done: make(chan struct{})}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.w = snapshot.NewWatcher(s.root, snapshot.WatchOptions{
+	t.ch = watch.Watch(s.root, watch.Options{
 		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log, SentinelDir: s.dir,
-		OnChange: t.record,
+		OnBatch: t.queueBatch,
 	})
 	s.mu.Lock()
 	s.tracker = t
@@ -93,7 +93,7 @@ func (s *Session) Track(opts TrackOptions) *Tracker {
 func (t *Tracker) Mode() string {
 	select {
 	case <-t.ready:
-		return t.w.Mode()
+		return t.ch.Mode()
 	default:
 		return "starting"
 	}
@@ -112,7 +112,7 @@ func (t *Tracker) Close() {
 	}
 	lf := t.lockFile
 	t.mu.Unlock()
-	t.w.Close()
+	t.ch.Close()
 	t.cancel() // an initial capture still walking stops
 	close(t.wake)
 	select { // the tracker's goroutine ends before its store is let go
@@ -130,26 +130,16 @@ func (t *Tracker) Close() {
 	t.s.mu.Unlock()
 }
 
-// take returns the changed paths since the last capture (after letting the
-// watcher deliver what the kernel queued), and whether a full walk is
-// needed instead.
+// take returns the changed paths since the last capture, and whether a
+// full walk is needed instead; the decision loop's notes start afresh.
 func (t *Tracker) take() ([]string, bool) {
-	t.w.Settle(50 * time.Millisecond)
-	t.w.Flush()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.full || t.w.Mode() == "poll" {
-		t.full = false
-		t.dirty = map[string]bool{}
-		return nil, true
+	paths, full := t.ch.Take()
+	if !full {
+		t.mu.Lock()
+		t.cleared = map[string]bool{}
+		t.mu.Unlock()
 	}
-	paths := make([]string, 0, len(t.dirty))
-	for p := range t.dirty {
-		paths = append(paths, p)
-	}
-	t.dirty = map[string]bool{}
-	t.cleared = map[string]bool{}
-	return paths, false
+	return paths, full
 }
 
 // captureNow captures the disk, narrowed to the changed paths when it can.
@@ -174,32 +164,16 @@ func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
 	return res, nil
 }
 
-// giveBack returns paths to the dirty set after a failed capture.
-func (t *Tracker) giveBack(paths []string, full bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, p := range paths {
-		t.dirty[p] = true
-	}
-	t.full = t.full || full
-}
+// giveBack returns paths to the changes after a failed capture.
+func (t *Tracker) giveBack(paths []string, full bool) { t.ch.GiveBack(paths, full) }
 
-// record notes a batch of changed paths at once (so the next capture
-// sees them) and queues it for the automatic-turn decision, made on the
-// tracker's goroutine: record may run under the journal lock.
-func (t *Tracker) record(paths []string, full bool) {
+// queueBatch queues a batch of changes (already part of what the next
+// capture takes) for the automatic-turn decision, made on the tracker's
+// goroutine: it may arrive while the journal lock is held.
+func (t *Tracker) queueBatch(paths []string, full bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed {
-		return
-	}
-	for _, p := range paths {
-		t.dirty[p] = true
-	}
-	if full {
-		t.full = true
-	}
-	if t.opts.NoAutoTurns {
+	if t.closed || t.opts.NoAutoTurns {
 		return
 	}
 	t.queue = append(t.queue, batch{paths, full})
@@ -209,10 +183,20 @@ func (t *Tracker) record(paths []string, full bool) {
 	}
 }
 
+// logf says something the user should know on the server's log (nothing
+// a tracker does fails silently).
+func (t *Tracker) logf(format string, a ...any) {
+	if t.opts.Log != nil {
+		t.opts.Log("rewind-lsp: " + fmt.Sprintf(format, a...))
+	}
+}
+
 func (t *Tracker) run() {
 	defer close(t.done)
 	// The first capture is the state before any change the tracker sees.
-	t.captureNow(t.ctx)
+	if _, err := t.captureNow(t.ctx); err != nil && t.ctx.Err() == nil {
+		t.logf("first capture of %s: %v (the next turn walks the whole root)", t.s.root, err)
+	}
 	// Its walk's garbage is the server's largest; hand the memory back to
 	// the system, since a running server then only grows with changes.
 	debug.FreeOSMemory()

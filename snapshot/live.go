@@ -365,3 +365,7 @@ func (c *Capturer) Flush() {
 	}
 	c.saveTimer = nil
 }
+
+// IsIgnoreFile reports whether a file named name holds ignore rules
+// (.gitignore, .rewindignore): a change to it changes what is captured.
+func IsIgnoreFile(name string) bool { return name == gitignoreName || name == rewindignoreName }

@@ -1,4 +1,4 @@
-package snapshot
+package watch
 
 import (
 	"os"
@@ -58,7 +58,7 @@ func TestWatcherSeesNewFoldersAndSkipsIgnored(t *testing.T) {
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("node_modules/\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "node_modules", "x"), 0o755)
 	col := &collector{paths: map[string]bool{}}
-	w := NewWatcher(root, WatchOptions{OnChange: col.on})
+	w := NewTree(root, TreeOptions{OnChange: col.on})
 	defer w.Close()
 	if w.Mode() != "watch" {
 		t.Fatalf("mode %s", w.Mode())
@@ -90,7 +90,7 @@ func TestWatcherFallsBackToPolling(t *testing.T) {
 	col := &collector{paths: map[string]bool{}}
 	var logs []string
 	var mu sync.Mutex
-	w := NewWatcher(root, WatchOptions{MaxWatches: 2, PollInterval: 20 * time.Millisecond, OnChange: col.on,
+	w := NewTree(root, TreeOptions{MaxWatches: 2, PollInterval: 20 * time.Millisecond, OnChange: col.on,
 		Log: func(s string) { mu.Lock(); logs = append(logs, s); mu.Unlock() }})
 	defer w.Close()
 	if w.Mode() != "poll" {

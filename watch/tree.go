@@ -1,4 +1,4 @@
-package snapshot
+package watch
 
 import (
 	"errors"
@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
-// WatchOptions configure a Watcher.
-type WatchOptions struct {
+// TreeOptions configure a Tree.
+type TreeOptions struct {
 	// MaxWatches bounds the folders watched; past it (or past the kernel's
 	// limit) the watcher falls back to polling. 0 means the kernel's limit.
 	MaxWatches int
@@ -31,13 +32,14 @@ type WatchOptions struct {
 	SentinelDir string
 }
 
-// Watcher reports changes under a root from file-system notifications
+// Tree reports changes under a root from file-system notifications
 // (recursive, ignore rules applied, new folders picked up, removed ones
-// dropped), or by periodic polling when notifications are unavailable.
-type Watcher struct {
+// dropped; content, creation, removal, rename and attribute changes such
+// as a chmod), or by periodic polling when notifications are unavailable.
+type Tree struct {
 	root string
-	opts WatchOptions
-	ig   *Ignorer
+	opts TreeOptions
+	ig   *snapshot.Ignorer
 	fw   *fsnotify.Watcher
 
 	mu       sync.Mutex
@@ -60,13 +62,13 @@ type Watcher struct {
 // watch limit.
 var ErrTooManyWatches = errors.New("too many folders to watch")
 
-// NewWatcher starts watching root (absolute).
-func NewWatcher(root string, opts WatchOptions) *Watcher {
+// NewTree starts watching root (absolute).
+func NewTree(root string, opts TreeOptions) *Tree {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
 	}
-	w := &Watcher{root: root, opts: opts, mode: "watch", watched: map[string]bool{}, batch: map[string]bool{}, done: make(chan struct{})}
-	ig, err := NewIgnorer(root)
+	w := &Tree{root: root, opts: opts, mode: "watch", watched: map[string]bool{}, batch: map[string]bool{}, done: make(chan struct{})}
+	ig, err := snapshot.NewIgnorer(root)
 	if err == nil {
 		w.ig = ig
 	}
@@ -91,14 +93,14 @@ func NewWatcher(root string, opts WatchOptions) *Watcher {
 }
 
 // Mode is "watch" while notifications work, "poll" after the fallback.
-func (w *Watcher) Mode() string {
+func (w *Tree) Mode() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.mode
 }
 
 // Close stops watching.
-func (w *Watcher) Close() {
+func (w *Tree) Close() {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -122,7 +124,7 @@ func (w *Watcher) Close() {
 // it writes the sentinel file and waits for its event: the kernel queues
 // events in order, so every earlier one has been read by then. Without,
 // it waits for a short quiet spell.
-func (w *Watcher) Settle(max time.Duration) {
+func (w *Tree) Settle(max time.Duration) {
 	deadline := time.Now().Add(max)
 	w.mu.Lock()
 	if w.fw == nil {
@@ -163,10 +165,10 @@ func (w *Watcher) Settle(max time.Duration) {
 }
 
 // Flush delivers the pending batch now (after Settle).
-func (w *Watcher) Flush() { w.deliver() }
+func (w *Tree) Flush() { w.deliver() }
 
 // addTree watches folder rel and every folder below that is not ignored.
-func (w *Watcher) addTree(rel string) error {
+func (w *Tree) addTree(rel string) error {
 	abs := filepath.Join(w.root, filepath.FromSlash(rel))
 	w.mu.Lock()
 	n := len(w.watched)
@@ -211,7 +213,7 @@ func (w *Watcher) addTree(rel string) error {
 	return nil
 }
 
-func (w *Watcher) loop() {
+func (w *Tree) loop() {
 	w.mu.Lock()
 	fw := w.fw
 	w.mu.Unlock()
@@ -239,7 +241,7 @@ func (w *Watcher) loop() {
 	}
 }
 
-func (w *Watcher) event(ev fsnotify.Event) {
+func (w *Tree) event(ev fsnotify.Event) {
 	if w.sentinel != "" && ev.Name == w.sentinel {
 		if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
 			w.mu.Lock()
@@ -255,7 +257,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		return
 	}
 	rel = filepath.ToSlash(rel)
-	if IsGitPath(rel) {
+	if snapshot.IsGitPath(rel) {
 		return
 	}
 	fi, statErr := os.Lstat(ev.Name)
@@ -266,7 +268,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 	}
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
-	if base == gitignoreName || base == rewindignoreName {
+	if snapshot.IsIgnoreFile(base) {
 		w.ig.Invalidate(parentDir(rel))
 	} else if w.ig.Ignored(rel, isDir) {
 		return
@@ -298,7 +300,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 
 // schedule delivers the batch after a short pause, so one burst of writes
 // arrives as one batch.
-func (w *Watcher) schedule() {
+func (w *Tree) schedule() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.timer == nil {
@@ -306,7 +308,7 @@ func (w *Watcher) schedule() {
 	}
 }
 
-func (w *Watcher) deliver() {
+func (w *Tree) deliver() {
 	w.mu.Lock()
 	if w.timer != nil {
 		w.timer.Stop()
@@ -328,7 +330,7 @@ func (w *Watcher) deliver() {
 }
 
 // poll falls back to periodic rescans, saying why once.
-func (w *Watcher) poll(why error) {
+func (w *Tree) poll(why error) {
 	w.mu.Lock()
 	if w.mode == "poll" || w.closed {
 		w.mu.Unlock()
@@ -363,4 +365,19 @@ func (w *Watcher) poll(why error) {
 			}
 		}
 	}()
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
+}
+
+// parentDir is the folder holding root-relative path p ("" for the root).
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }

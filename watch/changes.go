@@ -1,0 +1,108 @@
+package watch
+
+import (
+	"sync"
+	"time"
+)
+
+// Options configure Watch.
+type Options struct {
+	// MaxWatches bounds the folders watched; past it (or past the kernel's
+	// limit) changes come from periodic rescans. 0 means the kernel's limit.
+	MaxWatches int
+	// PollInterval is the rescan period when polling (default 2s).
+	PollInterval time.Duration
+	// SentinelDir is a folder outside the root that may be written (the
+	// store): Take writes a file there and waits for its event, so every
+	// change made before Take is in what it returns.
+	SentinelDir string
+	// Log receives one line when watching falls back to rescans, and
+	// errors of the notification source.
+	Log func(msg string)
+	// OnBatch, when set, receives every batch as it arrives (after it was
+	// added to the changes Take returns); full means the changed paths are
+	// unknown (rescans, lost events).
+	OnBatch func(paths []string, full bool)
+}
+
+// Changes is what changed under a root since the last Take: root-relative
+// paths of files and folders, or "everything" (full) when the paths are
+// unknown — before the first Take, while polling, after lost events. It is
+// safe for concurrent use.
+type Changes struct {
+	tree    *Tree
+	onBatch func(paths []string, full bool)
+
+	mu     sync.Mutex
+	dirty  map[string]bool
+	full   bool
+	closed bool
+}
+
+// Watch starts watching root (absolute).
+func Watch(root string, opts Options) *Changes {
+	c := &Changes{onBatch: opts.OnBatch, dirty: map[string]bool{}, full: true}
+	c.tree = NewTree(root, TreeOptions{MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval,
+		Log: opts.Log, SentinelDir: opts.SentinelDir, OnChange: c.record})
+	return c
+}
+
+func (c *Changes) record(paths []string, full bool) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	for _, p := range paths {
+		c.dirty[p] = true
+	}
+	c.full = c.full || full
+	c.mu.Unlock()
+	if c.onBatch != nil {
+		c.onBatch(paths, full)
+	}
+}
+
+// Take returns what changed since the last Take (once the notifications
+// the kernel queued before the call are in), and forgets it: the changed
+// paths, or full when a walk of the whole root is needed instead.
+func (c *Changes) Take() (paths []string, full bool) {
+	c.tree.Settle(50 * time.Millisecond)
+	c.tree.Flush()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full || c.tree.Mode() == "poll" {
+		c.full = false
+		c.dirty = map[string]bool{}
+		return nil, true
+	}
+	paths = make([]string, 0, len(c.dirty))
+	for p := range c.dirty {
+		paths = append(paths, p)
+	}
+	c.dirty = map[string]bool{}
+	return paths, false
+}
+
+// GiveBack returns what a Take gave to the changes (a capture of them
+// failed), so the next Take has them again.
+func (c *Changes) GiveBack(paths []string, full bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range paths {
+		c.dirty[p] = true
+	}
+	c.full = c.full || full
+}
+
+// Mode is "watch" while notifications work, "poll" after the fallback to
+// rescans.
+func (c *Changes) Mode() string { return c.tree.Mode() }
+
+// Close stops watching; no batch arrives after it returns.
+func (c *Changes) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.tree.Close()
+}

@@ -1,0 +1,107 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestChangesSinceTake: the first Take asks for a full walk; then each
+// Take returns exactly what changed since the one before (written,
+// removed, chmod'ed — an attribute change counts), nothing twice, and what
+// is given back comes again.
+func TestChangesSinceTake(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(root, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
+	c := Watch(root, Options{SentinelDir: store})
+	defer c.Close()
+	if _, full := c.Take(); !full {
+		t.Fatal("the first Take did not ask for a full walk")
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("changed"), 0o644)
+	os.WriteFile(filepath.Join(root, "new.txt"), []byte("new"), 0o644)
+	paths, full := c.Take()
+	sort.Strings(paths)
+	if full || len(paths) != 2 || paths[0] != "a.txt" || paths[1] != "new.txt" {
+		t.Fatalf("Take after two writes: %v full=%v", paths, full)
+	}
+	if paths, full := c.Take(); full || len(paths) != 0 {
+		t.Fatalf("a second Take: %v full=%v", paths, full)
+	}
+	os.Chmod(filepath.Join(root, "run.sh"), 0o644) // chmod -x
+	if paths, _ := c.Take(); len(paths) != 1 || paths[0] != "run.sh" {
+		t.Fatalf("Take after chmod -x: %v", paths)
+	}
+	c.GiveBack([]string{"run.sh"}, false)
+	if paths, _ := c.Take(); len(paths) != 1 || paths[0] != "run.sh" {
+		t.Fatalf("Take after GiveBack: %v", paths)
+	}
+}
+
+// TestChangesBatchesAndPolling: batches reach OnBatch as they arrive;
+// past the watch limit the changes fall back to rescans (every Take is a
+// full walk) and Log says why.
+func TestChangesBatchesAndPolling(t *testing.T) {
+	root := t.TempDir()
+	var batches atomic.Int32
+	var logged atomic.Value
+	c := Watch(root, Options{MaxWatches: 1, PollInterval: 50 * time.Millisecond,
+		OnBatch: func([]string, bool) { batches.Add(1) },
+		Log:     func(msg string) { logged.Store(msg) }})
+	defer c.Close()
+	c.Take()
+	os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644)
+	eventually(t, "a batch", func() bool { return batches.Load() > 0 })
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755) // a second folder: past the limit
+	eventually(t, "polling", func() bool { return c.Mode() == "poll" })
+	if msg, _ := logged.Load().(string); msg == "" {
+		t.Fatal("the fallback to rescans was not logged")
+	}
+	if _, full := c.Take(); !full {
+		t.Fatal("a Take while polling did not ask for a full walk")
+	}
+}
+
+// TestFileReportsChanges: File calls back once per change of the file,
+// made by anyone, and not for other files in its folder.
+func TestFileReportsChanges(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "journal")
+	os.WriteFile(p, []byte("one\n"), 0o600)
+	var n atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	done := File(ctx, p, func() { n.Add(1) }, nil)
+	time.Sleep(50 * time.Millisecond)
+	os.WriteFile(filepath.Join(dir, "other"), []byte("x"), 0o600)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("two\n")
+	f.Close()
+	eventually(t, "the change", func() bool { return n.Load() == 1 })
+	time.Sleep(200 * time.Millisecond)
+	if got := n.Load(); got != 1 {
+		t.Fatalf("%d calls for one append", got)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("File did not stop with its context")
+	}
+}
