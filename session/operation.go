@@ -195,6 +195,16 @@ func (s *Session) recoverOne(ctx context.Context, l *Lock, h *History, e *Entry)
 	if err := w.Apply(todo); err != nil {
 		f := false
 		done.Applied, done.FailureReason = &f, "interrupted, and finishing it failed: "+err.Error()
+	} else {
+		// A delete done before the interruption may have left its folders
+		// (they are pruned just after the file goes).
+		for _, p := range e.Files {
+			if _, inAfter, err := snapshot.Lookup(s.objects, after, p); err == nil && !inAfter {
+				if err := w.Prune(p); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	if err := w.Sync(); err != nil {
 		return err

@@ -350,10 +350,14 @@ func (w *Writer) Prune(rel string) error {
 		}
 		err = unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
 		unix.Close(dfd)
-		if err != nil {
-			return nil // not empty (or already gone): stop here
+		switch {
+		case err == nil:
+			w.dirty = true
+		case errors.Is(err, unix.ENOENT):
+			// Already gone (an interrupted prune): go on upward.
+		default:
+			return nil // not empty: stop here
 		}
-		w.dirty = true
 	}
 	return nil
 }

@@ -225,3 +225,17 @@ func TestRemoveTemps(t *testing.T) {
 		t.Fatal("a user's file was removed")
 	}
 }
+
+// TestPruneAfterInterruptedPrune: a prune cut off after removing the
+// deepest folder (a killed rewind) is finished by the next prune.
+func TestPruneAfterInterruptedPrune(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "created"), 0o755) // created/by/ already gone
+	w := openW(t, root)
+	if err := w.Prune("created/by/agent.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "created")); err == nil {
+		t.Fatal("created/ is left behind")
+	}
+}

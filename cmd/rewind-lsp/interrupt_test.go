@@ -96,7 +96,10 @@ func TestInterruptedRewindIsFinished(t *testing.T) {
 				t.Fatalf("try %d, %s: created/by/agent.txt = %q", try, what, got)
 			}
 			if _, err := os.Stat(filepath.Join(w.root, "created")); (err == nil) != created {
-				t.Fatalf("try %d, %s: the agent's folder: %v", try, what, err)
+				var left []string
+				filepath.Walk(filepath.Join(w.root, "created"), func(p string, _ os.FileInfo, _ error) error { left = append(left, p); return nil })
+				j, _ := os.ReadFile(filepath.Join(w.store, "journal"))
+				t.Fatalf("try %d, %s: the agent's folder: %v %v\n%s", try, what, err, left, j)
 			}
 			noTemps(t, w.root)
 		}
