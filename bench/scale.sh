@@ -83,7 +83,7 @@ load_before=$(uptime)
 next=0 # the next pool file to change
 declare -A T
 for N in $sizes; do
-	te=() gs=() rw=() ud=()
+	te=() gs=() rw=() ud=() co=()
 	for r in $(seq 1 "$reps"); do
 		say "N=$N run $r/$reps …"
 		run R turn start --prompt "scale $N/$r"
@@ -97,8 +97,10 @@ for N in $sizes; do
 		timed t R rewind ~1; rw+=("$t"); cp "$TMP/err" "$TMP/trace-rewind"
 		timed t R undo; ud+=("$t"); cp "$TMP/err" "$TMP/trace-undo"
 		unset REWIND_LSP_TRACE
+		# The floor for writing N files: git writes the same N back.
+		timed t "${G[@]}" -C "$TREE" checkout -q -- .; co+=("$t")
 	done
-	T[$N,te]=$(median "${te[@]}") T[$N,gs]=$(median "${gs[@]}") T[$N,rw]=$(median "${rw[@]}") T[$N,ud]=$(median "${ud[@]}")
+	T[$N,te]=$(median "${te[@]}") T[$N,gs]=$(median "${gs[@]}") T[$N,rw]=$(median "${rw[@]}") T[$N,ud]=$(median "${ud[@]}") T[$N,co]=$(median "${co[@]}")
 	last=$N
 done
 load_after=$(uptime)
@@ -116,17 +118,18 @@ echo "machine:  $(nproc) cores, $(uname -sr), $(git --version | cut -d' ' -f3- |
 echo "uptime:   before: $load_before"
 echo "          after:  $load_after"
 echo "runs:     median of $reps per size; each: turn start, a line appended to N .go files,"
-echo "          then turn end, git status --porcelain, rewind ~1, undo (new processes, no server)"
+echo "          then turn end, git status --porcelain, rewind ~1, undo (new processes, no server);"
+echo "          git checkout -- . then writes the same N files back (the floor for writing them)"
 echo
-printf '%-14s %10s %10s %10s %12s   %s\n' "changed files" "turn end" "rewind" "undo" "git status" "(ms, wall)"
+printf '%-14s %10s %10s %10s %12s %13s   %s\n' "changed files" "turn end" "rewind" "undo" "git status" "git checkout" "(ms, wall)"
 for N in $sizes; do
-	printf '%-14s %10s %10s %10s %12s\n' "$N" "$(ms "${T[$N,te]}")" "$(ms "${T[$N,rw]}")" "$(ms "${T[$N,ud]}")" "$(ms "${T[$N,gs]}")"
+	printf '%-14s %10s %10s %10s %12s %13s\n' "$N" "$(ms "${T[$N,te]}")" "$(ms "${T[$N,rw]}")" "$(ms "${T[$N,ud]}")" "$(ms "${T[$N,gs]}")" "$(ms "${T[$N,co]}")"
 done
 echo
-printf '%-14s %10s %10s %10s %12s   %s\n' "per file" "turn end" "rewind" "undo" "git status" "(ms per changed file above N=$first)"
+printf '%-14s %10s %10s %10s %12s %13s   %s\n' "per file" "turn end" "rewind" "undo" "git status" "git checkout" "(ms per changed file above N=$first)"
 for N in $sizes; do
 	[ "$N" = "$first" ] && continue
-	printf '%-14s %10s %10s %10s %12s\n' "$N" "$(perfile te "$N")" "$(perfile rw "$N")" "$(perfile ud "$N")" "$(perfile gs "$N")"
+	printf '%-14s %10s %10s %10s %12s %13s\n' "$N" "$(perfile te "$N")" "$(perfile rw "$N")" "$(perfile ud "$N")" "$(perfile gs "$N")" "$(perfile co "$N")"
 done
 if [ -n "${T[1000,te]:-}" ]; then
 	echo

@@ -39,6 +39,8 @@ func (e *NotApplied) Error() string { return e.Reason }
 // then one sync.
 func ApplyOnDisk(root string) ApplyFunc {
 	return func(ctx context.Context, label string, ops []snapshot.FileOp, tag string) error {
+		tr := snapshot.NewTracer("disk writes")
+		defer tr.Done()
 		w, err := snapshot.OpenWriter(root, tag)
 		if err != nil {
 			return err
@@ -47,7 +49,10 @@ func ApplyOnDisk(root string) ApplyFunc {
 		if err := w.Apply(ops); err != nil {
 			return err
 		}
-		return w.Sync()
+		tr.Mark(fmt.Sprintf("%d files", len(ops)))
+		err = w.Sync()
+		tr.Mark("sync")
+		return err
 	}
 }
 
@@ -79,12 +84,16 @@ func (s *Session) run(ctx context.Context, l *Lock, res *snapshot.Result, ops []
 	if err := s.objects.Sync(); err != nil {
 		return err
 	}
+	tr := snapshot.NewTracer(e.Kind + " steps")
+	defer tr.Done()
+	tr.Mark("target stored")
 	e.Snapshot = after.String()
 	e.Pending = true
 	if err := l.Append(e); err != nil {
 		return err
 	}
 	out.Entry = e
+	tr.Mark("intent recorded")
 
 	s.mu.Lock()
 	t := s.tracker
@@ -95,6 +104,7 @@ func (s *Session) run(ctx context.Context, l *Lock, res *snapshot.Result, ops []
 		defer t.expect(ops)
 	}
 	applyErr := apply(ctx, label, ops, e.ID[len(e.ID)-8:])
+	tr.Mark("applied")
 	done := &Entry{Kind: KindDone, Of: e.ID, Actor: e.Actor}
 	var na *NotApplied
 	switch {

@@ -244,7 +244,10 @@ func firstLine(s string) string {
 // refuse the rewind unless req.Force; the outcome then says why.
 func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
+	tr := snapshot.NewTracer("rewind")
+	defer tr.Done()
 	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+		tr.Mark("lock and journal")
 		if e := h.ByKey(req.Key); e != nil {
 			out = s.recorded(h, e)
 			return nil
@@ -253,7 +256,9 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 		if err != nil {
 			return err
 		}
+		tr.Mark("capture")
 		out, err = s.plan(h, res, req)
+		tr.Mark("plan")
 		if err != nil || out.Mode == ModePlan {
 			return err
 		}

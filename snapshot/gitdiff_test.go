@@ -93,6 +93,7 @@ func TestPlanDiffAppliesWithGit(t *testing.T) {
 			op.Change, op.Before, op.After = "modify", []byte(c.data), []byte(g.data)
 		}
 		FillOp(&op)
+		op.Diff = DiffText(&op)
 		if strings.Contains(op.Diff, "→") || strings.Contains(op.Diff, "@@ symbolic link") {
 			t.Errorf("%s: a non-git line in the diff:\n%s", p, op.Diff)
 		}
@@ -132,6 +133,7 @@ func TestPlanDiffAppliesWithGit(t *testing.T) {
 	// Binary content is named the way git names it.
 	op := FileOp{Path: "img.png", Change: "modify", Before: []byte("\x00\x01"), After: []byte("\x00\x02"), BeforeKind: KindFile, AfterKind: KindFile}
 	FillOp(&op)
+	op.Diff = DiffText(&op)
 	if op.Diff != "diff --git a/img.png b/img.png\nBinary files a/img.png and b/img.png differ\n" {
 		t.Errorf("binary diff: %q", op.Diff)
 	}

@@ -39,13 +39,48 @@ type Diff struct {
 	Skipped []SkippedFile
 }
 
-// Text is the unified diff of every op, in path order.
+// Text is the unified diff of every op, in path order. It is made when
+// asked for (on all cores): a turn's change list needs only line counts.
 func (d *Diff) Text() string {
+	parallel(len(d.Ops), func(i int) error {
+		if op := &d.Ops[i]; op.Diff == "" {
+			op.Diff = DiffText(op)
+		}
+		return nil
+	})
 	var b strings.Builder
 	for _, op := range d.Ops {
 		b.WriteString(op.Diff)
 	}
 	return b.String()
+}
+
+// parallel runs fn(0..n-1) on all cores and returns the first error in
+// index order.
+func parallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Conflicts lists the paths in conflict.
@@ -104,28 +139,9 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 		d.Ops = append(d.Ops, op)
 		ids = append(ids, [2]ID{cur.ID, tgt.ID})
 	}
-	// Reading contents and diffing lines is the costly part: all cores.
-	errs := make([]error, len(d.Ops))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = fillContent(o, &d.Ops[i], ids[i])
-			}
-		}()
-	}
-	for i := range d.Ops {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	// Reading contents and counting lines is the costly part: all cores.
+	if err := parallel(len(d.Ops), func(i int) error { return fillContent(o, &d.Ops[i], ids[i]) }); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -151,24 +167,29 @@ func fillContent(o *Objects, op *FileOp, ids [2]ID) error {
 	return nil
 }
 
-// FillOp sets an op's binary flag, line counts and diff text. (Its via is
-// decided by the operation that applies it.)
+// FillOp sets an op's binary flag and line counts, and clears its diff
+// text (Diff.Text makes it when asked). Its via is decided by the
+// operation that applies it.
 func FillOp(op *FileOp) {
 	op.Binary = (op.Before != nil && !IsText(op.Before)) || (op.After != nil && !IsText(op.After))
 	op.Added, op.Removed, op.Diff = 0, 0, ""
-	beforeLink, afterLink := op.BeforeKind == KindSymlink, op.AfterKind == KindSymlink
-	if op.Change == "modify" && beforeLink != afterLink {
-		// A file became a link or the other way round: git shows the old
-		// one deleted and the new one created.
-		del := FileOp{Path: op.Path, Change: "delete", Before: op.Before, BeforeKind: op.BeforeKind}
-		cre := FileOp{Path: op.Path, Change: "create", After: op.After, AfterKind: op.AfterKind}
-		op.Diff = gitDiff(&del) + gitDiff(&cre)
-		return
-	}
-	op.Diff = gitDiff(op)
-	if !op.Binary && !beforeLink && !afterLink {
+	if !op.Binary && op.BeforeKind != KindSymlink && op.AfterKind != KindSymlink {
 		op.Added, op.Removed = lineCounts(string(op.Before), string(op.After))
 	}
+}
+
+// DiffText is op's diff in git's format (see gitDiff).
+func DiffText(op *FileOp) string {
+	if op.Change == "modify" && (op.BeforeKind == KindSymlink) != (op.AfterKind == KindSymlink) {
+		// A file became a link or the other way round: git shows the old
+		// one deleted and the new one created.
+		del := FileOp{Path: op.Path, Change: "delete", Before: op.Before, BeforeKind: op.BeforeKind, Binary: op.Binary}
+		cre := FileOp{Path: op.Path, Change: "create", After: op.After, AfterKind: op.AfterKind, Binary: op.Binary}
+		del.Binary = del.Before != nil && !IsText(del.Before)
+		cre.Binary = cre.After != nil && !IsText(cre.After)
+		return gitDiff(&del) + gitDiff(&cre)
+	}
+	return gitDiff(op)
 }
 
 // gitMode is how git writes a kind's mode.

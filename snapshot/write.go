@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -59,7 +60,7 @@ type Writer struct {
 	root   string
 	rootFD int
 	tag    string
-	dirty  bool
+	dirty  atomic.Bool // something changed since the last Sync
 }
 
 // OpenWriter opens root for writing. tag names this operation's temporary
@@ -88,13 +89,13 @@ func (w *Writer) Close() error {
 // Sync makes every change made through w durable (one call for all of
 // them). It is a no-op when nothing changed.
 func (w *Writer) Sync() error {
-	if !w.dirty {
+	if !w.dirty.Load() {
 		return nil
 	}
 	if err := syncRoot(w.rootFD); err != nil {
 		return fmt.Errorf("sync %s: %w", w.root, err)
 	}
-	w.dirty = false
+	w.dirty.Store(false)
 	return nil
 }
 
@@ -115,7 +116,7 @@ func (w *Writer) parent(rel string, mkdir bool) (fd int, name string, ok bool, e
 		next, err := unix.Openat(fd, el, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) && mkdir {
 			if err = unix.Mkdirat(fd, el, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
-				w.dirty = true
+				w.dirty.Store(true)
 				next, err = unix.Openat(fd, el, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			}
 		}
@@ -174,7 +175,7 @@ func (w *Writer) Write(rel string, data []byte, kind Kind) error {
 		if err := unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR); err != nil {
 			return &UnsafePathError{Path: rel, Reason: "a folder that is not empty is in the way"}
 		}
-		w.dirty = true
+		w.dirty.Store(true)
 		exists = false
 	case kind == KindSymlink && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		if cur, err := readlinkAt(dfd, name); err == nil && cur == string(data) {
@@ -204,7 +205,7 @@ func (w *Writer) Write(rel string, data []byte, kind Kind) error {
 		unix.Unlinkat(dfd, tmp, 0)
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	w.dirty = true
+	w.dirty.Store(true)
 	return nil
 }
 
@@ -305,7 +306,7 @@ func (w *Writer) Chmod(rel string, kind Kind) error {
 		if err := unix.Fchmod(fd, uint32(want)); err != nil {
 			return fmt.Errorf("chmod %s: %w", rel, err)
 		}
-		w.dirty = true
+		w.dirty.Store(true)
 	}
 	return nil
 }
@@ -325,7 +326,7 @@ func (w *Writer) Remove(rel string) error {
 		if err = unix.Unlinkat(dfd, name, 0); errors.Is(err, unix.ENOENT) {
 			err = nil
 		} else if err == nil {
-			w.dirty = true
+			w.dirty.Store(true)
 		}
 	}
 	unix.Close(dfd)
@@ -352,7 +353,7 @@ func (w *Writer) Prune(rel string) error {
 		unix.Close(dfd)
 		switch {
 		case err == nil:
-			w.dirty = true
+			w.dirty.Store(true)
 		case errors.Is(err, unix.ENOENT):
 			// Already gone (an interrupted prune): go on upward.
 		default:
@@ -393,7 +394,7 @@ func (w *Writer) RemoveTemps(rels []string) error {
 		for _, n := range names {
 			if IsTempName(n) {
 				if unix.Unlinkat(dfd, n, 0) == nil {
-					w.dirty = true
+					w.dirty.Store(true)
 				}
 			}
 		}
@@ -407,27 +408,67 @@ func (w *Writer) RemoveTemps(rels []string) error {
 
 // Apply carries out ops: deletes first (pruning the folders they empty),
 // then creates and modifications (mode-only changes just change the mode).
-// It stops at the first failure. The caller syncs.
+// Each phase runs on several goroutines: writing a file is mostly waiting
+// for the file system (a rename over a file makes ext4 start writing the
+// new one out), so a thousand files go several times faster side by side.
+// It reports the first failure; the caller syncs.
 func (w *Writer) Apply(ops []FileOp) error {
+	var dels, writes []FileOp
 	for _, op := range ops {
 		if op.Change == "delete" {
-			if err := w.Remove(op.Path); err != nil {
-				return err
-			}
+			dels = append(dels, op)
+		} else {
+			writes = append(writes, op)
 		}
 	}
-	for _, op := range ops {
-		if op.Change == "delete" {
-			continue
-		}
+	if err := w.each(dels, func(op FileOp) error { return w.Remove(op.Path) }); err != nil {
+		return err
+	}
+	return w.each(writes, func(op FileOp) error {
 		if op.Change == "modify" && op.BeforeKind != KindSymlink && op.AfterKind != KindSymlink &&
 			bytes.Equal(op.Before, op.After) {
-			if err := w.Chmod(op.Path, op.AfterKind); err != nil {
+			return w.Chmod(op.Path, op.AfterKind)
+		}
+		return w.Write(op.Path, op.After, op.AfterKind)
+	})
+}
+
+// applyWorkers is how many files Apply changes at once.
+const applyWorkers = 8
+
+// each runs fn for every op on up to applyWorkers goroutines and returns
+// the first error (in ops order); after an error no new op starts.
+func (w *Writer) each(ops []FileOp, fn func(FileOp) error) error {
+	if len(ops) < 2*applyWorkers {
+		for _, op := range ops {
+			if err := fn(op); err != nil {
 				return err
 			}
-			continue
 		}
-		if err := w.Write(op.Path, op.After, op.AfterKind); err != nil {
+		return nil
+	}
+	errs := make([]error, len(ops))
+	var failed atomic.Bool
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range applyWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(ops) {
+					return
+				}
+				if errs[i] = fn(ops[i]); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
