@@ -2,8 +2,6 @@ package snapshot
 
 import (
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
@@ -41,52 +39,8 @@ func OpenObjects(dir string) (*Objects, error) {
 	return o, nil
 }
 
-// writeAtomic writes data to path through a temp file in the same folder and
-// a rename, so readers see the old file or the new one, never a torn one.
-// With sync it fsyncs the file and its folder.
-func writeAtomic(path string, data []byte, perm fs.FileMode, sync bool) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return err
-		}
-	}
-	if perm != 0o600 { // CreateTemp made it 0600 already
-		if err = f.Chmod(perm); err != nil {
-			return err
-		}
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if sync {
-		if d, derr := os.Open(dir); derr == nil {
-			d.Sync()
-			d.Close()
-		}
-	}
-	return nil
-}
-
 // WriteFileAtomic writes data to path atomically and durably (temp file,
 // fsync, rename, fsync of the folder).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return writeAtomic(path, data, perm, true)
+	return store.WriteFile(path, data, perm, true)
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/store"
 	"golang.org/x/sys/unix"
 )
 
@@ -274,7 +275,7 @@ func (w *cacheWriter) bytes() []byte {
 // saveCacheFile writes a cache atomically and returns its mtime, the new
 // racy-clean reference.
 func saveCacheFile(path string, data []byte) (int64, error) {
-	if err := writeAtomic(path, data, 0o600, false); err != nil {
+	if err := store.WriteFile(path, data, 0o600, false); err != nil {
 		return 0, fmt.Errorf("save stat cache: %w", err)
 	}
 	var st unix.Stat_t

@@ -303,10 +303,12 @@ func isLocked(path string) bool {
 	return false
 }
 
-// writeFile writes data to path through a temp file in the same folder
-// and a rename, so readers see the old file or the new one, never a torn
-// one. With sync it fsyncs the file and its folder.
-func writeFile(path string, data []byte, sync bool) (err error) {
+// WriteFile writes data to path through a temp file in the same folder and
+// a rename, so readers see the old file or the new one, never a torn one:
+// the one helper for the store's own small files (format, indexes, the stat
+// cache, the damaged list) and settings files. The file gets mode perm.
+// With sync it fsyncs the file and its folder.
+func WriteFile(path string, data []byte, perm os.FileMode, sync bool) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
@@ -327,6 +329,11 @@ func writeFile(path string, data []byte, sync bool) (err error) {
 			return err
 		}
 	}
+	if perm != 0o600 { // CreateTemp made it 0600 already
+		if err = f.Chmod(perm); err != nil {
+			return err
+		}
+	}
 	if err = f.Close(); err != nil {
 		return err
 	}
@@ -337,6 +344,11 @@ func writeFile(path string, data []byte, sync bool) (err error) {
 		syncDir(dir)
 	}
 	return nil
+}
+
+// writeFile is WriteFile for the store's files (owner-only).
+func writeFile(path string, data []byte, sync bool) error {
+	return WriteFile(path, data, 0o600, sync)
 }
 
 func syncDir(dir string) {
