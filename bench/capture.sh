@@ -55,20 +55,12 @@ for tool in git go awk sort du tar zstd; do
 	command -v "$tool" >/dev/null || { echo "capture.sh: $tool is required (apt-get install git golang zstd / see README)" >&2; exit 1; }
 done
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rewind-bench.XXXXXX")
-cleanup() {
-	if [ "$keep" = 1 ]; then echo "kept $TMP"; return; fi
-	chmod -R u+w "$TMP" 2>/dev/null || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# ---------------------------------------------------------------- helpers
 BENCH_NAME=capture.sh
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ms() { awk -v u="$1" 'BEGIN{printf "%.1f", u/1000}'; }
+make_tmp bench
+
+# ---------------------------------------------------------------- helpers
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if(b>0)printf "%.2f", a/b; else print "inf"}'; }
 # check VALUE OP LIMIT -> ok / MISSED
 check() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN{ok=(op=="<=")?(v<=l):(v>=l); print ok?"ok":"MISSED"}'; }

@@ -1,7 +1,25 @@
-# Shared helpers of the benchmark scripts (sourced; needs $TMP and
-# $BENCH_NAME set by the caller).
+# Shared helpers of the benchmark scripts (sourced; the caller sets
+# $BENCH_NAME and calls make_tmp before using the others).
 
 say() { printf '%s\n' "$*" >&2; }
+
+# make_tmp NAME: sets $TMP to a fresh folder, removed on exit unless $keep
+# is 1 (then it is printed). A script that must stop something first
+# defines before_cleanup.
+make_tmp() {
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/rewind-$1.XXXXXX")
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+bench_cleanup() {
+	if declare -F before_cleanup >/dev/null; then before_cleanup; fi
+	if [ "${keep:-0}" = 1 ]; then echo "kept $TMP"; return; fi
+	chmod -R u+w "$TMP" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+
+# ms MICROSECONDS: milliseconds with one decimal ("-" for none).
+ms() { awk -v u="$1" 'BEGIN{if(u=="")print "-"; else printf "%.1f", u/1000}'; }
 
 if [ -n "${EPOCHREALTIME:-}" ]; then
 	now_us() { local t=${EPOCHREALTIME/[.,]/}; REPLY=$((10#$t)); }

@@ -65,7 +65,10 @@ for tool in git go awk sort du tar find; do
 done
 [ -r /proc/self/schedstat ] || { echo "live.sh: needs Linux /proc (schedstat)" >&2; exit 1; }
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rewind-live.XXXXXX")
+BENCH_NAME=live.sh
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+make_tmp live
 DPID="" DRV_IN="" DRV_OUT=""
 stop_driver() { # quit the server through the driver, then make sure the driver is gone
 	if [ -n "$DPID" ]; then
@@ -77,20 +80,9 @@ stop_driver() { # quit the server through the driver, then make sure the driver 
 		DPID=""
 	fi
 }
-cleanup() {
-	stop_driver
-	if [ "$keep" = 1 ]; then echo "kept $TMP"; return; fi
-	chmod -R u+w "$TMP" 2>/dev/null || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+before_cleanup() { stop_driver; }
 
 # ---------------------------------------------------------------- helpers
-BENCH_NAME=live.sh
-# shellcheck source=bench/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ms() { awk -v u="$1" 'BEGIN{if(u=="")print "-"; else printf "%.1f", u/1000}'; }
 ms2() { awk -v u="$1" 'BEGIN{if(u=="")print "-"; else printf "%.2f", u/1000}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if(a==""||b=="")print "-"; else if(b>0)printf "%.1f", a/b; else print "inf"}'; }
 # check VALUE OP LIMIT -> ok / MISSED

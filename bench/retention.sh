@@ -41,19 +41,11 @@ done
 [[ $turns =~ ^[1-9][0-9]*$ ]] || { echo "retention.sh: -turns wants a positive number" >&2; exit 2; }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rewind-retention.XXXXXX")
-cleanup() {
-	if [ "$keep" = 1 ]; then echo "kept $TMP"; return; fi
-	chmod -R u+w "$TMP" 2>/dev/null || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 BENCH_NAME=retention.sh
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ms() { awk -v u="$1" 'BEGIN{printf "%.1f", u/1000}'; }
+make_tmp retention
+
 mib() { awk -v b="$1" 'BEGIN{printf "%.1f MiB", b/1048576}'; }
 
 real_home=$(getent passwd "$(id -u)" | cut -d: -f6 || true)

@@ -39,19 +39,11 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 for tool in git go awk sort tar; do
 	command -v "$tool" >/dev/null || { echo "scale.sh: $tool is required (apt-get install git golang)" >&2; exit 1; }
 done
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rewind-scale.XXXXXX")
-cleanup() {
-	if [ "$keep" = 1 ]; then echo "kept $TMP"; return; fi
-	chmod -R u+w "$TMP" 2>/dev/null || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 BENCH_NAME=scale.sh
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ms() { awk -v u="$1" 'BEGIN{printf "%.1f", u/1000}'; }
+make_tmp scale
+
 
 real_home=$(getent passwd "$(id -u)" | cut -d: -f6 || true)
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1
