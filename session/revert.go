@@ -112,11 +112,7 @@ func (s *Session) planRevert(h *History, res *snapshot.Result, req RevertRequest
 	changed := make([][]string, len(turns))
 	all := map[string]bool{}
 	for i, t := range turns {
-		sa, err := parseSnap(t.Start.Snapshot)
-		if err != nil {
-			return nil, err
-		}
-		sb, err := parseSnap(t.End.Snapshot)
+		sa, sb, err := parseSnaps(t.Start.Snapshot, t.End.Snapshot)
 		if err != nil {
 			return nil, err
 		}

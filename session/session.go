@@ -515,11 +515,7 @@ func (s *Session) RecordSession(sessionID, source, actor, agent, transcript stri
 // Changes lists what changed from snapshot a to snapshot b, with line
 // counts ("" is the empty state).
 func (s *Session) Changes(a, b string) ([]Change, error) {
-	ida, err := parseSnap(a)
-	if err != nil {
-		return nil, err
-	}
-	idb, err := parseSnap(b)
+	ida, idb, err := parseSnaps(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -540,6 +536,16 @@ func parseSnap(s string) (snapshot.ID, error) {
 		return snapshot.ID{}, nil
 	}
 	return snapshot.ParseID(s)
+}
+
+// parseSnaps parses two snapshot ids ("" is the empty state).
+func parseSnaps(a, b string) (snapshot.ID, snapshot.ID, error) {
+	ida, err := parseSnap(a)
+	if err != nil {
+		return ida, ida, err
+	}
+	idb, err := parseSnap(b)
+	return ida, idb, err
 }
 
 // Content returns the content and kind of rel in snapshot snap.

@@ -127,11 +127,7 @@ func (s *Session) attribute(h *History, start *Entry, res *snapshot.Result, end 
 
 // changedPaths lists the paths that differ between snapshots a and b.
 func (s *Session) changedPaths(a, b string) ([]string, error) {
-	ida, err := parseSnap(a)
-	if err != nil {
-		return nil, err
-	}
-	idb, err := parseSnap(b)
+	ida, idb, err := parseSnaps(a, b)
 	if err != nil {
 		return nil, err
 	}

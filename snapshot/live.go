@@ -292,16 +292,8 @@ func (c *Capturer) captureFile(rel, abs string) (e Entry, ce cacheEntry, ok, rea
 		}
 		return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
 	}
-	var kind Kind
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
-		kind = KindSymlink
-	case unix.S_IFREG:
-		kind = KindFile
-		if st.Mode&0o111 != 0 {
-			kind = KindExec
-		}
-	default:
+	kind, isFile := kindOfStat(st.Mode)
+	if !isFile {
 		return e, ce, false, false, nil
 	}
 	k := keyOfStat(&st)

@@ -23,6 +23,22 @@ type statKey struct {
 	mode  uint32
 }
 
+// kindOfStat is what a snapshot holds for a file of mode: a link, a file
+// or an executable file; ok is false for anything else (folders, sockets,
+// pipes, devices).
+func kindOfStat(mode uint32) (k Kind, ok bool) {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return KindSymlink, true
+	case unix.S_IFREG:
+		if mode&0o111 != 0 {
+			return KindExec, true
+		}
+		return KindFile, true
+	}
+	return 0, false
+}
+
 func keyOfStat(st *unix.Stat_t) statKey {
 	return statKey{size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
 		ino: st.Ino, mode: st.Mode}

@@ -291,16 +291,8 @@ func (s *scan) dir(rel string, sc *scratch, more func(string)) {
 				return
 			}
 		}
-		var kind Kind
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			kind = KindSymlink
-		case unix.S_IFREG:
-			kind = KindFile
-			if st.Mode&0o111 != 0 {
-				kind = KindExec
-			}
-		default:
+		kind, isFile := kindOfStat(st.Mode)
+		if !isFile {
 			if cached {
 				r.same = false
 			}
