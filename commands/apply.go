@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -75,13 +74,6 @@ type ChangeFile struct {
 type NotAppliedError struct{ Reason string }
 
 func (e *NotAppliedError) Error() string { return "not applied: " + e.Reason }
-
-// IsNotApplied reports whether err is a *NotAppliedError, returning it.
-func IsNotApplied(err error) (*NotAppliedError, bool) {
-	var na *NotAppliedError
-	ok := errors.As(err, &na)
-	return na, ok
-}
 
 // ArgError is a bad command argument; Field names the offending field.
 type ArgError struct {
