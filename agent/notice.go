@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // Bounds that keep a notice whole: Claude Code passes ~10,000 characters
@@ -18,11 +18,11 @@ const (
 )
 
 // NoticeText words what happened since a session last heard from
-// rewind-lsp (session.TakeNotices): which files were restored to which
+// rewind-lsp (workspace.TakeNotices): which files were restored to which
 // state, so the agent re-reads them instead of trusting its memory, and
 // the reports. h is the history the entries were read from. It is "" when
 // there is nothing to tell.
-func NoticeText(ents []*session.Entry, h *session.History) string {
+func NoticeText(ents []*workspace.Entry, h *workspace.History) string {
 	if len(ents) == 0 {
 		return ""
 	}
@@ -30,7 +30,7 @@ func NoticeText(ents []*session.Entry, h *session.History) string {
 	for _, e := range ents {
 		var b strings.Builder
 		switch e.Kind {
-		case session.KindRewind:
+		case workspace.KindRewind:
 			if len(e.Files) > 0 {
 				fmt.Fprintf(&b, "The workspace was rewound to %s. These files were restored: %s.", where(e, h), fileList(e.Files))
 			} else {
@@ -39,9 +39,9 @@ func NoticeText(ents []*session.Entry, h *session.History) string {
 			if e.Report != "" {
 				fmt.Fprintf(&b, " Report kept with it (what was learnt on the abandoned path): %s", clip(e.Report))
 			}
-		case session.KindUndo:
+		case workspace.KindUndo:
 			fmt.Fprintf(&b, "A rewind was undone: these files are back as they were before it: %s.", fileList(e.Files))
-		case session.KindSummary:
+		case workspace.KindSummary:
 			fmt.Fprintf(&b, "A report was recorded about the work since %s: %s", where(e, h), clip(e.Report))
 		default: // a revert
 			fmt.Fprintf(&b, "The changes of %s were taken back in these files (later changes kept): %s.", where(e, h), fileList(e.Files))
@@ -76,7 +76,7 @@ func NoticeJSON(text string) []byte {
 	return buf.Bytes()
 }
 
-func anyFiles(ents []*session.Entry) bool {
+func anyFiles(ents []*workspace.Entry) bool {
 	for _, e := range ents {
 		if len(e.Files) > 0 {
 			return true
@@ -86,17 +86,17 @@ func anyFiles(ents []*session.Entry) bool {
 }
 
 // where names the state an entry went to, for the agent.
-func where(e *session.Entry, h *session.History) string {
+func where(e *workspace.Entry, h *workspace.History) string {
 	if t := h.Entry(e.TargetEntry); t != nil {
 		switch t.Kind {
-		case session.KindTurnStart:
+		case workspace.KindTurnStart:
 			return fmt.Sprintf("the state before turn %d%s", t.Turn, promptOf(t.Prompt))
-		case session.KindTurnEnd:
+		case workspace.KindTurnEnd:
 			if s := h.Entry(t.Start); s != nil {
 				return fmt.Sprintf("the end of turn %d%s", t.Turn, promptOf(s.Prompt))
 			}
 			return fmt.Sprintf("the end of turn %d", t.Turn)
-		case session.KindCheckpoint:
+		case workspace.KindCheckpoint:
 			if t.Label != "" {
 				return "checkpoint @" + t.Label + promptOf(t.Goal)
 			}

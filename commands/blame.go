@@ -49,7 +49,7 @@ func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	rs, err := s.sess.Blame(rel, text, exists)
+	rs, err := s.ws.Blame(rel, text, exists)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func invoke[A, R any](ctx context.Context, a *Auto, name string, args A, local f
 		rctx, cancel = context.WithTimeout(ctx, time.Second)
 		defer cancel()
 	}
-	if _, err := svc.Session().Recover(rctx); err != nil && (mutating(name) || ctx.Err() != nil) {
+	if _, err := svc.Workspace().Recover(rctx); err != nil && (mutating(name) || ctx.Err() != nil) {
 		return nil, err
 	}
 	return local(svc, ctx, args)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // The conversation half of a rewind (SPEC §9): after the session moved the
@@ -16,20 +16,20 @@ import (
 // conversation forks the agent conversation of a conversation or both
 // rewind's target and records the new session; on any reason not to, it
 // says why only the journal moved.
-func (s *Service) conversation(out *session.Outcome) *ConversationResult {
+func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 	t := out.Target
 	if t == nil || t.Entry == nil {
 		return &ConversationResult{Reason: "the target names no turn"}
 	}
-	start, end := t.Entry, (*session.Entry)(nil)
-	if start.Kind == session.KindTurnEnd {
-		h, err := s.sess.History()
+	start, end := t.Entry, (*workspace.Entry)(nil)
+	if start.Kind == workspace.KindTurnEnd {
+		h, err := s.ws.History()
 		if err != nil {
 			return &ConversationResult{Reason: err.Error()}
 		}
 		end, start = start, h.Entry(start.Start)
 	}
-	if start == nil || start.Kind != session.KindTurnStart {
+	if start == nil || start.Kind != workspace.KindTurnStart {
 		return &ConversationResult{Reason: fmt.Sprintf("%s is not a turn: an agent's conversation can only be rewound to the start or end of one of its turns; only rewind-lsp's journal moved back", t.Spec)}
 	}
 	if start.Agent != agent.ClaudeCode || start.Transcript == "" {
@@ -56,7 +56,7 @@ func (s *Service) conversation(out *session.Outcome) *ConversationResult {
 		}
 		return &ConversationResult{Reason: "forking the transcript failed: " + err.Error()}
 	}
-	if _, err := s.sess.RecordSession(fk.Session, "rewind", s.opts.Actor, agent.ClaudeCode, fk.Transcript); err != nil {
+	if _, err := s.ws.RecordSession(fk.Session, "rewind", s.opts.Actor, agent.ClaudeCode, fk.Transcript); err != nil {
 		return &ConversationResult{Agent: agent.ClaudeCode, Session: fk.Session, Transcript: fk.Transcript, Resume: fk.Resume,
 			Reason: "the fork was written but not recorded: " + err.Error()}
 	}
@@ -65,5 +65,5 @@ func (s *Service) conversation(out *session.Outcome) *ConversationResult {
 
 // movesConversation reports whether mode moves the conversation.
 func movesConversation(mode string) bool {
-	return strings.EqualFold(mode, session.ModeConversation) || strings.EqualFold(mode, session.ModeBoth)
+	return strings.EqualFold(mode, workspace.ModeConversation) || strings.EqualFold(mode, workspace.ModeBoth)
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/rewind-lsp/rewind-lsp/session"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // resourceOps reports whether the editor creates and deletes files itself.
@@ -18,11 +18,11 @@ func (s *Service) resourceOps() bool {
 
 // via is the policy that decides how each file of an operation reaches the
 // disk: nil on the command line (it writes every file itself).
-func (s *Service) via() *session.ViaPolicy {
+func (s *Service) via() *workspace.ViaPolicy {
 	if s.opts.Applier == nil {
 		return nil
 	}
-	p := &session.ViaPolicy{ResourceOps: s.resourceOps()}
+	p := &workspace.ViaPolicy{ResourceOps: s.resourceOps()}
 	if s.opts.Overlay != nil {
 		p.Open = func(rel string) bool { _, ok := s.opts.Overlay.Open(rel); return ok }
 	}
@@ -30,7 +30,7 @@ func (s *Service) via() *session.ViaPolicy {
 }
 
 // plan turns a session outcome into the plan of SPEC §4.
-func (s *Service) plan(out *session.Outcome) *Plan {
+func (s *Service) plan(out *workspace.Outcome) *Plan {
 	p := &Plan{Mode: out.Mode, Files: []PlanFile{}, Skipped: []Skipped{}}
 	if t := out.Target; t != nil {
 		p.Target = PlanTarget{Turn: t.Turn, Label: t.Label, Prompt: t.Prompt, Snapshot: t.Snapshot}
@@ -55,9 +55,9 @@ func (s *Service) plan(out *session.Outcome) *Plan {
 }
 
 // applyFunc adapts the Service's Applier (or the disk) to the session.
-func (s *Service) applyFunc() session.ApplyFunc {
+func (s *Service) applyFunc() workspace.ApplyFunc {
 	if s.opts.Applier == nil {
-		return session.ApplyOnDisk(s.opts.Root)
+		return workspace.ApplyOnDisk(s.opts.Root)
 	}
 	return func(ctx context.Context, label string, ops []snapshot.FileOp, tag string) error {
 		ch := &Change{Root: s.opts.Root, Label: label, Tag: tag}
@@ -78,7 +78,7 @@ func (s *Service) applyFunc() session.ApplyFunc {
 		err := s.opts.Applier.Apply(ctx, ch)
 		var na *NotAppliedError
 		if errors.As(err, &na) {
-			return &session.NotApplied{Reason: na.Reason}
+			return &workspace.NotApplied{Reason: na.Reason}
 		}
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // RevertArgs is the argument of rewind.revert: one turn (Target) or every
@@ -34,7 +34,7 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 	case target != "" && sess != "":
 		return nil, &ArgError{Field: "session", Msg: "give either target or session, not both"}
 	}
-	req := session.RevertRequest{Target: target, Session: sess, DryRun: a.DryRun, Actor: s.actor(ctx),
+	req := workspace.RevertRequest{Target: target, Session: sess, DryRun: a.DryRun, Actor: s.actor(ctx),
 		Key: CallOf(ctx).Key, Via: s.via()}
 	if a.DryRun {
 		req.Key = "" // a dry run records nothing
@@ -55,9 +55,9 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 		}
 		req.Lines = &[2]int{a.Range.Start.Line, a.Range.End.Line}
 	}
-	out, err := s.sess.Revert(ctx, req, s.overlay(), s.applyFunc())
+	out, err := s.ws.Revert(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil {
-		var bad *session.BadRequestError
+		var bad *workspace.BadRequestError
 		if errors.As(err, &bad) {
 			return nil, &ArgError{Field: bad.Field, Msg: bad.Msg}
 		}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewind-lsp/rewind-lsp/session"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // Options configure a Service for one workspace root.
@@ -28,7 +28,7 @@ type Options struct {
 	// MaxFileBytes bounds captured file size; 0 means 10 MiB.
 	MaxFileBytes int64
 	// MaxStoreBytes is the store's budget for automatic retention: 0 means
-	// the default (session.DefaultRetention), < 0 no budget.
+	// the default (workspace.DefaultRetention), < 0 no budget.
 	MaxStoreBytes int64
 	// MaxAgeDays drops unpinned snapshots older than this automatically: 0
 	// means the default, < 0 no bound.
@@ -46,12 +46,12 @@ type ResourceOps interface {
 // line and the language server both call it. It is safe for concurrent use.
 type Service struct {
 	opts Options
-	sess *session.Session
+	ws   *workspace.Workspace
 }
 
 // Open opens (creating if needed) the store of opts.Root.
 func Open(opts Options) (*Service, error) {
-	sess, err := session.Open(opts.Root, opts.StoreDir, opts.MaxFileBytes)
+	sess, err := workspace.Open(opts.Root, opts.StoreDir, opts.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func Open(opts Options) (*Service, error) {
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
-	return &Service{opts: opts, sess: sess}, nil
+	return &Service{opts: opts, ws: sess}, nil
 }
 
 // Close releases the service's resources.
@@ -77,10 +77,10 @@ func (s *Service) Root() string { return s.opts.Root }
 func (s *Service) StoreDir() string { return s.opts.StoreDir }
 
 // JournalPath is the journal file; it changes whenever any process appends.
-func (s *Service) JournalPath() string { return s.sess.Journal().Path() }
+func (s *Service) JournalPath() string { return s.ws.Journal().Path() }
 
-// Session is the underlying session (gc, fsck, history).
-func (s *Service) Session() *session.Session { return s.sess }
+// Workspace is the underlying session (gc, fsck, history).
+func (s *Service) Workspace() *workspace.Workspace { return s.ws }
 
 func (s *Service) overlay() snapshot.Overlay {
 	if s.opts.Overlay == nil {
@@ -99,7 +99,7 @@ func (s *Service) actor(ctx context.Context) string {
 
 // Checkpoint captures a labeled checkpoint.
 func (s *Service) Checkpoint(ctx context.Context, a CheckpointArgs) (*CheckpointResult, error) {
-	e, err := s.sess.Checkpoint(ctx, session.CheckpointRequest{Label: a.Label, Goal: a.Goal, Actor: s.actor(ctx), Key: CallOf(ctx).Key})
+	e, err := s.ws.Checkpoint(ctx, workspace.CheckpointRequest{Label: a.Label, Goal: a.Goal, Actor: s.actor(ctx), Key: CallOf(ctx).Key})
 	if err != nil {
 		return nil, err
 	}
@@ -115,12 +115,12 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 	if src == "" {
 		src = s.actor(ctx)
 	}
-	req := session.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
+	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
 		Agent: a.Agent, Transcript: a.Transcript, Key: CallOf(ctx).Key}
 	if a.Transcript != "" {
-		req.Fork = &session.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
+		req.Fork = &workspace.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
 	}
-	e, err := s.sess.TurnStart(ctx, req)
+	e, err := s.ws.TurnStart(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +129,11 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 
 // TurnEnd ends the open turn; with none open it records nothing.
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
-	req := session.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), Key: CallOf(ctx).Key}
+	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), Key: CallOf(ctx).Key}
 	if a.ForkBytes > 0 || a.ForkUUID != "" {
-		req.Fork = &session.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
+		req.Fork = &workspace.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
 	}
-	end, _, err := s.sess.TurnEnd(ctx, req)
+	end, _, err := s.ws.TurnEnd(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, e
 	return &TurnEndResult{Entry: end.ID, Turn: end.Turn, Snapshot: end.Snapshot, Changed: fileChanges(end.Changed)}, nil
 }
 
-func fileChanges(cs []session.Change) []FileChange {
+func fileChanges(cs []workspace.Change) []FileChange {
 	out := make([]FileChange, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode})
@@ -160,7 +160,7 @@ func stamp(t time.Time) string {
 
 // List lists turns, checkpoints and rewinds, oldest first.
 func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
-	h, err := s.sess.History()
+	h, err := s.ws.History()
 	if err != nil {
 		return nil, err
 	}
@@ -179,16 +179,16 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	}
 	for _, e := range src {
 		switch e.Kind {
-		case session.KindCheckpoint:
+		case workspace.KindCheckpoint:
 			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot})
-		case session.KindSummary:
+		case workspace.KindSummary:
 			out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time)})
 		}
 	}
 	// Rewinds are listed from the whole journal: a conversation rewind
 	// leaves the branch it came from, but it still happened.
 	for _, e := range h.Entries {
-		if e.Kind == session.KindRewind || e.Kind == session.KindRevert { // a revert: mode "revert", target its turn
+		if e.Kind == workspace.KindRewind || e.Kind == workspace.KindRevert { // a revert: mode "revert", target its turn
 			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
 				Undone: h.Undone(e.ID), Applied: h.Applied(e)})
 		}
@@ -211,18 +211,18 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 }
 
 // request converts preview/rewind arguments into a session request.
-func (s *Service) request(ctx context.Context, target, mode string, paths []string, rng *Range, force bool, report string) (session.RewindRequest, error) {
-	req := session.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.actor(ctx),
+func (s *Service) request(ctx context.Context, target, mode string, paths []string, rng *Range, force bool, report string) (workspace.RewindRequest, error) {
+	req := workspace.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.actor(ctx),
 		Key: CallOf(ctx).Key, Via: s.via()}
 	if strings.TrimSpace(target) == "" {
 		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
 	}
 	found := false
-	for _, m := range session.Modes {
+	for _, m := range workspace.Modes {
 		found = found || m == mode
 	}
 	if mode != "" && !found {
-		return req, &ArgError{Field: "mode", Msg: fmt.Sprintf("unknown mode %q (want one of %s)", mode, strings.Join(session.Modes, ", "))}
+		return req, &ArgError{Field: "mode", Msg: fmt.Sprintf("unknown mode %q (want one of %s)", mode, strings.Join(workspace.Modes, ", "))}
 	}
 
 	for _, p := range paths {
@@ -260,7 +260,7 @@ func (s *Service) RelPath(p string) (string, error) {
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(s.opts.Root, p)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			if r, err2 := filepath.Rel(s.opts.Root, session.RealPath(filepath.Clean(p))); err2 == nil {
+			if r, err2 := filepath.Rel(s.opts.Root, workspace.RealPath(filepath.Clean(p))); err2 == nil {
 				rel, err = r, nil
 			}
 		}
@@ -278,15 +278,15 @@ func (s *Service) RelPath(p string) (string, error) {
 
 // mapErr turns session errors into the command set's error types.
 func mapErr(err error) error {
-	var ut *session.UnknownTargetError
+	var ut *workspace.UnknownTargetError
 	if errors.As(err, &ut) {
 		return &ArgError{Field: "target", Msg: ut.Error()}
 	}
-	var re *session.RefusedError
+	var re *workspace.RefusedError
 	if errors.As(err, &re) {
 		return &RefusedError{Msg: re.Msg}
 	}
-	var pe *session.UnknownPathError
+	var pe *workspace.UnknownPathError
 	if errors.As(err, &pe) {
 		return &ArgError{Field: "paths", Msg: pe.Error()}
 	}
@@ -300,7 +300,7 @@ func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.sess.Preview(ctx, req, s.overlay())
+	out, err := s.ws.Preview(ctx, req, s.overlay())
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -317,10 +317,10 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 	if et, ok := s.opts.Overlay.(EditorTouch); ok {
 		req.Touched = et.EditorTouched
 	}
-	if a.Mode == session.ModeSummarize && strings.TrimSpace(a.Report) == "" {
+	if a.Mode == workspace.ModeSummarize && strings.TrimSpace(a.Report) == "" {
 		return nil, &ArgError{Field: "report", Msg: "is required with mode summarize (what was learnt on the abandoned path)"}
 	}
-	out, err := s.sess.Rewind(ctx, req, s.overlay(), s.applyFunc())
+	out, err := s.ws.Rewind(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -337,7 +337,7 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 
 // Undo undoes the latest rewind not yet undone.
 func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
-	out, err := s.sess.Undo(ctx, session.UndoRequest{Force: a.Force, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()},
+	out, err := s.ws.Undo(ctx, workspace.UndoRequest{Force: a.Force, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()},
 		s.overlay(), s.applyFunc())
 	if err != nil {
 		return nil, mapErr(err)
@@ -345,7 +345,7 @@ func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
 	return s.result(out), nil
 }
 
-func (s *Service) result(out *session.Outcome) *RewindResult {
+func (s *Service) result(out *workspace.Outcome) *RewindResult {
 	r := &RewindResult{Applied: out.Applied, FailureReason: out.FailureReason, Plan: s.plan(out)}
 	if out.Entry != nil {
 		r.Entry = out.Entry.ID
@@ -362,7 +362,7 @@ func (s *Service) FileHistory(ctx context.Context, a FileHistoryArgs) (*FileHist
 	if err != nil {
 		return nil, &ArgError{Field: "uri", Msg: err.Error()}
 	}
-	h, err := s.sess.History()
+	h, err := s.ws.History()
 	if err != nil {
 		return nil, err
 	}
@@ -383,15 +383,15 @@ func (s *Service) FileHistory(ctx context.Context, a FileHistoryArgs) (*FileHist
 
 // Status reports the state of the root's store.
 func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, error) {
-	h, err := s.sess.History()
+	h, err := s.ws.History()
 	if err != nil {
 		return nil, err
 	}
-	mode := s.sess.WatchMode()
+	mode := s.ws.WatchMode()
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: len(h.Turns(false)), Snapshots: h.SnapshotCount(),
-		StoreBytes: s.sess.StoreBytes(), Watching: mode == "watch", WatchMode: mode,
-		LastCaptureMs: float64(s.sess.LastCapture().Microseconds()) / 1000}
-	r := s.sess.Retention()
+		StoreBytes: s.ws.StoreBytes(), Watching: mode == "watch", WatchMode: mode,
+		LastCaptureMs: float64(s.ws.LastCapture().Microseconds()) / 1000}
+	r := s.ws.Retention()
 	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24
 	if open := h.OpenTurn(); open != nil {
 		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Source: open.Source, Session: open.Session, Started: stamp(open.Time)}
@@ -403,7 +403,7 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 // its kind ("file", "exec", "symlink"). It fails for a missing path or a
 // snapshot whose content is gone.
 func (s *Service) Content(snap, rel string) ([]byte, string, error) {
-	data, kind, err := s.sess.Content(snap, rel)
+	data, kind, err := s.ws.Content(snap, rel)
 	if err != nil {
 		return nil, "", err
 	}
@@ -411,9 +411,9 @@ func (s *Service) Content(snap, rel string) ([]byte, string, error) {
 }
 
 // RetentionFor is the automatic retention opts ask for: the defaults
-// (session.DefaultRetention) with the bounds opts set.
-func RetentionFor(opts Options) session.Retention {
-	r := session.DefaultRetention
+// (workspace.DefaultRetention) with the bounds opts set.
+func RetentionFor(opts Options) workspace.Retention {
+	r := workspace.DefaultRetention
 	switch {
 	case opts.MaxStoreBytes < 0:
 		r.MaxBytes = 0

@@ -3,7 +3,7 @@ package commands
 import (
 	"context"
 
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // NameToolCall records an agent's tool call (an agent hook's PreToolUse or
@@ -46,7 +46,7 @@ func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult
 		}
 		paths = append(paths, rel)
 	}
-	e, err := s.sess.RecordTool(ctx, session.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: a.Phase,
+	e, err := s.ws.RecordTool(ctx, workspace.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: a.Phase,
 		Paths: paths, Capture: a.Capture, Actor: s.opts.Actor})
 	if err != nil {
 		return nil, err

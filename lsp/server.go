@@ -36,7 +36,7 @@ type Server struct {
 	progress bool
 
 	docs *documents
-	ws   workspace
+	ws   folderSet
 
 	blameWarm sync.Mutex // one blame warm-up at a time (hover.go)
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // folder is one workspace folder with its own commands.Service (and so its
@@ -23,7 +23,7 @@ type folder struct {
 	sock  *commands.SocketServer // serves the command line of this root; nil when another server does
 	// tracker watches the disk: captures cost what changed, and agent
 	// changes with no turn open become automatic turns (SPEC §5.4).
-	tracker *session.Tracker
+	tracker *workspace.Tracker
 }
 
 // roots returns the folder's path as the client named it and, when it
@@ -53,7 +53,7 @@ func (f *folder) match(p string) (rel string, rootLen int, ok bool) {
 		}
 	}
 	sr := filepath.Clean(f.svc.Root())
-	if real := session.RealPath(p); real != p {
+	if real := workspace.RealPath(p); real != p {
 		if rel, ok := relIn(sr, real); ok {
 			return rel, len(sr), true
 		}
@@ -61,13 +61,13 @@ func (f *folder) match(p string) (rel string, rootLen int, ok bool) {
 	return "", 0, false
 }
 
-// workspace is the set of open folders, in the order the client gave them.
-type workspace struct {
+// folderSet is the set of open folders, in the order the client gave them.
+type folderSet struct {
 	mu      sync.RWMutex
 	folders []*folder
 }
 
-func (w *workspace) list() []*folder {
+func (w *folderSet) list() []*folder {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return append([]*folder(nil), w.folders...)
@@ -82,7 +82,7 @@ func storeFor(storeDir string, first bool, path string) string {
 	if storeDir == "" || first {
 		return storeDir
 	}
-	if real, err := session.RealRoot(path); err == nil {
+	if real, err := workspace.RealRoot(path); err == nil {
 		path = real
 	}
 	sum := sha256.Sum256([]byte(path))
@@ -121,7 +121,7 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 	f.svc = svc
 	// A rewind, revert or undo that a killed process left half done is
 	// finished before anything else reads the files.
-	if n, err := svc.Session().Recover(s.baseCtx); err != nil {
+	if n, err := svc.Workspace().Recover(s.baseCtx); err != nil {
 		s.log.Printf("folder %s: finishing an interrupted rewind: %v", p, err)
 	} else if n > 0 {
 		s.log.Printf("folder %s: finished %d interrupted rewind(s)", p, n)
@@ -130,7 +130,7 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 	s.hadFolder = true
 	s.ws.folders = append(s.ws.folders, f)
 	f.watch = s.watchJournal(f)
-	f.tracker = svc.Session().Track(s.trackOptions(f))
+	f.tracker = svc.Workspace().Track(s.trackOptions(f))
 	if sock, err := commands.ServeSocket(svc); err != nil {
 		s.log.Printf("folder %s: the command line cannot use this server: %v", p, err)
 	} else {
@@ -197,7 +197,7 @@ func (s *Server) selectFolder(sc commands.Scope) (*folder, error) {
 				}
 			}
 		}
-		if real, err := session.RealRoot(p); err == nil { // another link to a folder
+		if real, err := workspace.RealRoot(p); err == nil { // another link to a folder
 			for _, f := range folders {
 				if filepath.Clean(f.svc.Root()) == real {
 					return f, nil
@@ -241,8 +241,8 @@ const editorSaveWait = 500 * time.Millisecond
 // trackOptions configure live tracking of a folder: the server's
 // initialization options, and the open documents to tell the person's saves
 // from an agent's writes.
-func (s *Server) trackOptions(f *folder) session.TrackOptions {
-	o := session.TrackOptions{
+func (s *Server) trackOptions(f *folder) workspace.TrackOptions {
+	o := workspace.TrackOptions{
 		Quiet:        time.Duration(s.opts.AutoTurnQuietMs) * time.Millisecond,
 		MaxWatches:   s.opts.MaxWatches,
 		PollInterval: time.Duration(s.opts.PollIntervalMs) * time.Millisecond,

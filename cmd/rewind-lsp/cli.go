@@ -16,7 +16,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 const usage = `rewind-lsp — record an AI agent's turns and rewind them safely
@@ -176,9 +176,9 @@ func (c *cli) exit(err error) int {
 // tree), so every spelling of a folder finds the one root and store.
 func findRoot(flagRoot, dir string) (string, error) {
 	if flagRoot != "" {
-		return session.RealRoot(flagRoot)
+		return workspace.RealRoot(flagRoot)
 	}
-	dir, err := session.RealRoot(dir)
+	dir, err := workspace.RealRoot(dir)
 	if err != nil {
 		return "", err
 	}
@@ -204,7 +204,7 @@ func (c *cli) locate(dir string) (root, store string, err error) {
 	}
 	store = c.g.store
 	if store == "" {
-		store, err = session.DefaultStoreDir(root)
+		store, err = workspace.DefaultStoreDir(root)
 	} else {
 		store, err = filepath.Abs(store)
 	}
@@ -395,8 +395,8 @@ func (c *cli) gc(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := svc.Session().Retain(session.Retention{MaxSnapshots: *maxSnaps,
-		MaxAge: time.Duration(*maxAge * 24 * float64(time.Hour)), MaxBytes: svc.Session().Retention().MaxBytes})
+	rep, err := svc.Workspace().Retain(workspace.Retention{MaxSnapshots: *maxSnaps,
+		MaxAge: time.Duration(*maxAge * 24 * float64(time.Hour)), MaxBytes: svc.Workspace().Retention().MaxBytes})
 	if err != nil {
 		return err
 	}
@@ -417,7 +417,7 @@ func (c *cli) fsck(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := svc.Session().FsckReport()
+	rep, err := svc.Workspace().FsckReport()
 	if err != nil {
 		return err
 	}
@@ -427,7 +427,7 @@ func (c *cli) fsck(args []string) error {
 	}
 	if c.g.json {
 		if probs == nil {
-			probs = []session.Problem{}
+			probs = []workspace.Problem{}
 		}
 		if err := c.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs, "notes": rep.Notes}); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/session"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // hookBudget is how long a hook may take: the agent waits for it, and SPEC
@@ -94,7 +94,7 @@ func (c *cli) hookEvent() (err error) {
 		if err != nil {
 			return err
 		}
-		_, err = svc.Session().RecordSession(ev.SessionID, ev.Source, "hook", agent.ClaudeCode, ev.Transcript)
+		_, err = svc.Workspace().RecordSession(ev.SessionID, ev.Source, "hook", agent.ClaudeCode, ev.Transcript)
 		return err
 	}
 	return c.hookTool(ev)
@@ -130,7 +130,7 @@ func (c *cli) hookPrompt(ev *agent.Event) error {
 	if err != nil {
 		return err
 	}
-	ents, h, err := svc.Session().TakeNotices(ev.SessionID)
+	ents, h, err := svc.Workspace().TakeNotices(ev.SessionID)
 	if err != nil {
 		return err
 	}
@@ -146,9 +146,9 @@ func (c *cli) hookTool(ev *agent.Event) error {
 	if !relevant || ev.SessionID == "" || (!capture && ev.Name == agent.EventPreToolUse) {
 		return nil
 	}
-	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: session.PhasePost, Capture: capture}
+	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: workspace.PhasePost, Capture: capture}
 	if ev.Name == agent.EventPreToolUse {
-		a.Phase = session.PhasePre
+		a.Phase = workspace.PhasePre
 	}
 	if !capture {
 		root, _, err := c.locate(ev.Cwd)

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 type ws struct {
 	t    testing.TB
 	root string
-	s    *Session
+	s    *Workspace
 }
 
 func newWS(t testing.TB) *ws {

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -34,7 +34,7 @@ type ToolCall struct {
 // "post" lists what changed since its "pre". It returns the entry, or nil
 // when there was nothing to record (a "pre" of a call that names its
 // paths).
-func (s *Session) RecordTool(ctx context.Context, c ToolCall) (*Entry, error) {
+func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*Entry, error) {
 	if c.Phase != PhasePre && c.Phase != PhasePost {
 		c.Phase = PhasePost
 	}
@@ -98,7 +98,7 @@ func preOf(h *History, c ToolCall) *Entry {
 // attribute fills end's Wrote and Attributed from the tool entries of the
 // turn start: the union of what its calls wrote; a Bash call with no
 // "post" (interrupted) counts what changed from its "pre" to res.
-func (s *Session) attribute(h *History, start *Entry, res *snapshot.Result, end *Entry) error {
+func (s *Workspace) attribute(h *History, start *Entry, res *snapshot.Result, end *Entry) error {
 	var files []string
 	pending := map[string]*Entry{}
 	for _, e := range h.Entries {
@@ -126,7 +126,7 @@ func (s *Session) attribute(h *History, start *Entry, res *snapshot.Result, end 
 }
 
 // changedPaths lists the paths that differ between snapshots a and b.
-func (s *Session) changedPaths(a, b string) ([]string, error) {
+func (s *Workspace) changedPaths(a, b string) ([]string, error) {
 	ida, idb, err := parseSnaps(a, b)
 	if err != nil {
 		return nil, err

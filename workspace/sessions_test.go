@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -12,7 +12,7 @@ type sessFixture struct {
 	t    *testing.T
 	ctx  context.Context
 	root string
-	s    *Session
+	s    *Workspace
 }
 
 func newSessFixture(t *testing.T) *sessFixture {

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"fmt"
@@ -27,14 +27,14 @@ const retainEvery = 24 * time.Hour
 
 // SetRetention sets the bounds automatic retention keeps the store within
 // (zero fields: no bound).
-func (s *Session) SetRetention(r Retention) {
+func (s *Workspace) SetRetention(r Retention) {
 	s.mu.Lock()
 	s.retention = r
 	s.mu.Unlock()
 }
 
 // Retention is the bounds automatic retention keeps the store within.
-func (s *Session) Retention() Retention {
+func (s *Workspace) Retention() Retention {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.retention
@@ -44,7 +44,7 @@ func (s *Session) Retention() Retention {
 // lock and the store is past its bounds. It is cheap when it is not: a
 // listing of the packs folder and a small file read. A failure is said
 // on stderr (the log, in a server) and fails nothing.
-func (s *Session) afterWrite(l *Lock) {
+func (s *Workspace) afterWrite(l *Lock) {
 	s.mu.Lock()
 	captured := s.captured
 	s.captured = false
@@ -101,7 +101,7 @@ func (h *History) oldestTime() time.Time {
 	return h.Entries[0].Time
 }
 
-func (s *Session) readRetention() (time.Time, int64) {
+func (s *Workspace) readRetention() (time.Time, int64) {
 	data, err := os.ReadFile(filepath.Join(s.dir, retentionFile))
 	if err != nil {
 		return time.Time{}, 0
@@ -118,6 +118,6 @@ func (s *Session) readRetention() (time.Time, int64) {
 	return time.Unix(sec, 0), n
 }
 
-func (s *Session) writeRetention(t time.Time, bytes int64) {
+func (s *Workspace) writeRetention(t time.Time, bytes int64) {
 	os.WriteFile(filepath.Join(s.dir, retentionFile), []byte(fmt.Sprintf("%d %d\n", t.Unix(), bytes)), 0o600)
 }

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"sort"
@@ -116,7 +116,7 @@ func (v fileVersion) text() bool {
 
 // version looks rel up in snapshot snap and loads its content (nothing for
 // a file whose content was not captured).
-func (s *Session) version(snap snapshot.ID, rel string) (fileVersion, error) {
+func (s *Workspace) version(snap snapshot.ID, rel string) (fileVersion, error) {
 	e, ok, err := snapshot.Lookup(s.objects, snap, rel)
 	if err != nil || !ok {
 		return fileVersion{}, err
@@ -132,7 +132,7 @@ func (s *Session) version(snap snapshot.ID, rel string) (fileVersion, error) {
 }
 
 // versionAt is version for a snapshot given as a string.
-func (s *Session) versionAt(snap, rel string) (fileVersion, error) {
+func (s *Workspace) versionAt(snap, rel string) (fileVersion, error) {
 	id, err := parseSnap(snap)
 	if err != nil {
 		return fileVersion{}, err

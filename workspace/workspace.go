@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -72,9 +72,9 @@ func DefaultStoreDir(root string) (string, error) {
 	return filepath.Join(home, filepath.Base(abs)+"-"+hex.EncodeToString(sum[:])[:12]), nil
 }
 
-// Session is the journal and snapshots of one workspace root. It is safe
+// Workspace is the journal and snapshots of one workspace root. It is safe
 // for concurrent use, and several processes may open the same root.
-type Session struct {
+type Workspace struct {
 	root     string
 	dir      string
 	objects  *snapshot.Objects
@@ -95,7 +95,7 @@ type Session struct {
 
 // SetOpenPaths tells the session which root-relative paths the editor
 // holds open, so captures with the editor's buffers patch just those.
-func (s *Session) SetOpenPaths(fn func() []string) {
+func (s *Workspace) SetOpenPaths(fn func() []string) {
 	s.mu.Lock()
 	s.openPaths = fn
 	s.mu.Unlock()
@@ -103,7 +103,7 @@ func (s *Session) SetOpenPaths(fn func() []string) {
 
 // withBuffers patches the open buffers' text into a disk capture, for the
 // files the capture holds (as a full walk with the buffers would).
-func (s *Session) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, open []string) (*snapshot.Result, error) {
+func (s *Workspace) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, open []string) (*snapshot.Result, error) {
 	changes := map[string]*snapshot.Entry{}
 	for _, p := range open {
 		text, ok := overlay(p)
@@ -141,7 +141,7 @@ func (s *Session) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, op
 // Open opens the session of root with its store in dir ("" = default).
 // The session knows the root by its real path (RealRoot): captures, writes
 // and Root use it, whichever spelling the caller gave.
-func Open(root, dir string, maxFileBytes int64) (*Session, error) {
+func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 	abs, err := RealRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
@@ -184,7 +184,7 @@ func Open(root, dir string, maxFileBytes int64) (*Session, error) {
 	if realDir == abs || strings.HasPrefix(realDir, abs+string(filepath.Separator)) {
 		exclude = append(exclude, realDir)
 	}
-	return &Session{
+	return &Workspace{
 		root:      abs,
 		dir:       dir,
 		objects:   objects,
@@ -195,26 +195,26 @@ func Open(root, dir string, maxFileBytes int64) (*Session, error) {
 }
 
 // Root is the absolute workspace root.
-func (s *Session) Root() string { return s.root }
+func (s *Workspace) Root() string { return s.root }
 
 // Dir is the store folder.
-func (s *Session) Dir() string { return s.dir }
+func (s *Workspace) Dir() string { return s.dir }
 
 // Objects is the object store.
-func (s *Session) Objects() *snapshot.Objects { return s.objects }
+func (s *Workspace) Objects() *snapshot.Objects { return s.objects }
 
 // Journal is the journal.
-func (s *Session) Journal() *Journal { return s.journal }
+func (s *Workspace) Journal() *Journal { return s.journal }
 
 // LastCapture is the duration of this process's last capture.
-func (s *Session) LastCapture() time.Duration {
+func (s *Workspace) LastCapture() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastCapture
 }
 
 // History reads the journal.
-func (s *Session) History() (*History, error) {
+func (s *Workspace) History() (*History, error) {
 	ents, _, err := s.journal.Read()
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (s *Session) History() (*History, error) {
 
 // capture snapshots the root; h is the history read under the lock (a gc
 // since the last capture drops the caches, whose objects may be gone).
-func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Overlay) (*snapshot.Result, error) {
+func (s *Workspace) capture(ctx context.Context, h *History, overlay snapshot.Overlay) (*snapshot.Result, error) {
 	s.mu.Lock()
 	if n := h.GCCount(); n != s.gcSeen {
 		s.gcSeen = n
@@ -261,14 +261,14 @@ func (s *Session) capture(ctx context.Context, h *History, overlay snapshot.Over
 }
 
 // lastCaptured is the latest capture of the disk (zero before any).
-func (s *Session) lastCaptured() snapshot.ID {
+func (s *Workspace) lastCaptured() snapshot.ID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastID
 }
 
 // noteCapture remembers the latest capture of the disk.
-func (s *Session) noteCapture(res *snapshot.Result) {
+func (s *Workspace) noteCapture(res *snapshot.Result) {
 	s.mu.Lock()
 	s.lastID = res.ID
 	s.mu.Unlock()
@@ -276,7 +276,7 @@ func (s *Session) noteCapture(res *snapshot.Result) {
 
 // WatchMode is how a running server sees changes: "watch", "poll", or
 // "none" when the session is not tracked.
-func (s *Session) WatchMode() string {
+func (s *Workspace) WatchMode() string {
 	s.mu.Lock()
 	t := s.tracker
 	s.mu.Unlock()
@@ -289,12 +289,12 @@ func (s *Session) WatchMode() string {
 // locked runs fn holding the journal lock, with the history read under it.
 // An operation that an earlier process left unfinished is finished first
 // (see recover), so fn never sees one.
-func (s *Session) locked(fn func(l *Lock, h *History) error) error {
+func (s *Workspace) locked(fn func(l *Lock, h *History) error) error {
 	return s.lockedCtx(context.Background(), fn)
 }
 
 // lockedCtx is locked, giving up waiting for the lock when ctx ends.
-func (s *Session) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) error) error {
+func (s *Workspace) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) error) error {
 	l, err := s.journal.LockContext(ctx)
 	if err != nil {
 		return err
@@ -323,7 +323,7 @@ func (s *Session) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) er
 // and reports how many: a language server calls it when it starts, the
 // command line before any command (commands that take the journal lock
 // would do it anyway). When nothing is unfinished it takes no lock.
-func (s *Session) Recover(ctx context.Context) (int, error) {
+func (s *Workspace) Recover(ctx context.Context) (int, error) {
 	h, err := s.History()
 	if err != nil || len(h.Unfinished()) == 0 {
 		return 0, err
@@ -373,7 +373,7 @@ type ForkPoint struct {
 // endTurn appends the end of open turn start, capturing res as its end
 // state, and returns the entry. The files the session's tool calls wrote
 // during the turn (tool entries) are summed up on it.
-func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Result, req TurnRequest) (*Entry, error) {
+func (s *Workspace) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Result, req TurnRequest) (*Entry, error) {
 	changed, err := s.Changes(start.Snapshot, res.ID.String())
 	if err != nil {
 		return nil, err
@@ -396,7 +396,7 @@ func (s *Session) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Resul
 // TurnStart opens a turn, capturing its start state. The same session's
 // turn still open is ended first, with the same capture as its end state,
 // and so is an automatic turn; other sessions' turns stay open.
-func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error) {
+func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error) {
 	var out *Entry
 	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
 		if e := h.ByKey(req.Key); e != nil && e.Kind == KindTurnStart {
@@ -434,7 +434,7 @@ func (s *Session) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error
 // its end state, and returns the end entry and the turn's start; both are
 // nil when that session has no open turn (nothing is recorded then).
 // Other sessions' turns stay open.
-func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
+func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
 	defer tr.Done()
 	err = s.lockedCtx(ctx, func(l *Lock, h *History) error {
@@ -462,7 +462,7 @@ func (s *Session) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Ent
 // EndOpenTurns ends every open turn with the capture res (a rewind does
 // this first, so each session's work is recorded before files change) and
 // returns the history with the end entries.
-func (s *Session) EndOpenTurns(l *Lock, h *History, res *snapshot.Result, actor string) (*History, error) {
+func (s *Workspace) EndOpenTurns(l *Lock, h *History, res *snapshot.Result, actor string) (*History, error) {
 	for _, open := range h.OpenTurns() {
 		end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor})
 		if err != nil {
@@ -482,7 +482,7 @@ type CheckpointRequest struct {
 
 // Checkpoint captures a checkpoint with an optional label and goal, and
 // returns its entry (Count holds the number of files captured).
-func (s *Session) Checkpoint(ctx context.Context, req CheckpointRequest) (*Entry, error) {
+func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*Entry, error) {
 	var out *Entry
 	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
 		if e := h.ByKey(req.Key); e != nil && e.Kind == KindCheckpoint {
@@ -502,7 +502,7 @@ func (s *Session) Checkpoint(ctx context.Context, req CheckpointRequest) (*Entry
 
 // RecordSession appends a session entry (an agent session started, with
 // its agent and transcript when known).
-func (s *Session) RecordSession(sessionID, source, actor, agent, transcript string) (*Entry, error) {
+func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript string) (*Entry, error) {
 	var out *Entry
 	err := s.locked(func(l *Lock, h *History) error {
 		out = &Entry{Parent: h.Leaf(), Kind: KindSession, Actor: actor, Session: sessionID, Source: source,
@@ -514,7 +514,7 @@ func (s *Session) RecordSession(sessionID, source, actor, agent, transcript stri
 
 // Changes lists what changed from snapshot a to snapshot b, with line
 // counts ("" is the empty state).
-func (s *Session) Changes(a, b string) ([]Change, error) {
+func (s *Workspace) Changes(a, b string) ([]Change, error) {
 	ida, idb, err := parseSnaps(a, b)
 	if err != nil {
 		return nil, err
@@ -549,7 +549,7 @@ func parseSnaps(a, b string) (snapshot.ID, snapshot.ID, error) {
 }
 
 // Content returns the content and kind of rel in snapshot snap.
-func (s *Session) Content(snap, rel string) ([]byte, snapshot.Kind, error) {
+func (s *Workspace) Content(snap, rel string) ([]byte, snapshot.Kind, error) {
 	id, err := snapshot.ParseID(snap)
 	if err != nil {
 		return nil, 0, err

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// journalSession opens a session on a fresh root and store.
-func journalSession(t *testing.T) (*Session, string) {
+// journalWorkspace opens a session on a fresh root and store.
+func journalWorkspace(t *testing.T) (*Workspace, string) {
 	t.Helper()
 	root := t.TempDir()
 	s, err := Open(root, t.TempDir(), 0)
@@ -23,7 +23,7 @@ func journalSession(t *testing.T) (*Session, string) {
 }
 
 // turn records one turn that writes f.txt.
-func turn(t *testing.T, s *Session, root, prompt string) {
+func turn(t *testing.T, s *Workspace, root, prompt string) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: prompt}); err != nil {
@@ -35,7 +35,7 @@ func turn(t *testing.T, s *Session, root, prompt string) {
 	}
 }
 
-func checkpoint(t *testing.T, s *Session, label string) {
+func checkpoint(t *testing.T, s *Workspace, label string) {
 	t.Helper()
 	if _, err := s.Checkpoint(context.Background(), CheckpointRequest{Label: label, Actor: "test"}); err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func checkpoint(t *testing.T, s *Session, label string) {
 }
 
 // journalProblems is what fsck says about the journal.
-func journalProblems(t *testing.T, s *Session) []Problem {
+func journalProblems(t *testing.T, s *Workspace) []Problem {
 	t.Helper()
 	probs, err := s.Fsck()
 	if err != nil {
@@ -63,7 +63,7 @@ func journalProblems(t *testing.T, s *Session) []Problem {
 // line instead of cutting it, rewrites no earlier byte, and fsck goes on
 // naming the damaged line, while every intact entry stays readable.
 func TestJournalTornLineKeptAndReported(t *testing.T) {
-	s, root := journalSession(t)
+	s, root := journalWorkspace(t)
 	turn(t, s, root, "one")
 	checkpoint(t, s, "before-the-crash")
 	path := s.Journal().Path()
@@ -113,7 +113,7 @@ func TestJournalTornLineKeptAndReported(t *testing.T) {
 func TestJournalDamagedLineHidesNothing(t *testing.T) {
 	for _, damage := range []string{"turn 2's start", "the checkpoint", "turn 2's start and the checkpoint"} {
 		t.Run(damage, func(t *testing.T) {
-			s, root := journalSession(t)
+			s, root := journalWorkspace(t)
 			turn(t, s, root, "one")
 			checkpoint(t, s, "middle")
 			turn(t, s, root, "two")

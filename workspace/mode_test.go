@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // the automatic turn records it (a mode-only change), rewinding that turn
 // brings the executable bit back, and the rewind's own chmod is no turn.
 func TestAutoTurnCatchesModeOnlyChange(t *testing.T) {
-	s, _, root := trackedSession(t, TrackOptions{})
+	s, _, root := trackedWorkspace(t, TrackOptions{})
 	os.WriteFile(filepath.Join(root, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
 	waitUntil(t, "the auto turn of run.sh", func() bool {
 		ts := turns(t, s)

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"fmt"
@@ -66,12 +66,12 @@ type snapRef struct {
 // undo snapshots of the latest rewinds, the open turn's start and the last
 // recorded state are pinned. Journal entries stay; a gc entry marks the
 // dropped snapshots gone. What is kept is repacked into one pack.
-func (s *Session) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
+func (s *Workspace) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
 	return s.Retain(Retention{MaxSnapshots: maxSnapshots, MaxAge: maxAge})
 }
 
 // Retain is GC with a store budget as well.
-func (s *Session) Retain(r Retention) (*GCReport, error) {
+func (s *Workspace) Retain(r Retention) (*GCReport, error) {
 	var rep *GCReport
 	err := s.locked(func(l *Lock, h *History) error {
 		var err error
@@ -133,7 +133,7 @@ func snapshotRefs(h *History) []*snapRef {
 // retainLocked drops what r does not keep; full repacks everything kept
 // into one pack (gc), else packs that stay mostly alive are left alone
 // (automatic retention).
-func (s *Session) retainLocked(l *Lock, h *History, r Retention, full bool) (*GCReport, error) {
+func (s *Workspace) retainLocked(l *Lock, h *History, r Retention, full bool) (*GCReport, error) {
 	rep := &GCReport{SnapshotsDropped: []string{}}
 	all := snapshotRefs(h)
 	now := time.Now()
@@ -255,7 +255,7 @@ type FsckReport struct {
 
 // Fsck verifies every journal line, every stored object against its ID,
 // and that every snapshot the journal needs is whole.
-func (s *Session) Fsck() ([]Problem, error) {
+func (s *Workspace) Fsck() ([]Problem, error) {
 	rep, err := s.FsckReport()
 	if err != nil {
 		return nil, err
@@ -264,7 +264,7 @@ func (s *Session) Fsck() ([]Problem, error) {
 }
 
 // FsckReport is Fsck with its notes.
-func (s *Session) FsckReport() (*FsckReport, error) {
+func (s *Workspace) FsckReport() (*FsckReport, error) {
 	rep := &FsckReport{}
 	ents, bad, err := s.journal.ReadAll()
 	if err != nil {
@@ -320,7 +320,7 @@ func (s *Session) FsckReport() (*FsckReport, error) {
 }
 
 // StoreBytes is the disk space the store uses.
-func (s *Session) StoreBytes() int64 {
+func (s *Workspace) StoreBytes() int64 {
 	var n int64
 	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {

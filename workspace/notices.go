@@ -1,4 +1,4 @@
-package session
+package workspace
 
 // Noticeable reports whether an agent session should be told of entry e:
 // a rewind, revert or undo that changed files, a rewind carrying a report,
@@ -21,7 +21,7 @@ func (h *History) Noticeable(e *Entry) bool {
 // the session once. A session is told only of what happened after the
 // journal first saw it (its session entry, a turn or a tool call); one the
 // journal never saw gets nothing.
-func (s *Session) TakeNotices(sid string) ([]*Entry, *History, error) {
+func (s *Workspace) TakeNotices(sid string) ([]*Entry, *History, error) {
 	if sid == "" {
 		return nil, nil, nil
 	}

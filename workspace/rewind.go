@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func checkMode(m string) (string, error) {
 
 // plan computes the outcome of req without changing anything; res is the
 // current state, captured with the editor's buffers.
-func (s *Session) plan(h *History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
+func (s *Workspace) plan(h *History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
 	mode, err := checkMode(req.Mode)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (e *UnknownPathError) Error() string {
 }
 
 // known reports whether snapshot id holds rel, as a file or a folder.
-func (s *Session) known(id snapshot.ID, rel string) bool {
+func (s *Workspace) known(id snapshot.ID, rel string) bool {
 	if _, ok, err := snapshot.Lookup(s.objects, id, rel); err == nil && ok {
 		return true
 	}
@@ -198,7 +198,7 @@ func limitToHunks(d *snapshot.Diff, first, last int) {
 }
 
 // Preview returns the plan of req. overlay gives open editor buffers.
-func (s *Session) Preview(ctx context.Context, req RewindRequest, overlay snapshot.Overlay) (*Outcome, error) {
+func (s *Workspace) Preview(ctx context.Context, req RewindRequest, overlay snapshot.Overlay) (*Outcome, error) {
 	var out *Outcome
 	tr := snapshot.NewTracer("preview")
 	defer tr.Done()
@@ -242,7 +242,7 @@ func firstLine(s string) string {
 // Rewind rewinds files and/or the conversation (SPEC §3, §5.2). A turn
 // still open is ended first, so the agent's work is recorded. Conflicts
 // refuse the rewind unless req.Force; the outcome then says why.
-func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
+func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
 	tr := snapshot.NewTracer("rewind")
 	defer tr.Done()
@@ -314,7 +314,7 @@ func (s *Session) Rewind(ctx context.Context, req RewindRequest, overlay snapsho
 // recorded is the outcome of an operation the journal already holds (a
 // call retried with the same idempotency key): what it did then, without
 // doing it again.
-func (s *Session) recorded(h *History, e *Entry) *Outcome {
+func (s *Workspace) recorded(h *History, e *Entry) *Outcome {
 	out := &Outcome{Mode: e.Mode, Diff: &snapshot.Diff{}, Entry: e, Applied: true, Recorded: true}
 	if IsOperation(e.Kind) {
 		out.Applied, out.FailureReason = h.Applied(e), h.FailureReason(e)
@@ -361,7 +361,7 @@ type UndoRequest struct {
 // conversation it moved goes back too. Files edited since the operation are
 // conflicts, refused unless force. An undo is an operation itself, with its
 // own undo snapshot.
-func (s *Session) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
+func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
 	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
 		if e := h.ByKey(req.Key); e != nil {
@@ -445,7 +445,7 @@ func undoLabel(r *Entry) string {
 
 // leftTrace reports whether a rewind the editor did not (fully) apply left
 // any of its files different from its undo snapshot.
-func (s *Session) leftTrace(res *snapshot.Result, r *Entry) bool {
+func (s *Workspace) leftTrace(res *snapshot.Result, r *Entry) bool {
 	uid, err := snapshot.ParseID(r.UndoSnapshot)
 	if err != nil || len(r.Files) == 0 {
 		return false

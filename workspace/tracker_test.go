@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-func trackedSession(t *testing.T, opts TrackOptions) (*Session, *Tracker, string) {
+func trackedWorkspace(t *testing.T, opts TrackOptions) (*Workspace, *Tracker, string) {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("before\n"), 0o644)
@@ -39,7 +39,7 @@ func trackedSession(t *testing.T, opts TrackOptions) (*Session, *Tracker, string
 	return s, tr, root
 }
 
-func turns(t *testing.T, s *Session) []Turn {
+func turns(t *testing.T, s *Workspace) []Turn {
 	h, err := s.History()
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func turns(t *testing.T, s *Session) []Turn {
 // writes, deletes and renames files; an auto turn appears after the quiet
 // period with exactly those files, and its start is the state before.
 func TestAutoTurnFromAnotherProcess(t *testing.T) {
-	s, _, root := trackedSession(t, TrackOptions{})
+	s, _, root := trackedWorkspace(t, TrackOptions{})
 	agent := exec.Command("sh", "-c", "echo after > keep.txt; rm gone.txt; echo new > made.txt; mv made.txt renamed.txt; mkdir -p dir/sub; echo deep > dir/sub/f.txt")
 	agent.Dir = root
 	if out, err := agent.CombinedOutput(); err != nil {
@@ -98,7 +98,7 @@ func TestAutoTurnFromAnotherProcess(t *testing.T) {
 
 func TestEditorSavesAreNotTurns(t *testing.T) {
 	editor := map[string]string{"keep.txt": "typed by the person\n"}
-	s, _, root := trackedSession(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
+	s, _, root := trackedWorkspace(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
 		return editor[rel] == string(data)
 	}})
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("typed by the person\n"), 0o644)
@@ -109,7 +109,7 @@ func TestEditorSavesAreNotTurns(t *testing.T) {
 }
 
 func TestHookTurnSuppressesAutoTurns(t *testing.T) {
-	s, _, root := trackedSession(t, TrackOptions{})
+	s, _, root := trackedWorkspace(t, TrackOptions{})
 	if _, err := s.TurnStart(context.Background(), TurnRequest{Prompt: "by hook", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestHookTurnSuppressesAutoTurns(t *testing.T) {
 }
 
 func TestPollingFallbackRecordsTurn(t *testing.T) {
-	s, tr, root := trackedSession(t, TrackOptions{MaxWatches: 1, PollInterval: 100 * time.Millisecond})
+	s, tr, root := trackedWorkspace(t, TrackOptions{MaxWatches: 1, PollInterval: 100 * time.Millisecond})
 	os.MkdirAll(filepath.Join(root, "a"), 0o755)
 	if tr.Mode() != "poll" {
 		// The limit is one folder: the root alone fits, the new folder not.

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -60,7 +60,7 @@ func ApplyOnDisk(root string) ApplyFunc {
 // in) for ops, from the current state res: steps 1–4 above. It fills out's
 // Entry, Applied and FailureReason. An error means the outcome could not be
 // recorded; a failure to apply is recorded and reported in out.
-func (s *Session) run(ctx context.Context, l *Lock, res *snapshot.Result, ops []snapshot.FileOp, e *Entry,
+func (s *Workspace) run(ctx context.Context, l *Lock, res *snapshot.Result, ops []snapshot.FileOp, e *Entry,
 	label string, apply ApplyFunc, out *Outcome) error {
 	e.UndoSnapshot = res.ID.String()
 	e.Files = e.Files[:0]
@@ -144,7 +144,7 @@ func lower(s string) string {
 // changed since (they show up as conflicts later, as any edit would). The
 // operation is then recorded as done. h is read under the lock held by l;
 // the caller reads the history again afterwards.
-func (s *Session) recover(ctx context.Context, l *Lock, h *History) error {
+func (s *Workspace) recover(ctx context.Context, l *Lock, h *History) error {
 	for _, e := range h.Unfinished() {
 		if err := s.recoverOne(ctx, l, h, e); err != nil {
 			return fmt.Errorf("finish the interrupted %s %s: %w", e.Kind, e.ID, err)
@@ -153,7 +153,7 @@ func (s *Session) recover(ctx context.Context, l *Lock, h *History) error {
 	return nil
 }
 
-func (s *Session) recoverOne(ctx context.Context, l *Lock, h *History, e *Entry) error {
+func (s *Workspace) recoverOne(ctx context.Context, l *Lock, h *History, e *Entry) error {
 	done := &Entry{Kind: KindDone, Of: e.ID, Actor: "recovery", Recovered: true, Snapshot: e.Snapshot}
 	before, err1 := snapshot.ParseID(e.UndoSnapshot)
 	after, err2 := snapshot.ParseID(e.Snapshot)

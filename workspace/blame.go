@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ type BlameRange struct {
 // and extended by the turns that changed it since (a diff per state of the
 // file, never a replay of the whole history), and the answer for a given
 // content is kept until the journal or the content changes.
-func (s *Session) Blame(rel string, current []byte, exists bool) ([]BlameRange, error) {
+func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]BlameRange, error) {
 	h, err := s.History()
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ type blameCache struct {
 }
 
 // blameCache returns the session's cache.
-func (s *Session) blameCache() *blameCache {
+func (s *Workspace) blameCache() *blameCache {
 	s.blame.mu.Lock()
 	if s.blame.files == nil {
 		s.blame.files = map[string]*fileBlame{}
@@ -138,7 +138,7 @@ func (fb *fileBlame) turnIndex(t *Turn) int32 {
 }
 
 // blameStep walks fb to the next state of the file's chain.
-func (s *Session) blameStep(h *History, rel string, fb *fileBlame, st fileState) error {
+func (s *Workspace) blameStep(h *History, rel string, fb *fileBlame, st fileState) error {
 	fb.ids = append(fb.ids, st.entry.ID)
 	fb.done = len(fb.ids)
 	fb.ready = false

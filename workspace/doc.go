@@ -12,4 +12,4 @@
 // In a running server, live tracking (tracker.go, autoturn.go, echo.go)
 // takes what changed on disk from package watch, narrows captures to it,
 // and decides which changes are an agent's: those open automatic turns.
-package session
+package workspace

@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -91,7 +91,7 @@ func revertTurns(h *History, res *snapshot.Result, req RevertRequest) ([]Turn, *
 
 // planRevert computes the revert of req against res (the current state,
 // with the editor's buffers) without changing anything.
-func (s *Session) planRevert(h *History, res *snapshot.Result, req RevertRequest) (*RevertOutcome, error) {
+func (s *Workspace) planRevert(h *History, res *snapshot.Result, req RevertRequest) (*RevertOutcome, error) {
 	turns, target, err := revertTurns(h, res, req)
 	if err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func changeOf(from, to fileVersion) string {
 // change lies: regions of the file at the turn's end (nil: anywhere), and
 // now is the current content. It follows the file's chain after the turn,
 // then from its last recorded state to now.
-func (s *Session) overlappers(h *History, rel string, t Turn, regions []snapshot.MergeConflict, now fileVersion) ([]string, error) {
+func (s *Workspace) overlappers(h *History, rel string, t Turn, regions []snapshot.MergeConflict, now fileVersion) ([]string, error) {
 	chain := fileChain(h, rel)
 	k := -1
 	for i, st := range chain {
@@ -396,7 +396,7 @@ func revertLabel(ts []Turn, sessionID string) string {
 // becomes the undo snapshot, the revert entry is recorded as pending before
 // the files change through apply, and undo takes it back. With DryRun only
 // the plan is computed.
-func (s *Session) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
+func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
 	var out *RevertOutcome
 	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
 		if e := h.ByKey(req.Key); e != nil && !req.DryRun {
@@ -441,7 +441,7 @@ func (s *Session) Revert(ctx context.Context, req RevertRequest, overlay snapsho
 // file's content now; exists false when it is missing), would change the
 // file without a conflict: the "Revert turn N here" action is offered
 // exactly when the revert it runs goes through and does something.
-func (s *Session) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
+func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
 	h, err := s.History()
 	if err != nil {
 		return false, err

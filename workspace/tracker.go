@@ -1,4 +1,4 @@
-package session
+package workspace
 
 import (
 	"context"
@@ -36,7 +36,7 @@ type TrackOptions struct {
 // rewind or undo, open an `auto` turn whose start is the state before the
 // first change; it ends after a quiet period.
 type Tracker struct {
-	s    *Session
+	s    *Workspace
 	opts TrackOptions
 	ch   *watch.Changes // what changed since the last capture
 
@@ -70,7 +70,7 @@ type batch struct {
 
 // Track starts tracking the session's root. Captures of the session then
 // use the tracker's changed paths.
-func (s *Session) Track(opts TrackOptions) *Tracker {
+func (s *Workspace) Track(opts TrackOptions) *Tracker {
 	if opts.Quiet <= 0 {
 		opts.Quiet = 3 * time.Second
 	}
