@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/workspace"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Bounds that keep a notice whole: Claude Code passes ~10,000 characters
@@ -22,7 +22,7 @@ const (
 // state, so the agent re-reads them instead of trusting its memory, and
 // the reports. h is the history the entries were read from. It is "" when
 // there is nothing to tell.
-func NoticeText(ents []*workspace.Entry, h *workspace.History) string {
+func NoticeText(ents []*journal.Entry, h *journal.History) string {
 	if len(ents) == 0 {
 		return ""
 	}
@@ -30,7 +30,7 @@ func NoticeText(ents []*workspace.Entry, h *workspace.History) string {
 	for _, e := range ents {
 		var b strings.Builder
 		switch e.Kind {
-		case workspace.KindRewind:
+		case journal.KindRewind:
 			if len(e.Files) > 0 {
 				fmt.Fprintf(&b, "The workspace was rewound to %s. These files were restored: %s.", where(e, h), fileList(e.Files))
 			} else {
@@ -39,9 +39,9 @@ func NoticeText(ents []*workspace.Entry, h *workspace.History) string {
 			if e.Report != "" {
 				fmt.Fprintf(&b, " Report kept with it (what was learnt on the abandoned path): %s", clip(e.Report))
 			}
-		case workspace.KindUndo:
+		case journal.KindUndo:
 			fmt.Fprintf(&b, "A rewind was undone: these files are back as they were before it: %s.", fileList(e.Files))
-		case workspace.KindSummary:
+		case journal.KindSummary:
 			fmt.Fprintf(&b, "A report was recorded about the work since %s: %s", where(e, h), clip(e.Report))
 		default: // a revert
 			fmt.Fprintf(&b, "The changes of %s were taken back in these files (later changes kept): %s.", where(e, h), fileList(e.Files))
@@ -76,7 +76,7 @@ func NoticeJSON(text string) []byte {
 	return buf.Bytes()
 }
 
-func anyFiles(ents []*workspace.Entry) bool {
+func anyFiles(ents []*journal.Entry) bool {
 	for _, e := range ents {
 		if len(e.Files) > 0 {
 			return true
@@ -86,17 +86,17 @@ func anyFiles(ents []*workspace.Entry) bool {
 }
 
 // where names the state an entry went to, for the agent.
-func where(e *workspace.Entry, h *workspace.History) string {
+func where(e *journal.Entry, h *journal.History) string {
 	if t := h.Entry(e.TargetEntry); t != nil {
 		switch t.Kind {
-		case workspace.KindTurnStart:
+		case journal.KindTurnStart:
 			return fmt.Sprintf("the state before turn %d%s", t.Turn, promptOf(t.Prompt))
-		case workspace.KindTurnEnd:
+		case journal.KindTurnEnd:
 			if s := h.Entry(t.Start); s != nil {
 				return fmt.Sprintf("the end of turn %d%s", t.Turn, promptOf(s.Prompt))
 			}
 			return fmt.Sprintf("the end of turn %d", t.Turn)
-		case workspace.KindCheckpoint:
+		case journal.KindCheckpoint:
 			if t.Label != "" {
 				return "checkpoint @" + t.Label + promptOf(t.Goal)
 			}

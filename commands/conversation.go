@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -21,15 +22,15 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 	if t == nil || t.Entry == nil {
 		return &ConversationResult{Reason: "the target names no turn"}
 	}
-	start, end := t.Entry, (*workspace.Entry)(nil)
-	if start.Kind == workspace.KindTurnEnd {
+	start, end := t.Entry, (*journal.Entry)(nil)
+	if start.Kind == journal.KindTurnEnd {
 		h, err := s.ws.History()
 		if err != nil {
 			return &ConversationResult{Reason: err.Error()}
 		}
 		end, start = start, h.Entry(start.Start)
 	}
-	if start == nil || start.Kind != workspace.KindTurnStart {
+	if start == nil || start.Kind != journal.KindTurnStart {
 		return &ConversationResult{Reason: fmt.Sprintf("%s is not a turn: an agent's conversation can only be rewound to the start or end of one of its turns; only rewind-lsp's journal moved back", t.Spec)}
 	}
 	if start.Agent != agent.ClaudeCode || start.Transcript == "" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -143,7 +144,7 @@ func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, e
 	return &TurnEndResult{Entry: end.ID, Turn: end.Turn, Snapshot: end.Snapshot, Changed: fileChanges(end.Changed)}, nil
 }
 
-func fileChanges(cs []workspace.Change) []FileChange {
+func fileChanges(cs []journal.Change) []FileChange {
 	out := make([]FileChange, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode})
@@ -179,16 +180,16 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	}
 	for _, e := range src {
 		switch e.Kind {
-		case workspace.KindCheckpoint:
+		case journal.KindCheckpoint:
 			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot})
-		case workspace.KindSummary:
+		case journal.KindSummary:
 			out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time)})
 		}
 	}
 	// Rewinds are listed from the whole journal: a conversation rewind
 	// leaves the branch it came from, but it still happened.
 	for _, e := range h.Entries {
-		if e.Kind == workspace.KindRewind || e.Kind == workspace.KindRevert { // a revert: mode "revert", target its turn
+		if e.Kind == journal.KindRewind || e.Kind == journal.KindRevert { // a revert: mode "revert", target its turn
 			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
 				Undone: h.Undone(e.ID), Applied: h.Applied(e)})
 		}
@@ -278,7 +279,7 @@ func (s *Service) RelPath(p string) (string, error) {
 
 // mapErr turns session errors into the command set's error types.
 func mapErr(err error) error {
-	var ut *workspace.UnknownTargetError
+	var ut *journal.UnknownTargetError
 	if errors.As(err, &ut) {
 		return &ArgError{Field: "target", Msg: ut.Error()}
 	}

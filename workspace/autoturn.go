@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"golang.org/x/sys/unix"
 )
@@ -58,8 +59,8 @@ func (t *Tracker) agentChanged(agent []string) {
 	if !t.holdRecorder() {
 		return
 	}
-	var started *Entry
-	err = t.s.locked(func(l *Lock, h *History) error {
+	var started *journal.Entry
+	err = t.s.locked(func(l *journal.Lock, h *journal.History) error {
 		if h.OpenTurn() != nil {
 			return nil // someone opened a turn meanwhile
 		}
@@ -108,7 +109,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			return err
 		}
 		t.s.noteCapture(res)
-		started = &Entry{Parent: h.Leaf(), Kind: KindTurnStart, Actor: "server", Snapshot: res.ID.String(),
+		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: res.ID.String(),
 			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
 		return l.Append(started)
 	})
@@ -154,7 +155,7 @@ func (t *Tracker) endAuto() {
 	if mine == "" {
 		return
 	}
-	err := t.s.locked(func(l *Lock, h *History) error {
+	err := t.s.locked(func(l *journal.Lock, h *journal.History) error {
 		open := h.OpenTurn()
 		if open == nil || open.ID != mine {
 			return nil
@@ -223,12 +224,12 @@ func (t *Tracker) pollCheck() {
 	if !t.holdRecorder() {
 		return
 	}
-	var started *Entry
-	err = t.s.locked(func(l *Lock, h *History) error {
+	var started *journal.Entry
+	err = t.s.locked(func(l *journal.Lock, h *journal.History) error {
 		if h.OpenTurn() != nil {
 			return nil
 		}
-		started = &Entry{Parent: h.Leaf(), Kind: KindTurnStart, Actor: "server", Snapshot: prev.String(),
+		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: prev.String(),
 			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
 		return l.Append(started)
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -14,7 +15,7 @@ type BlameRange struct {
 	// Protocol counts them ("\n", "\r\n" and a lone "\r" end a line); the
 	// end is exclusive.
 	StartLine, EndLine int
-	Turn               *Turn
+	Turn               *journal.Turn
 }
 
 // Blame tells, for each line of current (the file rel as the editor or the
@@ -103,7 +104,7 @@ type fileBlame struct {
 	unknown bool        // the last state's content is gone (gc): owners unknown
 	last    fileVersion // the last state walked (without its content)
 	hasLast bool
-	turns   []*Turn
+	turns   []*journal.Turn
 	memo    map[snapshot.ID][]int32 // owners of earlier states' lines, by content
 	order   []snapshot.ID           // memo keys, oldest first
 
@@ -127,7 +128,7 @@ func (fb *fileBlame) extends(chain []fileState) bool {
 }
 
 // turnIndex returns the index of t in fb.turns, adding it.
-func (fb *fileBlame) turnIndex(t *Turn) int32 {
+func (fb *fileBlame) turnIndex(t *journal.Turn) int32 {
 	for i, x := range fb.turns {
 		if x.Start.ID == t.Start.ID {
 			return int32(i)
@@ -138,7 +139,7 @@ func (fb *fileBlame) turnIndex(t *Turn) int32 {
 }
 
 // blameStep walks fb to the next state of the file's chain.
-func (s *Workspace) blameStep(h *History, rel string, fb *fileBlame, st fileState) error {
+func (s *Workspace) blameStep(h *journal.History, rel string, fb *fileBlame, st fileState) error {
 	fb.ids = append(fb.ids, st.entry.ID)
 	fb.done = len(fb.ids)
 	fb.ready = false
@@ -215,7 +216,7 @@ func advance(prev []string, labels []int32, unknown bool, next []string, by int3
 }
 
 // blameRanges groups the owned lines of text into ranges of protocol lines.
-func blameRanges(text []byte, labels []int32, turns []*Turn) []BlameRange {
+func blameRanges(text []byte, labels []int32, turns []*journal.Turn) []BlameRange {
 	proto := protocolLineStarts(text, len(labels))
 	var out []BlameRange
 	for i := 0; i < len(labels); {

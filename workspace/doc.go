@@ -1,13 +1,13 @@
-// Package session keeps the journal of one workspace root: turns,
-// checkpoints, rewinds, reverts, undos and summaries as immutable entries
-// with parent links, the active branch of the conversation, rewind targets
-// and modes, conflicts, undo, retention (gc) and verification (fsck); and
-// what the journal tells about one file: which turn wrote each line (blame)
-// and how to take one turn back keeping the later ones (revert).
+// Package workspace is the handle of one workspace root (Workspace): it
+// records turns, checkpoints and the state of the files into the root's
+// journal and snapshots, and carries out rewinds, reverts and undos with
+// their modes and conflicts, retention (gc) and verification (fsck); it
+// tells what the journal knows of one file: which turn wrote each line
+// (blame) and how to take one turn back keeping the later ones (revert).
 //
-// Every change to the journal happens under an exclusive file lock, with the
-// journal read again under it, so several processes (editors, hooks, the
-// command line) can record at once without losing or duplicating entries.
+// Every change to the journal happens under the journal's exclusive lock,
+// with the journal read again under it, so several processes can record at
+// once.
 //
 // In a running server, live tracking (tracker.go, autoturn.go, echo.go)
 // takes what changed on disk from package watch, narrows captures to it,

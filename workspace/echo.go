@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -205,7 +206,7 @@ func (t *Tracker) rewindTouches(rel string) bool {
 	cutoff := time.Now().Add(-30 * time.Second)
 	for i := len(h.Entries) - 1; i >= 0 && !h.Entries[i].Time.Before(cutoff); i-- {
 		e := h.Entries[i]
-		if !IsOperation(e.Kind) {
+		if !journal.IsOperation(e.Kind) {
 			continue
 		}
 		for _, f := range e.Files {
@@ -220,14 +221,14 @@ func (t *Tracker) rewindTouches(rel string) bool {
 // isRewindEcho reports whether rel holds what a recent rewind or undo
 // (from any process) made it, so the change is that rewind's, not an
 // agent's.
-func (t *Tracker) isRewindEcho(h *History, rel string, data []byte, kind snapshot.Kind) bool {
+func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind snapshot.Kind) bool {
 	cutoff := time.Now().Add(-30 * time.Second)
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
 		if e.Time.Before(cutoff) {
 			return false
 		}
-		if !IsOperation(e.Kind) || e.Snapshot == "" {
+		if !journal.IsOperation(e.Kind) || e.Snapshot == "" {
 			continue
 		}
 		if time.Since(e.Time) < echoWindow {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"sort"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -16,19 +17,19 @@ import (
 
 // fileState is one recorded state of a file in its chain.
 type fileState struct {
-	entry *Entry // the turn start or end whose snapshot holds the state
+	entry *journal.Entry // the turn start or end whose snapshot holds the state
 	// by is the turn whose change led to this state; nil for a change
 	// outside the file's turns (and for the first state).
-	by *Turn
+	by *journal.Turn
 }
 
 // fileChain lists the chain of rel (see above). With parallel sessions two
 // of the file's turns may be open at once; a change then goes to the one
 // that started last.
-func fileChain(h *History, rel string) []fileState {
+func fileChain(h *journal.History, rel string) []fileState {
 	type event struct {
-		e     *Entry
-		t     *Turn
+		e     *journal.Entry
+		t     *journal.Turn
 		start bool
 	}
 	pos := map[string]int{}
@@ -50,9 +51,9 @@ func fileChain(h *History, rel string) []fileState {
 	// parallel.
 	sort.SliceStable(events, func(i, j int) bool { return pos[events[i].e.ID] < pos[events[j].e.ID] })
 	var chain []fileState
-	var open []*Turn
+	var open []*journal.Turn
 	for _, ev := range events {
-		var by *Turn
+		var by *journal.Turn
 		if len(open) > 0 {
 			by = open[len(open)-1]
 		}
@@ -77,7 +78,7 @@ func fileChain(h *History, rel string) []fileState {
 // turnWrote reports whether the turn ended by e wrote rel: when the
 // agent's hooks reported its tool calls (Attributed), the files its own
 // session wrote; otherwise every file that changed during the turn.
-func turnWrote(e *Entry, rel string) bool {
+func turnWrote(e *journal.Entry, rel string) bool {
 	if e.Attributed {
 		for _, p := range e.Wrote {
 			if p == rel {

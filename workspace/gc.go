@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -73,7 +74,7 @@ func (s *Workspace) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error
 // Retain is GC with a store budget as well.
 func (s *Workspace) Retain(r Retention) (*GCReport, error) {
 	var rep *GCReport
-	err := s.locked(func(l *Lock, h *History) error {
+	err := s.locked(func(l *journal.Lock, h *journal.History) error {
 		var err error
 		rep, err = s.retainLocked(l, h, r, true)
 		return err
@@ -83,7 +84,7 @@ func (s *Workspace) Retain(r Retention) (*GCReport, error) {
 
 // snapshotRefs lists the snapshots the journal holds (not gone), newest
 // first, with whether each is pinned.
-func snapshotRefs(h *History) []*snapRef {
+func snapshotRefs(h *journal.History) []*snapRef {
 	refs := map[string]*snapRef{}
 	ref := func(id string, t time.Time, pin bool) {
 		if id == "" || h.Gone(id) {
@@ -102,10 +103,10 @@ func snapshotRefs(h *History) []*snapRef {
 	rewinds := 0
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
-		pin := e.Kind == KindCheckpoint && e.Label != ""
+		pin := e.Kind == journal.KindCheckpoint && e.Label != ""
 		ref(e.Snapshot, e.Time, pin)
 		undoPin := false
-		if IsOperation(e.Kind) && rewinds < pinnedRewinds { // undoable: rewinds, reverts, undos (a redo)
+		if journal.IsOperation(e.Kind) && rewinds < pinnedRewinds { // undoable: rewinds, reverts, undos (a redo)
 			rewinds++
 			undoPin = true
 		}
@@ -133,7 +134,7 @@ func snapshotRefs(h *History) []*snapRef {
 // retainLocked drops what r does not keep; full repacks everything kept
 // into one pack (gc), else packs that stay mostly alive are left alone
 // (automatic retention).
-func (s *Workspace) retainLocked(l *Lock, h *History, r Retention, full bool) (*GCReport, error) {
+func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retention, full bool) (*GCReport, error) {
 	rep := &GCReport{SnapshotsDropped: []string{}}
 	all := snapshotRefs(h)
 	now := time.Now()
@@ -212,7 +213,7 @@ func (s *Workspace) retainLocked(l *Lock, h *History, r Retention, full bool) (*
 	rep.SnapshotsKept = len(keep)
 	if len(rep.SnapshotsDropped) > 0 {
 		sort.Strings(rep.SnapshotsDropped)
-		if err := l.Append(&Entry{Kind: KindGC, Gone: rep.SnapshotsDropped}); err != nil {
+		if err := l.Append(&journal.Entry{Kind: journal.KindGC, Gone: rep.SnapshotsDropped}); err != nil {
 			return nil, err
 		}
 	}
@@ -273,7 +274,7 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 	for _, b := range bad {
 		rep.Problems = append(rep.Problems, Problem{What: "journal", Where: fmt.Sprintf("%s line %d", s.journal.Path(), b.Line), Err: b.Err.Error()})
 	}
-	h := NewHistory(ents)
+	h := journal.NewHistory(ents)
 	vr, err := s.objects.Verify()
 	if err != nil {
 		return nil, err
@@ -331,17 +332,4 @@ func (s *Workspace) StoreBytes() int64 {
 		return nil
 	})
 	return n
-}
-
-// SnapshotCount counts the distinct snapshots the journal holds (not gone).
-func (h *History) SnapshotCount() int {
-	set := map[string]bool{}
-	for _, e := range h.Entries {
-		for _, sn := range []string{e.Snapshot, e.UndoSnapshot} {
-			if sn != "" && !h.gone[sn] {
-				set[sn] = true
-			}
-		}
-	}
-	return len(set)
 }

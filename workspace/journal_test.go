@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // journalWorkspace opens a session on a fresh root and store.
@@ -157,7 +159,7 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			if got := strings.Join(nums, ","); got != "1,2,3" {
 				t.Fatalf("turns on the active branch: %s; want 1,2,3", got)
 			}
-			if h.Branch[0].Kind != KindTurnStart || h.Branch[0].Prompt != "one" {
+			if h.Branch[0].Kind != journal.KindTurnStart || h.Branch[0].Prompt != "one" {
 				t.Fatalf("the branch does not reach the first entry: starts at %+v", h.Branch[0])
 			}
 			if _, err := h.Resolve("1"); err != nil {
@@ -168,7 +170,7 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			}
 			_, err = h.Resolve("2")
 			if strings.Contains(damage, "start") {
-				var ute *UnknownTargetError
+				var ute *journal.UnknownTargetError
 				if !errors.As(err, &ute) || !strings.Contains(err.Error(), "damaged") {
 					t.Fatalf("the damaged start of turn 2: %v", err)
 				}
@@ -184,32 +186,5 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 				t.Fatalf("after one more turn: %+v", h.Turns(false))
 			}
 		})
-	}
-}
-
-// TestBranchBridgesPastEntriesOutsideTheTree: when a damaged line took a
-// parent, the branch goes on from the conversation entry written before the
-// child, passing over gc, tool and notice entries (no part of the tree).
-func TestBranchBridgesPastEntriesOutsideTheTree(t *testing.T) {
-	id := func(n int) string { return fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", n) }
-	ents := []*Entry{
-		{ID: id(1), Kind: KindTurnStart, Turn: 1, Snapshot: "s1"},
-		{ID: id(2), Parent: id(1), Kind: KindTurnEnd, Turn: 1, Start: id(1), Snapshot: "s2"},
-		// turn 2's start, id(3), was on a damaged line here
-		{ID: id(4), Kind: KindTool},
-		{ID: id(5), Kind: KindGC},
-		{ID: id(6), Kind: KindNotice},
-		{ID: id(7), Parent: id(3), Kind: KindTurnEnd, Turn: 2, Start: id(3), Snapshot: "s3"},
-	}
-	h := NewHistory(ents)
-	var got []string
-	for _, e := range h.Branch {
-		got = append(got, fmt.Sprintf("%s%d", e.Kind, e.Turn))
-	}
-	if s := strings.Join(got, " "); s != "turnStart1 turnEnd1 turnStart2 turnEnd2" {
-		t.Fatalf("branch %s", s)
-	}
-	if ts := h.Turns(false); len(ts) != 2 || !ts[1].Start.Damaged || ts[1].End.ID != id(7) || h.NextTurn() != 3 {
-		t.Fatalf("turns %+v", ts)
 	}
 }

@@ -1,33 +1,35 @@
 package workspace
 
-// Noticeable reports whether an agent session should be told of entry e:
+import "github.com/rewind-lsp/rewind-lsp/journal"
+
+// noticeable reports whether an agent session should be told of entry e:
 // a rewind, revert or undo that changed files, a rewind carrying a report,
 // or a report recorded with mode summarize (SPEC §9).
-func (h *History) Noticeable(e *Entry) bool {
+func noticeable(h *journal.History, e *journal.Entry) bool {
 	switch e.Kind {
-	case KindRewind:
+	case journal.KindRewind:
 		return h.Applied(e) && (len(e.Files) > 0 || e.Report != "")
-	case KindUndo, KindRevert:
+	case journal.KindUndo, journal.KindRevert:
 		return h.Applied(e) && len(e.Files) > 0
-	case KindSummary:
+	case journal.KindSummary:
 		return e.Mode == ModeSummarize && e.Report != ""
 	}
 	return false
 }
 
 // TakeNotices returns the entries agent session sid has not been told of
-// yet (Noticeable, journal order) with the history they were read from,
+// yet (noticeable, journal order) with the history they were read from,
 // and records that it now has been told (a notice entry), so each reaches
 // the session once. A session is told only of what happened after the
 // journal first saw it (its session entry, a turn or a tool call); one the
 // journal never saw gets nothing.
-func (s *Workspace) TakeNotices(sid string) ([]*Entry, *History, error) {
+func (s *Workspace) TakeNotices(sid string) ([]*journal.Entry, *journal.History, error) {
 	if sid == "" {
 		return nil, nil, nil
 	}
-	var out []*Entry
-	var hist *History
-	err := s.locked(func(l *Lock, h *History) error {
+	var out []*journal.Entry
+	var hist *journal.History
+	err := s.locked(func(l *journal.Lock, h *journal.History) error {
 		hist = h
 		from := -1
 		for i, e := range h.Entries {
@@ -35,11 +37,11 @@ func (s *Workspace) TakeNotices(sid string) ([]*Entry, *History, error) {
 				continue
 			}
 			switch e.Kind {
-			case KindSession, KindTurnStart, KindTool:
+			case journal.KindSession, journal.KindTurnStart, journal.KindTool:
 				if from < 0 {
 					from = i
 				}
-			case KindNotice:
+			case journal.KindNotice:
 				for j := i; j >= 0; j-- {
 					if h.Entries[j].ID == e.Through {
 						from = j
@@ -52,7 +54,7 @@ func (s *Workspace) TakeNotices(sid string) ([]*Entry, *History, error) {
 			return nil
 		}
 		for _, e := range h.Entries[from+1:] {
-			if h.Noticeable(e) {
+			if noticeable(h, e) {
 				out = append(out, e)
 			}
 		}
@@ -60,7 +62,7 @@ func (s *Workspace) TakeNotices(sid string) ([]*Entry, *History, error) {
 			return nil
 		}
 		last := h.Entries[len(h.Entries)-1]
-		return l.Append(&Entry{Kind: KindNotice, Session: sid, Through: last.ID})
+		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: last.ID})
 	})
 	return out, hist, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -60,7 +61,7 @@ func ApplyOnDisk(root string) ApplyFunc {
 // in) for ops, from the current state res: steps 1–4 above. It fills out's
 // Entry, Applied and FailureReason. An error means the outcome could not be
 // recorded; a failure to apply is recorded and reported in out.
-func (s *Workspace) run(ctx context.Context, l *Lock, res *snapshot.Result, ops []snapshot.FileOp, e *Entry,
+func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Result, ops []snapshot.FileOp, e *journal.Entry,
 	label string, apply ApplyFunc, out *Outcome) error {
 	e.UndoSnapshot = res.ID.String()
 	e.Files = e.Files[:0]
@@ -105,7 +106,7 @@ func (s *Workspace) run(ctx context.Context, l *Lock, res *snapshot.Result, ops 
 	}
 	applyErr := apply(ctx, label, ops, e.ID[len(e.ID)-8:])
 	tr.Mark("applied")
-	done := &Entry{Kind: KindDone, Of: e.ID, Actor: e.Actor}
+	done := &journal.Entry{Kind: journal.KindDone, Of: e.ID, Actor: e.Actor}
 	var na *NotApplied
 	switch {
 	case applyErr == nil:
@@ -144,7 +145,7 @@ func lower(s string) string {
 // changed since (they show up as conflicts later, as any edit would). The
 // operation is then recorded as done. h is read under the lock held by l;
 // the caller reads the history again afterwards.
-func (s *Workspace) recover(ctx context.Context, l *Lock, h *History) error {
+func (s *Workspace) recover(ctx context.Context, l *journal.Lock, h *journal.History) error {
 	for _, e := range h.Unfinished() {
 		if err := s.recoverOne(ctx, l, h, e); err != nil {
 			return fmt.Errorf("finish the interrupted %s %s: %w", e.Kind, e.ID, err)
@@ -153,8 +154,8 @@ func (s *Workspace) recover(ctx context.Context, l *Lock, h *History) error {
 	return nil
 }
 
-func (s *Workspace) recoverOne(ctx context.Context, l *Lock, h *History, e *Entry) error {
-	done := &Entry{Kind: KindDone, Of: e.ID, Actor: "recovery", Recovered: true, Snapshot: e.Snapshot}
+func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.History, e *journal.Entry) error {
+	done := &journal.Entry{Kind: journal.KindDone, Of: e.ID, Actor: "recovery", Recovered: true, Snapshot: e.Snapshot}
 	before, err1 := snapshot.ParseID(e.UndoSnapshot)
 	after, err2 := snapshot.ParseID(e.Snapshot)
 	if err1 != nil || err2 != nil || h.Gone(e.Snapshot) || h.Gone(e.UndoSnapshot) {

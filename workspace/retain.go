@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // DefaultRetention bounds every store that sets nothing else: 2 GiB of
@@ -44,7 +46,7 @@ func (s *Workspace) Retention() Retention {
 // lock and the store is past its bounds. It is cheap when it is not: a
 // listing of the packs folder and a small file read. A failure is said
 // on stderr (the log, in a server) and fails nothing.
-func (s *Workspace) afterWrite(l *Lock) {
+func (s *Workspace) afterWrite(l *journal.Lock) {
 	s.mu.Lock()
 	captured := s.captured
 	s.captured = false
@@ -77,7 +79,7 @@ func (s *Workspace) afterWrite(l *Lock) {
 	h, err := s.History()
 	if err == nil && target.MaxBytes == 0 && !s.objects.HasLoose() {
 		// Nothing is old enough to drop: only note the check.
-		if oldest := h.oldestTime(); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
+		if oldest := oldestTime(h); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
 			s.writeRetention(now, bytes)
 			return
 		}
@@ -94,7 +96,7 @@ func (s *Workspace) afterWrite(l *Lock) {
 }
 
 // oldestTime is the time of the first entry (zero with none).
-func (h *History) oldestTime() time.Time {
+func oldestTime(h *journal.History) time.Time {
 	if len(h.Entries) == 0 {
 		return time.Time{}
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -42,7 +43,7 @@ type RevertConflict struct {
 // RevertOutcome is the plan of a revert and, once run, what happened.
 type RevertOutcome struct {
 	Outcome
-	Turns     []Turn // the reverted turns, oldest first
+	Turns     []journal.Turn // the reverted turns, oldest first
 	Conflicts []RevertConflict
 }
 
@@ -54,15 +55,15 @@ func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
 
 // revertTurns selects the turns of req, oldest first. A turn still open is
 // taken up to res (the current state): its end is not recorded yet.
-func revertTurns(h *History, res *snapshot.Result, req RevertRequest) ([]Turn, *Target, error) {
-	closeOpen := func(t Turn) Turn {
+func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([]journal.Turn, *journal.Target, error) {
+	closeOpen := func(t journal.Turn) journal.Turn {
 		if t.End == nil {
-			t.End = &Entry{Kind: KindTurnEnd, Snapshot: res.ID.String(), Start: t.Start.ID, Turn: t.Number}
+			t.End = &journal.Entry{Kind: journal.KindTurnEnd, Snapshot: res.ID.String(), Start: t.Start.ID, Turn: t.Number}
 		}
 		return t
 	}
 	if req.Session != "" {
-		var ts []Turn
+		var ts []journal.Turn
 		for _, t := range h.Turns(false) {
 			if t.Start.Session == req.Session {
 				ts = append(ts, closeOpen(t))
@@ -71,27 +72,27 @@ func revertTurns(h *History, res *snapshot.Result, req RevertRequest) ([]Turn, *
 		if len(ts) == 0 {
 			return nil, nil, &BadRequestError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
 		}
-		return ts, &Target{Spec: "session:" + req.Session, Entry: ts[len(ts)-1].Start, Snapshot: ts[0].Start.Snapshot}, nil
+		return ts, &journal.Target{Spec: "session:" + req.Session, Entry: ts[len(ts)-1].Start, Snapshot: ts[0].Start.Snapshot}, nil
 	}
 	t, err := h.Resolve(req.Target)
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.Turn == 0 || t.Entry == nil || (t.Entry.Kind != KindTurnStart && t.Entry.Kind != KindTurnEnd) {
-		return nil, nil, &UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn: name a turn (3, turn:3, ~1) or a session"}
+	if t.Turn == 0 || t.Entry == nil || (t.Entry.Kind != journal.KindTurnStart && t.Entry.Kind != journal.KindTurnEnd) {
+		return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn: name a turn (3, turn:3, ~1) or a session"}
 	}
 	for _, x := range h.Turns(false) {
 		if x.Number == t.Turn {
 			x = closeOpen(x)
-			return []Turn{x}, &Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
+			return []journal.Turn{x}, &journal.Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
 		}
 	}
-	return nil, nil, &UnknownTargetError{Spec: req.Target, Reason: "that turn is not on the active branch"}
+	return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "that turn is not on the active branch"}
 }
 
 // planRevert computes the revert of req against res (the current state,
 // with the editor's buffers) without changing anything.
-func (s *Workspace) planRevert(h *History, res *snapshot.Result, req RevertRequest) (*RevertOutcome, error) {
+func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req RevertRequest) (*RevertOutcome, error) {
 	turns, target, err := revertTurns(h, res, req)
 	if err != nil {
 		return nil, err
@@ -284,7 +285,7 @@ func changeOf(from, to fileVersion) string {
 // change lies: regions of the file at the turn's end (nil: anywhere), and
 // now is the current content. It follows the file's chain after the turn,
 // then from its last recorded state to now.
-func (s *Workspace) overlappers(h *History, rel string, t Turn, regions []snapshot.MergeConflict, now fileVersion) ([]string, error) {
+func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, regions []snapshot.MergeConflict, now fileVersion) ([]string, error) {
 	chain := fileChain(h, rel)
 	k := -1
 	for i, st := range chain {
@@ -307,7 +308,7 @@ func (s *Workspace) overlappers(h *History, rel string, t Turn, regions []snapsh
 	}
 	seen := map[string]bool{}
 	var names []string
-	note := func(by *Turn) {
+	note := func(by *journal.Turn) {
 		name := "user"
 		if by != nil {
 			name = fmt.Sprintf("turn %d", by.Number)
@@ -317,7 +318,7 @@ func (s *Workspace) overlappers(h *History, rel string, t Turn, regions []snapsh
 			names = append(names, name)
 		}
 	}
-	step := func(next fileVersion, by *Turn) {
+	step := func(next fileVersion, by *journal.Turn) {
 		if prev.same(next) {
 			return
 		}
@@ -354,7 +355,7 @@ func (s *Workspace) overlappers(h *History, rel string, t Turn, regions []snapsh
 }
 
 // turnsName names the reverted turns for messages.
-func turnsName(ts []Turn) string {
+func turnsName(ts []journal.Turn) string {
 	if len(ts) == 1 {
 		return fmt.Sprintf("turn %d", ts[0].Number)
 	}
@@ -367,7 +368,7 @@ func turnsName(ts []Turn) string {
 
 // revertConflictReason is the failureReason of a revert refused for
 // conflicts: each file and who overlapped it.
-func revertConflictReason(ts []Turn, cs []RevertConflict) string {
+func revertConflictReason(ts []journal.Turn, cs []RevertConflict) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s (changed since by %s)", c.Path, strings.Join(c.Overlaps, ", "))
@@ -381,7 +382,7 @@ func revertConflictReason(ts []Turn, cs []RevertConflict) string {
 }
 
 // revertLabel is the title of a revert's edit in the editor.
-func revertLabel(ts []Turn, sessionID string) string {
+func revertLabel(ts []journal.Turn, sessionID string) string {
 	if sessionID != "" {
 		return fmt.Sprintf("Revert session %s (%s)", sessionID, turnsName(ts))
 	}
@@ -398,7 +399,7 @@ func revertLabel(ts []Turn, sessionID string) string {
 // the plan is computed.
 func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
 	var out *RevertOutcome
-	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
 		if e := h.ByKey(req.Key); e != nil && !req.DryRun {
 			out = &RevertOutcome{Outcome: *s.recorded(h, e)}
 			return nil
@@ -426,7 +427,7 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 			return nil
 		}
 		t := out.Turns[len(out.Turns)-1]
-		e := &Entry{Parent: h.Leaf(), Kind: KindRevert, Actor: req.Actor, Target: out.Target.Spec,
+		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindRevert, Actor: req.Actor, Target: out.Target.Spec,
 			TargetEntry: t.Start.ID, Session: req.Session, Mode: ModeRevert, Key: req.Key}
 		if req.Session == "" {
 			e.Turn = t.Number

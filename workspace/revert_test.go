@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -37,7 +38,7 @@ func (w *ws) revert(req RevertRequest) *RevertOutcome {
 func TestRevertMiddleTurn(t *testing.T) {
 	w := threeTurns(t)
 	out := w.revert(RevertRequest{Target: "2"})
-	if !out.Applied || out.Entry == nil || out.Entry.Kind != KindRevert {
+	if !out.Applied || out.Entry == nil || out.Entry.Kind != journal.KindRevert {
 		t.Fatalf("revert of turn 2: applied=%v reason=%q entry=%+v", out.Applied, out.FailureReason, out.Entry)
 	}
 	if got := w.read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -52,11 +53,11 @@ type RewindRequest struct {
 
 // Outcome is a plan and, for a rewind, what happened.
 type Outcome struct {
-	Target          *Target
+	Target          *journal.Target
 	Mode            string
 	Diff            *snapshot.Diff
 	EntriesAffected int
-	Entry           *Entry // the rewind or undo entry (nil when nothing was recorded)
+	Entry           *journal.Entry // the rewind or undo entry (nil when nothing was recorded)
 	Applied         bool
 	FailureReason   string
 	// Recorded is set when the outcome comes from the journal: the call
@@ -83,7 +84,7 @@ func checkMode(m string) (string, error) {
 
 // plan computes the outcome of req without changing anything; res is the
 // current state, captured with the editor's buffers.
-func (s *Workspace) plan(h *History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
+func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
 	mode, err := checkMode(req.Mode)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func (s *Workspace) plan(h *History, res *snapshot.Result, req RewindRequest) (*
 	if req.OwnSince != "" {
 		since := h.Entry(req.OwnSince)
 		if since == nil {
-			return nil, &UnknownTargetError{Spec: req.OwnSince, Reason: "ownSince names no entry"}
+			return nil, &journal.UnknownTargetError{Spec: req.OwnSince, Reason: "ownSince names no entry"}
 		}
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
@@ -202,7 +203,7 @@ func (s *Workspace) Preview(ctx context.Context, req RewindRequest, overlay snap
 	var out *Outcome
 	tr := snapshot.NewTracer("preview")
 	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
 		tr.Mark("lock and journal")
 		res, err := s.capture(ctx, h, overlay)
 		if err != nil {
@@ -216,9 +217,9 @@ func (s *Workspace) Preview(ctx context.Context, req RewindRequest, overlay snap
 	return out, err
 }
 
-func label(t *Target) string {
+func label(t *journal.Target) string {
 	switch {
-	case t.Turn > 0 && t.Entry != nil && t.Entry.Kind == KindTurnEnd:
+	case t.Turn > 0 && t.Entry != nil && t.Entry.Kind == journal.KindTurnEnd:
 		return fmt.Sprintf("Rewind to the end of turn %d: %s", t.Turn, firstLine(t.Prompt))
 	case t.Turn > 0:
 		return fmt.Sprintf("Rewind to turn %d: %s", t.Turn, firstLine(t.Prompt))
@@ -246,7 +247,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	var out *Outcome
 	tr := snapshot.NewTracer("rewind")
 	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
 		tr.Mark("lock and journal")
 		if e := h.ByKey(req.Key); e != nil {
 			out = s.recorded(h, e)
@@ -271,7 +272,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 		leaf := h.Leaf()
 		t := out.Target
 		if out.Mode == ModeSummarize {
-			out.Entry = &Entry{Parent: leaf, Kind: KindSummary, Actor: req.Actor, Target: req.Target, Key: req.Key,
+			out.Entry = &journal.Entry{Parent: leaf, Kind: journal.KindSummary, Actor: req.Actor, Target: req.Target, Key: req.Key,
 				TargetEntry: t.Entry.ID, Report: req.Report, EntriesAffected: out.EntriesAffected, Mode: out.Mode}
 			out.Applied = true
 			return l.Append(out.Entry)
@@ -287,7 +288,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 				return nil
 			}
 		}
-		e := &Entry{Parent: leaf, Kind: KindRewind, Actor: req.Actor, Target: req.Target, TargetEntry: t.Entry.ID,
+		e := &journal.Entry{Parent: leaf, Kind: journal.KindRewind, Actor: req.Actor, Target: req.Target, TargetEntry: t.Entry.ID,
 			Mode: out.Mode, Report: req.Report, EntriesAffected: out.EntriesAffected, Turn: t.Turn, Key: req.Key}
 		if out.Mode == ModeConversation || out.Mode == ModeBoth {
 			e.Parent, e.PrevLeaf = t.Point, leaf
@@ -304,7 +305,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 			}
 		}
 		if req.Report != "" && out.Applied {
-			return l.Append(&Entry{Parent: e.ID, Kind: KindSummary, Actor: req.Actor, Report: req.Report, Target: req.Target, TargetEntry: t.Entry.ID})
+			return l.Append(&journal.Entry{Parent: e.ID, Kind: journal.KindSummary, Actor: req.Actor, Report: req.Report, Target: req.Target, TargetEntry: t.Entry.ID})
 		}
 		return nil
 	})
@@ -314,15 +315,15 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 // recorded is the outcome of an operation the journal already holds (a
 // call retried with the same idempotency key): what it did then, without
 // doing it again.
-func (s *Workspace) recorded(h *History, e *Entry) *Outcome {
+func (s *Workspace) recorded(h *journal.History, e *journal.Entry) *Outcome {
 	out := &Outcome{Mode: e.Mode, Diff: &snapshot.Diff{}, Entry: e, Applied: true, Recorded: true}
-	if IsOperation(e.Kind) {
+	if journal.IsOperation(e.Kind) {
 		out.Applied, out.FailureReason = h.Applied(e), h.FailureReason(e)
 		for _, p := range e.Files {
 			out.Diff.Ops = append(out.Diff.Ops, snapshot.FileOp{Path: p})
 		}
 	}
-	out.Target = &Target{Spec: e.Target, Entry: h.Entry(e.TargetEntry), Snapshot: e.Snapshot, Turn: e.Turn}
+	out.Target = &journal.Target{Spec: e.Target, Entry: h.Entry(e.TargetEntry), Snapshot: e.Snapshot, Turn: e.Turn}
 	if out.Target.Entry == nil {
 		out.Target.Entry = e
 	}
@@ -363,7 +364,7 @@ type UndoRequest struct {
 // own undo snapshot.
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
-	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
 		if e := h.ByKey(req.Key); e != nil {
 			out = s.recorded(h, e)
 			return nil
@@ -372,7 +373,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if err != nil {
 			return err
 		}
-		var r *Entry
+		var r *journal.Entry
 		for _, c := range h.UndoCandidates() {
 			if !h.Applied(c) && !s.leftTrace(res, c) {
 				continue // none of it was applied: nothing to undo there
@@ -383,8 +384,8 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if r == nil {
 			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 		}
-		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &Target{Spec: r.UndoSnapshot, Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
-		e := &Entry{Parent: h.Leaf(), Kind: KindUndo, Actor: req.Actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target, Turn: r.Turn, Key: req.Key}
+		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: r.UndoSnapshot, Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
+		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindUndo, Actor: req.Actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target, Turn: r.Turn, Key: req.Key}
 		if r.PrevLeaf != "" {
 			e.Parent, e.PrevLeaf = r.PrevLeaf, h.Leaf()
 		}
@@ -429,12 +430,12 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 	return out, err
 }
 
-func undoLabel(r *Entry) string {
+func undoLabel(r *journal.Entry) string {
 	what := r.Kind
-	if r.Kind == KindRevert && r.Turn > 0 {
+	if r.Kind == journal.KindRevert && r.Turn > 0 {
 		return fmt.Sprintf("Undo revert of turn %d", r.Turn)
 	}
-	if r.Kind == KindUndo {
+	if r.Kind == journal.KindUndo {
 		what = "undo (redo)"
 	}
 	if r.Turn > 0 {
@@ -445,7 +446,7 @@ func undoLabel(r *Entry) string {
 
 // leftTrace reports whether a rewind the editor did not (fully) apply left
 // any of its files different from its undo snapshot.
-func (s *Workspace) leftTrace(res *snapshot.Result, r *Entry) bool {
+func (s *Workspace) leftTrace(res *snapshot.Result, r *journal.Entry) bool {
 	uid, err := snapshot.ParseID(r.UndoSnapshot)
 	if err != nil || len(r.Files) == 0 {
 		return false

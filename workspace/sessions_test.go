@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 type sessFixture struct {
@@ -31,7 +33,7 @@ func (f *sessFixture) write(rel, content string) {
 	}
 }
 
-func (f *sessFixture) start(session, prompt string) *Entry {
+func (f *sessFixture) start(session, prompt string) *journal.Entry {
 	f.t.Helper()
 	e, err := f.s.TurnStart(f.ctx, TurnRequest{Prompt: prompt, Session: session, Source: "hook", Agent: "claude-code"})
 	if err != nil {
@@ -40,7 +42,7 @@ func (f *sessFixture) start(session, prompt string) *Entry {
 	return e
 }
 
-func (f *sessFixture) end(session string) (end, start *Entry) {
+func (f *sessFixture) end(session string) (end, start *journal.Entry) {
 	f.t.Helper()
 	end, start, err := f.s.TurnEnd(f.ctx, TurnRequest{Session: session})
 	if err != nil {
@@ -49,7 +51,7 @@ func (f *sessFixture) end(session string) (end, start *Entry) {
 	return end, start
 }
 
-func (f *sessFixture) history() *History {
+func (f *sessFixture) history() *journal.History {
 	f.t.Helper()
 	h, err := f.s.History()
 	if err != nil {
@@ -88,7 +90,7 @@ func TestParallelSessions(t *testing.T) {
 	}
 	// A starts once more without a Stop: its own turn ends first.
 	a3 := f.start("A", "a three")
-	if h := f.history(); h.Entry(a2.ID) == nil || h.endOf[a2.ID] == nil || h.OpenTurnOf("A").ID != a3.ID {
+	if h := f.history(); h.Entry(a2.ID) == nil || endOf(h, a2.ID) == nil || h.OpenTurnOf("A").ID != a3.ID {
 		t.Fatal("A's start did not end A's own open turn first")
 	}
 	if end, start := f.end("B"); end == nil || start.ID != b1.ID {
@@ -179,7 +181,7 @@ func TestToolAttribution(t *testing.T) {
 	}
 	// Tool entries are not part of the conversation tree.
 	for _, e := range f.history().Branch {
-		if e.Kind == KindTool {
+		if e.Kind == journal.KindTool {
 			t.Fatal("a tool entry is on the active branch")
 		}
 	}
@@ -207,7 +209,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 	}
 	for _, sid := range []string{"A", "B"} {
 		got, _, err := f.s.TakeNotices(sid)
-		if err != nil || len(got) != 1 || got[0].Kind != KindRewind || got[0].Report == "" {
+		if err != nil || len(got) != 1 || got[0].Kind != journal.KindRewind || got[0].Report == "" {
 			t.Fatalf("%s's first notices: %v %v", sid, got, err)
 		}
 		if again, _, _ := f.s.TakeNotices(sid); len(again) != 0 {
@@ -229,7 +231,17 @@ func TestNoticesOncePerSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _, _ := f.s.TakeNotices("A")
-	if len(got) != 2 || got[0].Kind != KindUndo || got[1].Kind != KindSummary {
+	if len(got) != 2 || got[0].Kind != journal.KindUndo || got[1].Kind != journal.KindSummary {
 		t.Fatalf("A's notices after undo and summarize: %v", got)
 	}
+}
+
+// endOf is the end entry of the turn that start opened, or nil.
+func endOf(h *journal.History, start string) *journal.Entry {
+	for _, t := range h.Turns(true) {
+		if t.Start.ID == start {
+			return t.End
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -34,16 +35,16 @@ type ToolCall struct {
 // "post" lists what changed since its "pre". It returns the entry, or nil
 // when there was nothing to record (a "pre" of a call that names its
 // paths).
-func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*Entry, error) {
+func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry, error) {
 	if c.Phase != PhasePre && c.Phase != PhasePost {
 		c.Phase = PhasePost
 	}
 	if !c.Capture && c.Phase == PhasePre {
 		return nil, nil // its paths come with the post
 	}
-	var out *Entry
-	err := s.locked(func(l *Lock, h *History) error {
-		e := &Entry{Kind: KindTool, Actor: c.Actor, Session: c.Session, Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase}
+	var out *journal.Entry
+	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+		e := &journal.Entry{Kind: journal.KindTool, Actor: c.Actor, Session: c.Session, Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase}
 		if open := h.OpenTurnOf(c.Session); open != nil {
 			e.Start = open.ID
 		}
@@ -73,11 +74,11 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*Entry, error) 
 
 // preOf is the "pre" entry of call c not yet followed by its "post": the
 // same call id, or without one the session's latest of the same tool.
-func preOf(h *History, c ToolCall) *Entry {
+func preOf(h *journal.History, c ToolCall) *journal.Entry {
 	done := map[string]bool{}
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
-		if e.Kind != KindTool || e.Session != c.Session || e.Tool != c.Tool {
+		if e.Kind != journal.KindTool || e.Session != c.Session || e.Tool != c.Tool {
 			continue
 		}
 		if c.ToolUse != "" && e.ToolUse != c.ToolUse {
@@ -98,11 +99,11 @@ func preOf(h *History, c ToolCall) *Entry {
 // attribute fills end's Wrote and Attributed from the tool entries of the
 // turn start: the union of what its calls wrote; a Bash call with no
 // "post" (interrupted) counts what changed from its "pre" to res.
-func (s *Workspace) attribute(h *History, start *Entry, res *snapshot.Result, end *Entry) error {
+func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *snapshot.Result, end *journal.Entry) error {
 	var files []string
-	pending := map[string]*Entry{}
+	pending := map[string]*journal.Entry{}
 	for _, e := range h.Entries {
-		if e.Kind != KindTool || e.Start != start.ID {
+		if e.Kind != journal.KindTool || e.Start != start.ID {
 			continue
 		}
 		end.Attributed = true

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -39,7 +41,7 @@ func trackedWorkspace(t *testing.T, opts TrackOptions) (*Workspace, *Tracker, st
 	return s, tr, root
 }
 
-func turns(t *testing.T, s *Workspace) []Turn {
+func turns(t *testing.T, s *Workspace) []journal.Turn {
 	h, err := s.History()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -79,7 +80,7 @@ type Workspace struct {
 	dir      string
 	objects  *snapshot.Objects
 	capturer *snapshot.Capturer
-	journal  *Journal
+	journal  *journal.Journal
 
 	mu          sync.Mutex
 	gcSeen      int
@@ -189,7 +190,7 @@ func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 		dir:       dir,
 		objects:   objects,
 		capturer:  snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
-		journal:   OpenJournal(dir),
+		journal:   journal.Open(dir),
 		retention: DefaultRetention,
 	}, nil
 }
@@ -204,7 +205,7 @@ func (s *Workspace) Dir() string { return s.dir }
 func (s *Workspace) Objects() *snapshot.Objects { return s.objects }
 
 // Journal is the journal.
-func (s *Workspace) Journal() *Journal { return s.journal }
+func (s *Workspace) Journal() *journal.Journal { return s.journal }
 
 // LastCapture is the duration of this process's last capture.
 func (s *Workspace) LastCapture() time.Duration {
@@ -214,17 +215,17 @@ func (s *Workspace) LastCapture() time.Duration {
 }
 
 // History reads the journal.
-func (s *Workspace) History() (*History, error) {
+func (s *Workspace) History() (*journal.History, error) {
 	ents, _, err := s.journal.Read()
 	if err != nil {
 		return nil, err
 	}
-	return NewHistory(ents), nil
+	return journal.NewHistory(ents), nil
 }
 
 // capture snapshots the root; h is the history read under the lock (a gc
 // since the last capture drops the caches, whose objects may be gone).
-func (s *Workspace) capture(ctx context.Context, h *History, overlay snapshot.Overlay) (*snapshot.Result, error) {
+func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay snapshot.Overlay) (*snapshot.Result, error) {
 	s.mu.Lock()
 	if n := h.GCCount(); n != s.gcSeen {
 		s.gcSeen = n
@@ -289,12 +290,12 @@ func (s *Workspace) WatchMode() string {
 // locked runs fn holding the journal lock, with the history read under it.
 // An operation that an earlier process left unfinished is finished first
 // (see recover), so fn never sees one.
-func (s *Workspace) locked(fn func(l *Lock, h *History) error) error {
+func (s *Workspace) locked(fn func(l *journal.Lock, h *journal.History) error) error {
 	return s.lockedCtx(context.Background(), fn)
 }
 
 // lockedCtx is locked, giving up waiting for the lock when ctx ends.
-func (s *Workspace) lockedCtx(ctx context.Context, fn func(l *Lock, h *History) error) error {
+func (s *Workspace) lockedCtx(ctx context.Context, fn func(l *journal.Lock, h *journal.History) error) error {
 	l, err := s.journal.LockContext(ctx)
 	if err != nil {
 		return err
@@ -373,12 +374,12 @@ type ForkPoint struct {
 // endTurn appends the end of open turn start, capturing res as its end
 // state, and returns the entry. The files the session's tool calls wrote
 // during the turn (tool entries) are summed up on it.
-func (s *Workspace) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Result, req TurnRequest) (*Entry, error) {
+func (s *Workspace) endTurn(l *journal.Lock, h *journal.History, start *journal.Entry, res *snapshot.Result, req TurnRequest) (*journal.Entry, error) {
 	changed, err := s.Changes(start.Snapshot, res.ID.String())
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{Parent: h.Leaf(), Kind: KindTurnEnd, Actor: req.Actor, Snapshot: res.ID.String(),
+	e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnEnd, Actor: req.Actor, Snapshot: res.ID.String(),
 		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: start.Session, Agent: start.Agent, Changed: changed,
 		Key: req.Key}
 	if req.Fork != nil && start.Transcript != "" {
@@ -396,10 +397,10 @@ func (s *Workspace) endTurn(l *Lock, h *History, start *Entry, res *snapshot.Res
 // TurnStart opens a turn, capturing its start state. The same session's
 // turn still open is ended first, with the same capture as its end state,
 // and so is an automatic turn; other sessions' turns stay open.
-func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*Entry, error) {
-	var out *Entry
-	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
-		if e := h.ByKey(req.Key); e != nil && e.Kind == KindTurnStart {
+func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.Entry, error) {
+	var out *journal.Entry
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindTurnStart {
 			out = e
 			return nil
 		}
@@ -417,9 +418,9 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*Entry, err
 				return err
 			}
 			parent = end.ID
-			h = h.with(end)
+			h = h.With(end)
 		}
-		out = &Entry{Parent: parent, Kind: KindTurnStart, Actor: req.Actor, Snapshot: res.ID.String(),
+		out = &journal.Entry{Parent: parent, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: res.ID.String(),
 			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
 			Transcript: req.Transcript, Key: req.Key}
 		if req.Fork != nil {
@@ -434,12 +435,12 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*Entry, err
 // its end state, and returns the end entry and the turn's start; both are
 // nil when that session has no open turn (nothing is recorded then).
 // Other sessions' turns stay open.
-func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *Entry, err error) {
+func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *journal.Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
 	defer tr.Done()
-	err = s.lockedCtx(ctx, func(l *Lock, h *History) error {
+	err = s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
 		tr.Mark("lock and journal")
-		if e := h.ByKey(req.Key); e != nil && e.Kind == KindTurnEnd {
+		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindTurnEnd {
 			end, start = e, h.Entry(e.Start)
 			return nil
 		}
@@ -462,13 +463,13 @@ func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *E
 // EndOpenTurns ends every open turn with the capture res (a rewind does
 // this first, so each session's work is recorded before files change) and
 // returns the history with the end entries.
-func (s *Workspace) EndOpenTurns(l *Lock, h *History, res *snapshot.Result, actor string) (*History, error) {
+func (s *Workspace) EndOpenTurns(l *journal.Lock, h *journal.History, res *snapshot.Result, actor string) (*journal.History, error) {
 	for _, open := range h.OpenTurns() {
 		end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor})
 		if err != nil {
 			return nil, err
 		}
-		h = h.with(end)
+		h = h.With(end)
 	}
 	return h, nil
 }
@@ -482,10 +483,10 @@ type CheckpointRequest struct {
 
 // Checkpoint captures a checkpoint with an optional label and goal, and
 // returns its entry (Count holds the number of files captured).
-func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*Entry, error) {
-	var out *Entry
-	err := s.lockedCtx(ctx, func(l *Lock, h *History) error {
-		if e := h.ByKey(req.Key); e != nil && e.Kind == KindCheckpoint {
+func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*journal.Entry, error) {
+	var out *journal.Entry
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindCheckpoint {
 			out = e
 			return nil
 		}
@@ -493,7 +494,7 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*Ent
 		if err != nil {
 			return err
 		}
-		out = &Entry{Parent: h.Leaf(), Kind: KindCheckpoint, Actor: req.Actor, Snapshot: res.ID.String(),
+		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindCheckpoint, Actor: req.Actor, Snapshot: res.ID.String(),
 			Label: req.Label, Goal: req.Goal, Key: req.Key, Count: res.Files()}
 		return l.Append(out)
 	})
@@ -502,10 +503,10 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*Ent
 
 // RecordSession appends a session entry (an agent session started, with
 // its agent and transcript when known).
-func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript string) (*Entry, error) {
-	var out *Entry
-	err := s.locked(func(l *Lock, h *History) error {
-		out = &Entry{Parent: h.Leaf(), Kind: KindSession, Actor: actor, Session: sessionID, Source: source,
+func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript string) (*journal.Entry, error) {
+	var out *journal.Entry
+	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: source,
 			Agent: agent, Transcript: transcript}
 		return l.Append(out)
 	})
@@ -514,7 +515,7 @@ func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript st
 
 // Changes lists what changed from snapshot a to snapshot b, with line
 // counts ("" is the empty state).
-func (s *Workspace) Changes(a, b string) ([]Change, error) {
+func (s *Workspace) Changes(a, b string) ([]journal.Change, error) {
 	ida, idb, err := parseSnaps(a, b)
 	if err != nil {
 		return nil, err
@@ -523,10 +524,10 @@ func (s *Workspace) Changes(a, b string) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Change{}
+	out := []journal.Change{}
 	for _, op := range d.Ops {
 		// Compare describes b restored over a: that is the change a → b.
-		out = append(out, Change{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed, Kind: op.ContentKind(), Mode: op.ModeChange()})
+		out = append(out, journal.Change{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed, Kind: op.ContentKind(), Mode: op.ModeChange()})
 	}
 	return out, nil
 }

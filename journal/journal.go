@@ -1,4 +1,4 @@
-package workspace
+package journal
 
 import (
 	"bytes"
@@ -189,8 +189,8 @@ type Journal struct {
 	cache journalCache
 }
 
-// OpenJournal opens the journal in store folder dir.
-func OpenJournal(dir string) *Journal {
+// Open opens the journal in store folder dir.
+func Open(dir string) *Journal {
 	return &Journal{path: dir + "/journal", lockPath: dir + "/lock", sem: make(chan struct{}, 1)}
 }
 

@@ -1,4 +1,4 @@
-package workspace
+package journal
 
 import (
 	"fmt"
@@ -127,9 +127,9 @@ func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
 	}
 }
 
-// with is the history with e appended (an entry just written under the
-// lock).
-func (h *History) with(e *Entry) *History {
+// With is the history with e appended: the view after an entry was just
+// written under the lock, without reading the journal again.
+func (h *History) With(e *Entry) *History {
 	ents := make([]*Entry, 0, len(h.Entries)+1)
 	return NewHistory(append(append(ents, h.Entries...), e))
 }
@@ -533,4 +533,17 @@ func (h *History) Since(point string) int {
 		}
 	}
 	return 0
+}
+
+// SnapshotCount counts the distinct snapshots the journal holds (not gone).
+func (h *History) SnapshotCount() int {
+	set := map[string]bool{}
+	for _, e := range h.Entries {
+		for _, sn := range []string{e.Snapshot, e.UndoSnapshot} {
+			if sn != "" && !h.gone[sn] {
+				set[sn] = true
+			}
+		}
+	}
+	return len(set)
 }
