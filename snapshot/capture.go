@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/gitignore"
 )
 
 // DefaultMaxFileBytes is the largest file captured by default (10 MiB).
@@ -129,7 +131,7 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	defer c.mu.Unlock()
 	cf := c.loadCache()
 	tr.Mark("load stat cache")
-	ig, err := NewIgnorer(c.root)
+	ig, err := gitignore.NewIgnorer(c.root)
 	tr.Mark("ignore rules")
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", c.root, err)

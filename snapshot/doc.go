@@ -6,6 +6,6 @@
 // folder costs nothing to store again. Objects live in package store (packs,
 // verified reads, healing); large folder trees are stored as deltas against
 // the folder's previous tree. A stat cache keeps capture from reading files
-// whose size, times, inode and mode did not change. Ignore rules are git's,
-// plus .rewindignore.
+// whose size, times, inode and mode did not change. Which paths are
+// skipped is package gitignore's decision.
 package snapshot

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/gitignore"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,11 +32,11 @@ func newDirNode() *dirNode {
 // liveTree is the in-memory tree of the last capture without overlay.
 type liveTree struct {
 	root  *dirNode
-	ig    *Ignorer
+	ig    *gitignore.Ignorer
 	files int
 }
 
-func buildLive(m Manifest, ig *Ignorer) *liveTree {
+func buildLive(m Manifest, ig *gitignore.Ignorer) *liveTree {
 	lt := &liveTree{root: newDirNode(), ig: ig}
 	for p, e := range m {
 		lt.put(p, e)
@@ -162,7 +163,7 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 	full := lt == nil
 	for _, p := range changed {
 		base := p[strings.LastIndexByte(p, '/')+1:]
-		if p == "" || base == gitignoreName || base == rewindignoreName {
+		if p == "" || gitignore.IsIgnoreFile(base) {
 			full = true
 		}
 	}
@@ -357,7 +358,3 @@ func (c *Capturer) Flush() {
 	}
 	c.saveTimer = nil
 }
-
-// IsIgnoreFile reports whether a file named name holds ignore rules
-// (.gitignore, .rewindignore): a change to it changes what is captured.
-func IsIgnoreFile(name string) bool { return name == gitignoreName || name == rewindignoreName }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rewind-lsp/rewind-lsp/gitignore"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,7 +21,7 @@ import (
 // folder whose files all match keeps its tree ID without being encoded.
 type scan struct {
 	c           *Capturer
-	ig          *Ignorer
+	ig          *gitignore.Ignorer
 	ctx         context.Context
 	overlay     Overlay
 	cache       *cacheFile  // nil: every file is read
@@ -186,9 +187,9 @@ func (s *scan) dir(rel string, sc *scratch, more func(string)) {
 	hasGit, hasRewind := false, false
 	for _, d := range sc.names {
 		switch string(d.name) {
-		case gitignoreName:
+		case gitignore.GitFile:
 			hasGit = true
-		case rewindignoreName:
+		case gitignore.RewindFile:
 			hasRewind = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/rewind-lsp/rewind-lsp/gitignore"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -39,7 +40,7 @@ type TreeOptions struct {
 type Tree struct {
 	root string
 	opts TreeOptions
-	ig   *snapshot.Ignorer
+	ig   *gitignore.Ignorer
 	fw   *fsnotify.Watcher
 
 	mu       sync.Mutex
@@ -68,7 +69,7 @@ func NewTree(root string, opts TreeOptions) *Tree {
 		opts.PollInterval = 2 * time.Second
 	}
 	w := &Tree{root: root, opts: opts, mode: "watch", watched: map[string]bool{}, batch: map[string]bool{}, done: make(chan struct{})}
-	ig, err := snapshot.NewIgnorer(root)
+	ig, err := gitignore.NewIgnorer(root)
 	if err == nil {
 		w.ig = ig
 	}
@@ -268,7 +269,7 @@ func (w *Tree) event(ev fsnotify.Event) {
 		}
 	}
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
-	if snapshot.IsIgnoreFile(base) {
+	if gitignore.IsIgnoreFile(base) {
 		w.ig.Invalidate(parentDir(rel))
 	} else if w.ig.Ignored(rel, isDir) {
 		return

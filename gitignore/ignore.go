@@ -1,4 +1,4 @@
-package snapshot
+package gitignore
 
 import (
 	"bytes"
@@ -11,12 +11,18 @@ import (
 	"sync/atomic"
 )
 
-// Ignore files read in every folder, in this order: a .rewindignore applies
-// after (overrides) the .gitignore of the same folder.
+// The ignore files read in every folder, in this order: a .rewindignore
+// applies after (overrides) the .gitignore of the same folder.
 const (
-	gitignoreName    = ".gitignore"
-	rewindignoreName = ".rewindignore"
+	// GitFile is git's ignore file.
+	GitFile = ".gitignore"
+	// RewindFile holds rewind-lsp's own ignore rules, in git's syntax.
+	RewindFile = ".rewindignore"
 )
+
+// IsIgnoreFile reports whether a file named name holds ignore rules
+// (.gitignore, .rewindignore): a change to it changes what is captured.
+func IsIgnoreFile(name string) bool { return name == GitFile || name == RewindFile }
 
 // maxIgnoreFileBytes bounds one ignore file; git skips larger pattern files
 // with a warning, and so do we.
@@ -344,10 +350,10 @@ func (ig *Ignorer) loadRules(parent *ruleNode, full string) *ruleNode {
 	}
 	var pats []ignorePattern
 	if has.git {
-		pats = readIgnoreFile(filepath.Join(dir, gitignoreName), true)
+		pats = readIgnoreFile(filepath.Join(dir, GitFile), true)
 	}
 	if has.rewind {
-		pats = append(pats, readIgnoreFile(filepath.Join(dir, rewindignoreName), true)...)
+		pats = append(pats, readIgnoreFile(filepath.Join(dir, RewindFile), true)...)
 	}
 	if len(pats) == 0 {
 		return parent
