@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // Code action kinds of SPEC §5.3.
@@ -61,7 +61,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 		// A file the turn created has no earlier text, so no hunk to revert.
 		before, kind, err := f.svc.Content(latest.Snapshot, rel)
 		if err == nil && kind != "symlink" && editableText(before) &&
-			snapshot.RevertsAny([]byte(doc.text), before, cp.Range.Start.Line, cp.Range.End.Line) {
+			textdiff.RevertsAny([]byte(doc.text), before, cp.Range.Start.Line, cp.Range.End.Line) {
 			actions = append(actions, action(
 				fmt.Sprintf("Revert this hunk to before turn %d", latest.Turn), kindRefactorRewrite,
 				commands.NameRewind, map[string]any{

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // splitLines splits text into lines that keep their terminators ("\n",
@@ -50,7 +50,7 @@ func endPosition(lines []string, enc encoding) Position {
 }
 
 // computeEdits returns minimal line-level edits that turn a into b, from
-// the project's one hunk engine (snapshot.LineHunks) over the protocol's
+// the project's one hunk engine (textdiff.LineHunks) over the protocol's
 // lines. Every edit starts at the beginning of a line; only an edit
 // reaching the end of a text without a final line break ends mid-line.
 func computeEdits(a, b string, enc encoding) []TextEdit {
@@ -58,7 +58,7 @@ func computeEdits(a, b string, enc encoding) []TextEdit {
 		return []TextEdit{}
 	}
 	la, lb := splitLines(a), splitLines(b)
-	hunks := snapshot.LineHunks(la, lb)
+	hunks := textdiff.LineHunks(la, lb)
 	pos := func(line int) Position {
 		if line >= len(la) {
 			return endPosition(la, enc)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // FileOp is what a restore does to one file.
@@ -174,7 +176,7 @@ func FillOp(op *FileOp) {
 	op.Binary = (op.Before != nil && !IsText(op.Before)) || (op.After != nil && !IsText(op.After))
 	op.Added, op.Removed, op.Diff = 0, 0, ""
 	if !op.Binary && op.BeforeKind != KindSymlink && op.AfterKind != KindSymlink {
-		op.Added, op.Removed = lineCounts(string(op.Before), string(op.After))
+		op.Added, op.Removed = textdiff.LineCounts(string(op.Before), string(op.After))
 	}
 }
 
@@ -227,7 +229,7 @@ func gitDiff(op *FileOp) string {
 		fmt.Fprintf(&b, "Binary files %s and %s differ\n", from, to)
 		return b.String()
 	}
-	_, _, text := LineDiff(from, to, string(op.Before), string(op.After))
+	_, _, text := textdiff.LineDiff(from, to, string(op.Before), string(op.After))
 	b.WriteString(text)
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // BlameRange is a run of lines of a file's current content that one agent
@@ -57,7 +58,7 @@ func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]BlameRange
 	// nobody's turn.
 	var cur []string
 	if exists && snapshot.IsText(current) {
-		cur = snapshot.SplitLines(string(current))
+		cur = textdiff.SplitLines(string(current))
 	}
 	var labels []int32
 	if m := fb.memo[snapshot.Sum(current)]; exists && m != nil && len(m) == len(cur) {
@@ -165,7 +166,7 @@ func (s *Workspace) blameStep(h *journal.History, rel string, fb *fileBlame, st 
 	fb.last, fb.hasLast = fileVersion{exists: v.exists, kind: v.kind, id: v.id}, true
 	var next []string
 	if v.exists && v.text() {
-		next = snapshot.SplitLines(string(v.data))
+		next = textdiff.SplitLines(string(v.data))
 	}
 	switch {
 	case st.by == nil && v.exists && fb.memo[v.id] != nil && len(fb.memo[v.id]) == len(next):
@@ -204,7 +205,7 @@ func advance(prev []string, labels []int32, unknown bool, next []string, by int3
 		return out
 	}
 	at, bt := 0, 0
-	for _, h := range snapshot.LineHunks(prev, next) {
+	for _, h := range textdiff.LineHunks(prev, next) {
 		copy(out[bt:h.B0], labels[at:h.A0])
 		for i := h.B0; i < h.B1; i++ {
 			out[i] = by

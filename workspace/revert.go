@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // ModeRevert is the mode a revert's plan reports.
@@ -230,7 +231,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 // changed them since, else they conflict. With lines, only the turn's hunks
 // touching those protocol lines of ours are taken back, and only in a text
 // file the turn modified.
-func revertFile(base, ours, theirs fileVersion, lines *[2]int) (fileVersion, []snapshot.MergeConflict, bool) {
+func revertFile(base, ours, theirs fileVersion, lines *[2]int) (fileVersion, []textdiff.MergeConflict, bool) {
 	switch {
 	case ours.same(theirs):
 		return ours, nil, true // already as before the turn
@@ -253,16 +254,16 @@ func revertFile(base, ours, theirs fileVersion, lines *[2]int) (fileVersion, []s
 			return ours, nil, false
 		}
 	}
-	lb := snapshot.SplitLines(string(base.data))
-	lo := snapshot.SplitLines(string(ours.data))
-	var pick func(snapshot.Hunk) bool
+	lb := textdiff.SplitLines(string(base.data))
+	lo := textdiff.SplitLines(string(ours.data))
+	var pick func(textdiff.Hunk) bool
 	if lines != nil {
 		cur := string(ours.data)
-		first, last := snapshot.LineOfProtocolLine(cur, lines[0]), snapshot.LineOfProtocolLine(cur, lines[1])
-		blo, bhi := snapshot.MapBack(snapshot.LineHunks(lb, lo), first, last)
-		pick = func(h snapshot.Hunk) bool { return h.Touches(blo, bhi) }
+		first, last := textdiff.LineOfProtocolLine(cur, lines[0]), textdiff.LineOfProtocolLine(cur, lines[1])
+		blo, bhi := textdiff.MapBack(textdiff.LineHunks(lb, lo), first, last)
+		pick = func(h textdiff.Hunk) bool { return h.Touches(blo, bhi) }
 	}
-	merged, conflicts := snapshot.Merge3(lb, lo, snapshot.SplitLines(string(theirs.data)), pick)
+	merged, conflicts := textdiff.Merge3(lb, lo, textdiff.SplitLines(string(theirs.data)), pick)
 	if len(conflicts) > 0 {
 		return ours, conflicts, false
 	}
@@ -285,7 +286,7 @@ func changeOf(from, to fileVersion) string {
 // change lies: regions of the file at the turn's end (nil: anywhere), and
 // now is the current content. It follows the file's chain after the turn,
 // then from its last recorded state to now.
-func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, regions []snapshot.MergeConflict, now fileVersion) ([]string, error) {
+func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, regions []textdiff.MergeConflict, now fileVersion) ([]string, error) {
 	chain := fileChain(h, rel)
 	k := -1
 	for i, st := range chain {
@@ -327,9 +328,9 @@ func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, 
 			prev = next
 			return
 		}
-		hs := snapshot.Hunks(string(prev.data), string(next.data))
+		hs := textdiff.Hunks(string(prev.data), string(next.data))
 		for i, sp := range spans {
-			lo, hi, touched := snapshot.MapRegion(hs, sp.lo, sp.hi)
+			lo, hi, touched := textdiff.MapRegion(hs, sp.lo, sp.hi)
 			if touched {
 				note(by)
 			}

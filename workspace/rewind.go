@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // Rewind modes (SPEC §3).
@@ -186,8 +187,8 @@ func limitToHunks(d *snapshot.Diff, first, last int) {
 			continue // a hunk of a created, deleted, binary or link file is the whole file
 		}
 		cur := string(op.Before)
-		after := snapshot.RevertHunks(op.Before, op.After,
-			snapshot.LineOfProtocolLine(cur, first), snapshot.LineOfProtocolLine(cur, last))
+		after := textdiff.RevertHunks(op.Before, op.After,
+			textdiff.LineOfProtocolLine(cur, first), textdiff.LineOfProtocolLine(cur, last))
 		if string(after) == string(op.Before) {
 			continue
 		}

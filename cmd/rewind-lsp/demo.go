@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // demo runs a guided tour in a temporary workspace and store: two simulated
@@ -122,12 +122,12 @@ func (d *demoRun) agent(edits ...agentEdit) error {
 			if err := os.Remove(p); err != nil {
 				return err
 			}
-			_, _, diff = snapshot.LineDiff(from, to, string(old), "")
+			_, _, diff = textdiff.LineDiff(from, to, string(old), "")
 		} else {
 			if err := d.write(e.rel, e.text); err != nil {
 				return err
 			}
-			_, _, diff = snapshot.LineDiff(from, to, string(old), e.text)
+			_, _, diff = textdiff.LineDiff(from, to, string(old), e.text)
 		}
 		verb := "edits"
 		switch {

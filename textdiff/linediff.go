@@ -1,4 +1,4 @@
-package snapshot
+package textdiff
 
 import (
 	"fmt"
@@ -34,8 +34,8 @@ func lineScript(a, b string) []lineOp {
 	return ops
 }
 
-// lineCounts returns the added and removed line counts of before → after.
-func lineCounts(before, after string) (added, removed int) {
+// LineCounts returns the added and removed line counts of before → after.
+func LineCounts(before, after string) (added, removed int) {
 	if before == after {
 		return 0, 0
 	}
