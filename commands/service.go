@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/store"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -403,7 +404,7 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 // Content returns a file's content in a snapshot (for rewind:/ URIs) and
 // its kind ("file", "exec", "symlink"). It fails for a missing path or a
 // snapshot whose content is gone.
-func (s *Service) Content(snap, rel string) ([]byte, string, error) {
+func (s *Service) Content(snap store.ID, rel string) ([]byte, string, error) {
 	data, kind, err := s.ws.Content(snap, rel)
 	if err != nil {
 		return nil, "", err

@@ -1,5 +1,7 @@
 package commands
 
+import "github.com/rewind-lsp/rewind-lsp/journal"
+
 // Command names of SPEC §5.1. The language server advertises exactly All;
 // Dispatch accepts exactly All.
 const (
@@ -38,9 +40,9 @@ type CheckpointArgs struct {
 
 // CheckpointResult is the result of rewind.checkpoint.
 type CheckpointResult struct {
-	Entry    string `json:"entry"`
-	Snapshot string `json:"snapshot"`
-	Files    int    `json:"files"`
+	Entry    string       `json:"entry"`
+	Snapshot journal.Snap `json:"snapshot"`
+	Files    int          `json:"files"`
 }
 
 // TurnStartArgs is the argument of rewind.turnStart.
@@ -62,9 +64,9 @@ type TurnStartArgs struct {
 
 // TurnStartResult is the result of rewind.turnStart.
 type TurnStartResult struct {
-	Entry    string `json:"entry"`
-	Turn     int    `json:"turn"`
-	Snapshot string `json:"snapshot"`
+	Entry    string       `json:"entry"`
+	Turn     int          `json:"turn"`
+	Snapshot journal.Snap `json:"snapshot"`
 }
 
 // TurnEndArgs is the argument of rewind.turnEnd.
@@ -82,7 +84,7 @@ type TurnEndArgs struct {
 type TurnEndResult struct {
 	Entry    string       `json:"entry"`
 	Turn     int          `json:"turn"`
-	Snapshot string       `json:"snapshot"`
+	Snapshot journal.Snap `json:"snapshot"`
 	Changed  []FileChange `json:"changed"`
 }
 
@@ -138,11 +140,11 @@ type TurnInfo struct {
 
 // CheckpointInfo describes one checkpoint.
 type CheckpointInfo struct {
-	Entry    string `json:"entry"`
-	Label    string `json:"label"`
-	Goal     string `json:"goal"`
-	Time     string `json:"time"`
-	Snapshot string `json:"snapshot"`
+	Entry    string       `json:"entry"`
+	Label    string       `json:"label"`
+	Goal     string       `json:"goal"`
+	Time     string       `json:"time"`
+	Snapshot journal.Snap `json:"snapshot"`
 }
 
 // RewindInfo describes one rewind.
@@ -234,11 +236,11 @@ type Plan struct {
 
 // PlanTarget names the state a rewind goes to.
 type PlanTarget struct {
-	ID       string `json:"id"`
-	Turn     int    `json:"turn"`
-	Label    string `json:"label"`
-	Prompt   string `json:"prompt"`
-	Snapshot string `json:"snapshot"`
+	ID       string       `json:"id"`
+	Turn     int          `json:"turn"`
+	Label    string       `json:"label"`
+	Prompt   string       `json:"prompt"`
+	Snapshot journal.Snap `json:"snapshot"`
 	// Kind is the kind of the target entry: "turnStart" (the state before
 	// the turn), "turnEnd", "checkpoint", or "rewind" for an undo.
 	Kind string `json:"kind,omitempty"`
@@ -284,15 +286,15 @@ type FileHistoryResult struct {
 
 // FileHistoryItem is one turn that changed the file.
 type FileHistoryItem struct {
-	Turn     int    `json:"turn"`
-	Entry    string `json:"entry"`
-	Change   string `json:"change"`
-	Added    int    `json:"added"`
-	Removed  int    `json:"removed"`
-	Snapshot string `json:"snapshot"` // the turn's start snapshot: the file before the turn
+	Turn     int          `json:"turn"`
+	Entry    string       `json:"entry"`
+	Change   string       `json:"change"`
+	Added    int          `json:"added"`
+	Removed  int          `json:"removed"`
+	Snapshot journal.Snap `json:"snapshot"` // the turn's start snapshot: the file before the turn
 	// EndSnapshot is the turn's end snapshot (the file after the turn).
-	EndSnapshot string `json:"endSnapshot,omitempty"`
-	Prompt      string `json:"prompt,omitempty"`
+	EndSnapshot journal.Snap `json:"endSnapshot,omitzero"`
+	Prompt      string       `json:"prompt,omitempty"`
 }
 
 // StatusArgs is the argument of rewind.status.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // FuzzJournal feeds arbitrary bytes to the journal reader: it must never
@@ -85,14 +87,15 @@ func FuzzResolve(f *testing.F) {
 			}
 			return
 		}
-		if tg.Entry == nil || tg.Snapshot == "" {
+		if tg.Entry == nil || tg.Snapshot.IsZero() {
 			t.Fatalf("Resolve(%q) = %+v without an entry or snapshot", spec, tg)
 		}
 	})
 }
 
 func sampleEntries() []*Entry {
-	snap := strings.Repeat("ab", 32)
+	id, _ := store.ParseID(strings.Repeat("ab", 32))
+	snap := SnapOf(id)
 	return []*Entry{
 		{ID: "0190a0b0-0000-7000-8000-000000000001", Kind: KindTurnStart, Turn: 1, Snapshot: snap},
 		{ID: "0190a0b0-0000-7000-8000-000000000002", Parent: "0190a0b0-0000-7000-8000-000000000001", Kind: KindTurnEnd, Turn: 1, Start: "0190a0b0-0000-7000-8000-000000000001", Snapshot: snap},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // History is a read-only view of a journal: the entry tree, the active
@@ -17,7 +19,7 @@ type History struct {
 	undone   map[string][]*Entry // operation id → the undos of it
 	done     map[string]*Entry   // operation id → its done entry
 	byKey    map[string]*Entry   // idempotency key → the entry it made
-	gone     map[string]bool     // snapshots dropped by gc
+	gone     map[store.ID]bool   // snapshots dropped by gc
 	pos      map[string]int      // entry id → its index in Entries
 	gcCount  int
 
@@ -28,7 +30,7 @@ type History struct {
 func NewHistory(ents []*Entry) *History {
 	h := &History{Entries: ents, byID: map[string]*Entry{}, onBranch: map[string]bool{},
 		endOf: map[string]*Entry{}, undone: map[string][]*Entry{}, done: map[string]*Entry{},
-		byKey: map[string]*Entry{}, gone: map[string]bool{}, pos: map[string]int{}}
+		byKey: map[string]*Entry{}, gone: map[store.ID]bool{}, pos: map[string]int{}}
 	var leaf *Entry
 	var tree []*Entry // the conversation tree's entries, in journal order
 	for _, e := range ents {
@@ -149,7 +151,7 @@ func (h *History) Entry(id string) *Entry { return h.byID[id] }
 func (h *History) OnBranch(id string) bool { return h.onBranch[id] }
 
 // Gone reports whether snapshot s was dropped by gc.
-func (h *History) Gone(s string) bool { return h.gone[s] }
+func (h *History) Gone(s Snap) bool { return s.Set && h.gone[s.ID] }
 
 // GCCount is the number of gc entries, so caches can notice a gc.
 func (h *History) GCCount() int { return h.gcCount }
@@ -250,23 +252,23 @@ func (h *History) TurnToEnd(session string) *Entry {
 // snapshot of the latest entry that captured or changed them); a file that
 // differs from it now was edited outside a turn. An operation counts by its
 // done entry: the state it led to when it applied, nothing when it did not.
-func (h *History) Baseline() string {
+func (h *History) Baseline() Snap {
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
 		switch {
 		case e.Kind == KindDone:
-			if e.Snapshot != "" {
+			if e.Snapshot.Set {
 				return e.Snapshot
 			}
 		case e.Pending:
 			// Its done entry (later in the journal) decides.
 		case e.Kind == KindTurnStart, e.Kind == KindTurnEnd, e.Kind == KindCheckpoint, IsOperation(e.Kind):
-			if e.Snapshot != "" {
+			if e.Snapshot.Set {
 				return e.Snapshot
 			}
 		}
 	}
-	return ""
+	return Snap{}
 }
 
 // ByKey returns the entry a call with idempotency key made, or nil.
@@ -376,7 +378,7 @@ func (h *History) UndoCandidates() []*Entry {
 type Target struct {
 	Spec     string // as written
 	Entry    *Entry // the entry the target names
-	Snapshot string // the files' state to restore
+	Snapshot Snap   // the files' state to restore
 	Turn     int    // turn number, 0 for checkpoints and ids of other entries
 	Label    string
 	Prompt   string
@@ -486,7 +488,7 @@ func (h *History) Resolve(spec string) (*Target, error) {
 	if match == nil {
 		return nil, bad("no entry has that id")
 	}
-	if match.Snapshot == "" {
+	if !match.Snapshot.Set {
 		return nil, bad(fmt.Sprintf("entry %s (%s) recorded no state", match.ID, match.Kind))
 	}
 	t := &Target{Spec: spec, Entry: match, Snapshot: match.Snapshot, Turn: match.Turn, Prompt: match.Prompt, Label: match.Label, Point: match.ID}
@@ -537,10 +539,10 @@ func (h *History) Since(point string) int {
 
 // SnapshotCount counts the distinct snapshots the journal holds (not gone).
 func (h *History) SnapshotCount() int {
-	set := map[string]bool{}
+	set := map[Snap]bool{}
 	for _, e := range h.Entries {
-		for _, sn := range []string{e.Snapshot, e.UndoSnapshot} {
-			if sn != "" && !h.gone[sn] {
+		for _, sn := range []Snap{e.Snapshot, e.UndoSnapshot} {
+			if sn.Set && !h.Gone(sn) {
 				set[sn] = true
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // TestBranchBridgesPastEntriesOutsideTheTree: when a damaged line took a
@@ -12,13 +14,13 @@ import (
 func TestBranchBridgesPastEntriesOutsideTheTree(t *testing.T) {
 	id := func(n int) string { return fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", n) }
 	ents := []*Entry{
-		{ID: id(1), Kind: KindTurnStart, Turn: 1, Snapshot: "s1"},
-		{ID: id(2), Parent: id(1), Kind: KindTurnEnd, Turn: 1, Start: id(1), Snapshot: "s2"},
+		{ID: id(1), Kind: KindTurnStart, Turn: 1, Snapshot: SnapOf(store.Sum([]byte("s1")))},
+		{ID: id(2), Parent: id(1), Kind: KindTurnEnd, Turn: 1, Start: id(1), Snapshot: SnapOf(store.Sum([]byte("s2")))},
 		// turn 2's start, id(3), was on a damaged line here
 		{ID: id(4), Kind: KindTool},
 		{ID: id(5), Kind: KindGC},
 		{ID: id(6), Kind: KindNotice},
-		{ID: id(7), Parent: id(3), Kind: KindTurnEnd, Turn: 2, Start: id(3), Snapshot: "s3"},
+		{ID: id(7), Parent: id(3), Kind: KindTurnEnd, Turn: 2, Start: id(3), Snapshot: SnapOf(store.Sum([]byte("s3")))},
 	}
 	h := NewHistory(ents)
 	var got []string

@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
+
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // Entry kinds.
@@ -50,7 +52,7 @@ func IsOperation(kind string) bool {
 
 // Entry is one immutable journal record. Which fields are set depends on
 // Kind; Snapshot is always the state of the files once the entry was made
-// (empty when the entry changed no files and captured nothing).
+// (none when the entry changed no files and captured nothing).
 //
 // Agent sessions (SPEC §5.4, §9). session, turnStart and turnEnd entries
 // carry the agent session's id (Session) and, from a hook, its agent
@@ -77,7 +79,7 @@ type Entry struct {
 	Kind   string    `json:"kind"`
 	Actor  string    `json:"actor,omitempty"`
 
-	Snapshot string `json:"snapshot,omitempty"`
+	Snapshot Snap `json:"snapshot,omitzero"`
 
 	// Turns.
 	Turn    int    `json:"turn,omitempty"`
@@ -114,7 +116,7 @@ type Entry struct {
 	Target          string   `json:"target,omitempty"`
 	TargetEntry     string   `json:"targetEntry,omitempty"`
 	Mode            string   `json:"mode,omitempty"`
-	UndoSnapshot    string   `json:"undoSnapshot,omitempty"`
+	UndoSnapshot    Snap     `json:"undoSnapshot,omitzero"`
 	Files           []string `json:"files,omitempty"`
 	EntriesAffected int      `json:"entriesAffected,omitempty"`
 	Report          string   `json:"report,omitempty"`
@@ -144,7 +146,7 @@ type Entry struct {
 	Count int `json:"count,omitempty"`
 
 	// gc: snapshots whose content was dropped.
-	Gone []string `json:"gone,omitempty"`
+	Gone []store.ID `json:"gone,omitempty"`
 
 	// Damaged marks an entry History made up for one whose journal line is
 	// damaged: the start of a turn whose end is intact (its id, turn number

@@ -59,7 +59,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 
 	if wants(cp.Context.Only, kindRefactorRewrite) {
 		// A file the turn created has no earlier text, so no hunk to revert.
-		before, kind, err := f.svc.Content(latest.Snapshot, rel)
+		before, kind, err := f.svc.Content(latest.Snapshot.ID, rel)
 		if err == nil && kind != "symlink" && editableText(before) &&
 			textdiff.RevertsAny([]byte(doc.text), before, cp.Range.Start.Line, cp.Range.End.Line) {
 			actions = append(actions, action(

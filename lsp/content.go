@@ -61,9 +61,13 @@ func (s *Server) content(_ context.Context, p json.RawMessage) (any, error) {
 	if len(folders) == 0 {
 		return nil, &rpcError{codeRequestFailed, "no workspace folder is open"}
 	}
+	id, err := snapshot.ParseID(snap)
+	if err != nil {
+		return nil, &rpcError{codeRequestFailed, fmt.Sprintf("no content for %s in snapshot %s: %v", rel, snap, err)}
+	}
 	var errs []error
 	for _, f := range folders {
-		data, kind, err := f.svc.Content(snap, rel)
+		data, kind, err := f.svc.Content(id, rel)
 		if err != nil {
 			errs = append(errs, err)
 			continue

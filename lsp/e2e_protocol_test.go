@@ -157,7 +157,7 @@ func TestHistoryContentAndCodeActions(t *testing.T) {
 		t.Fatalf("fileHistory: %+v", hist)
 	}
 	var content contentResult
-	if err := e.c.call("rewind/content", map[string]any{"uri": "rewind:/" + hist.History[0].Snapshot + "/a.txt"}, &content); err != nil {
+	if err := e.c.call("rewind/content", map[string]any{"uri": "rewind:/" + hist.History[0].Snapshot.String() + "/a.txt"}, &content); err != nil {
 		t.Fatal(err)
 	}
 	if content.Text != "alpha\nbeta 😀\ngamma\n" {

@@ -15,6 +15,21 @@ func (id ID) String() string { return hex.EncodeToString(id[:]) }
 // IsZero reports whether id is the zero ID (no content).
 func (id ID) IsZero() bool { return id == ID{} }
 
+// MarshalText is the 64-digit hex form of id, so that ids in JSON read
+// as text. The zero ID has its form too (snapshot uses it for the empty
+// tree).
+func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText parses the 64-digit hex form of an ID.
+func (id *ID) UnmarshalText(text []byte) error {
+	v, err := ParseID(string(text))
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
 // ParseID parses the 64-digit hex form of an ID.
 func ParseID(s string) (ID, error) {
 	var id ID

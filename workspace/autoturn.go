@@ -109,7 +109,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			return err
 		}
 		t.s.noteCapture(res)
-		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: res.ID.String(),
+		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: journal.SnapOf(res.ID),
 			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
 		return l.Append(started)
 	})
@@ -229,7 +229,7 @@ func (t *Tracker) pollCheck() {
 		if h.OpenTurn() != nil {
 			return nil
 		}
-		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: prev.String(),
+		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: journal.SnapOf(prev),
 			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
 		return l.Append(started)
 	})

@@ -148,18 +148,14 @@ func (s *Workspace) blameStep(h *journal.History, rel string, fb *fileBlame, st 
 		fb.lines, fb.labels, fb.unknown, fb.hasLast = nil, nil, true, false
 		return nil
 	}
-	id, err := parseSnap(st.entry.Snapshot)
-	if err != nil {
-		return err
-	}
-	e, ok, err := snapshot.Lookup(s.objects, id, rel)
+	e, ok, err := snapshot.Lookup(s.objects, st.entry.Snapshot.ID, rel)
 	if err != nil {
 		return err
 	}
 	if cur := (fileVersion{exists: ok, kind: e.Kind, id: e.ID}); !fb.unknown && fb.hasLast && cur.same(fb.last) {
 		return nil // unchanged since the previous state: same owners
 	}
-	v, err := s.version(id, rel)
+	v, err := s.version(st.entry.Snapshot.ID, rel)
 	if err != nil {
 		return err
 	}

@@ -228,7 +228,7 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 		if e.Time.Before(cutoff) {
 			return false
 		}
-		if !journal.IsOperation(e.Kind) || e.Snapshot == "" {
+		if !journal.IsOperation(e.Kind) || !e.Snapshot.Set {
 			continue
 		}
 		if time.Since(e.Time) < echoWindow {
@@ -238,11 +238,7 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 				}
 			}
 		}
-		id, err := snapshot.ParseID(e.Snapshot)
-		if err != nil {
-			continue
-		}
-		ent, ok, err := snapshot.Lookup(t.s.objects, id, rel)
+		ent, ok, err := snapshot.Lookup(t.s.objects, e.Snapshot.ID, rel)
 		if err != nil {
 			continue
 		}

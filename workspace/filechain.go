@@ -131,12 +131,3 @@ func (s *Workspace) version(snap snapshot.ID, rel string) (fileVersion, error) {
 	}
 	return v, nil
 }
-
-// versionAt is version for a snapshot given as a string.
-func (s *Workspace) versionAt(snap, rel string) (fileVersion, error) {
-	id, err := parseSnap(snap)
-	if err != nil {
-		return fileVersion{}, err
-	}
-	return s.version(id, rel)
-}

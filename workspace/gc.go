@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // gcGrace keeps packs and objects younger than this from being rewritten
@@ -33,15 +35,15 @@ const pinnedRewinds = 10
 
 // GCReport says what gc dropped.
 type GCReport struct {
-	SnapshotsKept    int      `json:"snapshotsKept"`
-	SnapshotsDropped []string `json:"snapshotsDropped"`
-	ObjectsRemoved   int      `json:"objectsRemoved"`
-	BytesFreed       int64    `json:"bytesFreed"`
+	SnapshotsKept    int        `json:"snapshotsKept"`
+	SnapshotsDropped []store.ID `json:"snapshotsDropped"`
+	ObjectsRemoved   int        `json:"objectsRemoved"`
+	BytesFreed       int64      `json:"bytesFreed"`
 	// StoreBytes is the store's size after gc.
 	StoreBytes int64 `json:"storeBytes"`
 	// Damaged lists objects found damaged while repacking (left out of
 	// the new pack, and on the damaged list for the next capture to heal).
-	Damaged []string `json:"damaged,omitempty"`
+	Damaged []store.ID `json:"damaged,omitempty"`
 }
 
 // Retention bounds what gc keeps. Pinned snapshots are always kept:
@@ -57,7 +59,7 @@ type Retention struct {
 
 // snapRef is one snapshot and the latest time an entry referenced it.
 type snapRef struct {
-	id     string
+	id     store.ID
 	last   time.Time
 	pinned bool
 }
@@ -85,11 +87,12 @@ func (s *Workspace) Retain(r Retention) (*GCReport, error) {
 // snapshotRefs lists the snapshots the journal holds (not gone), newest
 // first, with whether each is pinned.
 func snapshotRefs(h *journal.History) []*snapRef {
-	refs := map[string]*snapRef{}
-	ref := func(id string, t time.Time, pin bool) {
-		if id == "" || h.Gone(id) {
+	refs := map[store.ID]*snapRef{}
+	ref := func(sn journal.Snap, t time.Time, pin bool) {
+		if !sn.Set || h.Gone(sn) {
 			return
 		}
+		id := sn.ID
 		r := refs[id]
 		if r == nil {
 			r = &snapRef{id: id}
@@ -112,7 +115,7 @@ func snapshotRefs(h *journal.History) []*snapRef {
 		}
 		ref(e.UndoSnapshot, e.Time, undoPin)
 	}
-	if b := h.Baseline(); b != "" {
+	if b := h.Baseline(); b.Set {
 		ref(b, time.Time{}, true)
 	}
 	for _, open := range h.OpenTurns() {
@@ -126,7 +129,7 @@ func snapshotRefs(h *journal.History) []*snapRef {
 		if !all[i].last.Equal(all[j].last) {
 			return all[i].last.After(all[j].last)
 		}
-		return all[i].id < all[j].id
+		return bytes.Compare(all[i].id[:], all[j].id[:]) < 0
 	})
 	return all
 }
@@ -135,26 +138,22 @@ func snapshotRefs(h *journal.History) []*snapRef {
 // into one pack (gc), else packs that stay mostly alive are left alone
 // (automatic retention).
 func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retention, full bool) (*GCReport, error) {
-	rep := &GCReport{SnapshotsDropped: []string{}}
+	rep := &GCReport{SnapshotsDropped: []store.ID{}}
 	all := snapshotRefs(h)
 	now := time.Now()
 	reach := snapshot.NewReach()
 	var keptBytes int64
 	// need gathers the objects snapshot k needs beyond those kept already,
 	// and their stored bytes, in a child set kept only if k is.
-	need := func(k string) (*snapshot.Reach, int64, error) {
+	need := func(id store.ID) (*snapshot.Reach, int64, error) {
 		added := reach.Child()
 		var n int64
-		id, err := snapshot.ParseID(k)
-		if err != nil {
-			return added, 0, nil
-		}
-		err = added.Add(s.objects, id, func(oid snapshot.ID, _ bool) error {
+		err := added.Add(s.objects, id, func(oid snapshot.ID, _ bool) error {
 			n += s.objects.Size(oid)
 			return nil
 		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("gc: snapshot %s is damaged, nothing swept (run fsck): %w", k, err)
+			return nil, 0, fmt.Errorf("gc: snapshot %s is damaged, nothing swept (run fsck): %w", id, err)
 		}
 		return added, n, nil
 	}
@@ -163,7 +162,7 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 		keptBytes += n
 	}
 	// Pinned snapshots first: they stay whatever the budget.
-	keep := map[string]bool{}
+	keep := map[store.ID]bool{}
 	for _, ref := range all {
 		if ref.pinned {
 			added, n, err := need(ref.id)
@@ -212,7 +211,9 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 	}
 	rep.SnapshotsKept = len(keep)
 	if len(rep.SnapshotsDropped) > 0 {
-		sort.Strings(rep.SnapshotsDropped)
+		sort.Slice(rep.SnapshotsDropped, func(i, j int) bool {
+			return bytes.Compare(rep.SnapshotsDropped[i][:], rep.SnapshotsDropped[j][:]) < 0
+		})
 		if err := l.Append(&journal.Entry{Kind: journal.KindGC, Gone: rep.SnapshotsDropped}); err != nil {
 			return nil, err
 		}
@@ -230,7 +231,7 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 		rep.BytesFreed = freed
 	}
 	for _, id := range rp.Damaged {
-		rep.Damaged = append(rep.Damaged, id.String())
+		rep.Damaged = append(rep.Damaged, id)
 	}
 	s.objects.Forget()
 	s.capturer.Reset()
@@ -287,20 +288,15 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 		rep.Problems = append(rep.Problems, Problem{What: "object", Where: p.Where, Err: p.Err})
 	}
 	rep.Notes = append(rep.Notes, vr.Notes...)
-	checked := map[string]bool{}
+	checked := map[store.ID]bool{}
 	reach := snapshot.NewReach()
 	for _, e := range h.Entries {
-		for _, sn := range []string{e.Snapshot, e.UndoSnapshot} {
-			if sn == "" || checked[sn] || h.Gone(sn) {
+		for _, sn := range []journal.Snap{e.Snapshot, e.UndoSnapshot} {
+			if !sn.Set || checked[sn.ID] || h.Gone(sn) {
 				continue
 			}
-			checked[sn] = true
-			id, err := snapshot.ParseID(sn)
-			if err != nil {
-				rep.Problems = append(rep.Problems, Problem{What: "snapshot", Where: "entry " + e.ID, Err: err.Error()})
-				continue
-			}
-			err = reach.Add(s.objects, id, func(oid snapshot.ID, isTree bool) error {
+			checked[sn.ID] = true
+			err := reach.Add(s.objects, sn.ID, func(oid snapshot.ID, isTree bool) error {
 				if !isTree && !s.objects.Has(oid) {
 					return &snapshot.DamagedError{ID: oid, Path: s.objects.Dir(), Err: fmt.Errorf("missing")}
 				}
@@ -313,7 +309,7 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 				if de, ok := err.(*snapshot.DamagedError); ok && damaged[de.ID] {
 					err = fmt.Errorf("needs damaged object %s", de.ID)
 				}
-				rep.Problems = append(rep.Problems, Problem{What: "snapshot", Where: fmt.Sprintf("%s (entry %s, %s)", sn[:12], e.ID, e.Kind), Err: err.Error()})
+				rep.Problems = append(rep.Problems, Problem{What: "snapshot", Where: fmt.Sprintf("%s (entry %s, %s)", sn.String()[:12], e.ID, e.Kind), Err: err.Error()})
 			}
 		}
 	}

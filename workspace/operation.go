@@ -63,7 +63,7 @@ func ApplyOnDisk(root string) ApplyFunc {
 // recorded; a failure to apply is recorded and reported in out.
 func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Result, ops []snapshot.FileOp, e *journal.Entry,
 	label string, apply ApplyFunc, out *Outcome) error {
-	e.UndoSnapshot = res.ID.String()
+	e.UndoSnapshot = journal.SnapOf(res.ID)
 	e.Files = e.Files[:0]
 	changes := map[string]*snapshot.Entry{}
 	for _, op := range ops {
@@ -88,7 +88,7 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	tr := snapshot.NewTracer(e.Kind + " steps")
 	defer tr.Done()
 	tr.Mark("target stored")
-	e.Snapshot = after.String()
+	e.Snapshot = journal.SnapOf(after)
 	e.Pending = true
 	if err := l.Append(e); err != nil {
 		return err
@@ -156,13 +156,12 @@ func (s *Workspace) recover(ctx context.Context, l *journal.Lock, h *journal.His
 
 func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.History, e *journal.Entry) error {
 	done := &journal.Entry{Kind: journal.KindDone, Of: e.ID, Actor: "recovery", Recovered: true, Snapshot: e.Snapshot}
-	before, err1 := snapshot.ParseID(e.UndoSnapshot)
-	after, err2 := snapshot.ParseID(e.Snapshot)
-	if err1 != nil || err2 != nil || h.Gone(e.Snapshot) || h.Gone(e.UndoSnapshot) {
+	if !e.UndoSnapshot.Set || !e.Snapshot.Set || h.Gone(e.Snapshot) || h.Gone(e.UndoSnapshot) {
 		f := false
-		done.Applied, done.FailureReason, done.Snapshot = &f, "interrupted, and its snapshots are unreadable", ""
+		done.Applied, done.FailureReason, done.Snapshot = &f, "interrupted, and its snapshots are unreadable", journal.Snap{}
 		return l.Append(done)
 	}
+	before, after := e.UndoSnapshot.ID, e.Snapshot.ID
 	res, err := s.capturer.Capture(ctx, nil)
 	if err != nil {
 		return err
@@ -221,7 +220,7 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 		return err
 	}
 	if done.Applied != nil {
-		done.Snapshot = ""
+		done.Snapshot = journal.Snap{}
 	}
 	return l.Append(done)
 }

@@ -59,7 +59,7 @@ func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
 func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([]journal.Turn, *journal.Target, error) {
 	closeOpen := func(t journal.Turn) journal.Turn {
 		if t.End == nil {
-			t.End = &journal.Entry{Kind: journal.KindTurnEnd, Snapshot: res.ID.String(), Start: t.Start.ID, Turn: t.Number}
+			t.End = &journal.Entry{Kind: journal.KindTurnEnd, Snapshot: journal.SnapOf(res.ID), Start: t.Start.ID, Turn: t.Number}
 		}
 		return t
 	}
@@ -114,11 +114,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 	changed := make([][]string, len(turns))
 	all := map[string]bool{}
 	for i, t := range turns {
-		sa, sb, err := parseSnaps(t.Start.Snapshot, t.End.Snapshot)
-		if err != nil {
-			return nil, err
-		}
-		ds, err := snapshot.DiffTrees(s.objects, sa, sb)
+		ds, err := snapshot.DiffTrees(s.objects, t.Start.Snapshot.ID, t.End.Snapshot.ID)
 		if err != nil {
 			return nil, fmt.Errorf("revert turn %d: %w", t.Number, err)
 		}
@@ -164,11 +160,11 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			if err != nil {
 				return nil, err
 			}
-			base, err := s.versionAt(t.End.Snapshot, p)
+			base, err := s.version(t.End.Snapshot.ID, p)
 			if err != nil {
 				return nil, fmt.Errorf("revert %s: content at the end of turn %d: %w", p, t.Number, err)
 			}
-			theirs, err := s.versionAt(t.Start.Snapshot, p)
+			theirs, err := s.version(t.Start.Snapshot.ID, p)
 			if err != nil {
 				return nil, fmt.Errorf("revert %s: content at the start of turn %d: %w", p, t.Number, err)
 			}
@@ -298,7 +294,7 @@ func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, 
 	if k >= 0 {
 		states = chain[k+1:]
 	}
-	prev, err := s.versionAt(t.End.Snapshot, rel)
+	prev, err := s.version(t.End.Snapshot.ID, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +338,7 @@ func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, 
 		if h.Gone(st.entry.Snapshot) {
 			continue
 		}
-		next, err := s.versionAt(st.entry.Snapshot, rel)
+		next, err := s.version(st.entry.Snapshot.ID, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -455,11 +451,11 @@ func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n
 		if t.End == nil || !turnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
 			return false, nil
 		}
-		base, err := s.versionAt(t.End.Snapshot, rel)
+		base, err := s.version(t.End.Snapshot.ID, rel)
 		if err != nil {
 			return false, err
 		}
-		theirs, err := s.versionAt(t.Start.Snapshot, rel)
+		theirs, err := s.version(t.Start.Snapshot.ID, rel)
 		if err != nil {
 			return false, err
 		}

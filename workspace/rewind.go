@@ -97,10 +97,10 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 	if h.Gone(t.Snapshot) {
 		return nil, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
 	}
-	tid, err := snapshot.ParseID(t.Snapshot)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", req.Target, err)
+	if !t.Snapshot.Set {
+		return nil, fmt.Errorf("target %s recorded no state", req.Target)
 	}
+	tid := t.Snapshot.ID
 	if req.Lines != nil && len(req.Paths) != 1 {
 		return nil, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
 	}
@@ -126,11 +126,8 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 		}
 	}
 	var base *snapshot.ID
-	if b := h.Baseline(); b != "" && !h.Gone(b) {
-		id, err := snapshot.ParseID(b)
-		if err == nil {
-			base = &id
-		}
+	if b := h.Baseline(); b.Set && !h.Gone(b) {
+		base = &b.ID
 	}
 	out := &Outcome{Target: t, Mode: mode, Diff: &snapshot.Diff{}}
 	if mode != ModeConversation && mode != ModeSummarize {
@@ -385,28 +382,23 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if r == nil {
 			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 		}
-		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: r.UndoSnapshot, Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
+		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: r.UndoSnapshot.String(), Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
 		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindUndo, Actor: req.Actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target, Turn: r.Turn, Key: req.Key}
 		if r.PrevLeaf != "" {
 			e.Parent, e.PrevLeaf = r.PrevLeaf, h.Leaf()
 		}
-		if r.UndoSnapshot == "" || len(r.Files) == 0 {
+		if !r.UndoSnapshot.Set || len(r.Files) == 0 {
 			out.Applied, out.Entry = true, e
 			return l.Append(e)
 		}
 		if h.Gone(r.UndoSnapshot) {
 			return fmt.Errorf("undo: the undo snapshot of %s %s was dropped by gc", r.Kind, r.ID)
 		}
-		uid, err := snapshot.ParseID(r.UndoSnapshot)
-		if err != nil {
-			return fmt.Errorf("undo: %w", err)
-		}
+		uid := r.UndoSnapshot.ID
 		// Conflicts: files that differ from the last recorded state.
 		var base *snapshot.ID
-		if bl := h.Baseline(); bl != "" && !h.Gone(bl) {
-			if b, err := snapshot.ParseID(bl); err == nil {
-				base = &b
-			}
+		if bl := h.Baseline(); bl.Set && !h.Gone(bl) {
+			base = &bl.ID
 		}
 		set := map[string]bool{}
 		for _, p := range r.Files {
@@ -448,10 +440,10 @@ func undoLabel(r *journal.Entry) string {
 // leftTrace reports whether a rewind the editor did not (fully) apply left
 // any of its files different from its undo snapshot.
 func (s *Workspace) leftTrace(res *snapshot.Result, r *journal.Entry) bool {
-	uid, err := snapshot.ParseID(r.UndoSnapshot)
-	if err != nil || len(r.Files) == 0 {
+	if !r.UndoSnapshot.Set || len(r.Files) == 0 {
 		return false
 	}
+	uid := r.UndoSnapshot.ID
 	set := map[string]bool{}
 	for _, p := range r.Files {
 		set[p] = true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // Tool-call phases.
@@ -53,10 +54,10 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 			if err != nil {
 				return err
 			}
-			e.Snapshot = res.ID.String()
+			e.Snapshot = journal.SnapOf(res.ID)
 			if c.Phase == PhasePost {
 				if pre := preOf(h, c); pre != nil {
-					files, err := s.changedPaths(pre.Snapshot, e.Snapshot)
+					files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
 					if err != nil {
 						return err
 					}
@@ -116,7 +117,7 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 		files = append(files, e.Files...)
 	}
 	for _, pre := range pending {
-		fs, err := s.changedPaths(pre.Snapshot, res.ID.String())
+		fs, err := s.changedPaths(pre.Snapshot.ID, res.ID)
 		if err != nil {
 			return err
 		}
@@ -127,12 +128,8 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 }
 
 // changedPaths lists the paths that differ between snapshots a and b.
-func (s *Workspace) changedPaths(a, b string) ([]string, error) {
-	ida, idb, err := parseSnaps(a, b)
-	if err != nil {
-		return nil, err
-	}
-	diffs, err := snapshot.DiffTrees(s.objects, ida, idb)
+func (s *Workspace) changedPaths(a, b store.ID) ([]string, error) {
+	diffs, err := snapshot.DiffTrees(s.objects, a, b)
 	if err != nil {
 		return nil, err
 	}

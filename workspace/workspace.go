@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // RealRoot is root as an absolute path with every symbolic link resolved:
@@ -375,11 +376,11 @@ type ForkPoint struct {
 // state, and returns the entry. The files the session's tool calls wrote
 // during the turn (tool entries) are summed up on it.
 func (s *Workspace) endTurn(l *journal.Lock, h *journal.History, start *journal.Entry, res *snapshot.Result, req TurnRequest) (*journal.Entry, error) {
-	changed, err := s.Changes(start.Snapshot, res.ID.String())
+	changed, err := s.Changes(start.Snapshot.ID, res.ID)
 	if err != nil {
 		return nil, err
 	}
-	e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnEnd, Actor: req.Actor, Snapshot: res.ID.String(),
+	e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnEnd, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
 		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: start.Session, Agent: start.Agent, Changed: changed,
 		Key: req.Key}
 	if req.Fork != nil && start.Transcript != "" {
@@ -420,7 +421,7 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 			parent = end.ID
 			h = h.With(end)
 		}
-		out = &journal.Entry{Parent: parent, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: res.ID.String(),
+		out = &journal.Entry{Parent: parent, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
 			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
 			Transcript: req.Transcript, Key: req.Key}
 		if req.Fork != nil {
@@ -494,7 +495,7 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 		if err != nil {
 			return err
 		}
-		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindCheckpoint, Actor: req.Actor, Snapshot: res.ID.String(),
+		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindCheckpoint, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
 			Label: req.Label, Goal: req.Goal, Key: req.Key, Count: res.Files()}
 		return l.Append(out)
 	})
@@ -514,13 +515,9 @@ func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript st
 }
 
 // Changes lists what changed from snapshot a to snapshot b, with line
-// counts ("" is the empty state).
-func (s *Workspace) Changes(a, b string) ([]journal.Change, error) {
-	ida, idb, err := parseSnaps(a, b)
-	if err != nil {
-		return nil, err
-	}
-	d, err := snapshot.Compare(s.objects, ida, idb, nil, nil)
+// counts (the zero ID is the empty state).
+func (s *Workspace) Changes(a, b store.ID) ([]journal.Change, error) {
+	d, err := snapshot.Compare(s.objects, a, b, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -532,35 +529,14 @@ func (s *Workspace) Changes(a, b string) ([]journal.Change, error) {
 	return out, nil
 }
 
-func parseSnap(s string) (snapshot.ID, error) {
-	if s == "" {
-		return snapshot.ID{}, nil
-	}
-	return snapshot.ParseID(s)
-}
-
-// parseSnaps parses two snapshot ids ("" is the empty state).
-func parseSnaps(a, b string) (snapshot.ID, snapshot.ID, error) {
-	ida, err := parseSnap(a)
-	if err != nil {
-		return ida, ida, err
-	}
-	idb, err := parseSnap(b)
-	return ida, idb, err
-}
-
 // Content returns the content and kind of rel in snapshot snap.
-func (s *Workspace) Content(snap, rel string) ([]byte, snapshot.Kind, error) {
-	id, err := snapshot.ParseID(snap)
-	if err != nil {
-		return nil, 0, err
-	}
-	e, ok, err := snapshot.Lookup(s.objects, id, rel)
+func (s *Workspace) Content(snap store.ID, rel string) ([]byte, snapshot.Kind, error) {
+	e, ok, err := snapshot.Lookup(s.objects, snap, rel)
 	if err != nil {
 		return nil, 0, err
 	}
 	if !ok {
-		return nil, 0, fmt.Errorf("%s is not in snapshot %s", rel, snap[:12])
+		return nil, 0, fmt.Errorf("%s is not in snapshot %s", rel, snap.String()[:12])
 	}
 	if e.Kind == snapshot.KindSkipped {
 		return nil, e.Kind, fmt.Errorf("%s was larger than maxFileBytes when captured; its content was not kept", rel)

@@ -279,7 +279,7 @@ func (c *cli) turnStart(args []string) error {
 	if c.g.json {
 		return c.printJSON(r)
 	}
-	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, quoted(*prompt), short(r.Snapshot))
+	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, quoted(*prompt), shortSnap(r.Snapshot))
 	return nil
 }
 
@@ -341,7 +341,7 @@ func (c *cli) checkpoint(args []string) error {
 	if label != "" {
 		name += " @" + label
 	}
-	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, plural(r.Files, "file"), short(r.Snapshot))
+	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, plural(r.Files, "file"), shortSnap(r.Snapshot))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // short abbreviates a snapshot id (hex) or an entry id (a UUIDv7, whose
@@ -21,6 +22,9 @@ func short(id string) string {
 	}
 	return id
 }
+
+// shortSnap is short for a snapshot ("" for none).
+func shortSnap(s journal.Snap) string { return short(s.String()) }
 
 func quoted(s string) string {
 	s = strings.TrimSpace(s)
