@@ -52,7 +52,7 @@ type Change struct {
 type ChangeFile struct {
 	Path   string // root-relative, slash-separated
 	Change string // create, modify, delete
-	// Via is decided by the session (session.ViaPolicy): "edit" files go
+	// Via is decided by the workspace (workspace.ViaPolicy): "edit" files go
 	// in the WorkspaceEdit, "disk" files are written by snapshot.Writer.
 	Via string
 	// Before is the current content (the open buffer's text when the file is

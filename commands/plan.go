@@ -54,7 +54,7 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 	return p
 }
 
-// applyFunc adapts the Service's Applier (or the disk) to the session.
+// applyFunc adapts the Service's Applier (or the disk) to the workspace.
 func (s *Service) applyFunc() workspace.ApplyFunc {
 	if s.opts.Applier == nil {
 		return workspace.ApplyOnDisk(s.opts.Root)

@@ -81,7 +81,7 @@ func (s *Service) StoreDir() string { return s.opts.StoreDir }
 // JournalPath is the journal file; it changes whenever any process appends.
 func (s *Service) JournalPath() string { return s.ws.Journal().Path() }
 
-// Workspace is the underlying session (gc, fsck, history).
+// Workspace is the root's handle underneath (gc, fsck, history).
 func (s *Service) Workspace() *workspace.Workspace { return s.ws }
 
 func (s *Service) overlay() snapshot.Overlay {
@@ -278,7 +278,7 @@ func (s *Service) RelPath(p string) (string, error) {
 	return p, nil
 }
 
-// mapErr turns session errors into the command set's error types.
+// mapErr turns workspace errors into the command set's error types.
 func mapErr(err error) error {
 	var ut *journal.UnknownTargetError
 	if errors.As(err, &ut) {

@@ -16,8 +16,8 @@ import (
 
 // applier is the commands.Applier of one workspace folder: it turns an
 // operation's Change into one workspace/applyEdit (SPEC §5.2), checks that
-// the editor applied it, and writes the files the session sent `via: disk`.
-// How each file travels was decided by the session (session.ViaPolicy);
+// the editor applied it, and writes the files the workspace sent `via: disk`.
+// How each file travels was decided by the workspace (workspace.ViaPolicy);
 // the applier only translates.
 type applier struct {
 	s *Server
@@ -26,7 +26,7 @@ type applier struct {
 
 // ResourceOps implements commands.ResourceOps: true when the client creates
 // and deletes files itself (it lists both in resourceOperations); otherwise
-// the session sends creates and deletes `via: disk`.
+// the workspace sends creates and deletes `via: disk`.
 func (a *applier) ResourceOps() bool {
 	return a.s.caps.createFiles && a.s.caps.deleteFiles
 }

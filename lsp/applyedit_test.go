@@ -30,7 +30,7 @@ func TestWorkspaceEditGolden(t *testing.T) {
 		"documentChanges without resource operations":   {documentChanges: true},
 		"plain (neither)":                               {},
 	} {
-		// The session sends creates and deletes `via: disk` to clients
+		// The workspace sends creates and deletes `via: disk` to clients
 		// without resource operations: they never reach buildEdit.
 		files := goldenFiles()
 		if !caps.createFiles {

@@ -45,7 +45,7 @@ gotests() { go test -count=1 ./...; }
 
 fuzz() {
   local ok=0
-  for spec in session:FuzzJournal session:FuzzResolve $(extra_fuzz); do
+  for spec in journal:FuzzJournal journal:FuzzResolve $(extra_fuzz); do
     local pkg=${spec%%:*} name=${spec#*:}
     go test ./"$pkg"/ -run '^$' -fuzz "^${name}\$" -fuzztime "${FUZZTIME:-5s}" >/tmp/rewind-fuzz.log 2>&1 || { cat /tmp/rewind-fuzz.log; ok=1; }
   done
@@ -54,9 +54,9 @@ fuzz() {
 
 # extra_fuzz lists the other packages' fuzz targets as pkg:Name.
 extra_fuzz() {
-  grep -l '^func Fuzz' snapshot/*_test.go lsp/*_test.go 2>/dev/null | while read -r f; do
+  grep -l '^func Fuzz' */*_test.go 2>/dev/null | while read -r f; do
     grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed "s#^func #$(dirname "$f"):#"
-  done | grep -v -e 'session:'
+  done | grep -v -e '^journal:'
 }
 
 suite install install

@@ -19,7 +19,7 @@ type FileOp struct {
 	Removed  int    // lines removed by the change
 	Binary   bool   // either side is binary or invalid UTF-8
 	Conflict bool   // the current content is not the last recorded one
-	Via      string // "edit" (text the editor applies) or "disk" (written by Writer); see session.ViaPolicy
+	Via      string // "edit" (text the editor applies) or "disk" (written by Writer); see workspace.ViaPolicy
 
 	Before     []byte // current content (nil for create)
 	After      []byte // target content (nil for delete)

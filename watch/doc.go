@@ -4,6 +4,6 @@
 // reports between two captures; File reports changes of one file (the
 // journal another process appends to). Replacing the notification source,
 // or what counts as a change (attribute events: a chmod), touches this
-// package only. It knows nothing of turns or journals: session decides
+// package only. It knows nothing of turns or journals: workspace decides
 // what a change means.
 package watch

@@ -95,7 +95,7 @@ type Workspace struct {
 	blame blameCache // line owners per file (blame.go)
 }
 
-// SetOpenPaths tells the session which root-relative paths the editor
+// SetOpenPaths tells the workspace which root-relative paths the editor
 // holds open, so captures with the editor's buffers patch just those.
 func (s *Workspace) SetOpenPaths(fn func() []string) {
 	s.mu.Lock()
@@ -140,8 +140,8 @@ func (s *Workspace) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, 
 	return &snapshot.Result{ID: id, FileCount: res.FileCount, Duration: res.Duration}, nil
 }
 
-// Open opens the session of root with its store in dir ("" = default).
-// The session knows the root by its real path (RealRoot): captures, writes
+// Open opens the workspace of root with its store in dir ("" = default).
+// The workspace knows the root by its real path (RealRoot): captures, writes
 // and Root use it, whichever spelling the caller gave.
 func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 	abs, err := RealRoot(root)
@@ -277,7 +277,7 @@ func (s *Workspace) noteCapture(res *snapshot.Result) {
 }
 
 // WatchMode is how a running server sees changes: "watch", "poll", or
-// "none" when the session is not tracked.
+// "none" when the workspace is not tracked.
 func (s *Workspace) WatchMode() string {
 	s.mu.Lock()
 	t := s.tracker
