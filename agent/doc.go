@@ -3,7 +3,7 @@
 // tool call wrote), finds the fork point of a Claude Code transcript and
 // writes a forked transcript that `claude --resume` continues (the
 // conversation half of a rewind), and words the notices that tell an agent
-// its files were rewound (SPEC §9).
+// its files were rewound.
 //
 // It knows the agents' formats and nothing of the store: the journal and
 // the command set (packages session and commands) decide when; this

@@ -16,7 +16,7 @@ import (
 )
 
 // ForkPoint is where a Claude Code transcript stood when a prompt was
-// submitted (SPEC §9): its length in bytes up to its last complete line,
+// submitted: its length in bytes up to its last complete line,
 // and the uuid of the last entry before that which has one.
 type ForkPoint struct {
 	Bytes int64

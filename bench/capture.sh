@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-turn capture benchmark for rewind-lsp (issue 2, "Performance").
+# Per-turn capture benchmark for rewind-lsp.
 #
 # Builds the binary, commits a copy of $(go env GOROOT)/src (or -tree DIR)
 # into a fresh git repository in a temporary folder, and measures side by

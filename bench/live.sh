@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live-capture benchmark for rewind-lsp (issue 4, "Performance").
+# Live-capture benchmark for rewind-lsp.
 #
 # Builds the binary and bench/live (a small LSP client, standard library
 # only), commits a copy of $(go env GOROOT)/src (or -tree DIR) into a fresh

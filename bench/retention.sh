@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retention benchmark (issue 13): many agent turns on a real tree from the
+# Retention benchmark: many agent turns on a real tree from the
 # command line, nobody running gc: the store stays within its budget by
 # itself, while the pinned checkpoint stays whole.
 #

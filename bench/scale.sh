@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmark (issue 13): what a turn end, a rewind and its undo cost
+# Scale benchmark: what a turn end, a rewind and its undo cost
 # from the command line (a new process each, no server running) as the
 # number of changed files grows, against git status on the same tree.
 #
@@ -125,7 +125,7 @@ for N in $sizes; do
 done
 if [ -n "${T[1000,te]:-}" ]; then
 	echo
-	printf '%-40s %9s   %-7s %s\n' "target (issue 13)" "ms" "limit" "result"
+	printf '%-40s %9s   %-7s %s\n' "target" "ms" "limit" "result"
 	for k in te:turn\ end rw:rewind ud:undo; do
 		v=$(ms "${T[1000,${k%%:*}]}")
 		printf '%-40s %9s   %-7s %s\n' "1,000 changed files: ${k#*:}" "$v" "< 150" "$(awk -v v="$v" 'BEGIN{print (v<150)?"ok":"MISSED"}')"

@@ -36,7 +36,7 @@ type BlameRange struct {
 
 // Blame tells which agent turn wrote each line of a file's current content
 // (the open buffer when the editor holds the file, else the disk), for the
-// lines no one changed since (SPEC §5.1). Other lines are absent.
+// lines no one changed since. Other lines are absent.
 func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) {
 	if a.URI == "" {
 		return nil, &ArgError{Field: "uri", Msg: "is required"}

@@ -9,7 +9,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Client is the command set of SPEC §5.1 as the command line, hooks and
+// Client is the command set (docs/PROTOCOL.md, "Commands") as the command
+// line, hooks and
 // the MCP adapter use it. *Service runs commands in this process; a Remote
 // forwards them to the language server running for the root; Auto picks
 // one per call. Each command-line verb is written once, against Client.

@@ -10,7 +10,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
-// The conversation half of a rewind (SPEC §9): after the workspace moved the
+// The conversation half of a rewind: after the workspace moved the
 // journal's leaf back, the agent's own conversation is forked at the same
 // point, so the agent can continue from there.
 

@@ -106,7 +106,7 @@ func (p *dropProxy) handle(c net.Conn) {
 	}
 }
 
-// TestLostAnswerIsNotRunTwice (issue 10, defect 3; SPEC §6): every
+// TestLostAnswerIsNotRunTwice: every
 // recording command forwarded to a running server whose answer is lost —
 // the server died after running it, or before; or the connection was lost
 // and the server lives — is recorded exactly once: the command line asks

@@ -29,7 +29,8 @@ func (s *Service) via() *workspace.ViaPolicy {
 	return p
 }
 
-// plan turns a session outcome into the plan of SPEC §4.
+// plan turns a workspace outcome into the plan (docs/PROTOCOL.md, "The
+// plan").
 func (s *Service) plan(out *workspace.Outcome) *Plan {
 	p := &Plan{Mode: out.Mode, Files: []PlanFile{}, Skipped: []Skipped{}}
 	if t := out.Target; t != nil {

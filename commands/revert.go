@@ -21,7 +21,7 @@ type RevertArgs struct {
 }
 
 // Revert takes back the changes of one turn, or of one session's turns,
-// keeping everything after them (SPEC §3). The result is a RewindResult:
+// keeping everything after them. The result is a RewindResult:
 // a refused revert has applied false and a failureReason naming each
 // conflicting file and who overlapped it; its plan lists those files with
 // conflict true and their overlaps. With dryRun nothing changes and the

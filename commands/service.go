@@ -19,7 +19,8 @@ import (
 type Options struct {
 	// Root is the workspace root (made absolute by Open).
 	Root string
-	// StoreDir overrides the store location (SPEC §2); empty means default.
+	// StoreDir overrides the store location; empty means default
+	// (workspace.DefaultStoreDir).
 	StoreDir string
 	// Actor records who acts: "cli", "hook", "editor".
 	Actor string
@@ -44,8 +45,8 @@ type ResourceOps interface {
 	ResourceOps() bool
 }
 
-// Service is the typed command set of SPEC §5.1 for one root. The command
-// line and the language server both call it. It is safe for concurrent use.
+// Service is the typed command set for one root (docs/PROTOCOL.md,
+// "Commands"). The command line and the language server both call it. It is safe for concurrent use.
 type Service struct {
 	opts Options
 	ws   *workspace.Workspace
@@ -309,7 +310,7 @@ func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
 	return s.plan(out), nil
 }
 
-// Rewind rewinds files and/or the conversation (SPEC §3, §5.2).
+// Rewind rewinds files and/or the conversation, as the mode says.
 func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, error) {
 	req, err := s.request(ctx, a.Target, a.Mode, a.Paths, a.Range, a.Force, a.Report)
 	if err != nil {

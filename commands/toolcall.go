@@ -7,8 +7,7 @@ import (
 )
 
 // NameToolCall records an agent's tool call (an agent hook's PreToolUse or
-// PostToolUse). It is not one of the editor commands of SPEC §5.1 (not in
-// All): only the command line sends it, to a running server when there is
+// PostToolUse). It is not one of the editor commands (not in All): only the command line sends it, to a running server when there is
 // one, so a Bash call's captures cost what changed.
 const NameToolCall = "rewind.toolCall"
 
@@ -33,7 +32,7 @@ type ToolCallResult struct {
 }
 
 // ToolCall records a tool call so the session's turn end knows what its
-// tools wrote (SPEC §5.4).
+// tools wrote.
 func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult, error) {
 	if a.Session == "" {
 		return nil, &ArgError{Field: "session", Msg: "is required"}

@@ -2,7 +2,8 @@ package commands
 
 import "github.com/rewind-lsp/rewind-lsp/journal"
 
-// Command names of SPEC §5.1. The language server advertises exactly All;
+// Command names (docs/PROTOCOL.md, "Commands"). The language server
+// advertises exactly All;
 // Dispatch accepts exactly All.
 const (
 	NameCheckpoint  = "rewind.checkpoint"
@@ -55,7 +56,7 @@ type TurnStartArgs struct {
 	Source string `json:"-"`
 	// Agent names the session's agent ("claude-code"); Transcript is its
 	// conversation file and ForkBytes/ForkUUID the transcript's fork point
-	// before this prompt (SPEC §9). Set by agent hooks.
+	// before this prompt. Set by agent hooks.
 	Agent      string `json:"agent,omitempty"`
 	Transcript string `json:"transcript,omitempty"`
 	ForkBytes  int64  `json:"forkBytes,omitempty"`
@@ -179,7 +180,7 @@ type RewindArgs struct {
 	// OwnSince is an entry id (an agent's checkpoint): the changes made
 	// since it count as the caller's own, except files the editor saved
 	// since or holds unsaved — those stay conflicts. Used by the MCP
-	// rewind tool (SPEC §9); not a SPEC §5.1 argument.
+	// rewind tool; not an argument editors send.
 	OwnSince string `json:"ownSince,omitempty"`
 }
 
@@ -201,7 +202,7 @@ type RewindResult struct {
 }
 
 // ConversationResult is what a conversation rewind did to the agent's own
-// conversation (SPEC §9): Agent is "claude-code" with the new session,
+// conversation: Agent is "claude-code" with the new session,
 // its transcript file and the command that resumes it; or Agent is empty
 // and Reason says why only rewind-lsp's journal moved back.
 type ConversationResult struct {
@@ -224,7 +225,7 @@ type Position struct {
 	Character int `json:"character"`
 }
 
-// Plan is what a rewind would do (SPEC §4).
+// Plan is what a rewind would do (docs/PROTOCOL.md, "The plan").
 type Plan struct {
 	Target       PlanTarget   `json:"target"`
 	Mode         string       `json:"mode"`

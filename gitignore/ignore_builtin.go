@@ -3,7 +3,7 @@ package gitignore
 import "strings"
 
 // Built-in ignores: the files editors write beside the ones a person edits,
-// and the rewind writer's own temporary files (SPEC §5.4). They are never
+// and the rewind writer's own temporary files. They are never
 // captured, so they never open an automatic turn (the watcher asks the same
 // Ignored) and never count as a conflict, whatever the ignore files say.
 //

@@ -7,7 +7,7 @@ import (
 )
 
 // sideFiles are names editors and the rewind writer put beside edited
-// files (SPEC §5.4); lookalikes are names a person may well use.
+// files; lookalikes are names a person may well use.
 var (
 	sideFiles = []string{".#notes.txt", "#notes.txt#", ".notes.txt.swp", ".notes.txt.swo", ".notes.txt.swn",
 		".notes.txt.swx", ".swp", "4913", "notes.txt~", ".notes.txt.kate-swp", ".rewind-0f3a9c.tmp",

@@ -193,8 +193,8 @@ func (h *History) NextTurn() int {
 }
 
 // OpenTurns are the start entries of the turns open on the active branch,
-// oldest first, at most one per session id (SPEC §5.4: one turn may be open
-// per session). A turn is open while it has no end entry and no later turn
+// oldest first, at most one per session id (one turn may be open per
+// session). A turn is open while it has no end entry and no later turn
 // of the same session started on the branch (a session whose turn never
 // ended, a crash, has moved on).
 func (h *History) OpenTurns() []*Entry {
@@ -397,9 +397,10 @@ func (e *UnknownTargetError) Error() string {
 	return fmt.Sprintf("unknown target %q: %s", e.Spec, e.Reason)
 }
 
-// Resolve turns a target string (SPEC §2: "3", "turn:3", "turn:3:end",
-// "~1", "@label", an entry id or a unique prefix of at least 6 characters)
-// into a Target.
+// Resolve turns a target string into a Target: "3" or "turn:3" (the state
+// when turn 3 started), "turn:3:end" (when it ended), "~1" (the start of
+// the latest turn; "~2" the one before), "@label" (a checkpoint), an entry
+// id or a unique prefix of at least 6 characters.
 func (h *History) Resolve(spec string) (*Target, error) {
 	s := strings.TrimSpace(spec)
 	bad := func(reason string) error { return &UnknownTargetError{Spec: spec, Reason: reason} }

@@ -54,7 +54,7 @@ func IsOperation(kind string) bool {
 // Kind; Snapshot is always the state of the files once the entry was made
 // (none when the entry changed no files and captured nothing).
 //
-// Agent sessions (SPEC §5.4, §9). session, turnStart and turnEnd entries
+// Agent sessions. session, turnStart and turnEnd entries
 // carry the agent session's id (Session) and, from a hook, its agent
 // ("claude-code") and transcript file. Several sessions may have a turn
 // open at once (History.OpenTurns). What each session's tool calls wrote

@@ -15,7 +15,8 @@ import (
 )
 
 // applier is the commands.Applier of one workspace folder: it turns an
-// operation's Change into one workspace/applyEdit (SPEC §5.2), checks that
+// operation's Change into one workspace/applyEdit (docs/PROTOCOL.md,
+// "Applying a rewind"), checks that
 // the editor applied it, and writes the files the workspace sent `via: disk`.
 // How each file travels was decided by the workspace (workspace.ViaPolicy);
 // the applier only translates.

@@ -15,7 +15,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// Issue 12's speed goals, measured in a running server (the real binary,
+// The speed goals of blame and revert, measured in a running server (the real binary,
 // driven over stdio by the fake editor) and printed beside git doing the
 // same on the same history:
 //

@@ -10,7 +10,8 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
-// Code action kinds of SPEC §5.3.
+// Code action kinds: rewinding a file to before a turn and previewing that
+// (source actions), and reverting a hunk (a rewrite of the range).
 const (
 	kindRewindFile      = "source.rewind.file"
 	kindRewindPreview   = "source.rewind.preview"
@@ -82,7 +83,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 		if wants(cp.Context.Only, kindRewindPreview) {
 			pargs := args
 			if s.caps.showDocument {
-				// The plan's diff opens as a document (issue 12): a client
+				// The plan's diff opens as a document: a client
 				// that drops the command's result still shows something.
 				pargs = map[string]any{"root": root, "target": turnTarget(it.Turn), "paths": []string{rel}, "show": true}
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// TestServerKilledAfterForcedRewind (issue 10, defect 1): the user has an
+// TestServerKilledAfterForcedRewind: the user has an
 // unsaved edit in an open buffer and a saved one on disk; a forced rewind
 // overwrites both. The server is killed (SIGKILL) while the editor applies
 // the edit, so it never hears the answer, records nothing after it and

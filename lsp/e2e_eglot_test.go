@@ -9,7 +9,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// TestEglotAnswersBeforeItsChange (issue 10, defect 12; SPEC §5.3): an
+// TestEglotAnswersBeforeItsChange: an
 // eglot-like client answers workspace/applyEdit with applied:true and sends
 // the matching didChange only later (1.5 s, and 3 s: longer than the server
 // ever waits). The rewind and its undo report applied:true, and the

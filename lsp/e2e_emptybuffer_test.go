@@ -6,8 +6,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// TestNeovimEmptyBuffer (issue 10, defect 14; the known skip of the Neovim
-// suite): Neovim keeps the buffer of an empty file as one empty line and
+// TestNeovimEmptyBuffer: Neovim keeps the buffer of an empty file as one empty line and
 // reports its text as "\n". That buffer holds the empty file: it is no
 // conflict and no change, a rewind leaves it alone, and an undo that fills
 // the file edits the buffer and applies.

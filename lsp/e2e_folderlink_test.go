@@ -6,7 +6,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// TestRewindFolderBackIntoSymlink (issue 10, defect 9): the agent replaced
+// TestRewindFolderBackIntoSymlink: the agent replaced
 // the symbolic link `lnk` by a folder `lnk` holding new.txt (and, in the
 // second case, a text file `notes` by a folder `notes` holding a.txt). The
 // rewind makes the folder a link (a file) again, its undo makes it a folder

@@ -9,8 +9,8 @@ import (
 
 // TestHunkActionNextToDeletedLine: a turn deleted line "b" of a/b/c. The
 // hunk action is offered on the lines around the gap, and running it brings
-// "b" back (it used to be offered there and change nothing, because one
-// engine offered it and another applied it).
+// "b" back: the action is offered only where running it changes the file
+// (one engine both offers and applies it).
 func TestHunkActionNextToDeletedLine(t *testing.T) {
 	w := newWsp(t)
 	w.write("f.txt", "a\nb\nc\n", 0o644)

@@ -12,7 +12,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// Live capture (SPEC §5.4, issue 4): the server sees disk changes itself,
+// Live capture: the server sees disk changes itself,
 // groups an agent's into automatic turns, and never mistakes the person's
 // saves or its own rewinds for agent work.
 
@@ -233,8 +233,8 @@ func TestLiveTwoServersAndCommandLine(t *testing.T) {
 }
 
 // TestLiveEditorSideFilesAreNoTurn: files editors write beside the ones a
-// person edits are never captured, never a turn, never a conflict (SPEC
-// §5.4). Emacs edits notes.txt: its lock link appears, the person types
+// person edits are never captured, never a turn, never a conflict. Emacs
+// edits notes.txt: its lock link appears, the person types
 // for a while, the save writes a backup and the file and drops the
 // auto-save and the lock; Vim's swap file and its 4913 probe come and go.
 // That is at most one automatic turn, holding notes.txt only, and

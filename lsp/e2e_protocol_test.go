@@ -147,7 +147,8 @@ func TestProgress(t *testing.T) {
 }
 
 // TestHistoryContentAndCodeActions covers rewind.fileHistory,
-// rewind/content and the code actions of SPEC §5.3.
+// rewind/content and the code actions: a file's history, its text in a
+// snapshot, and the preview and rewind actions offered on it.
 func TestHistoryContentAndCodeActions(t *testing.T) {
 	w, e := oneTurn(t, neovimLike)
 	uri := uriFromPath(w.abs("a.txt"))

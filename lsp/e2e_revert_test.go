@@ -38,12 +38,12 @@ func blameOf(t *testing.T, e *editor, w *wsp, rel string) string {
 	return strings.Join(parts, " ")
 }
 
-// TestRevertTurnInEditor is issue 12's acceptance scenario through an
-// editor: turns 1, 2, 3 edit one file in different places and turn 2
-// creates a file. Blame shows the three turns; reverting turn 2 after the
-// person edited turn 2's line is refused naming user; once that edit is
-// gone the revert keeps turns 1 and 3 exactly, removes the created file,
-// and undo brings it all back.
+// TestRevertTurnInEditor: reverting one turn through an editor. Turns 1,
+// 2, 3 edit one file in different places and turn 2 creates a file. Blame
+// shows the three turns; reverting turn 2 after the person edited turn 2's
+// line is refused naming user; once that edit is gone the revert keeps
+// turns 1 and 3 exactly, removes the created file, and undo brings it all
+// back.
 func TestRevertTurnInEditor(t *testing.T) {
 	for _, kind := range []editorKind{vscodeLike, neovimLike} {
 		t.Run(string(kind), func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // JSON-RPC 2.0 (version "1.0", a number, or none) is an Invalid Request,
 // answered and never executed; a request whose method is not a string is
 // answered too, with its own id when that id is valid. The server keeps
-// serving after each (SPEC §8).
+// serving after each.
 func TestBinaryStrictJSONRPC(t *testing.T) {
 	w := newWsp(t)
 	w.write("a.txt", "a\n", 0o644)

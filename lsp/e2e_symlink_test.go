@@ -14,7 +14,7 @@ import (
 
 // TestSymlinkedFolderIsOneRoot: an editor opens a workspace folder through
 // a symbolic link, a hook works in the real folder; they share one store
-// (SPEC §2, §8). The editor hears of and lists the hook's turn, names files
+// (one root, one store). The editor hears of and lists the hook's turn, names files
 // under the link, and a rewind edits the buffers it has open by that name;
 // the command line on the link reaches the same server.
 func TestSymlinkedFolderIsOneRoot(t *testing.T) {

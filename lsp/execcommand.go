@@ -12,7 +12,8 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// executeCommand runs one command of SPEC §5.1 through commands.Dispatch on
+// executeCommand runs one command (docs/PROTOCOL.md, "Commands") through
+// commands.Dispatch on
 // the folder the argument selects.
 func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, error) {
 	var ep executeCommandParams

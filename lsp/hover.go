@@ -10,7 +10,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// Agent blame in any LSP client (SPEC §5.3): textDocument/hover on a line
+// Agent blame in any LSP client: textDocument/hover on a line
 // an agent turn wrote shows the turn and links to its preview and revert.
 
 type hoverParams struct {

@@ -19,7 +19,7 @@ import (
 const maxRevertHereTurns = 3
 
 // revertHereActions are the "Revert turn N here (keep later changes)"
-// actions on a range of an open file (SPEC §7, issue 12): one per turn
+// actions on a range of an open file: one per turn
 // that wrote lines in the range (per blame) or is the latest turn that
 // changed the file, offered only when reverting that turn's hunks in the
 // range goes through without a conflict and changes the file — what is
@@ -93,7 +93,7 @@ const previewsDir = "previews"
 
 // showPlan opens a plan's unified diff in the editor with
 // window/showDocument: a read-only file in the store, for clients that
-// cannot show rewind: URIs (SPEC §5.3). Previews older than a day are
+// cannot show rewind: URIs. Previews older than a day are
 // removed on the way.
 func (s *Server) showPlan(ctx context.Context, f *folder, plan *commands.Plan) error {
 	if plan == nil || !s.caps.showDocument {

@@ -22,7 +22,7 @@ type folder struct {
 	watch *journalWatcher
 	sock  *commands.SocketServer // serves the command line of this root; nil when another server does
 	// tracker watches the disk: captures cost what changed, and agent
-	// changes with no turn open become automatic turns (SPEC §5.4).
+	// changes with no turn open become automatic turns.
 	tracker *workspace.Tracker
 }
 
@@ -45,7 +45,7 @@ func (f *folder) rel(p string) (string, bool) {
 
 // match returns p relative to the folder and the length of the root it
 // was found under. p may name the folder by either of its roots, or by
-// another link to it: then p's folders are resolved (SPEC §8: one root).
+// another link to it: then p's folders are resolved (one root, one name).
 func (f *folder) match(p string) (rel string, rootLen int, ok bool) {
 	for _, r := range f.roots() {
 		if rel, ok := relIn(r, p); ok {
@@ -177,7 +177,7 @@ func closeFolder(s *Server, f *folder) {
 	}
 }
 
-// selectFolder picks the folder a command acts on (SPEC §5.1): `root` (a
+// selectFolder picks the folder a command acts on: `root` (a
 // path or file:// URI) when given, else the folder holding `uri`, else the
 // first folder.
 func (s *Server) selectFolder(sc commands.Scope) (*folder, error) {

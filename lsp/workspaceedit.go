@@ -22,7 +22,7 @@ type builtEdit struct {
 }
 
 // buildEdit builds the WorkspaceEdit for files: creates, then text edits,
-// then deletes (SPEC §5.2). Creates and deletes only come for clients that
+// then deletes. Creates and deletes only come for clients that
 // do them: the workspace sends the others `via: disk`. Clients with neither
 // documentChanges nor resource operations get the `changes` form.
 func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {

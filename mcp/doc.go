@@ -1,5 +1,5 @@
 // Package mcp serves rewind-lsp to the agent itself as a Model Context
-// Protocol server (SPEC §9): the tools checkpoint, rewind, turns and diff,
+// Protocol server: the tools checkpoint, rewind, turns and diff,
 // over stdio, on the official Go SDK. An agent checkpoints before it
 // explores and rewinds with a report after; the files really come back,
 // every rewind is an ordinary journal entry (listed, undoable, seen by the

@@ -182,8 +182,7 @@ func TestMCPToolsAndErrors(t *testing.T) {
 	}
 }
 
-// TestMCPCheckpointEditRewindUndo is issue 11's MCP "done when": an MCP
-// client checkpoints, edits files, rewinds with a report: the files are
+// TestMCPCheckpointEditRewindUndo: an MCP client checkpoints, edits files, rewinds with a report: the files are
 // back, the report is in log, and undo takes the rewind back.
 func TestMCPCheckpointEditRewindUndo(t *testing.T) {
 	w := newAgentWS(t)

@@ -24,7 +24,8 @@ type Commands interface {
 	Rewind(ctx context.Context, a commands.RewindArgs) (*commands.RewindResult, error)
 }
 
-// Error texts of SPEC §9.
+// Error texts the tools answer with; agents may match them, so they are
+// part of the contract (docs/PROTOCOL.md, "Agents").
 const (
 	ErrNoCheckpoint = "No active checkpoint."
 	ErrEmptyReport  = "Report cannot be empty."

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// Healing damaged objects from the workspace (SPEC §8): the store keeps a
+// Healing damaged objects from the workspace: the store keeps a
 // list of objects known to be damaged or missing (found by fsck or by any
 // read). A capture re-reads the files whose cached content is on that list
 // and rebuilds the folder trees on it, so the store gets good copies and a

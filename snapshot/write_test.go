@@ -166,8 +166,7 @@ func TestWriterPrunesEmptiedFolders(t *testing.T) {
 	}
 }
 
-// TestWriterRaceWithSymlinkSwap is the command-line race of issue 10: a
-// folder swapped for a link to the outside while a rewind writes into it.
+// TestWriterRaceWithSymlinkSwap: a folder swapped for a link to the outside while a rewind writes into it.
 // Nothing may land outside the root.
 func TestWriterRaceWithSymlinkSwap(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()

@@ -4,7 +4,7 @@ import "github.com/rewind-lsp/rewind-lsp/journal"
 
 // noticeable reports whether an agent session should be told of entry e:
 // a rewind, revert or undo that changed files, a rewind carrying a report,
-// or a report recorded with mode summarize (SPEC §9).
+// or a report recorded with mode summarize.
 func noticeable(h *journal.History, e *journal.Entry) bool {
 	switch e.Kind {
 	case journal.KindRewind:

@@ -387,7 +387,7 @@ func revertLabel(ts []journal.Turn, sessionID string) string {
 }
 
 // Revert takes back the changes of one turn, or of every turn of one
-// session, keeping everything that happened after them (SPEC §3). Any
+// session, keeping everything that happened after them. Any
 // overlap with a later change refuses the whole revert (the outcome names
 // the files and who overlapped them); otherwise it is an operation like a
 // rewind (operation.go): every open turn is ended first, the current state

@@ -13,7 +13,10 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
-// Rewind modes (SPEC §3).
+// Rewind modes: what a rewind takes back (docs/PROTOCOL.md, "Rewind
+// modes"). Code restores the files; conversation moves the active branch's
+// leaf back to the target; both does both; summarize changes neither and
+// appends the report as a summary entry; plan only returns the plan.
 const (
 	ModeCode         = "code"
 	ModeConversation = "conversation"
@@ -238,7 +241,7 @@ func firstLine(s string) string {
 	return s
 }
 
-// Rewind rewinds files and/or the conversation (SPEC §3, §5.2). A turn
+// Rewind rewinds files and/or the conversation, as its mode says. A turn
 // still open is ended first, so the agent's work is recorded. Conflicts
 // refuse the rewind unless req.Force; the outcome then says why.
 func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {

@@ -62,7 +62,7 @@ func (f *sessFixture) history() *journal.History {
 
 // TestParallelSessions: two agent sessions each keep their own turn open;
 // one's end never ends the other's, and a start never ends another
-// session's turn (SPEC §5.4).
+// session's turn.
 func TestParallelSessions(t *testing.T) {
 	f := newSessFixture(t)
 	f.write("a.txt", "a0\n")

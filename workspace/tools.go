@@ -15,7 +15,8 @@ const (
 	PhasePost = "post"
 )
 
-// ToolCall is one agent tool call a hook reported (SPEC §5.4).
+// ToolCall is one agent tool call a hook reported: which files it wrote,
+// so a turn end knows what its own session wrote.
 type ToolCall struct {
 	Session string
 	Tool    string // the tool's name: Write, Edit, Bash…

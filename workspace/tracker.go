@@ -12,7 +12,9 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/watch"
 )
 
-// TrackOptions configure live tracking of a root (SPEC §5.4).
+// TrackOptions configure live tracking of a root: what changed on disk
+// narrows captures, and agent changes with no turn open become automatic
+// turns.
 type TrackOptions struct {
 	// Quiet ends an automatic turn after this long without agent changes
 	// (autoTurnQuietMs; default 3s).

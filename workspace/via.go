@@ -7,7 +7,8 @@ import (
 )
 
 // ViaPolicy is what the editor applying an operation can do. How each file
-// reaches the disk (`via` of SPEC §4) is decided here, once, on the file
+// reaches the disk (a plan file's `via`: "edit" or "disk") is decided
+// here, once, on the file
 // operation; the language server only translates the decision into a
 // WorkspaceEdit and disk writes.
 type ViaPolicy struct {

@@ -18,7 +18,7 @@ import (
 
 // RealRoot is root as an absolute path with every symbolic link resolved:
 // the one name of a root reached through a link and through its real path
-// (SPEC §8). A root that cannot be resolved (it does not exist) keeps its
+// (one root, one store). A root that cannot be resolved (it does not exist) keeps its
 // absolute path, so the error comes from whoever opens it.
 func RealRoot(root string) (string, error) {
 	abs, err := filepath.Abs(root)
@@ -48,7 +48,7 @@ func RealPath(p string) string {
 	}
 }
 
-// DefaultStoreDir is the store of root (SPEC §2):
+// DefaultStoreDir is the store of root, kept outside the root:
 // $REWIND_LSP_HOME/<basename>-<12 hex of sha256(abs root)>, where
 // REWIND_LSP_HOME defaults to $XDG_STATE_HOME/rewind-lsp, then
 // ~/.local/state/rewind-lsp. The root's symbolic links are resolved first,

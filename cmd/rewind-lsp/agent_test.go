@@ -106,8 +106,8 @@ func (s *claudeSession) stop() {
 	}
 }
 
-// TestAcceptanceClaudeCode is issue 11's "done when", from a shell with
-// hook events on stdin: three turns of one session and one turn of a
+// TestAcceptanceClaudeCode: Claude Code's whole round trip, from a shell
+// with hook events on stdin: three turns of one session and one turn of a
 // second session interleaved; `rewind 2 --mode both` restores the files,
 // writes a forked transcript equal to the original up to turn 2's prompt
 // but for sessionId, prints the resume command, and the next

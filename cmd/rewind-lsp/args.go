@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Exit statuses (SPEC §6).
+// Exit statuses of every command (docs/PROTOCOL.md, "Command line").
 const (
 	exitOK      = 0
 	exitError   = 1

@@ -11,7 +11,7 @@ import (
 
 // revert is `rewind-lsp revert TARGET [--paths P,...] [--dry-run]` and
 // `revert --session ID`: take back one turn (or one session's turns) and
-// keep everything after it (SPEC §6). A running server does it when there
+// keep everything after it. A running server does it when there
 // is one (the editor's unsaved buffers count as current content).
 func (c *cli) revert(args []string) error {
 	fs := flag.NewFlagSet("revert", flag.ContinueOnError)

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestRevertAndBlameCommandLine is issue 12's scenario on the command line:
-// blame names turns 1, 2 and 3; a revert of turn 2 over the person's edit
+// TestRevertAndBlameCommandLine: reverting one turn on the command line.
+// Blame names turns 1, 2 and 3; a revert of turn 2 over the person's edit
 // is refused (exit 3) naming user; without it turn 2 goes, turns 1 and 3
 // stay, the file turn 2 created goes; undo brings it back.
 func TestRevertAndBlameCommandLine(t *testing.T) {

@@ -36,7 +36,7 @@ func (w *ws) damageContent(content string) {
 	}
 }
 
-// TestDamagedObjectHealedByCapture (issue 10, defect 6): damage fsck found
+// TestDamagedObjectHealedByCapture: damage fsck found
 // is healed by the next capture of the file that still has the content,
 // and the new checkpoint points at a good copy, not at the damaged one.
 func TestDamagedObjectHealedByCapture(t *testing.T) {
@@ -60,7 +60,7 @@ func TestDamagedObjectHealedByCapture(t *testing.T) {
 	}
 }
 
-// TestDamagedObjectReadFromFile (issue 10, defect 6): a rewind that needs
+// TestDamagedObjectReadFromFile: a rewind that needs
 // a damaged object whose content the file on disk still has reads the
 // file (and heals the object); damage to an object a rewind does not need
 // does not block it.
@@ -100,7 +100,7 @@ func TestDamagedObjectReadFromFile(t *testing.T) {
 	}
 }
 
-// TestGCRemovesStrayTemporaryFiles (issue 10, item 3): temporary files a
+// TestGCRemovesStrayTemporaryFiles: temporary files a
 // crash left in the store (a pack being named, an atomic write, a loose
 // object of an older release) are removed by gc once they are old.
 func TestGCRemovesStrayTemporaryFiles(t *testing.T) {

@@ -92,7 +92,7 @@ func (w *ws) turnCount() (n int, open bool) {
 	return st.Turns, st.OpenTurn != nil
 }
 
-// hookBudget is what SPEC §6 gives a hook: an answer within 5 s.
+// hookBudget is what a hook promises the agent: an answer within 5 s.
 const hookBudget = 5 * time.Second
 
 // promptEvent is a Claude Code UserPromptSubmit event for w.
@@ -102,7 +102,7 @@ func (w *ws) promptEvent(prompt string) string {
 	return string(b)
 }
 
-// checkHook runs a UserPromptSubmit hook and checks SPEC §6: exit 0 within
+// checkHook runs a UserPromptSubmit hook and checks its promise: exit 0 within
 // 5 s, nothing on stdout, and the turn recorded or the problem reported on
 // stderr. It returns whether the turn was recorded (read from the journal
 // itself: a store locked by a stopped process blocks every command).
@@ -149,7 +149,7 @@ func (w *ws) checkSIGTERM(args ...string) {
 	}
 }
 
-// TestHangingServer (issue 10, defect 5; SPEC §6): a process that accepts
+// TestHangingServer: a process that accepts
 // on the store's socket and never answers, a real server stopped with
 // SIGSTOP, and a stopped server that holds the store's lock (mid-rewind,
 // waiting for its editor). `turn start` returns with its turn recorded

@@ -14,14 +14,15 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
-// hookBudget is how long a hook may take: the agent waits for it, and SPEC
-// §6 promises an answer within 5 s whatever a running server does.
+// hookBudget is how long a hook may take: the agent waits for it, and a
+// hook answers within 5 s whatever a running server does.
 const hookBudget = 4500 * time.Millisecond
 
 // hook records an agent's hook event. It never fails the agent: whatever
 // happens it returns nil (exit 0) within hookBudget, and reports problems
 // on stderr. Stdout carries only what the hook protocol reads: at
-// UserPromptSubmit, a pending notice (SPEC §9), once.
+// UserPromptSubmit, a pending notice of the rewinds the session has not
+// heard of, once.
 func (c *cli) hook(args []string) error {
 	if len(args) != 1 || args[0] != "claude-code" {
 		return usagef("usage: rewind-lsp hook claude-code  (reads one hook event as JSON on stdin)")

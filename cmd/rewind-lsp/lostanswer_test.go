@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestServerKilledMidForwardedCall (issue 10, defect 3; SPEC §6, §8): the
+// TestServerKilledMidForwardedCall: the
 // command line forwards `rewind` (or `undo`) to a running server, which is
 // stopped (SIGSTOP) once the operation changed its first file and killed
 // (SIGKILL) before it answers. The command line runs the call itself under

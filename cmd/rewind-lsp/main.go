@@ -1,6 +1,3 @@
-// Command rewind-lsp records an AI agent's turns in a workspace and rewinds
-// them: a Language Server on stdio for editors, and a command line for
-// hooks, scripts and people (SPEC §5, §6).
 package main
 
 import (

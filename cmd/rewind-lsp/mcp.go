@@ -7,7 +7,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/mcp"
 )
 
-// mcp serves the agent's tools (SPEC §9) on stdio for the root of --root or
+// mcp serves the agent's tools (package mcp) on stdio for the root of --root or
 // the working folder, through the language server running for the root
 // when there is one.
 func (c *cli) mcp(args []string) error {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestUnknownPathsAreErrors (issue 10, defect 14; SPEC §5.1): a path that
+// TestUnknownPathsAreErrors: a path that
 // names no file of the plan is a bad argument, never a silent no-op: the
 // rewind (and its dry run) and diff exit 2 naming the path, change nothing
 // and record nothing — run alone and through a running server.

@@ -15,7 +15,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
-// hookEvents are the Claude Code events rewind-lsp hooks (SPEC §9), with
+// hookEvents are the Claude Code events rewind-lsp hooks, with
 // the tool matcher of the tool events.
 var hookEvents = []struct{ name, matcher string }{
 	{"SessionStart", ""},

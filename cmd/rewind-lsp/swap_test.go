@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestRewindRaceWithSymlinkSwap (issue 10, defect 2; SPEC §8): while the
+// TestRewindRaceWithSymlinkSwap: while the
 // command line's rewinds and undos write, another process keeps swapping
 // the folder they write into for a symbolic link to a folder outside the
 // root. Whatever each run then does (it may fail, or restore the link a

@@ -11,7 +11,7 @@ import (
 )
 
 // TestSymlinkedRootIsOneRoot: a root reached through a symbolic link and
-// through its real path is one root with one store (SPEC §2, §8). A hook
+// through its real path is one root with one store. A hook
 // runs in the real folder, a person on the link (from a subfolder, found by
 // its .git, or with --root): both see the same turn, and paths name files
 // by either spelling.

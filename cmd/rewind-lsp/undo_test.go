@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestForcedUndoIsUndoable is issue 10 defect 4: rewind; the user edits a
+// TestForcedUndoIsUndoable: rewind; the user edits a
 // rewound file; undo is refused; undo --force overwrites the edit — and the
 // next undo (of the undo: a redo) brings the edit back, so nothing a forced
 // undo overwrote is out of reach.

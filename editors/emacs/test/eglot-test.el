@@ -12,7 +12,7 @@
 ;; so the suite runs eglot's own change timer as an ordinary timer, after 3 s (through
 ;; `eglot-send-changes-idle-time'): longer than the server waits for an edit's echo, as when a
 ;; person goes on typing. The server must trust applied:true for versioned edits and still do
-;; its disk part (issue 10 defect 12, fixed in d73041e's pipeline).
+;; its disk part.
 
 (load (expand-file-name "harness.el" (file-name-directory load-file-name)) nil t)
 (require 'eglot)

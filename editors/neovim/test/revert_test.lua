@@ -1,4 +1,5 @@
--- Issue 12 in Neovim: :RewindBlame, :RewindRevert (keep the later turns), the
+-- Reverting one turn and agent blame in Neovim: :RewindBlame, :RewindRevert (keep the
+-- later turns), the
 -- refusal naming `user`, :RewindUndo, and the server's hover on agent lines.
 --
 -- run.sh gives an empty workspace; the turns are made here with the CLI, as an

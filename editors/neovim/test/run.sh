@@ -229,7 +229,7 @@ for nv in "${NVIMS[@]}"; do
   if [ "$nv" = "${NVIMS[0]}" ] || [ "$nv" = "${NVIMS[${#NVIMS[@]} - 1]}" ]; then
     run_layout "$nv" "$tag-package" package
   fi
-  # Revert one turn and agent blame (issue 12): the suite makes its own turns.
+  # Revert one turn and agent blame: the suite makes its own turns.
   mkdir -p "$WORK/ws-rv-$ver" "$WORK/store-rv-$ver"
   run_suite "$nv" revert_test.lua "$tag-revert" "$WORK/ws-rv-$ver" "$WORK/store-rv-$ver"
 done

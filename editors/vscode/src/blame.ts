@@ -1,4 +1,4 @@
-// Agent blame (`rewindLsp.toggleBlame`, SPEC §7): after each line an agent turn wrote and nobody
+// Agent blame (`rewindLsp.toggleBlame`): after each line an agent turn wrote and nobody
 // changed since, a faint note (turn, prompt, age); its hover shows the turn and links to the
 // turn's diff for the file and to reverting the turn in the file. Refreshed on `rewind/didChange`
 // and on text changes.

@@ -1,4 +1,4 @@
-// The palette commands of SPEC §7 (`rewindLsp.*`) and the Rewind view's item actions. Server
+// The palette commands (`rewindLsp.*`, declared in package.json) and the Rewind view's item actions. Server
 // commands (`rewind.*`) are registered by the language client itself and are called from here
 // through RewindClient.command.
 
@@ -261,7 +261,7 @@ export class Commands {
   }
 
   /** resume opens an integrated terminal in the root running the latest conversation rewind's
-   *  `resume` command (SPEC §7). */
+   *  `resume` command. */
   async resume(): Promise<void> {
     const last = this.lastResume;
     if (!last) {

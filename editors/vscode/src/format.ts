@@ -92,7 +92,7 @@ export interface TargetItem {
   label: string;
   description: string;
   detail: string;
-  /** Target string for rewind.preview/rewind.rewind (SPEC §2 "Target"). */
+  /** Target string for rewind.preview/rewind.rewind ("3", "@label": docs/PROTOCOL.md, "Targets"). */
   target: string;
   kind: 'turn' | 'checkpoint';
   turn?: TurnInfo;

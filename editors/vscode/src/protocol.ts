@@ -1,10 +1,10 @@
-// Protocol extensions of rewind-lsp, declared once with their types (SPEC §4, §5).
+// Protocol extensions of rewind-lsp, declared once with their types (docs/PROTOCOL.md).
 // This module mirrors the server's command set; it imports nothing from `vscode` so that the
 // pure helpers and their unit tests can use it too.
 
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
-/** Rewind modes of SPEC §3. */
+/** Rewind modes (docs/PROTOCOL.md, "Rewind modes"). */
 export type RewindMode = 'code' | 'conversation' | 'both' | 'summarize' | 'plan';
 
 /** Selects one workspace root when the server has several (a path or a file:// URI). */
@@ -112,7 +112,7 @@ export interface RewindResult {
   failureReason?: string;
   entry?: string;
   plan?: Plan;
-  /** With mode conversation or both: the agent conversation the rewind forked (SPEC §9), or
+  /** With mode conversation or both: the agent conversation the rewind forked, or
    *  (agent "") why only rewind-lsp's journal moved. */
   conversation?: ConversationResult;
 }
@@ -180,7 +180,7 @@ export interface FileHistoryResult {
   history: { turn: number; entry: string; change: string; added: number; removed: number; snapshot: string }[] | null;
 }
 
-/** Argument and result types of every `workspace/executeCommand` command of SPEC §5.1. */
+/** Argument and result types of every `workspace/executeCommand` command (docs/PROTOCOL.md, "Commands"). */
 export interface Commands {
   'rewind.checkpoint': [CheckpointArgs, CheckpointResult];
   'rewind.list': [ListArgs, ListResult];

@@ -1,4 +1,4 @@
-// Revert one turn (SPEC §3, §7): `rewindLsp.revert` (pick a turn), "Revert This Turn Only" on a
+// Revert one turn, keeping the later ones: `rewindLsp.revert` (pick a turn), "Revert This Turn Only" on a
 // turn in the Rewind view, and the blame hover's links (revert a turn in one file, preview a
 // turn's changes to one file). A dry run shows what the revert does, or why it cannot (the files
 // later changes overlap, and who made them); the revert then goes to the editor as one

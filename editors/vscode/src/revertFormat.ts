@@ -1,4 +1,4 @@
-// Pure presentation of reverts and agent blame (issue 12): the blame note after a line, its
+// Pure presentation of reverts and agent blame: the blame note after a line, its
 // hover text, and what the revert confirmation says. Nothing here imports `vscode`.
 
 import { firstLine, plural, relativeTime } from './format';

@@ -1,7 +1,7 @@
 // Pure mapping between root-relative paths, file-system paths and `rewind:` URIs. No `vscode`
 // import: unit-tested directly.
 //
-// Two forms: the server's (`rewind:/<snapshot>/<root-relative path>`, SPEC §5.3, sent in
+// Two forms: the server's (`rewind:/<snapshot>/<root-relative path>`, sent in
 // `rewind/content`), and the one the editor shows: the file's own path with the snapshot in the
 // query (`rewind:/home/me/proj/src/a.go?snapshot=<id>&path=src/a.go`), so that diff editors
 // label both sides with the file's name and folder, never a snapshot id, and see the same path

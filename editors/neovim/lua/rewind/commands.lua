@@ -1,4 +1,4 @@
--- rewind.commands: the user commands of SPEC §7 and their completion.
+-- rewind.commands: the user commands (:Rewind…, see doc/rewind.txt) and their completion.
 --
 -- Every command runs as a coroutine flow guarded at its boundary: errors reach
 -- the user through vim.notify, never as a Lua stack trace.
@@ -200,7 +200,7 @@ function M.RewindLog()
 end
 
 --- :RewindResume: a :terminal in the root running the latest conversation
---- rewind's resume command (SPEC §7). Returns the terminal's buffer.
+--- rewind's resume command. Returns the terminal's buffer.
 function M.RewindResume()
   local last = require('rewind.apply').last_resume
   if not last then

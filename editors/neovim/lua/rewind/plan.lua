@@ -1,4 +1,4 @@
--- rewind.plan: turning a plan (SPEC §4) into words, a float or an echo.
+-- rewind.plan: turning a plan (docs/PROTOCOL.md, "The plan") into words, a float or an echo.
 local util = require('rewind.util')
 
 local M = {}
