@@ -1,0 +1,516 @@
+package rootfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit/wine"
+)
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// link makes a symbolic link for a test's setup, or skips the test (naming
+// why) where this process cannot make links.
+func link(t *testing.T, target, path string) {
+	t.Helper()
+	wine.Skip(t, "symbolic links (os.Symlink succeeds and makes nothing)")
+	if err := os.Symlink(target, path); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skipf("this Windows account may not make symbolic links (Developer Mode is off): %v", err)
+		}
+		t.Fatal(err)
+	}
+}
+
+func openRoot(t *testing.T, path string) *Root {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func openDir(t *testing.T, r *Root, rel string) *Dir {
+	t.Helper()
+	d, err := r.OpenDir(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func wantErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("%s: got %v, want %v", what, err, want)
+	}
+}
+
+func names(l *Listing) string {
+	var s []string
+	for _, e := range l.Entries {
+		s = append(s, string(e.Name))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestList: a folder's names come sorted with their types, without "."
+// and ".."; a Listing reused for another folder holds only that one's.
+func TestList(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "b.txt"), "b")
+	write(t, filepath.Join(dir, "a/inner.txt"), "x")
+	write(t, filepath.Join(dir, "C"), "c")
+	r := openRoot(t, dir)
+	var l Listing
+	if err := openDir(t, r, "").List(&l); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(&l); got != "C a b.txt" {
+		t.Fatalf("listing: %q", got)
+	}
+	for _, e := range l.Entries {
+		want := TypeFile
+		if string(e.Name) == "a" {
+			want = TypeDir
+		}
+		if e.Type != want && e.Type != TypeUnknown {
+			t.Errorf("%s: type %d, want %d", e.Name, e.Type, want)
+		}
+	}
+	if err := openDir(t, r, "a").List(&l); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(&l); got != "inner.txt" {
+		t.Fatalf("second listing: %q", got)
+	}
+}
+
+// TestListLink: a link is listed as a link.
+func TestListLink(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "target"), "t")
+	link(t, "target", filepath.Join(dir, "l"))
+	var l Listing
+	if err := openDir(t, openRoot(t, dir), "").List(&l); err != nil {
+		t.Fatal(err)
+	}
+	if names(&l) != "l target" || l.Entries[0].Type != TypeLink && l.Entries[0].Type != TypeUnknown {
+		t.Fatalf("listing: %q %v", names(&l), l.Entries)
+	}
+}
+
+// TestLstat: size, type and permissions of files and folders.
+func TestLstat(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "f"), "hello")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	d := openDir(t, openRoot(t, dir), "")
+	st, err := d.Lstat("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Type() != TypeFile || st.Size != 5 || st.Mtime == 0 {
+		t.Fatalf("file: %+v", st)
+	}
+	if runtime.GOOS != "windows" && st.Perm() != 0o644 {
+		t.Fatalf("file permissions: %v", st.Perm())
+	}
+	if st, err := d.Lstat("sub"); err != nil || st.Type() != TypeDir {
+		t.Fatalf("folder: %+v %v", st, err)
+	}
+	_, err = d.Lstat("missing")
+	wantErr(t, "missing", err, fs.ErrNotExist)
+}
+
+// TestReadFile: contents of any size; a folder or a missing file is an
+// error, never an empty file.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("0123456789abcdef", 10000)
+	write(t, filepath.Join(dir, "big"), big)
+	write(t, filepath.Join(dir, "empty"), "")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	d := openDir(t, openRoot(t, dir), "")
+	for _, hint := range []int64{0, 100, int64(len(big)), -1} {
+		data, err := d.ReadFile("big", hint)
+		if err != nil || string(data) != big {
+			t.Fatalf("hint %d: %d bytes, %v", hint, len(data), err)
+		}
+	}
+	if data, err := d.ReadFile("empty", 0); err != nil || len(data) != 0 {
+		t.Fatalf("empty: %q %v", data, err)
+	}
+	_, err := d.ReadFile("sub", 0)
+	wantErr(t, "read a folder", err, ErrIsDir)
+	_, err = d.ReadFile("missing", 0)
+	wantErr(t, "read a missing file", err, fs.ErrNotExist)
+}
+
+// TestReadThroughLinkRefused: a link is read as a link, never followed.
+func TestReadThroughLinkRefused(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(outside, "secret"), "secret")
+	link(t, filepath.Join(outside, "secret"), filepath.Join(dir, "l"))
+	link(t, "sub/target", filepath.Join(dir, "rel"))
+	d := openDir(t, openRoot(t, dir), "")
+	_, err := d.ReadFile("l", 0)
+	wantErr(t, "read a link", err, ErrLink)
+	if got, err := d.Readlink("rel"); err != nil || got != "sub/target" {
+		t.Fatalf("readlink: %q %v", got, err)
+	}
+}
+
+// TestOpenDir: folders below the root open by path; a link anywhere on the
+// way, a file, a missing folder and a path that is not clean are errors.
+func TestOpenDir(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a/b/c/f"), "f")
+	r := openRoot(t, dir)
+	d := openDir(t, r, "a/b/c")
+	if d.Rel() != "a/b/c" {
+		t.Fatalf("rel: %q", d.Rel())
+	}
+	if data, err := d.ReadFile("f", 0); err != nil || string(data) != "f" {
+		t.Fatalf("read below: %q %v", data, err)
+	}
+	_, err := r.OpenDir("a/b/c/f")
+	wantErr(t, "a file", err, ErrNotDir)
+	_, err = r.OpenDir("a/missing")
+	wantErr(t, "missing", err, fs.ErrNotExist)
+	for _, bad := range []string{"../x", "/etc", "a//b", "a/./b", ".", "a/", "a/../a"} {
+		_, err := r.OpenDir(bad)
+		wantErr(t, bad, err, ErrBadName)
+	}
+}
+
+// TestOpenDirThroughLink: a folder reached through a link, at the end or on
+// the way, is refused (it may lead outside the root or elsewhere inside).
+func TestOpenDirThroughLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(dir, "real/sub/f"), "f")
+	write(t, filepath.Join(outside, "sub/f"), "f")
+	link(t, outside, filepath.Join(dir, "out"))
+	link(t, "real", filepath.Join(dir, "in"))
+	r := openRoot(t, dir)
+	for _, rel := range []string{"out", "out/sub", "in", "in/sub"} {
+		_, err := r.OpenDir(rel)
+		wantErr(t, rel, err, ErrLink)
+	}
+	_, err := openDir(t, r, "").OpenDir("in")
+	wantErr(t, "Dir.OpenDir of a link", err, ErrLink)
+}
+
+// TestCreateExcl: a new file with its contents and permissions; never over
+// an existing file, nor through a dangling link.
+func TestCreateExcl(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "old"), "old")
+	d := openDir(t, openRoot(t, dir), "")
+	if err := d.CreateExcl("new", []byte("data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "new")); string(data) != "data" {
+		t.Fatalf("contents: %q", data)
+	}
+	st, _ := d.Lstat("new")
+	if runtime.GOOS != "windows" && st.Perm() != 0o755 {
+		t.Fatalf("permissions: %v (the umask must not apply)", st.Perm())
+	}
+	err := d.CreateExcl("old", []byte("x"), 0o644)
+	wantErr(t, "over a file", err, fs.ErrExist)
+	if data, _ := os.ReadFile(filepath.Join(dir, "old")); string(data) != "old" {
+		t.Fatalf("an existing file changed: %q", data)
+	}
+}
+
+// TestCreateExclThroughDanglingLink: a link to a missing file outside is
+// not followed to create that file.
+func TestCreateExclThroughDanglingLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	link(t, filepath.Join(outside, "planted"), filepath.Join(dir, "l"))
+	err := openDir(t, openRoot(t, dir), "").CreateExcl("l", []byte("x"), 0o644)
+	wantErr(t, "create over a dangling link", err, fs.ErrExist)
+	if _, err := os.Lstat(filepath.Join(outside, "planted")); err == nil {
+		t.Fatal("a file was written outside the root through a link")
+	}
+}
+
+// TestRename: a rename replaces the file of that name.
+func TestRename(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "tmp"), "new")
+	write(t, filepath.Join(dir, "f"), "old")
+	d := openDir(t, openRoot(t, dir), "")
+	if err := d.Rename("tmp", "f"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "f")); string(data) != "new" {
+		t.Fatalf("after rename: %q", data)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "tmp")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("the old name is still there")
+	}
+}
+
+// TestSymlink: a link holds its target as given; where the system refuses
+// links to this process it is ErrLinksRefused and nothing is made.
+func TestSymlink(t *testing.T) {
+	dir := t.TempDir()
+	d := openDir(t, openRoot(t, dir), "")
+	err := d.Symlink("../up/there", "l")
+	if errors.Is(err, ErrLinksRefused) {
+		if runtime.GOOS != "windows" {
+			t.Fatalf("links refused on %s: %v", runtime.GOOS, err)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "l")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("a refused link left something: %v", err)
+		}
+		t.Logf("links refused here, as reported: %v", err)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Readlink("l"); err != nil || got != "../up/there" {
+		t.Fatalf("readlink: %q %v", got, err)
+	}
+	if st, _ := d.Lstat("l"); st.Type() != TypeLink {
+		t.Fatalf("not a link: %+v", st)
+	}
+}
+
+// TestRemove: files and links go (never what a link points to); a folder
+// is refused.
+func TestRemove(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "f"), "f")
+	write(t, filepath.Join(dir, "sub/x"), "x")
+	d := openDir(t, openRoot(t, dir), "")
+	if err := d.Remove("f"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "f")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("f is still there")
+	}
+	wantErr(t, "remove a folder", d.Remove("sub"), ErrIsDir)
+	wantErr(t, "remove a missing file", d.Remove("f"), fs.ErrNotExist)
+}
+
+// TestRemoveLink: removing a link leaves its target.
+func TestRemoveLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(outside, "keep"), "keep")
+	link(t, filepath.Join(outside, "keep"), filepath.Join(dir, "l"))
+	link(t, outside, filepath.Join(dir, "dl"))
+	d := openDir(t, openRoot(t, dir), "")
+	if err := d.Remove("l"); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "RemoveDir of a link", d.RemoveDir("dl"), ErrLink)
+	if data, _ := os.ReadFile(filepath.Join(outside, "keep")); string(data) != "keep" {
+		t.Fatal("the link's target was touched")
+	}
+}
+
+// TestRemoveDir: an empty folder goes; one that holds something stays,
+// with what it holds.
+func TestRemoveDir(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
+	write(t, filepath.Join(dir, "full/x"), "x")
+	write(t, filepath.Join(dir, "f"), "f")
+	d := openDir(t, openRoot(t, dir), "")
+	if err := d.RemoveDir("empty"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "empty")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("the empty folder is still there")
+	}
+	wantErr(t, "a full folder", d.RemoveDir("full"), ErrNotEmpty)
+	if data, _ := os.ReadFile(filepath.Join(dir, "full/x")); string(data) != "x" {
+		t.Fatal("a file in a full folder was lost")
+	}
+	wantErr(t, "a file", d.RemoveDir("f"), ErrNotDir)
+}
+
+// TestChmod: the permissions are set exactly (Windows keeps only
+// read-only); a folder is refused.
+func TestChmod(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "f"), "f")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	d := openDir(t, openRoot(t, dir), "")
+	for _, perm := range []fs.FileMode{0o755, 0o600, 0o644, 0o444, 0o644} {
+		if err := d.Chmod("f", perm); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := d.Lstat("f")
+		want := perm
+		if runtime.GOOS == "windows" {
+			want = 0o666 // no executable bit; read-only or not
+			if perm&0o200 == 0 {
+				want = 0o444
+			}
+		}
+		if st.Perm() != want {
+			t.Fatalf("chmod %v: %v, want %v", perm, st.Perm(), want)
+		}
+	}
+	wantErr(t, "chmod a folder", d.Chmod("sub", 0o755), ErrNotFile)
+}
+
+// TestChmodLink: a link is refused, its target untouched.
+func TestChmodLink(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "target"), "t")
+	link(t, "target", filepath.Join(dir, "l"))
+	d := openDir(t, openRoot(t, dir), "")
+	wantErr(t, "chmod a link", d.Chmod("l", 0o755), ErrLink)
+	if st, _ := d.Lstat("target"); runtime.GOOS != "windows" && st.Perm() != 0o644 {
+		t.Fatalf("the link's target changed mode: %v", st.Perm())
+	}
+}
+
+// TestGitNames: no operation opens or writes a name a file system may take
+// for .git, in any spelling.
+func TestGitNames(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, ".git/config"), "[core]\n")
+	write(t, filepath.Join(dir, "f"), "f")
+	r := openRoot(t, dir)
+	d := openDir(t, r, "")
+	for _, name := range []string{".git", ".GIT", ".Git", ".git.", ".git ", "GIT~1", "git~1", ".git::$INDEX_ALLOCATION", ".g\u200cit"} {
+		_, err := d.OpenDir(name)
+		wantErr(t, "OpenDir "+name, err, ErrGitName)
+		_, err = r.OpenDir(name + "/hooks")
+		wantErr(t, "Root.OpenDir "+name, err, ErrGitName)
+		wantErr(t, "Mkdir "+name, d.Mkdir(name), ErrGitName)
+		wantErr(t, "CreateExcl "+name, d.CreateExcl(name, []byte("x"), 0o644), ErrGitName)
+		wantErr(t, "Symlink "+name, d.Symlink("x", name), ErrGitName)
+		wantErr(t, "Rename to "+name, d.Rename("f", name), ErrGitName)
+		wantErr(t, "Remove "+name, d.Remove(name), ErrGitName)
+		wantErr(t, "RemoveDir "+name, d.RemoveDir(name), ErrGitName)
+		wantErr(t, "Chmod "+name, d.Chmod(name, 0o644), ErrGitName)
+	}
+	var l Listing
+	d.List(&l)
+	if got := names(&l); got != ".git f" {
+		t.Fatalf("something was written: %q", got)
+	}
+}
+
+func TestIsGitName(t *testing.T) {
+	for _, n := range []string{".git", ".GIT", ".gIt", ".git.", ".git ", ".git. .", "GIT~1", "git~1", ".git::$INDEX_ALLOCATION", ".g\u200cit", "\ufeff.git", ".gi\u206at"} {
+		if !IsGitName(n) {
+			t.Errorf("%q is not taken for .git", n)
+		}
+	}
+	for _, n := range []string{".gitignore", ".github", "git", ".git2", "x.git", ".gi", "GIT~2", "..git", ""} {
+		if IsGitName(n) {
+			t.Errorf("%q is taken for .git", n)
+		}
+	}
+}
+
+// TestBadNames: names that are not one plain name are refused.
+func TestBadNames(t *testing.T) {
+	d := openDir(t, openRoot(t, t.TempDir()), "")
+	for _, name := range []string{"", ".", "..", "a/b", "nul\x00"} {
+		wantErr(t, "CreateExcl "+name, d.CreateExcl(name, nil, 0o644), ErrBadName)
+	}
+}
+
+// TestSync: an operation's changes can be made durable, however many
+// folders they touched (folder syncs are refused on Windows: none is made).
+func TestSync(t *testing.T) {
+	dir := t.TempDir()
+	r := openRoot(t, dir)
+	d := openDir(t, r, "")
+	if err := d.Mkdir("sub"); err != nil {
+		t.Fatal(err)
+	}
+	sub := openDir(t, r, "sub")
+	if err := sub.CreateExcl("f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CreateExcl("g", []byte("y"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoWriteThroughSwappedFolder: a folder swapped back and forth for a
+// link (to the outside, or to another folder inside the root) while files
+// are written into it: nothing lands outside the root or in the other
+// folder.
+func TestNoWriteThroughSwappedFolder(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	link(t, outside, filepath.Join(root, "probe"))
+	os.Remove(filepath.Join(root, "probe"))
+	os.Mkdir(filepath.Join(root, "other"), 0o755)
+	r := openRoot(t, root)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the attacker: dir is a folder, then a link, then a folder…
+		defer wg.Done()
+		p := filepath.Join(root, "dir")
+		for i := 0; !stop.Load(); i++ {
+			os.RemoveAll(p)
+			os.Mkdir(p, 0o755)
+			time.Sleep(20 * time.Microsecond) // a folder for a while: writes land
+			os.RemoveAll(p)
+			if i%2 == 0 {
+				os.Symlink(outside, p)
+			} else {
+				os.Symlink("other", p)
+			}
+		}
+	}()
+	wrote := 0
+	for i := 0; i < 2000; i++ {
+		d, err := r.OpenDir("dir")
+		if err != nil {
+			continue
+		}
+		if d.CreateExcl("tmp", []byte("data"), 0o644) == nil && d.Rename("tmp", "f") == nil {
+			wrote++
+		}
+		d.Symlink("x", "l")
+		d.Mkdir("m")
+		d.Close()
+	}
+	stop.Store(true)
+	wg.Wait()
+	for _, dir := range []string{outside, filepath.Join(root, "other")} {
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("written through a link into %s: %v", dir, ents)
+		}
+	}
+	t.Logf("%d writes landed in the folder itself", wrote)
+}

@@ -1,0 +1,16 @@
+//go:build (linux && portable) || openbsd || dragonfly || solaris
+
+package rootfs
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// sysStat is the change time and inode of fi.
+func sysStat(fi fs.FileInfo) (ctime int64, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ctim.Nano(), uint64(st.Ino)
+	}
+	return 0, 0
+}
