@@ -74,7 +74,8 @@ func (r *Root) OpenDir(rel string) (*Dir, error) {
 		return nil, pathErr("open", rel, err)
 	}
 	if rel == "" {
-		fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
+		// A new open, not a dup: a dup shares the listing offset.
+		fd, err := unix.Openat(r.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return nil, pathErr("open", r.path, err)
 		}

@@ -103,6 +103,9 @@ func TestList(t *testing.T) {
 	if got := names(&l); got != "inner.txt" {
 		t.Fatalf("second listing: %q", got)
 	}
+	if err := openDir(t, r, "").List(&l); err != nil || names(&l) != "C a b.txt" {
+		t.Fatalf("the root listed again: %q %v", names(&l), err)
+	}
 }
 
 // TestListLink: a link is listed as a link.
