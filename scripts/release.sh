@@ -62,7 +62,9 @@ for t in linux/amd64/linux-x64 linux/arm64/linux-arm64 darwin/amd64/darwin-x64 \
     artifacts+=("$name.tar.gz")
   fi
   vsix=rewind-lsp-$target-$VERSION.vsix
-  "$SRC/scripts/vsix.sh" --target "$target" --server "$dir/$exe" "$OUT/$vsix" >/dev/null
+  echo "release: $vsix" >&2
+  "$SRC/scripts/vsix.sh" --target "$target" --server "$dir/$exe" "$OUT/$vsix" >"$WORK/vsix.log" 2>&1 ||
+    { cat "$WORK/vsix.log" >&2; exit 1; }
   artifacts+=("$vsix")
 done
 (cd "$OUT" && sha256sum "${artifacts[@]}" >SHA256SUMS)
