@@ -179,9 +179,10 @@ func (e *LineError) Error() string { return fmt.Sprintf("journal line %d: %v", e
 // Journal is the append-only record of one root: one line per entry, each
 // "<crc32c hex> <json>\n". Appends hold an exclusive file lock, so several
 // processes can append at once. A torn last line (a crash or a full disk
-// mid-write) is skipped by Read, reported by ReadAll (fsck), and ended by
-// the next append with a newline, so it stays in the journal as a damaged
-// line that fsck names. Bytes once written are never rewritten or cut.
+// mid-write) is skipped by Read, reported by ReadAll (fsck), and set aside
+// by the next append: its bytes move to a file beside the journal, which
+// fsck names once as repaired (Repairs). Whole lines are never rewritten
+// or cut.
 type Journal struct {
 	path     string
 	lockPath string
@@ -278,7 +279,7 @@ func (j *Journal) Read() ([]*Entry, []*LineError, error) {
 
 // ErrTornLine is the damage of a last line without its newline: a write
 // cut off by a crash or a full disk.
-var ErrTornLine = errors.New("torn last line (no final newline): a write was cut off; the next append ends it, and it stays as a damaged line")
+var ErrTornLine = errors.New("torn last line (no final newline): a write was cut off; the next append sets it aside in a file beside the journal")
 
 // ReadAll reads the whole journal afresh (fsck: damage made in place is
 // seen too). Unlike Read it reports a torn last line, once no append is in
@@ -440,7 +441,8 @@ func (l *Lock) Unlock() {
 
 // Append writes entries durably; the caller holds the lock. IDs and times
 // are filled in when empty. A torn last line left by an earlier crash is
-// ended with a newline first, never cut: it stays as a damaged line.
+// set aside first: its bytes are kept in a file beside the journal, which
+// is cut back to its last whole line (torn.go).
 func (l *Lock) Append(ents ...*Entry) error {
 	j := l.j
 	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -452,12 +454,19 @@ func (l *Lock) Append(ents ...*Entry) error {
 	if err != nil {
 		return fmt.Errorf("append journal: %w", err)
 	}
-	var buf []byte
 	if torn, err := endsTorn(f, size); err != nil {
 		return fmt.Errorf("append journal: %w", err)
 	} else if torn {
-		buf = append(buf, '\n')
+		// Under the lock no append is in progress: the tail is what a
+		// crash left. It goes beside the journal (torn.go).
+		if size, err = j.setAside(f, size); err != nil {
+			return fmt.Errorf("append journal: %w", err)
+		}
+		if _, err := f.Seek(size, io.SeekStart); err != nil {
+			return fmt.Errorf("append journal: %w", err)
+		}
 	}
+	var buf []byte
 	for _, e := range ents {
 		if e.ID == "" {
 			e.ID = NewID()

@@ -249,7 +249,8 @@ type Problem struct {
 func (p Problem) String() string { return fmt.Sprintf("%s %s: %s", p.What, p.Where, p.Err) }
 
 // FsckReport is what fsck found: damage, and notes that are no damage (a
-// torn pack tail a crash left, which is ignored).
+// torn pack tail a crash left, which is ignored; a torn journal line an
+// append set aside, named once).
 type FsckReport struct {
 	Problems []Problem `json:"problems"`
 	Notes    []string  `json:"notes,omitempty"`
@@ -274,6 +275,14 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 	}
 	for _, b := range bad {
 		rep.Problems = append(rep.Problems, Problem{What: "journal", Where: fmt.Sprintf("%s line %d", s.journal.Path(), b.Line), Err: b.Err.Error()})
+	}
+	repairs, err := s.journal.Repairs()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range repairs {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("journal %s: repaired: a last line torn by a crash (%d bytes from byte %d) was set aside by the next append; its bytes are in %s",
+			s.journal.Path(), r.Bytes, r.Offset, r.File))
 	}
 	h := journal.NewHistory(ents)
 	vr, err := s.objects.Verify()
