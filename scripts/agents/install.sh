@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI), at the
+# versions pinned by scripts/agents/<agent>/package-lock.json, from the npm registry, into a cache
+# outside the clone. Idempotent: an agent whose pinned install is already there and runs is
+# skipped. Every agent's command is linked into one folder, printed as the last line of stdout:
+#
+#     export REWIND_LSP_AGENTS="$(scripts/agents/install.sh)"
+#
+# which is how the Go tests find them (testkit/agents). Progress goes to stderr.
+#
+# env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
+#      AGENTS                   which agents (default "claude codex gemini copilot")
+#
+# Layout of the cache:
+#     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
+#     node-<version>/                                Node from npm, only when the system's is < 20
+#     bin/                                           claude, codex, gemini, copilot (and node)
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
+AGENTS="${AGENTS:-claude codex gemini copilot}"
+NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
+BIN="$CACHE/bin"
+mkdir -p "$BIN"
+
+say() { echo "agents: $*" >&2; }
+die() { say "$*"; exit 1; }
+command -v npm >/dev/null || die "npm is not installed (apt-get install npm)"
+
+# Node: the agents' launchers are Node scripts (Claude Code's and Copilot's start a native binary).
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ "$(node_major node)" -lt 20 ]; then
+  case "$(uname -m)" in x86_64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; *) die "no Node ≥ 20 and none on npm for $(uname -m)" ;; esac
+  dir="$CACHE/node-$NODE_PIN"
+  node="$dir/node_modules/node-linux-$arch/bin/node"
+  if [ ! -f "$dir/.ok" ] || [ "$(node_major "$node")" -lt 20 ]; then
+    say "Node $(node --version 2>/dev/null || echo missing) is older than 20: installing node-linux-$arch@$NODE_PIN from npm"
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && npm install --no-audit --no-fund --no-save "node-linux-$arch@$NODE_PIN" >"$dir/npm.log" 2>&1) ||
+      { tail -20 "$dir/npm.log" >&2; die "npm install node-linux-$arch@$NODE_PIN"; }
+    [ "$(node_major "$node")" -ge 20 ] || die "node-linux-$arch@$NODE_PIN installed but does not run"
+    touch "$dir/.ok"
+  fi
+  ln -sfn "../${node#"$CACHE"/}" "$BIN/node"
+  export PATH="$BIN:$PATH"
+fi
+
+# bin_of prints the command an agent's package installs.
+bin_of() {
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; *) return 1 ;; esac
+}
+
+for agent in $AGENTS; do
+  pkg="$HERE/$agent"
+  [ -f "$pkg/package-lock.json" ] || die "unknown agent $agent (no $pkg/package-lock.json)"
+  cmd=$(bin_of "$agent")
+  want=$(cd "$pkg" && node -p 'const l=require("./package-lock.json"),d=Object.keys(l.packages[""].dependencies)[0]; d+"@"+l.packages["node_modules/"+d].version')
+  key=$(cat "$pkg/package.json" "$pkg/package-lock.json" | sha256sum | cut -c1-16)
+  dest="$CACHE/$agent-$key"
+  start=$SECONDS
+  if [ -f "$dest/.ok" ] && "$dest/node_modules/.bin/$cmd" --version >/dev/null 2>&1; then
+    say "$want: cached in $dest"
+  else
+    say "$want: npm ci into $dest"
+    rm -rf "$dest" && mkdir -p "$dest"
+    cp "$pkg/package.json" "$pkg/package-lock.json" "$dest/"
+    # Claude Code's install script copies its native binary into place. Gemini CLI's would build
+    # node-pty and keytar from source, with headers fetched from nodejs.org: it runs without
+    # them (node-pty has a prebuilt twin, @lydell/node-pty), so its scripts are skipped.
+    scripts=(--foreground-scripts); [ "$agent" = gemini ] && scripts=(--ignore-scripts)
+    if ! (cd "$dest" && npm ci --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
+      tail -30 "$dest/npm.log" >&2; die "npm ci of $want failed (log: $dest/npm.log)"
+    fi
+    version=$("$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
+    touch "$dest/.ok"
+    say "$want: installed in $((SECONDS - start))s ($version)"
+  fi
+  ln -sfn "../$agent-$key/node_modules/.bin/$cmd" "$BIN/$cmd"
+  # Older pinned installs of this agent are removed once the new one works.
+  for old in "$CACHE/$agent"-*; do [ "$old" = "$dest" ] || rm -rf "$old"; done
+done
+echo "$BIN"
