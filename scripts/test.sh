@@ -31,7 +31,22 @@ need_apt() { # install Debian packages that are missing
 install() {
   need_apt git ca-certificates || return 1
   command -v go >/dev/null || { echo "go is not installed"; return 1; }
-  go mod download
+  go mod download || return 1
+  agents
+}
+
+# agents installs the real coding agents the Go tests drive (scripts/agents/install.sh, cached) and
+# names their folder in REWIND_LSP_AGENTS, so their tests run and can never skip silently: if the
+# install fails, the variable names a folder that does not exist and those tests fail.
+agents() {
+  command -v npm >/dev/null || need_apt npm || return 1
+  local bin
+  if bin=$(scripts/agents/install.sh); then
+    export REWIND_LSP_AGENTS="$bin"
+  else
+    export REWIND_LSP_AGENTS=/nonexistent/rewind-lsp-agents-install-failed
+    return 1
+  fi
 }
 
 gochecks() {
