@@ -226,6 +226,13 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 			return 0, nil
 		}
 	}
+	if !UnderFolders(c.root, p) {
+		// A folder above p is a link (or a file) now: p is not in the
+		// workspace, whatever lies where the link points.
+		lt.remove(p)
+		delete(c.cache.files, p)
+		return 0, nil
+	}
 	abs := filepath.Join(c.root, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
 	// ENOTDIR: a folder above p became a file or link; p is gone.
@@ -357,4 +364,23 @@ func (c *Capturer) Flush() {
 		_ = c.cache.saveLive(c.cachePath, c.live)
 	}
 	c.saveTimer = nil
+}
+
+// UnderFolders reports whether every folder above rel (root-relative, with
+// slashes) is a real folder: no symbolic link, no file. A path below a link
+// is not part of the workspace — links are captured as links, never
+// followed — so reading it by its path would read whatever lies at the
+// link's target, perhaps outside the root. Each folder is checked from
+// the root down, so none of them is followed on the way.
+func UnderFolders(root, rel string) bool {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel[:i])))
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }

@@ -23,6 +23,10 @@ func TestCaptureChangedEqualsFullWalk(t *testing.T) {
 		}
 	}
 	write(".gitignore", "ignored/\n*.tmp\n")
+	outside := t.TempDir()
+	for _, f := range []string{"f1.txt", "f2.txt", "inner.txt"} {
+		os.WriteFile(filepath.Join(outside, f), []byte("outside the root"), 0o644)
+	}
 	for i := 0; i < 50; i++ {
 		write(fmt.Sprintf("d%d/e%d/f%d.txt", i%5, i%3, i), fmt.Sprint("content ", i))
 	}
@@ -41,7 +45,7 @@ func TestCaptureChangedEqualsFullWalk(t *testing.T) {
 		var changed []string
 		for k := 0; k < 1+r.Intn(5); k++ {
 			rel := fmt.Sprintf("d%d/e%d/f%d.txt", r.Intn(6), r.Intn(4), r.Intn(60))
-			switch r.Intn(7) {
+			switch r.Intn(8) {
 			case 0, 1:
 				write(rel, fmt.Sprint("edit ", round, k))
 			case 2:
@@ -61,6 +65,20 @@ func TestCaptureChangedEqualsFullWalk(t *testing.T) {
 			case 6: // a file replaced by a folder
 				os.RemoveAll(filepath.Join(root, rel))
 				write(rel+"/inner.txt", "inner")
+			case 7: // a folder replaced by a link to a folder outside the root
+				// holding files of the same names: the watcher reports the
+				// folder and each file that went.
+				dir := fmt.Sprintf("d%d/e%d", r.Intn(5), r.Intn(3))
+				olds, _ := os.ReadDir(filepath.Join(root, dir))
+				os.RemoveAll(filepath.Join(root, dir))
+				os.Symlink(outside, filepath.Join(root, dir))
+				for _, e := range olds {
+					changed = append(changed, dir+"/"+e.Name())
+				}
+				for _, f := range []string{"f1.txt", "f2.txt", "inner.txt"} {
+					changed = append(changed, dir+"/"+f)
+				}
+				rel = dir
 			}
 			changed = append(changed, rel)
 		}

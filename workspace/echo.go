@@ -82,6 +82,9 @@ func (t *Tracker) stillNew(rel string) bool {
 // kind (the executable bit counts: a chmod is a change), or that it is a
 // folder; ok is false for an unreadable file.
 func (t *Tracker) read(rel string) (data []byte, kind snapshot.Kind, isDir, ok bool) {
+	if !snapshot.UnderFolders(t.s.root, rel) {
+		return nil, 0, false, true // below a link: not in the workspace
+	}
 	abs := filepath.Join(t.s.root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	switch {
