@@ -8,84 +8,27 @@ import (
 	"fmt"
 )
 
-// Dispatch decodes the single JSON-object argument of command name and calls
-// the matching Service method. A missing or null argument means {}. Bad
-// arguments return an *ArgError naming the field; an unknown name returns an
-// error saying so.
+// Dispatch decodes the single JSON-object argument of the public command
+// name and runs it on s: what the language server does for
+// workspace/executeCommand. A missing or null argument means {}. Bad
+// arguments return an *ArgError naming the field; a name that is not a
+// public command returns an error saying so.
 func Dispatch(ctx context.Context, s *Service, name string, arg json.RawMessage) (any, error) {
-	switch name {
-	case NameCheckpoint:
-		var a CheckpointArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Checkpoint(ctx, a)
-	case NameTurnStart:
-		var a TurnStartArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		a.Source = CallOf(ctx).Source // forwarded from the command line or a hook
-		if a.Source == "" {
-			a.Source = "editor"
-		}
-		return s.TurnStart(ctx, a)
-	case NameTurnEnd:
-		var a TurnEndArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.TurnEnd(ctx, a)
-	case NameList:
-		var a ListArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.List(ctx, a)
-	case NamePreview:
-		var a PreviewArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Preview(ctx, a)
-	case NameRewind:
-		var a RewindArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Rewind(ctx, a)
-	case NameUndo:
-		var a UndoArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Undo(ctx, a)
-	case NameFileHistory:
-		var a FileHistoryArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.FileHistory(ctx, a)
-	case NameStatus:
-		var a StatusArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Status(ctx, a)
-	case NameRevert:
-		var a RevertArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Revert(ctx, a)
-	case NameBlame:
-		var a BlameArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, err
-		}
-		return s.Blame(ctx, a)
+	e, ok := byName[name]
+	if !ok || !e.Info().Public {
+		return nil, fmt.Errorf("unknown command %q", name)
 	}
-	return nil, fmt.Errorf("unknown command %q", name)
+	return e.dispatch(ctx, s, arg)
+}
+
+// dispatchAny is Dispatch for every command, internal ones too: what the
+// root's socket serves.
+func dispatchAny(ctx context.Context, s *Service, name string, arg json.RawMessage) (any, error) {
+	e, ok := byName[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown command %q", name)
+	}
+	return e.dispatch(ctx, s, arg)
 }
 
 // decodeArg decodes one JSON object into v, naming the field on a type error.

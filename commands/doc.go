@@ -1,12 +1,14 @@
-// Package commands is rewind-lsp's command set: the typed arguments and
-// results of every command (checkpoint, turns, list, preview, rewind, undo,
-// revert, blame, file history, status), one Service that runs them on one
-// workspace root, and the Client that the command line, hooks and the MCP
-// server call, in this process or forwarded over the root's socket to the
-// language server running for it.
+// Package commands is rewind-lsp's command set: one registry of typed
+// commands (entries.go; checkpoint, turns, list, preview, rewind, undo,
+// revert, blame, file history, status, and the command line's internal
+// ones), the Service that runs them on one workspace root, and the Clients
+// that call them — a Service in this process, or Auto, which forwards to
+// the language server running for the root over the root's socket.
 //
-// The language server and the command line both go through this package,
-// so a command behaves the same from an editor, a terminal or an agent.
-// The names, arguments and results are the wire contract (docs/PROTOCOL.md,
-// "Commands").
+// Everything that names a command is made from the registry: the language
+// server's dispatch and advertised list, the socket, the command line's
+// verbs, the MCP tools, the editors' protocol files and docs/PROTOCOL.md
+// (go generate), so a command behaves the same from an editor, a terminal
+// or an agent. The names, arguments and results are the wire contract
+// (docs/PROTOCOL.md, "Commands").
 package commands

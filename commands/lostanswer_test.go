@@ -175,7 +175,7 @@ func lostAnswer(t *testing.T, mode string) {
 	}
 
 	call("turn start", func(ctx context.Context, cl *commands.Auto) (string, error) {
-		r, err := cl.TurnStart(ctx, commands.TurnStartArgs{Prompt: "p1"})
+		r, err := commands.TurnStart.Call(ctx, cl, commands.TurnStartArgs{Prompt: "p1"})
 		if err == nil && r.Turn != 1 {
 			t.Errorf("turn start: turn %d, want 1", r.Turn)
 		}
@@ -184,15 +184,15 @@ func lostAnswer(t *testing.T, mode string) {
 	write("a.txt", "after\n")
 	write("b.txt", "created\n")
 	call("turn end", func(ctx context.Context, cl *commands.Auto) (string, error) {
-		return entryOf(cl.TurnEnd(ctx, commands.TurnEndArgs{}))
+		return entryOf(commands.TurnEnd.Call(ctx, cl, commands.TurnEndArgs{}))
 	})
 	call("checkpoint", func(ctx context.Context, cl *commands.Auto) (string, error) {
-		return entryOf(cl.Checkpoint(ctx, commands.CheckpointArgs{Label: "c1"}))
+		return entryOf(commands.Checkpoint.Call(ctx, cl, commands.CheckpointArgs{Label: "c1"}))
 	})
 	rewind := func(target string) {
 		t.Helper()
 		call("rewind "+target, func(ctx context.Context, cl *commands.Auto) (string, error) {
-			r, err := cl.Rewind(ctx, commands.RewindArgs{Target: target})
+			r, err := commands.Rewind.Call(ctx, cl, commands.RewindArgs{Target: target})
 			if err == nil && !r.Applied {
 				t.Fatalf("rewind %s: not applied: %s", target, r.FailureReason)
 			}
@@ -205,7 +205,7 @@ func lostAnswer(t *testing.T, mode string) {
 	}
 	rewind("turn:1:end")
 	call("undo", func(ctx context.Context, cl *commands.Auto) (string, error) {
-		r, err := cl.Undo(ctx, commands.UndoArgs{})
+		r, err := commands.Undo.Call(ctx, cl, commands.UndoArgs{})
 		if err == nil && !r.Applied {
 			t.Fatalf("undo: not applied: %s", r.FailureReason)
 		}

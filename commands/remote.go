@@ -179,16 +179,7 @@ func (s *SocketServer) call(req remoteRequest) (resp remoteResponse) {
 		req.Actor = "cli"
 	}
 	ctx := WithCall(s.ctx, req.Call)
-	var res any
-	var err error
-	if req.Command == NameToolCall { // the command line's own, not an editor command
-		var a ToolCallArgs
-		if err = decodeArg(req.Args, &a); err == nil {
-			res, err = svc.ToolCall(ctx, a)
-		}
-	} else {
-		res, err = Dispatch(ctx, &svc, req.Command, req.Args)
-	}
+	res, err := dispatchAny(ctx, &svc, req.Command, req.Args)
 	if err != nil {
 		var ae *ArgError
 		var re *RefusedError

@@ -6,11 +6,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
-// NameToolCall records an agent's tool call (an agent hook's PreToolUse or
-// PostToolUse). It is not one of the editor commands (not in All): only the command line sends it, to a running server when there is
-// one, so a Bash call's captures cost what changed.
-const NameToolCall = "rewind.toolCall"
-
 // ToolCallArgs is one tool call of an agent session.
 type ToolCallArgs struct {
 	Scope

@@ -2,29 +2,6 @@ package commands
 
 import "github.com/rewind-lsp/rewind-lsp/journal"
 
-// Command names (docs/PROTOCOL.md, "Commands"). The language server
-// advertises exactly All;
-// Dispatch accepts exactly All.
-const (
-	NameCheckpoint  = "rewind.checkpoint"
-	NameTurnStart   = "rewind.turnStart"
-	NameTurnEnd     = "rewind.turnEnd"
-	NameList        = "rewind.list"
-	NamePreview     = "rewind.preview"
-	NameRewind      = "rewind.rewind"
-	NameUndo        = "rewind.undo"
-	NameFileHistory = "rewind.fileHistory"
-	NameStatus      = "rewind.status"
-	NameRevert      = "rewind.revert"
-	NameBlame       = "rewind.blame"
-)
-
-// All lists every command name, in the order the server advertises them.
-var All = []string{
-	NameCheckpoint, NameTurnStart, NameTurnEnd, NameList, NamePreview,
-	NameRewind, NameUndo, NameFileHistory, NameStatus, NameRevert, NameBlame,
-}
-
 // Scope selects a workspace root when a server has several. Every argument
 // struct embeds it; the single-root command line ignores it.
 type Scope struct {

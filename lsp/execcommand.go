@@ -12,9 +12,8 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// executeCommand runs one command (docs/PROTOCOL.md, "Commands") through
-// commands.Dispatch on
-// the folder the argument selects.
+// executeCommand runs one public command of the registry (docs/PROTOCOL.md,
+// "Commands") through commands.Dispatch on the folder the argument selects.
 func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, error) {
 	var ep executeCommandParams
 	if err := decodeParams(p, &ep); err != nil {
@@ -62,18 +61,11 @@ func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, er
 	return res, nil
 }
 
+// progressTitle is the title of the work-done progress of command cmd
+// (commands.Spec.Progress).
 func progressTitle(cmd string) string {
-	switch cmd {
-	case commands.NameRewind:
-		return "Rewinding"
-	case commands.NameUndo:
-		return "Undoing the last rewind"
-	case commands.NamePreview:
-		return "Planning the rewind"
-	case commands.NameCheckpoint:
-		return "Capturing a checkpoint"
-	case commands.NameTurnStart, commands.NameTurnEnd:
-		return "Capturing the workspace"
+	if e, ok := commands.Lookup(cmd); ok && e.Info().Progress != "" {
+		return e.Info().Progress
 	}
 	return "rewind-lsp"
 }

@@ -14,16 +14,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// Commands is the part of the command set (commands.Client) the tools
-// call: commands.Auto forwards to the language server running for the
-// root (which knows the editors' unsaved buffers), else runs locally.
-type Commands interface {
-	Checkpoint(ctx context.Context, a commands.CheckpointArgs) (*commands.CheckpointResult, error)
-	List(ctx context.Context, a commands.ListArgs) (*commands.ListResult, error)
-	Preview(ctx context.Context, a commands.PreviewArgs) (*commands.Plan, error)
-	Rewind(ctx context.Context, a commands.RewindArgs) (*commands.RewindResult, error)
-}
-
 // Error texts the tools answer with; agents may match them, so they are
 // part of the contract (docs/PROTOCOL.md, "Agents").
 const (
@@ -37,7 +27,7 @@ const labelPrefix = "agent-"
 
 // Server is the MCP server of one root and one connection.
 type Server struct {
-	cmds    Commands
+	cmds    commands.Client
 	version string
 
 	calls  sync.Mutex // one tool call at a time
@@ -49,8 +39,10 @@ type checkpoint struct {
 	entry, label, goal string
 }
 
-// New returns the server of the root that cmds serves.
-func New(cmds Commands, version string) *Server {
+// New returns the server of the root that cmds serves: a commands.Auto
+// forwards to the language server running for the root (which knows the
+// editors' unsaved buffers), else runs in this process.
+func New(cmds commands.Client, version string) *Server {
 	return &Server{cmds: cmds, version: version}
 }
 
@@ -75,20 +67,21 @@ type DiffIn struct {
 	Target string `json:"target,omitempty" jsonschema:"Required: @agent-N, a turn number (the state before that turn), turn:N:end, ~1, or an entry id."`
 }
 
-// MCPServer builds the SDK server with the four tools.
+// MCPServer builds the SDK server with the four tools, each named by the
+// command it calls (commands.Spec.Tool).
 func (s *Server) MCPServer() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "rewind-lsp", Version: s.version}, &sdk.ServerOptions{
 		Instructions: "rewind-lsp records this workspace's files at every turn. Call checkpoint with your goal before trying " +
 			"something uncertain; if it does not work out, call rewind with a report of what you learnt: the files come " +
 			"back exactly (shell edits too), the report is kept, and the user can undo the rewind.",
 	})
-	sdk.AddTool(srv, &sdk.Tool{Name: "checkpoint", Description: "Record the workspace's files now, before you try something, " +
+	sdk.AddTool(srv, &sdk.Tool{Name: commands.Checkpoint.Tool, Description: "Record the workspace's files now, before you try something, " +
 		"with your goal. rewind brings the files back to this point later."}, serial(s, s.checkpoint))
-	sdk.AddTool(srv, &sdk.Tool{Name: "rewind", Description: "Restore the workspace's files to your latest checkpoint (or to target) " +
+	sdk.AddTool(srv, &sdk.Tool{Name: commands.Rewind.Tool, Description: "Restore the workspace's files to your latest checkpoint (or to target) " +
 		"and keep a report of what you learnt. Files someone else changed since are conflicts: nothing is restored then. " +
 		"The user can undo a rewind."}, serial(s, s.rewind))
-	sdk.AddTool(srv, &sdk.Tool{Name: "turns", Description: "List the recorded turns (prompt, files changed) and checkpoints, newest last."}, serial(s, s.turns))
-	sdk.AddTool(srv, &sdk.Tool{Name: "diff", Description: "The unified diff from the files now to target: what a rewind to target would change."}, serial(s, s.diff))
+	sdk.AddTool(srv, &sdk.Tool{Name: commands.List.Tool, Description: "List the recorded turns (prompt, files changed) and checkpoints, newest last."}, serial(s, s.turns))
+	sdk.AddTool(srv, &sdk.Tool{Name: commands.Preview.Tool, Description: "The unified diff from the files now to target: what a rewind to target would change."}, serial(s, s.diff))
 	return srv
 }
 
@@ -119,7 +112,7 @@ func (s *Server) checkpoint(ctx context.Context, _ *sdk.CallToolRequest, in Chec
 	if goal == "" {
 		return nil, nil, errors.New(ErrEmptyGoal)
 	}
-	l, err := s.cmds.List(ctx, commands.ListArgs{All: true})
+	l, err := commands.List.Call(ctx, s.cmds, commands.ListArgs{All: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +125,7 @@ func (s *Server) checkpoint(ctx context.Context, _ *sdk.CallToolRequest, in Chec
 		}
 	}
 	label := fmt.Sprintf("%s%d", labelPrefix, n+1)
-	r, err := s.cmds.Checkpoint(ctx, commands.CheckpointArgs{Label: label, Goal: goal})
+	r, err := commands.Checkpoint.Call(ctx, s.cmds, commands.CheckpointArgs{Label: label, Goal: goal})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +159,7 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 		// except what the person saved or holds unsaved in an editor.
 		a.OwnSince = active.entry
 	}
-	r, err := s.cmds.Rewind(ctx, a)
+	r, err := commands.Rewind.Call(ctx, s.cmds, a)
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
@@ -176,7 +169,7 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 	if r.Entry == "" {
 		// The files already were there: nothing to restore, but the report
 		// is kept all the same.
-		if _, err := s.cmds.Rewind(ctx, commands.RewindArgs{Target: target, Mode: "summarize", Report: report}); err != nil {
+		if _, err := commands.Rewind.Call(ctx, s.cmds, commands.RewindArgs{Target: target, Mode: "summarize", Report: report}); err != nil {
 			return nil, nil, toolError(err)
 		}
 	}
@@ -203,7 +196,7 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 // uniqueLabel reports whether exactly one checkpoint of the root has
 // label, so @label names the connection's checkpoint and no other.
 func (s *Server) uniqueLabel(ctx context.Context, label string) bool {
-	l, err := s.cmds.List(ctx, commands.ListArgs{All: true})
+	l, err := commands.List.Call(ctx, s.cmds, commands.ListArgs{All: true})
 	if err != nil {
 		return false
 	}
@@ -247,7 +240,7 @@ func (s *Server) turns(ctx context.Context, _ *sdk.CallToolRequest, in TurnsIn) 
 	if in.Limit < 0 {
 		return nil, nil, errors.New("limit must not be negative")
 	}
-	l, err := s.cmds.List(ctx, commands.ListArgs{Limit: in.Limit})
+	l, err := commands.List.Call(ctx, s.cmds, commands.ListArgs{Limit: in.Limit})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -259,7 +252,7 @@ func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in DiffIn) (*
 	if target == "" {
 		return nil, nil, errors.New("Target cannot be empty.")
 	}
-	p, err := s.cmds.Preview(ctx, commands.PreviewArgs{Target: target})
+	p, err := commands.Preview.Call(ctx, s.cmds, commands.PreviewArgs{Target: target})
 	if err != nil {
 		return nil, nil, toolError(err)
 	}

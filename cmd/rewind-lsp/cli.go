@@ -102,47 +102,52 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return c.exit(err)
 }
 
-func (c *cli) dispatch(cmd string, rest []string) error {
-	switch cmd {
-	case "turn":
-		if len(rest) == 0 {
-			return usagef("usage: rewind-lsp turn start|end [flags]")
-		}
-		switch rest[0] {
-		case "start":
-			return c.turnStart(rest[1:])
-		case "end":
-			return c.turnEnd(rest[1:])
-		}
-		return usagef("unknown turn command %q (want start or end)", rest[0])
-	case "checkpoint":
-		return c.checkpoint(rest)
-	case "hook":
-		return c.hook(rest)
-	case "log":
-		return c.log(rest)
-	case "diff":
-		return c.diff(rest)
-	case "rewind":
-		return c.rewind(rest)
-	case "undo":
-		return c.undo(rest)
-	case "gc":
-		return c.gc(rest)
-	case "fsck":
-		return c.fsck(rest)
-	case "status":
-		return c.status(rest)
-	case "setup":
-		return c.setup(rest)
-	case "mcp":
-		return c.mcp(rest)
-	case "revert":
-		return c.revert(rest)
-	case "blame":
-		return c.blame(rest)
+// verbs maps each verb to its handler. A verb that runs a command is the
+// one the registry names (commands.Spec.Verb); the others are the command
+// line's own.
+func (c *cli) verbs() map[string]func([]string) error {
+	return map[string]func([]string) error{
+		commands.TurnStart.Verb:  c.turnStart,
+		commands.TurnEnd.Verb:    c.turnEnd,
+		commands.Checkpoint.Verb: c.checkpoint,
+		commands.List.Verb:       c.log,
+		commands.Preview.Verb:    c.diff,
+		commands.Rewind.Verb:     c.rewind,
+		commands.Undo.Verb:       c.undo,
+		commands.Status.Verb:     c.status,
+		commands.Revert.Verb:     c.revert,
+		commands.Blame.Verb:      c.blame,
+		"gc":                     c.gc,
+		"fsck":                   c.fsck,
+		"hook":                   c.hook,
+		"setup":                  c.setup,
+		"mcp":                    c.mcp,
 	}
-	return usagef("unknown command %q; run rewind-lsp help", cmd)
+}
+
+// dispatch runs verb cmd. A verb of two words ("turn start") is a group:
+// its first word alone asks for one of its second words.
+func (c *cli) dispatch(cmd string, rest []string) error {
+	verbs := c.verbs()
+	if run, ok := verbs[cmd]; ok {
+		return run(rest)
+	}
+	var subs []string
+	for _, e := range commands.Entries() {
+		if group, sub, ok := strings.Cut(e.Info().Verb, " "); ok && group == cmd && verbs[e.Info().Verb] != nil {
+			subs = append(subs, sub)
+		}
+	}
+	if len(subs) == 0 {
+		return usagef("unknown command %q; run rewind-lsp help", cmd)
+	}
+	if len(rest) == 0 {
+		return usagef("usage: rewind-lsp %s %s [flags]", cmd, strings.Join(subs, "|"))
+	}
+	if run, ok := verbs[cmd+" "+rest[0]]; ok {
+		return run(rest[1:])
+	}
+	return usagef("unknown %s command %q (want %s)", cmd, rest[0], strings.Join(subs, " or "))
 }
 
 // exit prints err and maps it to an exit status.
@@ -330,7 +335,7 @@ func (c *cli) checkpoint(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := cl.Checkpoint(c.call(), commands.CheckpointArgs{Label: label, Goal: *goal})
+	r, err := commands.Checkpoint.Call(c.call(), cl, commands.CheckpointArgs{Label: label, Goal: *goal})
 	if err != nil {
 		return err
 	}
@@ -364,7 +369,7 @@ func (c *cli) status(args []string) error {
 		if err != nil {
 			return err
 		}
-		if st, err = cl.Status(c.call(), commands.StatusArgs{}); err != nil {
+		if st, err = commands.Status.Call(c.call(), cl, commands.StatusArgs{}); err != nil {
 			return err
 		}
 	}
@@ -450,7 +455,7 @@ func (c *cli) doTurnStart(dir string, a commands.TurnStartArgs) (*commands.TurnS
 	if err != nil {
 		return nil, err
 	}
-	return cl.TurnStart(c.call(), a)
+	return commands.TurnStart.Call(c.call(), cl, a)
 }
 
 // doTurnEnd ends the open turn through a running server, or alone.
@@ -459,7 +464,7 @@ func (c *cli) doTurnEnd(dir string, a commands.TurnEndArgs) (*commands.TurnEndRe
 	if err != nil {
 		return nil, err
 	}
-	return cl.TurnEnd(c.call(), a)
+	return commands.TurnEnd.Call(c.call(), cl, a)
 }
 
 // retentionText says the bounds automatic retention keeps the store in.

@@ -33,7 +33,7 @@ func (c *cli) revert(args []string) error {
 	if len(pos) == 1 {
 		ra.Target = pos[0]
 	}
-	r, err := cl.Revert(c.call(), ra)
+	r, err := commands.Revert.Call(c.call(), cl, ra)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (c *cli) blame(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := cl.Blame(c.call(), commands.BlameArgs{Scope: commands.Scope{URI: ps[0]}})
+	r, err := commands.Blame.Call(c.call(), cl, commands.BlameArgs{Scope: commands.Scope{URI: ps[0]}})
 	if err != nil {
 		return err
 	}

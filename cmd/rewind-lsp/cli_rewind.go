@@ -23,7 +23,7 @@ func (c *cli) log(args []string) error {
 		if err != nil {
 			return err
 		}
-		if l, err = cl.List(c.call(), commands.ListArgs{Limit: *limit, All: *all}); err != nil {
+		if l, err = commands.List.Call(c.call(), cl, commands.ListArgs{Limit: *limit, All: *all}); err != nil {
 			return err
 		}
 	}
@@ -66,7 +66,7 @@ func (c *cli) diff(args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := cl.Preview(c.call(), commands.PreviewArgs{Target: pos[0], Paths: c.paths(pos[1:])})
+	plan, err := commands.Preview.Call(c.call(), cl, commands.PreviewArgs{Target: pos[0], Paths: c.paths(pos[1:])})
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (c *cli) rewind(args []string) error {
 	}
 	ps := c.paths(strings.Split(*paths, ","))
 	if *dry || *mode == "plan" {
-		plan, err := cl.Preview(c.call(), commands.PreviewArgs{Target: pos[0], Mode: *mode, Paths: ps})
+		plan, err := commands.Preview.Call(c.call(), cl, commands.PreviewArgs{Target: pos[0], Mode: *mode, Paths: ps})
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (c *cli) rewind(args []string) error {
 		printPlan(c.stdout, plan, "would change")
 		return nil
 	}
-	r, err := cl.Rewind(c.call(), commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report})
+	r, err := commands.Rewind.Call(c.call(), cl, commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report})
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (c *cli) undo(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := cl.Undo(c.call(), commands.UndoArgs{Force: *force})
+	r, err := commands.Undo.Call(c.call(), cl, commands.UndoArgs{Force: *force})
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ func (c *cli) hookTool(ev *agent.Event) error {
 	if err != nil {
 		return err
 	}
-	_, err = cl.ToolCall(c.call(), a)
+	_, err = commands.ToolCall.Call(c.call(), cl, a)
 	return err
 }
 

@@ -1,0 +1,93 @@
+package commands
+
+import "context"
+
+// The command set, each command defined once (docs/PROTOCOL.md,
+// "Commands"). A new command is a Service method, its argument and result
+// types, and one entry here; then `go generate ./commands` refreshes the
+// editors' protocol files and docs/PROTOCOL.md
+// (docs/ARCHITECTURE.md, "Adding a command").
+
+// Names of the public commands, the editors' protocol.
+const (
+	NameCheckpoint  = "rewind.checkpoint"
+	NameTurnStart   = "rewind.turnStart"
+	NameTurnEnd     = "rewind.turnEnd"
+	NameList        = "rewind.list"
+	NamePreview     = "rewind.preview"
+	NameRewind      = "rewind.rewind"
+	NameUndo        = "rewind.undo"
+	NameFileHistory = "rewind.fileHistory"
+	NameStatus      = "rewind.status"
+	NameRevert      = "rewind.revert"
+	NameBlame       = "rewind.blame"
+)
+
+// Names of the internal commands: the command line's and the hooks' own,
+// which reach a running server through the root's socket only.
+const (
+	NameToolCall = "rewind.toolCall"
+)
+
+// The public commands, in the order the language server advertises them.
+var (
+	Checkpoint = define(Spec{Name: NameCheckpoint, Public: true, Mutating: true,
+		Progress: "Capturing a checkpoint", Verb: "checkpoint", Tool: "checkpoint",
+		Doc: "Captures the workspace as a checkpoint, with an optional label and goal."},
+		(*Service).Checkpoint)
+	TurnStart = define(Spec{Name: NameTurnStart, Public: true, Mutating: true,
+		Progress: "Capturing the workspace", Verb: "turn start",
+		Doc: "Opens a turn of a session (ending that session's open turn first) and captures its start."},
+		(*Service).TurnStart)
+	TurnEnd = define(Spec{Name: NameTurnEnd, Public: true, Mutating: true,
+		Progress: "Capturing the workspace", Verb: "turn end",
+		Doc: "Ends the session's open turn, captures its end and lists what changed; with no turn open it records nothing."},
+		(*Service).TurnEnd)
+	List = define(Spec{Name: NameList, Public: true, Verb: "log", Tool: "turns",
+		Doc: "Lists turns, checkpoints, rewinds and summaries, oldest first."},
+		(*Service).List)
+	Preview = define(Spec{Name: NamePreview, Public: true, Progress: "Planning the rewind", Verb: "diff", Tool: "diff",
+		Doc: "Computes the plan of a rewind without changing anything."},
+		(*Service).Preview)
+	Rewind = define(Spec{Name: NameRewind, Public: true, Mutating: true, Progress: "Rewinding", Verb: "rewind", Tool: "rewind",
+		Doc: "Rewinds files and/or the conversation to a target, as the mode says."},
+		(*Service).Rewind)
+	Undo = define(Spec{Name: NameUndo, Public: true, Mutating: true, Progress: "Undoing the last rewind", Verb: "undo",
+		Doc: "Undoes the latest rewind or revert not yet undone."},
+		(*Service).Undo)
+	FileHistory = define(Spec{Name: NameFileHistory, Public: true,
+		Doc: "Lists the turns of the active branch that changed a file."},
+		(*Service).FileHistory)
+	Status = define(Spec{Name: NameStatus, Public: true, Verb: "status",
+		Doc: "Reports the root, its store and the open turn."},
+		(*Service).Status)
+	Revert = define(Spec{Name: NameRevert, Public: true, Mutating: true, Verb: "revert",
+		Doc: "Takes back one turn, or every turn of one session, keeping the changes made after it."},
+		(*Service).Revert)
+	Blame = define(Spec{Name: NameBlame, Public: true, Verb: "blame",
+		Doc: "Names, for each run of lines of a file, the agent turn that wrote it."},
+		(*Service).Blame)
+)
+
+// The internal commands.
+var (
+	ToolCall = define(Spec{Name: NameToolCall, Mutating: true,
+		Doc: "Records which files an agent's tool call wrote (a hook's PreToolUse or PostToolUse)."},
+		(*Service).ToolCall)
+)
+
+// All lists the public commands' names, in the order the language server
+// advertises them; Dispatch accepts exactly these.
+var All []string
+
+func init() {
+	All = publicNames()
+	// A turn opened through the language server was opened by the editor,
+	// unless the call was forwarded from the command line or a hook.
+	TurnStart.fromWire = func(ctx context.Context, a *TurnStartArgs) {
+		a.Source = CallOf(ctx).Source
+		if a.Source == "" {
+			a.Source = "editor"
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package commands_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+// The editors' protocol is exactly these commands, in this order: what a
+// client written against docs/PROTOCOL.md finds advertised.
+var publicCommands = []string{
+	"rewind.checkpoint", "rewind.turnStart", "rewind.turnEnd", "rewind.list", "rewind.preview",
+	"rewind.rewind", "rewind.undo", "rewind.fileHistory", "rewind.status", "rewind.revert", "rewind.blame",
+}
+
+func TestRegistryAdvertisesThePublicCommands(t *testing.T) {
+	if !slices.Equal(commands.All, publicCommands) {
+		t.Fatalf("commands.All = %v\nwant %v", commands.All, publicCommands)
+	}
+	var public []string
+	seen := map[string]bool{}
+	for _, e := range commands.Entries() {
+		s := e.Info()
+		if seen[s.Name] {
+			t.Errorf("%s is defined twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Public {
+			public = append(public, s.Name)
+		}
+		if !strings.HasPrefix(s.Name, "rewind.") || s.Doc == "" {
+			t.Errorf("%s: every command is named rewind.* and says what it does (Doc %q)", s.Name, s.Doc)
+		}
+		arg, res := e.Types()
+		if arg.Kind() != reflect.Struct || res.Kind() != reflect.Struct {
+			t.Errorf("%s: argument %v and result %v must be structs (JSON objects on the wire)", s.Name, arg, res)
+		}
+		if got, ok := commands.Lookup(s.Name); !ok || got != e {
+			t.Errorf("Lookup(%s) does not find its entry", s.Name)
+		}
+	}
+	if !slices.Equal(public, commands.All) {
+		t.Fatalf("the registry's public commands %v are not commands.All %v", public, commands.All)
+	}
+}
+
+// TestEveryAdvertisedCommandIsDispatched: the language server's dispatch
+// knows every advertised command and nothing else. A command it knows
+// decodes its argument (and so rejects an array naming the argument); one
+// it does not know is an unknown command.
+func TestEveryAdvertisedCommandIsDispatched(t *testing.T) {
+	svc := openService(t)
+	ctx := context.Background()
+	for _, e := range commands.Entries() {
+		name := e.Info().Name
+		_, err := commands.Dispatch(ctx, svc, name, json.RawMessage(`[]`))
+		var ae *commands.ArgError
+		known := errors.As(err, &ae) && strings.Contains(ae.Msg, "must be a JSON object")
+		switch {
+		case e.Info().Public && !known:
+			t.Errorf("%s is advertised but Dispatch answers %v", name, err)
+		case !e.Info().Public && (err == nil || !strings.Contains(err.Error(), "unknown command")):
+			t.Errorf("%s is internal but Dispatch answers %v; want unknown command", name, err)
+		}
+	}
+	if _, err := commands.Dispatch(ctx, svc, "rewind.nope", nil); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Errorf("an unknown name: %v", err)
+	}
+	st, err := commands.Dispatch(ctx, svc, commands.NameStatus, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := st.(*commands.StatusResult); !ok || r.Root != svc.Root() {
+		t.Fatalf("rewind.status through Dispatch: %#v", st)
+	}
+}
+
+// TestEveryCommandReachesTheSocket: a running server's socket serves every
+// command of the registry, public and internal, with the caller's
+// argument errors coming back as argument errors.
+func TestEveryCommandReachesTheSocket(t *testing.T) {
+	svc := openService(t)
+	srv, err := commands.ServeSocket(svc)
+	if err != nil || srv == nil {
+		t.Fatalf("ServeSocket: %v, %v", srv, err)
+	}
+	defer srv.Close()
+	r := commands.NewRemote(svc.StoreDir())
+	for _, e := range commands.Entries() {
+		name := e.Info().Name
+		err := r.Call(context.Background(), name, []int{}, nil)
+		var ae *commands.ArgError
+		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, "must be a JSON object") {
+			t.Errorf("%s over the socket: %v; want the argument rejected", name, err)
+		}
+	}
+	var st commands.StatusResult
+	if err := r.Call(context.Background(), commands.NameStatus, commands.StatusArgs{}, &st); err != nil || st.Root != svc.Root() {
+		t.Fatalf("rewind.status over the socket: %+v, %v", st, err)
+	}
+}
+
+func openService(t *testing.T) *commands.Service {
+	t.Helper()
+	svc, err := commands.Open(commands.Options{Root: t.TempDir(), StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
