@@ -37,6 +37,11 @@ type Call struct {
 	Key    string `json:"key,omitempty"`
 	Actor  string `json:"actor,omitempty"`
 	Source string `json:"source,omitempty"`
+	// Session is the agent session the call comes from, when an agent
+	// makes it (its MCP server, or the command line run from its shell):
+	// a rewind, revert or undo it makes during that session's open turn
+	// keeps the turn open (docs/PROTOCOL.md, "Agents").
+	Session string `json:"session,omitempty"`
 }
 
 type callKey struct{}

@@ -35,7 +35,7 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 		return nil, &ArgError{Field: "session", Msg: "give either target or session, not both"}
 	}
 	req := workspace.RevertRequest{Target: target, Session: sess, DryRun: a.DryRun, Actor: s.actor(ctx),
-		Key: CallOf(ctx).Key, Via: s.via()}
+		Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
 	if a.DryRun {
 		req.Key = "" // a dry run records nothing
 	}

@@ -216,7 +216,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 // request converts preview/rewind arguments into a session request.
 func (s *Service) request(ctx context.Context, target, mode string, paths []string, rng *Range, force bool, report string) (workspace.RewindRequest, error) {
 	req := workspace.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.actor(ctx),
-		Key: CallOf(ctx).Key, Via: s.via()}
+		Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
 	if strings.TrimSpace(target) == "" {
 		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
 	}
@@ -340,8 +340,11 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 
 // Undo undoes the latest rewind not yet undone.
 func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
-	out, err := s.ws.Undo(ctx, workspace.UndoRequest{Force: a.Force, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()},
-		s.overlay(), s.applyFunc())
+	req := workspace.UndoRequest{Force: a.Force, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
+	if et, ok := s.opts.Overlay.(EditorTouch); ok {
+		req.Touched = et.EditorTouched
+	}
+	out, err := s.ws.Undo(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -122,6 +122,10 @@ type Entry struct {
 	Report          string   `json:"report,omitempty"`
 	PrevLeaf        string   `json:"prevLeaf,omitempty"` // rewind that moved the leaf: the leaf before
 	Undoes          string   `json:"undoes,omitempty"`   // undo: the rewind it undoes
+	// InTurn marks an operation an agent ran during its own turn (over
+	// MCP, or from its shell): the start entry of that turn, which stayed
+	// open. The files it changed count as written by the turn's session.
+	InTurn string `json:"inTurn,omitempty"`
 	// Notice (KindNotice): the last journal entry the session was told
 	// about.
 	Through       string `json:"through,omitempty"`

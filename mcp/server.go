@@ -30,9 +30,10 @@ type Server struct {
 	cmds    commands.Client
 	version string
 
-	calls  sync.Mutex // one tool call at a time
-	mu     sync.Mutex
-	active *checkpoint // the latest checkpoint made through this connection
+	calls   sync.Mutex // one tool call at a time
+	mu      sync.Mutex
+	active  *checkpoint // the latest checkpoint made through this connection
+	session string      // the agent session this connection serves, when known
 }
 
 type checkpoint struct {
@@ -44,6 +45,14 @@ type checkpoint struct {
 // editors' unsaved buffers), else runs in this process.
 func New(cmds commands.Client, version string) *Server {
 	return &Server{cmds: cmds, version: version}
+}
+
+// WithSession names the agent session this connection serves (the agent
+// that started the server names it in the environment): a rewind the agent
+// makes during that session's open turn keeps the turn open. It returns s.
+func (s *Server) WithSession(id string) *Server {
+	s.session = id
+	return s
 }
 
 // CheckpointIn is the input of the checkpoint tool.
@@ -91,7 +100,7 @@ func serial[In any](s *Server, h sdk.ToolHandlerFor[In, any]) sdk.ToolHandlerFor
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 		s.calls.Lock()
 		defer s.calls.Unlock()
-		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: "mcp"})
+		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: "mcp", Session: s.session})
 		return h(ctx, req, in)
 	}
 }

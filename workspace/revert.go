@@ -31,6 +31,10 @@ type RevertRequest struct {
 	Key string
 	// Via decides how each file reaches the disk (see RewindRequest.Via).
 	Via *ViaPolicy
+	// CallerSession is the agent session the request comes from (see
+	// RewindRequest.CallerSession): not the session whose turns are
+	// reverted, which is Session.
+	CallerSession string
 }
 
 // RevertConflict is a file of a revert that later changes overlap.
@@ -405,9 +409,11 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 		if err != nil {
 			return err
 		}
+		own := ownTurn(h, req.CallerSession, ModeCode)
 		if !req.DryRun {
-			// Every session's open turn ends first, so its work is recorded.
-			if h, err = s.EndOpenTurns(l, h, res, req.Actor); err != nil {
+			// Every session's open turn ends first, so its work is recorded;
+			// the caller's own stays open.
+			if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
 				return err
 			}
 		}
@@ -426,6 +432,9 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 		t := out.Turns[len(out.Turns)-1]
 		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindRevert, Actor: req.Actor, Target: out.Target.Spec,
 			TargetEntry: t.Start.ID, Session: req.Session, Mode: ModeRevert, Key: req.Key}
+		if own != nil {
+			e.InTurn = own.ID
+		}
 		if req.Session == "" {
 			e.Turn = t.Number
 		}

@@ -53,6 +53,10 @@ type RewindRequest struct {
 	// Via decides how each file reaches the disk (nil: the command line,
 	// which writes every file itself; plans still say "edit" for text).
 	Via *ViaPolicy
+	// CallerSession is the agent session the request comes from, when an
+	// agent makes it: during that session's open turn the rewind is the
+	// agent's own (ownturn.go).
+	CallerSession string
 }
 
 // Outcome is a plan and, for a rewind, what happened.
@@ -153,6 +157,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 			op.Conflict = req.Touched != nil && req.Touched(op.Path, since.Time)
 		}
 	}
+	ownConflicts(h, ownTurn(h, req.CallerSession, mode), out.Diff, req.Touched)
 	if req.Lines != nil {
 		limitToHunks(out.Diff, req.Lines[0], req.Lines[1])
 	}
@@ -242,7 +247,8 @@ func firstLine(s string) string {
 }
 
 // Rewind rewinds files and/or the conversation, as its mode says. A turn
-// still open is ended first, so the agent's work is recorded. Conflicts
+// still open is ended first, so the agent's work is recorded, except the
+// caller's own (ownturn.go). Conflicts
 // refuse the rewind unless req.Force; the outcome then says why.
 func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
@@ -264,9 +270,11 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 		if err != nil || out.Mode == ModePlan {
 			return err
 		}
+		own := ownTurn(h, req.CallerSession, out.Mode)
 		if out.Mode != ModeSummarize {
-			// Every session's open turn ends first, so its work is recorded.
-			if h, err = s.EndOpenTurns(l, h, res, req.Actor); err != nil {
+			// Every session's open turn ends first, so its work is recorded;
+			// the caller's own stays open.
+			if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
 				return err
 			}
 		}
@@ -291,6 +299,9 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 		}
 		e := &journal.Entry{Parent: leaf, Kind: journal.KindRewind, Actor: req.Actor, Target: req.Target, TargetEntry: t.Entry.ID,
 			Mode: out.Mode, Report: req.Report, EntriesAffected: out.EntriesAffected, Turn: t.Turn, Key: req.Key}
+		if own != nil {
+			e.InTurn = own.ID
+		}
 		if out.Mode == ModeConversation || out.Mode == ModeBoth {
 			e.Parent, e.PrevLeaf = t.Point, leaf
 		}
@@ -355,6 +366,10 @@ type UndoRequest struct {
 	Actor string
 	Key   string
 	Via   *ViaPolicy
+	// CallerSession and Touched: as in RewindRequest (an agent's own undo
+	// keeps its turn open; the editor's saves stay conflicts).
+	CallerSession string
+	Touched       func(rel string, since time.Time) bool
 }
 
 // Undo takes back the latest operation still in effect (History.
@@ -362,7 +377,8 @@ type UndoRequest struct {
 // latest undo — a redo): its files go back to its undo snapshot and a
 // conversation it moved goes back too. Files edited since the operation are
 // conflicts, refused unless force. An undo is an operation itself, with its
-// own undo snapshot.
+// own undo snapshot. Open turns end first, as for a rewind, except the
+// caller's own (ownturn.go).
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
 	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
@@ -386,7 +402,18 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 		}
 		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: r.UndoSnapshot.String(), Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
+		mode := r.Mode
+		if r.PrevLeaf != "" {
+			mode = ModeBoth // it moves the conversation back
+		}
+		own := ownTurn(h, req.CallerSession, mode)
+		if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
+			return err
+		}
 		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindUndo, Actor: req.Actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target, Turn: r.Turn, Key: req.Key}
+		if own != nil {
+			e.InTurn = own.ID
+		}
 		if r.PrevLeaf != "" {
 			e.Parent, e.PrevLeaf = r.PrevLeaf, h.Leaf()
 		}
@@ -411,6 +438,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if err != nil {
 			return fmt.Errorf("undo: %w", err)
 		}
+		ownConflicts(h, own, d, req.Touched)
 		req.Via.decide(d)
 		out.Diff = d
 		if cs := d.Conflicts(); len(cs) > 0 && !req.Force {

@@ -100,7 +100,8 @@ func preOf(h *journal.History, c ToolCall) *journal.Entry {
 
 // attribute fills end's Wrote and Attributed from the tool entries of the
 // turn start: the union of what its calls wrote; a Bash call with no
-// "post" (interrupted) counts what changed from its "pre" to res.
+// "post" (interrupted) counts what changed from its "pre" to res; and what
+// the turn's own operations changed (ownturn.go).
 func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *snapshot.Result, end *journal.Entry) error {
 	var files []string
 	pending := map[string]*journal.Entry{}
@@ -124,6 +125,8 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 		}
 		files = append(files, fs...)
 	}
+	// The turn's own rewinds, reverts and undos changed files for it.
+	files = append(files, ownOpFiles(h, start)...)
 	end.Wrote = sortedSet(files)
 	return nil
 }

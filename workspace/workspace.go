@@ -461,11 +461,15 @@ func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *j
 	return end, start, err
 }
 
-// EndOpenTurns ends every open turn with the capture res (a rewind does
-// this first, so each session's work is recorded before files change) and
-// returns the history with the end entries.
-func (s *Workspace) EndOpenTurns(l *journal.Lock, h *journal.History, res *snapshot.Result, actor string) (*journal.History, error) {
+// EndOpenTurns ends every open turn but keep (nil: every one) with the
+// capture res (an operation does this first, so each session's work is
+// recorded before files change; keep is the turn of an agent's own
+// operation) and returns the history with the end entries.
+func (s *Workspace) EndOpenTurns(l *journal.Lock, h *journal.History, res *snapshot.Result, actor string, keep *journal.Entry) (*journal.History, error) {
 	for _, open := range h.OpenTurns() {
+		if keep != nil && open.ID == keep.ID {
+			continue
+		}
 		end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor})
 		if err != nil {
 			return nil, err

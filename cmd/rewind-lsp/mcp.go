@@ -2,7 +2,9 @@ package main
 
 import (
 	"flag"
+	"os"
 
+	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 	"github.com/rewind-lsp/rewind-lsp/mcp"
 )
@@ -24,5 +26,7 @@ func (c *cli) mcp(args []string) error {
 	if _, err := c.service(""); err != nil {
 		return err
 	}
-	return mcp.New(cl, lsp.VersionString()).Run(c.ctx)
+	// The agent that started this server names its session in the
+	// environment: its rewinds during its turn keep the turn open.
+	return mcp.New(cl, lsp.VersionString()).WithSession(agent.SessionFromEnv(os.Getenv)).Run(c.ctx)
 }
