@@ -79,7 +79,7 @@ if [ -z "$bin" ]; then
 	bin="$TMP/bin/rewind-lsp"
 	say "building rewind-lsp …"
 	gohome=(env HOME="${real_home:-$HOME}")
-	if ! (cd "$repo" && "${gohome[@]}" go build -o "$bin" ./cmd/rewind-lsp) 2>"$TMP/build.err"; then
+	if ! (cd "$repo" && "${gohome[@]}" CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/rewind-lsp) 2>"$TMP/build.err"; then
 		# lsp/ may be mid-edit by a colleague: the capture path does not need
 		# it, so replace it by a stub through a build overlay.
 		say "build failed; retrying with lsp/ replaced by a stub (overlay):"
@@ -98,7 +98,7 @@ if [ -z "$bin" ]; then
 			done
 			printf '}}\n'
 		} >"$TMP/overlay.json"
-		(cd "$repo" && "${gohome[@]}" go build -overlay "$TMP/overlay.json" -o "$bin" ./cmd/rewind-lsp) ||
+		(cd "$repo" && "${gohome[@]}" CGO_ENABLED=0 go build -trimpath -overlay "$TMP/overlay.json" -o "$bin" ./cmd/rewind-lsp) ||
 			{ say "capture.sh: build failed"; exit 1; }
 	fi
 fi

@@ -102,7 +102,7 @@ mkdir -p "$TMP/bin"
 if [ -z "$bin" ]; then
 	bin="$TMP/bin/rewind-lsp"
 	say "building rewind-lsp …"
-	(cd "$repo" && "${gohome[@]}" go build -o "$bin" ./cmd/rewind-lsp) || { say "live.sh: build failed"; exit 1; }
+	(cd "$repo" && "${gohome[@]}" CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/rewind-lsp) || { say "live.sh: build failed"; exit 1; }
 fi
 [ -x "$bin" ] || { say "live.sh: no binary at $bin"; exit 1; }
 drv="$TMP/bin/live"

@@ -42,6 +42,9 @@
 #   -bin PATH   use this rewind-lsp binary instead of building one
 #   -keep       keep the temporary folder (printed) for inspection
 #
+# rewind-lsp is built as scripts/release.sh builds it (CGO_ENABLED=0, -trimpath:
+# a static binary, no dynamic loader at each start).
+#
 # Needs bash >= 5, git, go, tar, coreutils, /usr/bin/time (GNU), Linux /proc
 # and unshare (util-linux) for -low. The 500k tree takes ~3.5 GB of
 # temporary disk (tree, packed repository, store) and ~15 minutes; run it
@@ -111,7 +114,7 @@ mkdir -p "$TMP/bin"
 if [ -z "$bin" ]; then
 	bin="$TMP/bin/rewind-lsp"
 	say "building rewind-lsp …"
-	(cd "$repo" && "${gohome[@]}" go build -o "$bin" ./cmd/rewind-lsp) || { say "mono.sh: build failed"; exit 1; }
+	(cd "$repo" && "${gohome[@]}" CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/rewind-lsp) || { say "mono.sh: build failed"; exit 1; }
 fi
 [ -x "$bin" ] || { say "mono.sh: no binary at $bin"; exit 1; }
 drv="$TMP/bin/live" gen="$TMP/bin/gen"

@@ -58,7 +58,7 @@ gohome=(env HOME="${real_home:-$HOME}")
 if [ -z "$bin" ]; then
 	bin="$TMP/bin/rewind-lsp"
 	say "building rewind-lsp …"
-	(cd "$repo" && "${gohome[@]}" go build -o "$bin" ./cmd/rewind-lsp) || { say "retention.sh: build failed"; exit 1; }
+	(cd "$repo" && "${gohome[@]}" CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/rewind-lsp) || { say "retention.sh: build failed"; exit 1; }
 fi
 [ -n "$tree_src" ] || tree_src="$("${gohome[@]}" go env GOROOT)/src"
 tree_src=$(cd "$tree_src" && pwd)
