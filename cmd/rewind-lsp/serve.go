@@ -8,9 +8,9 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 )
 
-// serverMemoryLimit is the server's soft memory limit: above the live
-// data of an 80,000-file tree (~60–90 MB), so it rarely makes the
-// collector run more than it would anyway.
+// serverMemoryLimit is the least soft memory limit of the server: above
+// the live data of an 80,000-file tree (~60–90 MB). On larger roots the
+// limit follows the live heap (memlimit.go).
 const serverMemoryLimit = 140 << 20
 
 // serve runs the Language Server on stdio. Nothing but LSP frames is ever
@@ -29,6 +29,7 @@ func (c *cli) serve(args []string) int {
 		// A server lives beside the editor all day: collect garbage before
 		// the heap grows past this (a soft limit) and hand memory back.
 		debug.SetMemoryLimit(serverMemoryLimit)
+		followLiveHeap()
 	}
 	return lsp.Run(c.ctx, c.stdin, c.stdout, c.stderr)
 }
