@@ -395,7 +395,7 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	}
 	mode := s.ws.WatchMode()
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: len(h.Turns(false)), Snapshots: h.SnapshotCount(),
-		StoreBytes: s.ws.StoreBytes(), Watching: mode == "watch", WatchMode: mode,
+		StoreBytes: s.ws.StoreBytes(), Watching: mode == "watch", WatchMode: mode, PollReason: s.ws.PollReason(),
 		LastCaptureMs: float64(s.ws.LastCapture().Microseconds()) / 1000}
 	r := s.ws.Retention()
 	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24

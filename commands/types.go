@@ -291,8 +291,11 @@ type StatusResult struct {
 	// when a running server polls, or on the command line.
 	Watching bool `json:"watching"`
 	// WatchMode says how changes are seen: "watch", "poll" or "none".
-	WatchMode string    `json:"watchMode"`
-	OpenTurn  *OpenTurn `json:"openTurn"`
+	WatchMode string `json:"watchMode"`
+	// PollReason says why a running server rescans the root instead of
+	// watching it (the folders outnumber the kernel's watch limit, ...).
+	PollReason string    `json:"pollReason,omitempty"`
+	OpenTurn   *OpenTurn `json:"openTurn"`
 	// LastCaptureMs is the duration of the last capture this process made.
 	LastCaptureMs float64 `json:"lastCaptureMs"`
 	// MaxStoreBytes is the budget automatic retention keeps the store's

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,6 +163,13 @@ func TestLivePollingFallback(t *testing.T) {
 	st := e.waitReady("poll")
 	if st.Watching {
 		t.Fatalf("watching true while polling: %+v", st)
+	}
+	if !strings.Contains(st.PollReason, "too many folders") {
+		t.Errorf("status pollReason %q: want why it polls", st.PollReason)
+	}
+	// The command line's status (answered by the server) says so too.
+	if out := cli(t, w.home, w.root, w.store, "status"); !strings.Contains(out, "rescans the root") || !strings.Contains(out, "too many folders") {
+		t.Errorf("rewind-lsp status while the server polls:\n%s", out)
 	}
 	if m, _ := e.c.waitNotification("window/logMessage", 0, 5*time.Second, nil); m == nil {
 		t.Error("no window/logMessage about the fallback")

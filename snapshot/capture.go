@@ -44,6 +44,18 @@ func (c *Capturer) KeepLive() {
 	c.mu.Unlock()
 }
 
+// DropLive stops keeping the live tree, and lets go of what was kept: a
+// server that polls walks the whole root at every capture, and a walk
+// against the stat cache file costs less than rebuilding the tree in
+// memory each time.
+func (c *Capturer) DropLive() {
+	c.mu.Lock()
+	c.keepLive = false
+	c.cache = nil
+	c.live = nil
+	c.mu.Unlock()
+}
+
 // NewCapturer prepares captures of root (absolute) into objects, with the
 // stat cache kept in cachePath. Folders in exclude (absolute) are never
 // captured.

@@ -99,6 +99,10 @@ func (c *Changes) GiveBack(paths []string, full bool) {
 // rescans.
 func (c *Changes) Mode() string { return c.tree.Mode() }
 
+// PollReason says why changes come from rescans ("" while notifications
+// work).
+func (c *Changes) PollReason() string { return c.tree.PollReason() }
+
 // Close stops watching; no batch arrives after it returns.
 func (c *Changes) Close() {
 	c.mu.Lock()

@@ -45,6 +45,7 @@ type Tree struct {
 
 	mu       sync.Mutex
 	mode     string // "watch" or "poll"
+	why      string // why it polls
 	watched  map[string]bool
 	batch    map[string]bool
 	overflow bool
@@ -98,6 +99,16 @@ func (w *Tree) Mode() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.mode
+}
+
+// PollReason says why the watcher polls ("" while notifications work).
+func (w *Tree) PollReason() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mode != "poll" {
+		return ""
+	}
+	return w.why
 }
 
 // Close stops watching.
@@ -338,6 +349,10 @@ func (w *Tree) poll(why error) {
 		return
 	}
 	w.mode = "poll"
+	w.why = "file notifications are unavailable"
+	if why != nil {
+		w.why = why.Error()
+	}
 	fw := w.fw
 	w.fw = nil
 	w.watched = map[string]bool{}
@@ -346,7 +361,8 @@ func (w *Tree) poll(why error) {
 		go fw.Close()
 	}
 	if w.opts.Log != nil {
-		msg := "rewind-lsp: file notifications are unavailable; rescanning every " + w.opts.PollInterval.String()
+		msg := "rewind-lsp: file notifications are unavailable; rescanning every " + w.opts.PollInterval.String() +
+			" (less often when a rescan is costly)"
 		if why != nil {
 			msg += " (" + why.Error() + ")"
 		}

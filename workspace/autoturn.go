@@ -177,11 +177,43 @@ func (t *Tracker) endAuto() {
 	t.mu.Unlock()
 }
 
+// rescanShare bounds the time a polling tracker spends rescanning: after a
+// rescan that took d, the next one waits at least d*rescanShare, so a root
+// whose walk takes a second (500,000 files) is rescanned every ~30 s, not
+// back to back, and an idle server stays idle. A turn boundary still walks
+// the whole root at once.
+const rescanShare = 30
+
+// walk captures the whole root. While polling every capture is a walk:
+// the live tree is not kept, and the next rescan waits rescanShare times
+// this walk's duration (a turn boundary's walk counts too: the state it
+// captured is current).
+func (t *Tracker) walk(ctx context.Context) (*snapshot.Result, error) {
+	polling := t.ch.Mode() == "poll"
+	if polling {
+		t.s.capturer.DropLive()
+	}
+	start := time.Now()
+	res, err := t.s.capturer.Capture(ctx, nil)
+	if polling {
+		t.mu.Lock()
+		t.rescanAfter = time.Now().Add(rescanShare * time.Since(start))
+		t.mu.Unlock()
+	}
+	return res, err
+}
+
 // pollCheck compares a full walk with the last capture when polling: any
 // difference not from the editor or a rewind is an agent's change.
 func (t *Tracker) pollCheck() {
+	t.mu.Lock()
+	wait := time.Now().Before(t.rescanAfter) // zero unless polling
+	t.mu.Unlock()
+	if wait {
+		return // the poller asks again later
+	}
 	prev := t.s.lastCaptured()
-	res, err := t.s.capturer.Capture(context.Background(), nil)
+	res, err := t.walk(context.Background())
 	if err != nil {
 		t.logf("rescan of %s: %v", t.s.root, err)
 		return

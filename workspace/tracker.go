@@ -55,11 +55,14 @@ type Tracker struct {
 	closed   bool
 	expected map[string]expectation // what a rewind in this process is writing
 	queue    []batch                // batches waiting for an automatic-turn decision
-	wake     chan struct{}
-	ready    chan struct{} // closed once the first capture is done
-	done     chan struct{} // closed when the tracker's goroutine ends
-	ctx      context.Context
-	cancel   context.CancelFunc
+	// rescanAfter paces the rescans of a polling tracker: none starts
+	// before it (see pollCheck).
+	rescanAfter time.Time
+	wake        chan struct{}
+	ready       chan struct{} // closed once the first capture is done
+	done        chan struct{} // closed when the tracker's goroutine ends
+	ctx         context.Context
+	cancel      context.CancelFunc
 }
 
 // Ready is closed once the tracker made its first capture.
@@ -100,6 +103,10 @@ func (t *Tracker) Mode() string {
 		return "starting"
 	}
 }
+
+// PollReason says why changes come from rescans ("" while file-system
+// notifications work).
+func (t *Tracker) PollReason() string { return t.ch.PollReason() }
 
 // Close stops tracking.
 func (t *Tracker) Close() {
@@ -154,7 +161,7 @@ func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
 	var res *snapshot.Result
 	var err error
 	if full {
-		res, err = t.s.capturer.Capture(ctx, nil)
+		res, err = t.walk(ctx)
 	} else {
 		res, err = t.s.capturer.CaptureChanged(ctx, paths)
 	}
@@ -177,6 +184,13 @@ func (t *Tracker) queueBatch(paths []string, full bool) {
 	defer t.mu.Unlock()
 	if t.closed || t.opts.NoAutoTurns {
 		return
+	}
+	if full {
+		for _, b := range t.queue {
+			if b.full {
+				return // one rescan waiting covers this one too
+			}
+		}
 	}
 	t.queue = append(t.queue, batch{paths, full})
 	select {

@@ -288,6 +288,18 @@ func (s *Workspace) WatchMode() string {
 	return t.Mode()
 }
 
+// PollReason says why a running server rescans instead of watching (""
+// when it watches, or does not track the root).
+func (s *Workspace) PollReason() string {
+	s.mu.Lock()
+	t := s.tracker
+	s.mu.Unlock()
+	if t == nil {
+		return ""
+	}
+	return t.PollReason()
+}
+
 // locked runs fn holding the journal lock, with the history read under it.
 // An operation that an earlier process left unfinished is finished first
 // (see recover), so fn never sees one.

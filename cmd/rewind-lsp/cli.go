@@ -379,6 +379,7 @@ func (c *cli) status(args []string) error {
 	}
 	fmt.Fprintf(c.stdout, "root:      %s\nstore:     %s (%s)\nturns:     %d\nsnapshots: %d\n", st.Root, st.Store, humanBytes(st.StoreBytes), st.Turns, st.Snapshots)
 	fmt.Fprintf(c.stdout, "retention: %s\n", retentionText(st))
+	fmt.Fprintf(c.stdout, "changes:   %s\n", watchText(st))
 	if st.OpenTurn != nil {
 		fmt.Fprintf(c.stdout, "open turn: %d%s, since %s\n", st.OpenTurn.Turn, quoted(st.OpenTurn.Prompt), age(st.OpenTurn.Started))
 	} else {
@@ -466,6 +467,26 @@ func (c *cli) doTurnEnd(dir string, a commands.TurnEndArgs) (*commands.TurnEndRe
 		return nil, err
 	}
 	return commands.TurnEnd.Call(c.call(), cl, a)
+}
+
+// watchText says how changes under the root are seen: by the running
+// server's file-system notifications, by its rescans (and why), or by each
+// command's own walk.
+func watchText(st *commands.StatusResult) string {
+	switch st.WatchMode {
+	case "watch":
+		return "a running server watches the root (file-system notifications)"
+	case "poll":
+		why := st.PollReason
+		if why == "" {
+			why = "file notifications are unavailable"
+		}
+		return "a running server rescans the root periodically (less often when a rescan is costly): " + why +
+			" (each turn end walks the whole root; on Linux raise fs.inotify.max_user_watches)"
+	case "starting":
+		return "a running server is making its first capture"
+	}
+	return "no server runs for this root: each command walks it"
 }
 
 // retentionText says the bounds automatic retention keeps the store in.
