@@ -403,29 +403,19 @@ func parseGitConfig(data []byte, fn func(key, value string, hasValue bool)) erro
 // readIndexPaths returns the paths $GIT_DIR/index tracks below prefix, and
 // every folder above them, top-relative. A split index's shared part is
 // merged in (as a plain union). A missing index tracks nothing.
-func readIndexPaths(repo *gitRepo, hashSize int, prefix string) (map[string]struct{}, error) {
+func readIndexPaths(repo *gitRepo, hashSize int, prefix string) (*trackedSet, error) {
 	path := filepath.Join(repo.gitDir, "index")
 	hint := 0
 	if fi, err := os.Stat(path); err == nil && prefix == "" {
-		hint = int(min(fi.Size()/64, 1<<22)) // entries are 64+ bytes; more folders than that is rare
+		hint = int(min(fi.Size()/2, 1<<30)) // the paths are about half of an index
 	}
-	tracked := make(map[string]struct{}, hint)
-	add := func(p string) {
-		p = strings.TrimSuffix(p, "/") // sparse-index folder entries
-		if p == "" || (prefix != "" && p != prefix && !strings.HasPrefix(p, prefix+"/")) {
+	tracked := newTrackedSet(hint)
+	dir := []byte(prefix + "/")
+	add := func(p []byte) {
+		if len(p) == 0 || (prefix != "" && string(p) != prefix && !bytes.HasPrefix(p, dir)) {
 			return
 		}
-		for {
-			if _, ok := tracked[p]; ok {
-				return
-			}
-			tracked[p] = struct{}{}
-			i := strings.LastIndexByte(p, '/')
-			if i < 0 {
-				return
-			}
-			p = p[:i]
-		}
+		tracked.add(p)
 	}
 	shared, err := readIndexFile(path, hashSize, add)
 	if err != nil || shared == "" {
@@ -437,7 +427,7 @@ func readIndexPaths(repo *gitRepo, hashSize int, prefix string) (map[string]stru
 
 // readIndexFile reads one index file, calling add for each entry's path. It
 // returns the hex id of the shared index when the file is a split index.
-func readIndexFile(path string, hashSize int, add func(string)) (string, error) {
+func readIndexFile(path string, hashSize int, add func([]byte)) (string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
@@ -457,7 +447,7 @@ var errIndexTruncated = errors.New("truncated entry")
 
 // parseIndex decodes index versions 2, 3 and 4: entries, then extensions,
 // of which only "link" (split index) matters here.
-func parseIndex(data []byte, hashSize int, add func(string)) (string, error) {
+func parseIndex(data []byte, hashSize int, add func([]byte)) (string, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return "", errors.New("not an index file (bad signature)")
 	}
@@ -503,7 +493,7 @@ func parseIndex(data []byte, hashSize int, add func(string)) (string, error) {
 			name = data[p : p+end]
 			off += (fixed + end + 8) &^ 7 // NUL padding to a multiple of 8
 		}
-		add(string(name))
+		add(name)
 	}
 	// Extensions: 4-byte signature, 4-byte length, data; the file ends with
 	// a checksum of hashSize bytes.

@@ -77,8 +77,8 @@ func (ig *Ignorer) NoteListing(relDir string, hasGitignore, hasRewindignore bool
 // repoState is what NewIgnorer reads once per repository (and Invalidate("")
 // reads again): the non-per-folder patterns and the index.
 type repoState struct {
-	global  *ruleNode           // core.excludesFile, then info/exclude
-	tracked map[string]struct{} // index paths and every folder above one
+	global  *ruleNode   // core.excludesFile, then info/exclude
+	tracked *trackedSet // index paths and every folder above one
 }
 
 // ruleNode is the patterns of one folder's ignore files, linked to the
@@ -198,7 +198,7 @@ func NewIgnorer(root string) (*Ignorer, error) {
 	}
 	ig.state.Store(st)
 	if ig.prefix != "" && ig.dir(ig.prefix).excluded {
-		if _, tracked := st.tracked[ig.prefix]; !tracked {
+		if !st.tracked.has(ig.prefix) {
 			// The root lies in a folder its repository ignores (a home
 			// folder kept in git with "*", say): git would capture nothing
 			// here, which helps nobody. Treat it as a folder of its own.
@@ -264,7 +264,7 @@ func (ig *Ignorer) Ignored(rel string, isDir bool) bool {
 	ds := ig.dir(parent)
 	ignored := ds.excluded || (!isDir && isSideFile(name)) || ds.rules.ignores(full, name, isDir)
 	if ignored {
-		if _, ok := ig.state.Load().tracked[full]; ok {
+		if ig.state.Load().tracked.has(full) {
 			return false
 		}
 	}

@@ -81,7 +81,10 @@ func FuzzIgnoreIndex(f *testing.F) {
 	f.Add([]byte("DIRC\x00\x00\x00\x04\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, hs := range []int{20, 32} {
-			_, _ = parseIndex(data, hs, func(string) {})
+			ts := newTrackedSet(0)
+			_, _ = parseIndex(data, hs, ts.add)
+			ts.has("a")
+			ts.has("dir")
 		}
 	})
 }
@@ -130,14 +133,14 @@ func TestIgnoreIndexHandmade(t *testing.T) {
 	paths := []string{"a", "dir/a", "dir/ab", "dir/sub/x", "e"}
 	for _, v := range []uint32{2, 3, 4} {
 		var got []string
-		if _, err := parseIndex(makeIndex(v, paths), 20, func(p string) { got = append(got, p) }); err != nil {
+		if _, err := parseIndex(makeIndex(v, paths), 20, func(p []byte) { got = append(got, string(p)) }); err != nil {
 			t.Fatalf("version %d: %v", v, err)
 		}
 		if !slices.Equal(got, paths) {
 			t.Errorf("version %d: got %q, want %q", v, got, paths)
 		}
 	}
-	if _, err := parseIndex(makeIndex(2, paths)[:40], 20, func(string) {}); err == nil {
+	if _, err := parseIndex(makeIndex(2, paths)[:40], 20, func([]byte) {}); err == nil {
 		t.Error("truncated index: no error")
 	}
 }
@@ -183,23 +186,37 @@ func TestIgnoreIndexMatchesLsFiles(t *testing.T) {
 			}
 			want := strings.Split(strings.TrimSuffix(git(t, repo, "ls-files", "-z"), "\x00"), "\x00")
 			for _, p := range want {
-				if _, ok := tracked[p]; !ok {
+				if !tracked.has(p) {
 					t.Errorf("%s: in git ls-files, not read from the index", p)
 				}
+				for d := p; strings.Contains(d, "/"); {
+					d = d[:strings.LastIndexByte(d, '/')]
+					if !tracked.has(d) {
+						t.Errorf("%s: the folder of a tracked file, not tracked", d)
+					}
+				}
 			}
-			for p := range tracked {
+			for _, p := range []string{"dir/sub/c", "dir/su", "dir/sub/longer", "ü/日", "a.tx", "nothing"} {
+				if tracked.has(p) {
+					t.Errorf("%s: neither a tracked path nor a folder of one, yet tracked", p)
+				}
+			}
+			tracked.each(func(p string) {
 				if !slices.ContainsFunc(want, func(w string) bool { return w == p || strings.HasPrefix(w, p+"/") }) {
 					t.Errorf("%s: read from the index, not in git ls-files", p)
 				}
-			}
+			})
 			sub, err := readIndexPaths(r, tc.hash, "dir")
 			if err != nil {
 				t.Fatal(err)
 			}
-			for p := range sub {
+			sub.each(func(p string) {
 				if p != "dir" && !strings.HasPrefix(p, "dir/") {
 					t.Errorf("prefix dir: got %s", p)
 				}
+			})
+			if !sub.has("dir/sub/c d.txt") || sub.has("a.txt") {
+				t.Errorf("prefix dir: has(dir/sub/c d.txt) %v, has(a.txt) %v", sub.has("dir/sub/c d.txt"), sub.has("a.txt"))
 			}
 		})
 	}
