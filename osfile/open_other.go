@@ -16,3 +16,7 @@ func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 // Open opens path for reading; another process may rename or remove it
 // meanwhile.
 func Open(path string) (*os.File, error) { return os.Open(path) }
+
+func rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+func remove(path string) error { return os.Remove(path) }

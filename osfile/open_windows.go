@@ -73,3 +73,33 @@ func fixLongPath(path string) string {
 	}
 	return `\\?\` + filepath.Clean(path)
 }
+
+// rename renames within one folder through os.Root, which asks for POSIX
+// semantics (Windows 10 1607 and later, NTFS): the file replaced may be
+// open elsewhere, as on unix. MoveFileEx, which os.Rename uses, refuses
+// that.
+func rename(oldpath, newpath string) error {
+	dir := filepath.Dir(oldpath)
+	if filepath.Dir(newpath) != dir {
+		return os.Rename(oldpath, newpath)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.Rename(filepath.Base(oldpath), filepath.Base(newpath))
+}
+
+// remove removes through os.Root, which asks for POSIX semantics (Windows
+// 10 1607 and later, NTFS): the name goes at once, even while the file is
+// open elsewhere. DeleteFile, which os.Remove uses, may leave it until the
+// last open closes.
+func remove(path string) error {
+	r, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.Remove(filepath.Base(path))
+}

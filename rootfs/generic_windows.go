@@ -2,10 +2,9 @@ package rootfs
 
 import (
 	"errors"
-	"fmt"
 	"strings"
-	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 	"golang.org/x/sys/windows"
 )
 
@@ -42,46 +41,5 @@ func linksRefused(err error) bool {
 func toSystemTarget(t string) string   { return strings.ReplaceAll(t, "/", `\`) }
 func fromSystemTarget(t string) string { return strings.ReplaceAll(t, `\`, "/") }
 
-// busyWait is how long an operation on a file another program holds open
-// (an editor, a virus scanner, an indexer) is retried.
-var busyWait = 2 * time.Second
-
-// isBusy reports whether err says another program holds the file: a
-// sharing or lock violation, or access denied (what a rename over a file
-// open without delete sharing, or one pending deletion, returns).
-func isBusy(err error) bool {
-	return errors.Is(err, windows.ERROR_SHARING_VIOLATION) ||
-		errors.Is(err, windows.ERROR_LOCK_VIOLATION) ||
-		errors.Is(err, windows.ERROR_ACCESS_DENIED)
-}
-
-// retryBusy runs op until it succeeds, fails otherwise than busy, or
-// busyWait passes; then the error is ErrBusy.
-func retryBusy(op func() error) error {
-	start := time.Now()
-	pause := time.Millisecond
-	for {
-		err := op()
-		if err == nil || !isBusy(err) {
-			return err
-		}
-		if time.Since(start) >= busyWait {
-			return &busyError{err: err, waited: time.Since(start)}
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, 100*time.Millisecond)
-	}
-}
-
-// busyError is the last error of an operation retried for busyWait.
-type busyError struct {
-	err    error
-	waited time.Duration
-}
-
-func (e *busyError) Error() string {
-	return fmt.Sprintf("%v: another program may hold it open (retried for %v)", e.err, e.waited.Round(time.Millisecond))
-}
-
-func (e *busyError) Is(target error) bool { return target == ErrBusy }
-func (e *busyError) Unwrap() error        { return e.err }
+// retryBusy runs op, retrying while another program holds the file.
+func retryBusy(op func() error) error { return osfile.Retry(op) }

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // Errors the operations return inside an *fs.PathError (besides
@@ -30,7 +32,7 @@ var (
 	ErrBadName = errors.New("not a plain name inside the root")
 	// ErrBusy: another program holds the file open (Windows), still after
 	// retries.
-	ErrBusy = errors.New("another program holds it open")
+	ErrBusy = osfile.ErrBusy
 	// ErrLinksRefused: this system does not let this process make symbolic
 	// links (Windows without Developer Mode or administrator rights).
 	ErrLinksRefused = errors.New("this system does not let rewind-lsp make symbolic links")

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sort"
 	"sync"
+
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // damagedList is the store's list of objects known to be damaged or
@@ -31,7 +33,7 @@ func (d *damagedList) loadLocked() {
 
 func readDamaged(path string) map[ID]bool {
 	ids := map[ID]bool{}
-	data, err := os.ReadFile(path)
+	data, err := osfile.ReadFile(path)
 	if err != nil {
 		return ids
 	}
@@ -62,7 +64,7 @@ func (d *damagedList) add(id ID) {
 		return
 	}
 	d.ids[id] = true
-	f, err := os.OpenFile(d.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(d.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
@@ -103,7 +105,7 @@ func (d *damagedList) flush() {
 
 func (d *damagedList) writeLocked(ids map[ID]bool) {
 	if len(ids) == 0 {
-		os.Remove(d.path)
+		osfile.Remove(d.path)
 		return
 	}
 	var lines []string

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // Loose objects: the format before packs (version 1), one file per object
@@ -67,7 +69,7 @@ func looseRecord(raw []byte) (byte, []byte, error) {
 // getLoose reads and verifies a loose object.
 func (o *Objects) getLoose(id ID) ([]byte, error) {
 	p := loosePath(o.dir, id)
-	raw, err := os.ReadFile(p)
+	raw, err := osfile.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &DamagedError{ID: id, Path: p, Err: errors.New("missing")}
@@ -87,7 +89,7 @@ func (o *Objects) getLoose(id ID) ([]byte, error) {
 
 func looseDeltaBase(dir string, id ID) (ID, int, error) {
 	var base ID
-	f, err := os.Open(loosePath(dir, id))
+	f, err := osfile.Open(loosePath(dir, id))
 	if err != nil {
 		return base, 0, err
 	}

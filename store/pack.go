@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"sync"
+
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // Pack files. A pack is a header and a sequence of records:
@@ -122,7 +124,7 @@ func (p *pack) file() (*os.File, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.f == nil {
-		f, err := os.Open(p.path)
+		f, err := osfile.Open(p.path)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +181,7 @@ func loadPack(path string, live bool) (*pack, error) {
 
 // readIndex loads a pack's sorted index.
 func readIndex(packPath string) (*pack, error) {
-	data, err := os.ReadFile(idxPath(packPath))
+	data, err := osfile.ReadFile(idxPath(packPath))
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +220,7 @@ func readIndex(packPath string) (*pack, error) {
 // scanPack reads every whole record of a pack; what follows the last whole
 // record is a torn tail (or, in a live pack, a record being written).
 func scanPack(path string, live bool) (*pack, error) {
-	data, err := os.ReadFile(path)
+	data, err := osfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // mergeMin is how many packs may pile up before small ones are merged.
@@ -24,7 +24,7 @@ type candidate struct {
 
 func (c *candidate) release() {
 	if c.f != nil {
-		unix.Flock(int(c.f.Fd()), unix.LOCK_UN)
+		osfile.Unlock(c.f)
 		c.f.Close()
 		c.f = nil
 	}
@@ -33,17 +33,17 @@ func (c *candidate) release() {
 // lockPack takes an exclusive lock on a pack nobody writes; false when
 // another process holds it (or it is gone).
 func lockPack(path string) (*candidate, bool) {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return nil, false
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if ok, err := osfile.TryLock(f, osfile.Exclusive); !ok || err != nil {
 		f.Close()
 		return nil, false
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		osfile.Unlock(f)
 		f.Close()
 		return nil, false
 	}
@@ -264,7 +264,7 @@ func (o *Objects) rewrite(cands []*candidate, keep func(ID) bool, loose []ID) (*
 	var looseDone []ID
 	for _, id := range loose {
 		p := loosePath(o.dir, id)
-		raw, err := os.ReadFile(p)
+		raw, err := osfile.ReadFile(p)
 		if err != nil {
 			continue
 		}
@@ -301,23 +301,26 @@ func (o *Objects) rewrite(cands []*candidate, keep func(ID) bool, loose []ID) (*
 			rep.BytesAfter += fi.Size()
 		}
 	}
-	// The new pack is durable: what it replaces can go.
+	// The new pack is durable: what it replaces can go. This process's
+	// own opens of it are closed first: where removing an open file only
+	// marks it (Windows before 10, FAT), it goes when the last open does.
+	o.closePacks(cands)
 	for _, c := range cands {
-		os.Remove(idxPath(c.path))
-		os.Remove(c.path)
+		osfile.Remove(idxPath(c.path))
+		osfile.Remove(c.path)
 	}
 	shards := map[string]bool{}
 	for _, id := range looseDone {
-		os.Remove(loosePath(o.dir, id))
+		osfile.Remove(loosePath(o.dir, id))
 		shards[id.String()[:2]] = true
 	}
 	for sh := range shards {
-		os.Remove(filepath.Join(o.dir, sh)) // only when empty
+		osfile.Remove(filepath.Join(o.dir, sh)) // only when empty
 	}
 	if len(shards) > 0 {
-		syncDir(o.dir)
+		osfile.SyncDir(o.dir)
 	}
-	syncDir(o.packs)
+	osfile.SyncDir(o.packs)
 	for id := range dropped {
 		if !written[id] {
 			rep.ObjectsRemoved++
@@ -336,6 +339,26 @@ func (o *Objects) rewrite(cands []*candidate, keep func(ID) bool, loose []ID) (*
 	o.refresh()
 	o.mu.Unlock()
 	return rep, nil
+}
+
+// closePacks closes this process's reading opens of the candidates' packs
+// and forgets them until the next listing.
+func (o *Objects) closePacks(cands []*candidate) {
+	gone := map[string]bool{}
+	for _, c := range cands {
+		gone[c.path] = true
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	keep := o.all[:0]
+	for _, p := range o.all {
+		if gone[p.path] {
+			p.close()
+			continue
+		}
+		keep = append(keep, p)
+	}
+	o.all = keep
 }
 
 // scanLocked reads a locked candidate's entries (its index, else a scan).
@@ -366,7 +389,7 @@ func (o *Objects) removeTemps(cutoff time.Time) int {
 			if err != nil || fi.ModTime().After(cutoff) {
 				continue
 			}
-			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			if osfile.Remove(filepath.Join(dir, e.Name())) == nil {
 				n++
 			}
 		}
@@ -377,7 +400,7 @@ func (o *Objects) removeTemps(cutoff time.Time) int {
 	for _, sh := range shards {
 		if sh.IsDir() && isShard(sh.Name()) {
 			rm(filepath.Join(o.dir, sh.Name()))
-			os.Remove(filepath.Join(o.dir, sh.Name())) // when empty
+			osfile.Remove(filepath.Join(o.dir, sh.Name())) // when empty
 		}
 	}
 	return n

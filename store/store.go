@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // Version is the object store format this package writes: 1 was one file
@@ -84,7 +85,7 @@ func Open(dir string, opts Options) (*Objects, error) {
 // and the store is read as the current format.
 func checkFormat(dir string) (damage, err error) {
 	p := filepath.Join(dir, formatFile)
-	data, err := os.ReadFile(p)
+	data, err := osfile.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, writeFile(p, []byte(fmt.Sprintf("rewind-lsp objects %d\n", Version)), true)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rewind-lsp/rewind-lsp/testkit/wine"
 )
 
 func open(t *testing.T, dir string) *Objects {
@@ -185,6 +186,8 @@ func TestTornPackTail(t *testing.T) {
 	if err != nil || rp.TornBytes == 0 {
 		t.Fatalf("repack: %v %+v", err, rp)
 	}
+	// Other opens of the store (the two above) still hold the torn pack.
+	wine.Skip(t, "POSIX delete semantics (a pack removed while open elsewhere stays listed until closed)")
 	if rep, _ := open(t, dir).Verify(); len(rep.Notes) != 0 || len(rep.Problems) != 0 || rep.Objects != 20 {
 		t.Fatalf("after gc: %+v", rep)
 	}

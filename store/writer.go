@@ -4,14 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // writer is the pack this process appends to. Records are gathered in buf
@@ -48,11 +47,11 @@ func newWriter(dir string) (*writer, error) {
 	rand.Read(rnd[:])
 	name := hex.EncodeToString(rnd[:])
 	tmp := filepath.Join(dir, ".tmp-pack-"+name)
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := osfile.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create pack: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := osfile.Lock(f, osfile.Exclusive); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return nil, fmt.Errorf("lock pack: %w", err)
@@ -66,7 +65,7 @@ func newWriter(dir string) (*writer, error) {
 		return nil, fmt.Errorf("create pack: %w", err)
 	}
 	path := filepath.Join(dir, "pack-"+name+".pack")
-	if err := os.Rename(tmp, path); err != nil {
+	if err := osfile.Rename(tmp, path); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return nil, fmt.Errorf("create pack: %w", err)
@@ -137,12 +136,12 @@ func (w *writer) seal() error {
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync pack %s: %w", baseName(w.path), err)
 	}
-	syncDir(filepath.Dir(w.path))
+	osfile.SyncDir(filepath.Dir(w.path))
 	var err error
 	if len(w.ents) >= indexMin || w.off >= indexMinBytes {
 		err = writeIndex(w.path, append([]entry(nil), w.ents...), w.off)
 	}
-	unix.Flock(int(w.f.Fd()), unix.LOCK_UN)
+	osfile.Unlock(w.f)
 	if err != nil {
 		return fmt.Errorf("index pack %s: %w", baseName(w.path), err)
 	}
@@ -291,16 +290,16 @@ func listPacks(dir string) ([]string, error) {
 // isLocked reports whether another process holds the pack open for
 // writing.
 func isLocked(path string) bool {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		return errors.Is(err, unix.EWOULDBLOCK)
+	ok, err := osfile.TryLock(f, osfile.Shared)
+	if ok {
+		osfile.Unlock(f)
 	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return false
+	return err == nil && !ok
 }
 
 // WriteFile writes data to path through a temp file in the same folder and
@@ -337,11 +336,11 @@ func WriteFile(path string, data []byte, perm os.FileMode, sync bool) (err error
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = osfile.Rename(tmp, path); err != nil {
 		return err
 	}
 	if sync {
-		syncDir(dir)
+		osfile.SyncDir(dir)
 	}
 	return nil
 }
@@ -349,11 +348,4 @@ func WriteFile(path string, data []byte, perm os.FileMode, sync bool) (err error
 // writeFile is WriteFile for the store's files (owner-only).
 func writeFile(path string, data []byte, sync bool) error {
 	return WriteFile(path, data, 0o600, sync)
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
