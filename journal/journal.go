@@ -10,15 +10,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/sys/unix"
 
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
@@ -198,7 +198,7 @@ type Journal struct {
 
 // Open opens the journal in store folder dir.
 func Open(dir string) *Journal {
-	return &Journal{path: dir + "/journal", lockPath: dir + "/lock", sem: make(chan struct{}, 1)}
+	return &Journal{path: filepath.Join(dir, "journal"), lockPath: filepath.Join(dir, "lock"), sem: make(chan struct{}, 1)}
 }
 
 // Path is the journal file.
@@ -244,7 +244,7 @@ func decodeLine(line []byte) (*Entry, error) {
 // The journal only grows, so a process reads just what was appended since
 // its last Read; a replaced or shortened file is read again whole.
 func (j *Journal) Read() ([]*Entry, []*LineError, error) {
-	f, err := os.Open(j.path)
+	f, err := osfile.Open(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -256,15 +256,12 @@ func (j *Journal) Read() ([]*Entry, []*LineError, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read journal: %w", err)
 	}
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
+	id, _ := osfile.Identity(f) // a journal replaced (restored, copied over) is read again whole
 	j.cmu.Lock()
 	defer j.cmu.Unlock()
 	c := &j.cache
-	if ino != c.ino || fi.Size() < c.off {
-		*c = journalCache{ino: ino}
+	if id != c.id || fi.Size() < c.off {
+		*c = journalCache{id: id}
 	}
 	if fi.Size() > c.off {
 		buf := make([]byte, fi.Size()-c.off)
@@ -309,7 +306,7 @@ func (j *Journal) ReadAll() ([]*Entry, []*LineError, error) {
 }
 
 func (j *Journal) readFile() ([]byte, error) {
-	data, err := os.ReadFile(j.path)
+	data, err := osfile.ReadFile(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -322,16 +319,16 @@ func (j *Journal) readFile() ([]byte, error) {
 // shared takes the journal lock shared, waiting at most max, and returns
 // its release (nil when it could not be had).
 func (j *Journal) shared(max time.Duration) (unlock func()) {
-	f, err := os.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil
 	}
 	for deadline := time.Now().Add(max); ; time.Sleep(10 * time.Millisecond) {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
-		if err == nil {
-			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }
+		ok, err := osfile.TryLock(f, osfile.Shared)
+		if ok {
+			return func() { osfile.Unlock(f); f.Close() }
 		}
-		if (err != unix.EWOULDBLOCK && err != unix.EINTR) || time.Now().After(deadline) {
+		if err != nil || time.Now().After(deadline) {
 			f.Close()
 			return nil
 		}
@@ -340,7 +337,7 @@ func (j *Journal) shared(max time.Duration) (unlock func()) {
 
 // journalCache is what this process has read of the journal.
 type journalCache struct {
-	ino   uint64
+	id    osfile.ID
 	off   int64 // bytes read: complete lines only
 	lines int   // lines read
 	ents  []*Entry
@@ -395,28 +392,23 @@ func (j *Journal) LockContext(ctx context.Context) (*Lock, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("lock journal: %w", ctx.Err())
 	}
-	f, err := os.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(j.lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		<-j.sem
 		return nil, fmt.Errorf("lock journal: %w", err)
 	}
 	if ctx.Done() == nil {
-		for {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-			if err != unix.EINTR {
-				break
-			}
-		}
+		err = osfile.Lock(f, osfile.Exclusive)
 	} else {
 		pause := time.Millisecond
 		for {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			if err != unix.EWOULDBLOCK && err != unix.EINTR {
+			var ok bool
+			if ok, err = osfile.TryLock(f, osfile.Exclusive); ok || err != nil {
 				break
 			}
 			select {
 			case <-ctx.Done():
-				holder, _ := os.ReadFile(j.lockPath)
+				holder, _ := osfile.ReadFile(j.lockPath)
 				err = fmt.Errorf("the store is locked by another process (%s): %w", strings.TrimSpace(string(holder)), ctx.Err())
 			case <-time.After(pause):
 				pause = min(2*pause, 50*time.Millisecond)
@@ -438,7 +430,7 @@ func (j *Journal) LockContext(ctx context.Context) (*Lock, error) {
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() {
-	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	osfile.Unlock(l.f)
 	l.f.Close()
 	<-l.j.sem
 }
@@ -449,7 +441,7 @@ func (l *Lock) Unlock() {
 // is cut back to its last whole line (torn.go).
 func (l *Lock) Append(ents ...*Entry) error {
 	j := l.j
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("append journal: %w", err)
 	}

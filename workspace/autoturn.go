@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
-	"golang.org/x/sys/unix"
 )
 
 // Automatic turns: with no turn open, an agent's changes open an `auto`
@@ -25,11 +25,11 @@ func (t *Tracker) holdRecorder() bool {
 	if t.lockFile != nil {
 		return true
 	}
-	f, err := os.OpenFile(filepath.Join(t.s.dir, "recorder.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(filepath.Join(t.s.dir, "recorder.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return false
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if ok, err := osfile.TryLock(f, osfile.Exclusive); !ok || err != nil {
 		f.Close()
 		return false
 	}
