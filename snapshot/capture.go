@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/gitignore"
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 )
 
 // DefaultMaxFileBytes is the largest file captured by default (10 MiB).
@@ -207,7 +209,12 @@ func (c *Capturer) Capture(ctx context.Context, overlay Overlay) (*Result, error
 	return res, nil
 }
 
-func (c *Capturer) excluded(abs string) bool {
+// excluded reports whether folder rel is one never captured.
+func (c *Capturer) excluded(rel string) bool {
+	if len(c.exclude) == 0 {
+		return false
+	}
+	abs := filepath.Join(c.root, filepath.FromSlash(rel))
 	for _, x := range c.exclude {
 		if abs == x {
 			return true
@@ -217,10 +224,11 @@ func (c *Capturer) excluded(abs string) bool {
 }
 
 // IsGitPath reports whether a root-relative path lies in a .git folder or is
-// a .git file: capture never enters and restore never touches those.
+// a .git file, in any spelling a file system may take for it: capture never
+// enters and restore never touches those.
 func IsGitPath(rel string) bool {
 	for _, el := range strings.Split(rel, "/") {
-		if el == ".git" {
+		if rootfs.IsGitName(el) {
 			return true
 		}
 	}

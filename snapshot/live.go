@@ -2,18 +2,13 @@ package snapshot
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/gitignore"
-	"golang.org/x/sys/unix"
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 )
 
 // dirNode is one folder of the live tree: the last captured state kept in
@@ -184,12 +179,18 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 		changed = append(changed, lt.damagedPaths(dmg)...)
 	}
 	sort.Strings(changed)
+	root, err := rootfs.Open(c.root)
+	if err != nil {
+		c.live = nil
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	defer root.Close()
 	read := 0
 	for i, p := range changed {
 		if i > 0 && (p == changed[i-1] || strings.HasPrefix(p, changed[i-1]+"/")) && isDirIn(lt, changed[i-1]) {
 			continue // inside a folder already walked below
 		}
-		n, err := c.update(ctx, lt, p)
+		n, err := c.update(ctx, root, lt, p)
 		if err != nil {
 			c.live = nil // rebuild from a full walk next time
 			return nil, err
@@ -214,7 +215,7 @@ func isDirIn(lt *liveTree, p string) bool { return lt.node(p, false) != nil }
 
 // update brings path p of the live tree up to date with the disk and
 // returns the number of files read.
-func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, error) {
+func (c *Capturer) update(ctx context.Context, root *rootfs.Root, lt *liveTree, p string) (int, error) {
 	if !ValidPath(p) || IsGitPath(p) {
 		return 0, nil
 	}
@@ -226,17 +227,18 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 			return 0, nil
 		}
 	}
-	if !UnderFolders(c.root, p) {
-		// A folder above p is a link (or a file) now: p is not in the
-		// workspace, whatever lies where the link points.
-		lt.remove(p)
-		delete(c.cache.files, p)
-		return 0, nil
+	dir, name := "", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, name = p[:i], p[i+1:]
 	}
-	abs := filepath.Join(c.root, filepath.FromSlash(p))
-	fi, err := os.Lstat(abs)
-	// ENOTDIR: a folder above p became a file or link; p is gone.
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR) {
+	parent, err := root.OpenDir(dir) // never through a link
+	var st rootfs.Stat
+	if err == nil {
+		defer parent.Close()
+		st, err = parent.Lstat(name)
+	}
+	// A folder above p became a file or link, or p is gone.
+	if err != nil && gone(err) {
 		lt.remove(p)
 		delete(c.cache.files, p)
 		return 0, nil
@@ -244,12 +246,13 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 	if err != nil {
 		return 0, fmt.Errorf("capture %s: %w", p, err)
 	}
-	if lt.ig.Ignored(p, fi.IsDir()) {
+	isDir := st.Type() == rootfs.TypeDir
+	if lt.ig.Ignored(p, isDir) {
 		lt.remove(p)
 		return 0, nil
 	}
-	if fi.IsDir() {
-		if c.excluded(abs) {
+	if isDir {
+		if c.excluded(p) {
 			return 0, nil
 		}
 		lt.remove(p)
@@ -273,7 +276,7 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 		return sc.read, nil
 	}
 	lt.remove(p) // a folder may have become a file
-	e, ce, ok, read, err := c.captureFile(p, abs)
+	e, ce, ok, read, err := c.captureFile(parent, p, name, st)
 	if err != nil {
 		return 0, err
 	}
@@ -289,40 +292,24 @@ func (c *Capturer) update(ctx context.Context, lt *liveTree, p string) (int, err
 	return 0, nil
 }
 
-// captureFile captures one file or link by path, through the running
-// server's stat cache; ok is false when it is gone or not a file.
-func (c *Capturer) captureFile(rel, abs string) (e Entry, ce cacheEntry, ok, read bool, err error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(abs, &st); err != nil {
-		// ENOTDIR: a folder above rel became a file or link; rel is gone.
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.ENOTDIR) {
-			return e, ce, false, false, nil
-		}
-		return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
-	}
-	kind, isFile := kindOfStat(st.Mode)
+// captureFile captures one file or link, name in folder parent (rel from
+// the root) whose Lstat gave st, through the running server's stat cache;
+// ok is false when it is gone or not a file.
+func (c *Capturer) captureFile(parent *rootfs.Dir, rel, name string, st rootfs.Stat) (e Entry, ce cacheEntry, ok, read bool, err error) {
+	kind, isFile := kindOfStat(st.Mode, c.cache.files[rel].kind)
 	if !isFile {
 		return e, ce, false, false, nil
 	}
-	k := keyOfStat(&st)
+	k := keyOfStat(st)
 	if kind != KindSymlink && k.size > c.maxFileBytes {
 		return Entry{Kind: KindSkipped, Size: k.size}, cacheEntry{key: k, kind: KindSkipped}, true, false, nil
 	}
 	if cached, ok := c.cache.trusted(rel, k); ok && cached.kind == kind && !c.objects.IsDamaged(cached.id) {
 		return Entry{Kind: kind, ID: cached.id, Size: k.size}, cached, true, false, nil
 	}
-	var data []byte
-	if kind == KindSymlink {
-		t, err := os.Readlink(abs)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return e, ce, false, false, nil
-			}
-			return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
-		}
-		data = []byte(t)
-	} else if data, err = os.ReadFile(abs); err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+	data, err := readEntry(parent, name, kind, k.size)
+	if err != nil {
+		if gone(err) {
 			return e, ce, false, false, nil
 		}
 		return e, ce, false, false, fmt.Errorf("capture %s: %w", rel, err)
@@ -370,17 +357,22 @@ func (c *Capturer) Flush() {
 // slashes) is a real folder: no symbolic link, no file. A path below a link
 // is not part of the workspace — links are captured as links, never
 // followed — so reading it by its path would read whatever lies at the
-// link's target, perhaps outside the root. Each folder is checked from
-// the root down, so none of them is followed on the way.
+// link's target, perhaps outside the root. The folders are opened from the
+// root down with rootfs, so none of them is followed on the way.
 func UnderFolders(root, rel string) bool {
-	for i := 0; i < len(rel); i++ {
-		if rel[i] != '/' {
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel[:i])))
-		if err != nil || !fi.IsDir() {
-			return false
-		}
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return true
 	}
+	r, err := rootfs.Open(root)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	d, err := r.OpenDir(rel[:i])
+	if err != nil {
+		return false
+	}
+	d.Close()
 	return true
 }

@@ -9,8 +9,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/osfile"
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 	"github.com/rewind-lsp/rewind-lsp/store"
-	"golang.org/x/sys/unix"
 )
 
 // statKey is what the stat cache compares: a file whose key is unchanged
@@ -23,15 +24,18 @@ type statKey struct {
 	mode  uint32
 }
 
-// kindOfStat is what a snapshot holds for a file of mode: a link, a file
-// or an executable file; ok is false for anything else (folders, sockets,
-// pipes, devices).
-func kindOfStat(mode uint32) (k Kind, ok bool) {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFLNK:
+// kindOfStat is what a snapshot holds for a file of mode (a rootfs.Stat
+// mode): a link, a file or an executable file; ok is false for anything
+// else (folders, sockets, pipes, devices). prev is the kind recorded for the
+// file before (0 when none): where files have no executable bit (Windows),
+// a file recorded executable stays so, as git's core.fileMode=false keeps
+// the mode in its index.
+func kindOfStat(mode uint32, prev Kind) (k Kind, ok bool) {
+	switch mode & rootfs.ModeType {
+	case rootfs.ModeLink:
 		return KindSymlink, true
-	case unix.S_IFREG:
-		if mode&0o111 != 0 {
+	case rootfs.ModeFile:
+		if mode&0o111 != 0 || noExecBit && prev == KindExec {
 			return KindExec, true
 		}
 		return KindFile, true
@@ -39,9 +43,8 @@ func kindOfStat(mode uint32) (k Kind, ok bool) {
 	return 0, false
 }
 
-func keyOfStat(st *unix.Stat_t) statKey {
-	return statKey{size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
-		ino: st.Ino, mode: st.Mode}
+func keyOfStat(st rootfs.Stat) statKey {
+	return statKey{size: st.Size, mtime: st.Mtime, ctime: st.Ctime, ino: st.Ino, mode: st.Mode}
 }
 
 // cacheEntry is what the stat cache knows of one path.
@@ -83,16 +86,16 @@ type cacheFile struct {
 // loadCacheFile reads the cache at path; nil when it is missing or
 // damaged (a cache only saves work).
 func loadCacheFile(path string) *cacheFile {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Size < int64(len(statCacheMagic)+cacheFooter) || st.Size > 1<<31 {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < int64(len(statCacheMagic)+cacheFooter) || fi.Size() > 1<<31 {
 		return nil
 	}
-	data := make([]byte, st.Size)
+	data := make([]byte, fi.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil
 	}
@@ -108,7 +111,7 @@ func loadCacheFile(path string) *cacheFile {
 	if tableOff < len(statCacheMagic) || tableOff+n*8 != len(data)-cacheFooter {
 		return nil
 	}
-	return &cacheFile{data: data, table: data[tableOff : tableOff+n*8], n: n, at: st.Mtim.Sec*1e9 + st.Mtim.Nsec}
+	return &cacheFile{data: data, table: data[tableOff : tableOff+n*8], n: n, at: fi.ModTime().UnixNano()}
 }
 
 // record returns the i-th record of the table.
@@ -294,11 +297,11 @@ func saveCacheFile(path string, data []byte) (int64, error) {
 	if err := store.WriteFile(path, data, 0o600, false); err != nil {
 		return 0, fmt.Errorf("save stat cache: %w", err)
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return time.Now().UnixNano(), nil
 	}
-	return st.Mtim.Sec*1e9 + st.Mtim.Nsec, nil
+	return fi.ModTime().UnixNano(), nil
 }
 
 // statCache is the stat cache a running server keeps in memory between

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 )
 
 // Kind is what a snapshot holds at a path.
@@ -146,14 +148,15 @@ func validName(name string) bool {
 }
 
 // ValidPath reports whether rel is a clean, root-relative slash path with no
-// "..", no absolute start and no ".git" element: the only paths a snapshot
-// may hold and a restore may write.
+// "..", no absolute start and no element a file system may take for ".git"
+// (".GIT", "GIT~1", ".git." …): the only paths a snapshot may hold and a
+// restore may write.
 func ValidPath(rel string) bool {
 	if rel == "" || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") {
 		return false
 	}
 	for _, el := range strings.Split(rel, "/") {
-		if !validName(el) {
+		if !validName(el) || rootfs.IsGitName(el) {
 			return false
 		}
 	}

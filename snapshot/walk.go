@@ -3,24 +3,26 @@ package snapshot
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/rewind-lsp/rewind-lsp/gitignore"
-	"golang.org/x/sys/unix"
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 )
 
-// scan is one parallel walk of a folder and everything below it: every
-// folder is listed and every file stat'ed relative to its folder's
-// descriptor; a file whose stat matches the cache is not read, and a
+// scan is one parallel walk of a folder and everything below it, on
+// rootfs (never through a link): every folder is listed and every file
+// stat'ed relative to its folder; a file whose stat matches the cache is not read, and a
 // folder whose files all match keeps its tree ID without being encoded.
 type scan struct {
 	c           *Capturer
+	fs          *rootfs.Root // the root, opened by run
 	ig          *gitignore.Ignorer
 	ctx         context.Context
 	overlay     Overlay
@@ -66,6 +68,12 @@ func (s *scan) fail(err error) {
 
 // run walks start ("" for the root) and everything below.
 func (s *scan) run(start string) error {
+	root, err := rootfs.Open(s.c.root)
+	if err != nil {
+		return fmt.Errorf("capture %s: %w", s.c.root, err)
+	}
+	defer root.Close()
+	s.fs = root
 	jobs := make(chan string, 1024)
 	var pending sync.WaitGroup
 	var workers sync.WaitGroup
@@ -79,9 +87,9 @@ func (s *scan) run(start string) error {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			sc := &scratch{dents: make([]byte, 32<<10)}
+			var l rootfs.Listing // reused from folder to folder
 			for rel := range jobs {
-				s.dir(rel, sc, func(sub string) {
+				s.dir(rel, &l, func(sub string) {
 					pending.Add(1)
 					select {
 					case jobs <- sub:
@@ -106,87 +114,26 @@ func (s *scan) run(start string) error {
 	return s.err
 }
 
-// scratch is a worker's reusable memory.
-type scratch struct {
-	dents []byte
-	arena []byte
-	names []dent
-}
-
-type dent struct {
-	name []byte
-	typ  uint8
-}
-
-// list reads folder fd's entries, sorted by name, "." and ".." left out.
-func (sc *scratch) list(fd int) error {
-	sc.arena = sc.arena[:0]
-	sc.names = sc.names[:0]
-	type span struct {
-		off, n int
-		typ    uint8
-	}
-	var spans []span
-	for {
-		n, err := unix.Getdents(fd, sc.dents)
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			break
-		}
-		b := sc.dents[:n]
-		for len(b) >= 19 {
-			reclen := int(binary.LittleEndian.Uint16(b[16:]))
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			typ := b[18]
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			if len(name) == 0 || (name[0] == '.' && (len(name) == 1 || (len(name) == 2 && name[1] == '.'))) {
-				continue
-			}
-			spans = append(spans, span{len(sc.arena), len(name), typ})
-			sc.arena = append(sc.arena, name...)
-		}
-	}
-	for _, sp := range spans {
-		sc.names = append(sc.names, dent{name: sc.arena[sp.off : sp.off+sp.n], typ: sp.typ})
-	}
-	sort.Slice(sc.names, func(i, j int) bool { return bytes.Compare(sc.names[i].name, sc.names[j].name) < 0 })
-	return nil
-}
-
 // dir captures the entries of folder rel, sending subfolders to more.
-func (s *scan) dir(rel string, sc *scratch, more func(string)) {
+func (s *scan) dir(rel string, l *rootfs.Listing, more func(string)) {
 	if s.ctx.Err() != nil {
 		return
 	}
-	abs := s.c.root
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
-	if rel != "" {
-		abs += "/" + rel
-		flags |= unix.O_NOFOLLOW // a folder swapped for a link is not entered
-	}
-	fd, err := unix.Open(abs, flags, 0)
+	d, err := s.fs.OpenDir(rel) // a folder swapped for a link is not entered
 	if err == nil {
-		err = sc.list(fd)
-		defer unix.Close(fd)
+		err = d.List(l)
+		defer d.Close()
 	}
 	if err != nil {
-		if rel != "" && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
+		if rel != "" && gone(err) {
 			return // removed while walking, or unreadable: not captured
 		}
-		s.fail(fmt.Errorf("capture %s: %w", abs, err))
+		s.fail(fmt.Errorf("capture %s: %w", filepath.Join(s.c.root, filepath.FromSlash(rel)), err))
 		return
 	}
 	hasGit, hasRewind := false, false
-	for _, d := range sc.names {
-		switch string(d.name) {
+	for _, e := range l.Entries {
+		switch string(e.Name) {
 		case gitignore.GitFile:
 			hasGit = true
 		case gitignore.RewindFile:
@@ -231,42 +178,35 @@ func (s *scan) dir(rel string, sc *scratch, more func(string)) {
 	if s.cache != nil {
 		at = s.cache.at
 	}
-	for _, d := range sc.names {
-		name := d.name
-		if string(name) == ".git" {
-			continue
+	for _, ent := range l.Entries {
+		name := ent.Name
+		if rootfs.IsGitName(string(name)) {
+			continue // .git, in any spelling a file system may take for it
 		}
-		typ := d.typ
-		var st unix.Stat_t
+		typ := ent.Type
+		var st rootfs.Stat
 		statted := false
-		if typ == unix.DT_UNKNOWN {
-			if err := unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if typ == rootfs.TypeUnknown {
+			if st, err = d.Lstat(string(name)); err != nil {
 				continue
 			}
 			statted = true
-			switch st.Mode & unix.S_IFMT {
-			case unix.S_IFDIR:
-				typ = unix.DT_DIR
-			case unix.S_IFREG:
-				typ = unix.DT_REG
-			case unix.S_IFLNK:
-				typ = unix.DT_LNK
-			}
+			typ = st.Type()
 		}
-		if typ == unix.DT_DIR {
+		if typ == rootfs.TypeDir {
 			p := join(rel, string(name))
 			m, ok := matchCached(name)
 			if ok && m.kind != kindDir {
 				r.same = false // a file became a folder
 			}
-			if s.ig.Ignored(p, true) || s.c.excluded(s.c.root+"/"+p) {
+			if s.ig.Ignored(p, true) || s.c.excluded(p) {
 				continue
 			}
 			subdirs = append(subdirs, string(name))
 			more(p)
 			continue
 		}
-		if typ != unix.DT_REG && typ != unix.DT_LNK {
+		if typ != rootfs.TypeFile && typ != rootfs.TypeLink {
 			continue // sockets, pipes, devices
 		}
 		m, cached := matchCached(name)
@@ -281,25 +221,29 @@ func (s *scan) dir(rel string, sc *scratch, more func(string)) {
 			continue
 		}
 		if !statted {
-			if err := unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if st, err = d.Lstat(string(name)); err != nil {
 				if cached {
 					r.same = false
 				}
-				if errors.Is(err, unix.ENOENT) {
+				if errors.Is(err, fs.ErrNotExist) {
 					continue
 				}
 				s.fail(fmt.Errorf("capture %s: %w", p, err))
 				return
 			}
 		}
-		kind, isFile := kindOfStat(st.Mode)
+		var prev Kind // the recorded kind: where files have no executable bit, it is kept
+		if cached {
+			prev = m.kind
+		}
+		kind, isFile := kindOfStat(st.Mode, prev)
 		if !isFile {
 			if cached {
 				r.same = false
 			}
 			continue
 		}
-		k := keyOfStat(&st)
+		k := keyOfStat(st)
 		var ov []byte
 		hasOv := false
 		if s.overlay != nil && kind != KindSymlink {
@@ -324,12 +268,12 @@ func (s *scan) dir(rel string, sc *scratch, more func(string)) {
 		var data []byte
 		if hasOv {
 			data = ov
-		} else if data, err = readAt(fd, string(name), kind, k.size); err != nil {
+		} else if data, err = readEntry(d, string(name), kind, k.size); err != nil {
 			r.count--
 			if cached {
 				r.same = false
 			}
-			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ELOOP) {
+			if gone(err) {
 				continue
 			}
 			s.fail(fmt.Errorf("capture %s: %w", p, err))
@@ -370,45 +314,21 @@ func (s *scan) dir(rel string, sc *scratch, more func(string)) {
 	s.mu.Unlock()
 }
 
-// readAt reads a file or a link's target relative to folder fd.
-func readAt(fd int, name string, kind Kind, size int64) ([]byte, error) {
+// readEntry reads a file, or a link's target, in folder d.
+func readEntry(d *rootfs.Dir, name string, kind Kind, size int64) ([]byte, error) {
 	if kind == KindSymlink {
-		buf := make([]byte, 256)
-		for {
-			n, err := unix.Readlinkat(fd, name, buf)
-			if err != nil {
-				return nil, err
-			}
-			if n < len(buf) {
-				return buf[:n], nil
-			}
-			buf = make([]byte, 2*len(buf))
-		}
+		t, err := d.Readlink(name)
+		return []byte(t), err
 	}
-	f, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(f)
-	data := make([]byte, 0, size+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := unix.Read(f, data[len(data):cap(data)])
-		if n > 0 {
-			data = data[:len(data)+n]
-		}
-		if err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return nil, err
-		}
-		if n == 0 {
-			return data, nil
-		}
-	}
+	return d.ReadFile(name, size)
+}
+
+// gone reports whether a walk error means the entry is not there to capture:
+// removed meanwhile, unreadable, or swapped for a link or a file. (A file
+// another program holds open on Windows is not gone: the capture fails.)
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, rootfs.ErrLink) || errors.Is(err, rootfs.ErrNotDir) || errors.Is(err, rootfs.ErrIsDir)
 }
 
 // trees computes the tree of every folder walked, bottom-up: a folder whose

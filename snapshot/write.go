@@ -11,23 +11,26 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 )
 
 // This file is the only code that changes a workspace: the command line's
 // rewinds and undos, the files a language server writes itself (`via:
 // disk`) and the folders it prunes after an editor's deletes all go through
-// Writer.
+// Writer, on rootfs.
 //
-// Every path is walked from an open descriptor of the root, one folder at a
-// time, with O_NOFOLLOW: a folder swapped for a symbolic link (even while a
-// rewind runs) stops the walk with an error instead of leading outside the
-// root, and nothing is ever written through a link. Contents land through a
-// temporary file beside the target (named ".rewind-<tag>-<n>.tmp", which
-// capture ignores and recovery removes) and a rename. Writer does not fsync
-// each file: Sync makes everything durable at once, before the caller
+// Every path is walked from the root one folder at a time, never through a
+// symbolic link: a folder swapped for a link (even while a rewind runs)
+// stops the walk with an error instead of leading outside the root, and
+// nothing is ever written through a link, nor into a folder any file system
+// may take for .git. Contents land through a temporary file beside the
+// target (named ".rewind-<tag>-<n>.tmp", which capture ignores and recovery
+// removes) and a rename. Sync makes everything durable before the caller
 // records the operation as complete (an interrupted operation is finished
-// from its intent record, so per-file durability buys nothing).
+// from its intent record): on Linux one syncfs for all files; elsewhere each
+// file is synced as it is written and the folders at Sync. On Windows a
+// file another program holds open is retried briefly, then the write fails
+// with nothing half-written (the target keeps its old content).
 
 // UnsafePathError reports a path a write refuses: outside the root, into
 // .git, through a symbolic link, or onto a folder that is not empty.
@@ -57,32 +60,32 @@ var tempSeq atomic.Uint64
 // Writer changes files under one workspace root. It is not safe for
 // concurrent use; callers serialize operations (the journal lock).
 type Writer struct {
-	root   string
-	rootFD int
-	tag    string
-	dirty  atomic.Bool // something changed since the last Sync
+	root  string
+	fs    *rootfs.Root
+	tag   string
+	dirty atomic.Bool // something changed since the last Sync
 }
 
 // OpenWriter opens root for writing. tag names this operation's temporary
 // files (a short id; "" is allowed).
 func OpenWriter(root, tag string) (*Writer, error) {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	r, err := rootfs.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace root %s: %w", root, err)
 	}
 	if len(tag) > 12 {
 		tag = tag[:12]
 	}
-	return &Writer{root: root, rootFD: fd, tag: tag}, nil
+	return &Writer{root: root, fs: r, tag: tag}, nil
 }
 
 // Close releases the root. It does not sync.
 func (w *Writer) Close() error {
-	if w.rootFD < 0 {
+	if w.fs == nil {
 		return nil
 	}
-	err := unix.Close(w.rootFD)
-	w.rootFD = -1
+	err := w.fs.Close()
+	w.fs = nil
 	return err
 }
 
@@ -92,7 +95,7 @@ func (w *Writer) Sync() error {
 	if !w.dirty.Load() {
 		return nil
 	}
-	if err := syncRoot(w.rootFD); err != nil {
+	if err := w.fs.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", w.root, err)
 	}
 	w.dirty.Store(false)
@@ -101,48 +104,55 @@ func (w *Writer) Sync() error {
 
 // parent opens the folder holding rel, walking from the root without
 // following links; with mkdir, missing folders are created. It returns the
-// folder's descriptor (the caller closes it) and rel's last element. ok is
-// false when a folder is missing and mkdir is not set.
-func (w *Writer) parent(rel string, mkdir bool) (fd int, name string, ok bool, err error) {
+// folder (the caller closes it) and rel's last element. ok is false when a
+// folder is missing and mkdir is not set.
+func (w *Writer) parent(rel string, mkdir bool) (d *rootfs.Dir, name string, ok bool, err error) {
 	if !ValidPath(rel) {
-		return -1, "", false, &UnsafePathError{Path: rel, Reason: "not a clean path inside the root (or inside .git)"}
+		return nil, "", false, &UnsafePathError{Path: rel, Reason: "not a clean path inside the root (or inside .git)"}
 	}
 	els := strings.Split(rel, "/")
-	fd, err = unix.Dup(w.rootFD)
+	d, err = w.fs.OpenDir("")
 	if err != nil {
-		return -1, "", false, fmt.Errorf("%s: %w", rel, err)
+		return nil, "", false, fmt.Errorf("%s: %w", rel, err)
 	}
 	for i, el := range els[:len(els)-1] {
-		next, err := unix.Openat(fd, el, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) && mkdir {
-			if err = unix.Mkdirat(fd, el, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
+		next, err := d.OpenDir(el)
+		if errors.Is(err, fs.ErrNotExist) && mkdir {
+			if err = d.Mkdir(el); err == nil || errors.Is(err, fs.ErrExist) {
 				w.dirty.Store(true)
-				next, err = unix.Openat(fd, el, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				next, err = d.OpenDir(el)
 			}
 		}
-		unix.Close(fd)
+		d.Close()
 		dir := strings.Join(els[:i+1], "/")
 		switch {
 		case err == nil:
-			fd = next
+			d = next
 			continue
-		case errors.Is(err, unix.ENOENT) && !mkdir:
-			return -1, "", false, nil
-		case errors.Is(err, unix.ELOOP):
-			return -1, "", false, &UnsafePathError{Path: rel, Reason: "its folder " + dir + " is a symbolic link"}
-		case errors.Is(err, unix.ENOTDIR):
-			return -1, "", false, &UnsafePathError{Path: rel, Reason: dir + " is a file, not a folder"}
+		case errors.Is(err, fs.ErrNotExist) && !mkdir:
+			return nil, "", false, nil
+		case errors.Is(err, rootfs.ErrLink):
+			return nil, "", false, &UnsafePathError{Path: rel, Reason: "its folder " + dir + " is a symbolic link"}
+		case errors.Is(err, rootfs.ErrNotDir):
+			return nil, "", false, &UnsafePathError{Path: rel, Reason: dir + " is a file, not a folder"}
+		case errors.Is(err, rootfs.ErrGitName), errors.Is(err, rootfs.ErrBadName):
+			return nil, "", false, &UnsafePathError{Path: rel, Reason: fmt.Sprintf("folder %s: %v", dir, err)}
 		}
-		return -1, "", false, fmt.Errorf("%s: folder %s: %w", rel, dir, err)
+		return nil, "", false, fmt.Errorf("%s: folder %s: %w", rel, dir, err)
 	}
-	return fd, els[len(els)-1], true, nil
+	name = els[len(els)-1]
+	if rootfs.IsGitName(name) {
+		d.Close()
+		return nil, "", false, &UnsafePathError{Path: rel, Reason: "a file system may take " + name + " for .git"}
+	}
+	return d, name, true, nil
 }
 
-// lstatAt stats name in folder fd without following a link; ok is false
-// when it does not exist.
-func lstatAt(fd int, name string) (st unix.Stat_t, ok bool, err error) {
-	err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	if errors.Is(err, unix.ENOENT) {
+// lstat stats name in folder d without following a link; ok is false when
+// it does not exist.
+func lstat(d *rootfs.Dir, name string) (st rootfs.Stat, ok bool, err error) {
+	st, err = d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return st, false, nil
 	}
 	return st, err == nil, err
@@ -157,180 +167,135 @@ func (w *Writer) tempName() string {
 // link to data (KindSymlink). Missing folders are created; an empty folder
 // in the way is removed (a folder becoming a file or a link), a non-empty
 // one is refused. A file already holding data with the right mode is left
-// alone, so its modification time stays.
+// alone, so its modification time stays. Where the system refuses to make
+// links, a link is an error wrapping rootfs.ErrLinksRefused and nothing
+// changes.
 func (w *Writer) Write(rel string, data []byte, kind Kind) error {
-	dfd, name, _, err := w.parent(rel, true)
+	d, name, _, err := w.parent(rel, true)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
-	st, exists, err := lstatAt(dfd, name)
+	defer d.Close()
+	st, exists, err := lstat(d, name)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	mode := fs.FileMode(st.Mode & 0o777)
+	mode := st.Perm()
 	switch {
 	case !exists:
-	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
-		if err := unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR); err != nil {
+	case st.Type() == rootfs.TypeDir:
+		if err := d.RemoveDir(name); err != nil {
 			return &UnsafePathError{Path: rel, Reason: "a folder that is not empty is in the way"}
 		}
 		w.dirty.Store(true)
 		exists = false
-	case kind == KindSymlink && st.Mode&unix.S_IFMT == unix.S_IFLNK:
-		if cur, err := readlinkAt(dfd, name); err == nil && cur == string(data) {
+	case kind == KindSymlink && st.Type() == rootfs.TypeLink:
+		if cur, err := d.Readlink(name); err == nil && cur == string(data) {
 			return nil
 		}
-	case kind != KindSymlink && st.Mode&unix.S_IFMT == unix.S_IFREG:
+	case kind != KindSymlink && st.Type() == rootfs.TypeFile:
 		want := withExec(mode, kind == KindExec)
-		if mode == want && st.Size == int64(len(data)) && sameContent(dfd, name, data) {
+		if (mode == want || noExecBit) && st.Size == int64(len(data)) && sameContent(d, name, data) {
 			return nil
 		}
 	}
 	tmp := w.tempName()
 	if kind == KindSymlink {
-		if err := unix.Symlinkat(string(data), dfd, tmp); err != nil {
+		if err := d.Symlink(string(data), tmp); err != nil {
 			return fmt.Errorf("write link %s: %w", rel, err)
 		}
 	} else {
 		perm := fs.FileMode(0o644)
-		if exists && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		if exists && st.Type() == rootfs.TypeFile {
 			perm = mode
 		}
-		if err := writeTemp(dfd, tmp, data, withExec(perm, kind == KindExec)); err != nil {
+		if err := d.CreateExcl(tmp, data, withExec(perm, kind == KindExec)); err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 	}
-	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
-		unix.Unlinkat(dfd, tmp, 0)
+	w.dirty.Store(true)
+	if err := d.Rename(tmp, name); err != nil {
+		d.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	w.dirty.Store(true)
 	return nil
 }
 
-// writeTemp creates name in folder dfd (it must not exist) holding data
-// with mode perm.
-func writeTemp(dfd int, name string, data []byte, perm fs.FileMode) error {
-	fd, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			unix.Close(fd)
-			unix.Unlinkat(dfd, name, 0)
-		}
-	}()
-	for rest := data; len(rest) > 0; {
-		n, err := unix.Write(fd, rest)
-		if err != nil {
-			return err
-		}
-		rest = rest[n:]
-	}
-	if err := unix.Fchmod(fd, uint32(perm)); err != nil { // the umask applied to O_CREAT
-		return err
-	}
-	ok = true
-	return unix.Close(fd)
-}
-
-func readlinkAt(dfd int, name string) (string, error) {
-	buf := make([]byte, 4096)
-	n, err := unix.Readlinkat(dfd, name, buf)
-	if err != nil {
-		return "", err
-	}
-	return string(buf[:n]), nil
-}
-
-// sameContent reports whether regular file name in dfd holds exactly data.
-func sameContent(dfd int, name string, data []byte) bool {
-	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fd)
-	buf := make([]byte, len(data)+1)
-	n := 0
-	for n < len(buf) {
-		m, err := unix.Read(fd, buf[n:])
-		if err != nil || m == 0 {
-			break
-		}
-		n += m
-	}
-	return n == len(data) && bytes.Equal(buf[:n], data)
+// sameContent reports whether regular file name in d holds exactly data.
+func sameContent(d *rootfs.Dir, name string, data []byte) bool {
+	cur, err := d.ReadFile(name, int64(len(data)))
+	return err == nil && bytes.Equal(cur, data)
 }
 
 // MakeParents creates the missing folders above rel (for an editor's
 // CreateFile, which fails on a missing folder in some editors).
 func (w *Writer) MakeParents(rel string) error {
-	fd, _, _, err := w.parent(rel, true)
+	d, _, _, err := w.parent(rel, true)
 	if err != nil {
 		return err
 	}
-	return unix.Close(fd)
+	return d.Close()
 }
 
 // Chmod sets or clears the executable bits of regular file rel to match
-// kind. A missing file is not an error.
+// kind. A missing file is not an error. Where files have no executable bit
+// (Windows) it does nothing: the snapshot keeps the kind.
 func (w *Writer) Chmod(rel string, kind Kind) error {
-	dfd, name, ok, err := w.parent(rel, false)
+	if noExecBit {
+		return nil
+	}
+	d, name, ok, err := w.parent(rel, false)
 	if err != nil || !ok {
 		return err
 	}
-	defer unix.Close(dfd)
-	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if errors.Is(err, unix.ENOENT) {
+	defer d.Close()
+	st, exists, err := lstat(d, name)
+	switch {
+	case err != nil:
+		return fmt.Errorf("chmod %s: %w", rel, err)
+	case !exists:
 		return nil
-	}
-	if errors.Is(err, unix.ELOOP) {
+	case st.Type() == rootfs.TypeLink:
 		return &UnsafePathError{Path: rel, Reason: "it is a symbolic link"}
-	}
-	if err != nil {
-		return fmt.Errorf("chmod %s: %w", rel, err)
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("chmod %s: %w", rel, err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	case st.Type() != rootfs.TypeFile:
 		return &UnsafePathError{Path: rel, Reason: "not a regular file"}
 	}
-	mode := fs.FileMode(st.Mode & 0o777)
-	if want := withExec(mode, kind == KindExec); want != mode {
-		if err := unix.Fchmod(fd, uint32(want)); err != nil {
-			return fmt.Errorf("chmod %s: %w", rel, err)
-		}
-		w.dirty.Store(true)
+	want := withExec(st.Perm(), kind == KindExec)
+	if want == st.Perm() {
+		return nil
 	}
-	return nil
+	err = d.Chmod(name, want)
+	switch {
+	case err == nil:
+		w.dirty.Store(true)
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case errors.Is(err, rootfs.ErrLink):
+		return &UnsafePathError{Path: rel, Reason: "it is a symbolic link"}
+	case errors.Is(err, rootfs.ErrNotFile):
+		return &UnsafePathError{Path: rel, Reason: "not a regular file"}
+	}
+	return fmt.Errorf("chmod %s: %w", rel, err)
 }
 
 // Remove deletes file or link rel (never what a link points to), then the
 // folders its removal left empty. A missing file is not an error; a folder
 // is refused.
 func (w *Writer) Remove(rel string) error {
-	dfd, name, ok, err := w.parent(rel, false)
+	d, name, ok, err := w.parent(rel, false)
 	if err != nil || !ok {
 		return err
 	}
-	st, exists, err := lstatAt(dfd, name)
-	if err == nil && exists && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		err = &UnsafePathError{Path: rel, Reason: "it is a folder"}
-	} else if err == nil && exists {
-		if err = unix.Unlinkat(dfd, name, 0); errors.Is(err, unix.ENOENT) {
-			err = nil
-		} else if err == nil {
-			w.dirty.Store(true)
-		}
-	}
-	unix.Close(dfd)
-	if err != nil {
+	err = d.Remove(name)
+	d.Close()
+	switch {
+	case err == nil:
+		w.dirty.Store(true)
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, rootfs.ErrIsDir):
+		return &UnsafePathError{Path: rel, Reason: "it is a folder"}
+	default:
 		return fmt.Errorf("remove %s: %w", rel, err)
 	}
 	return w.Prune(rel)
@@ -345,19 +310,19 @@ func (w *Writer) Prune(rel string) error {
 		return &UnsafePathError{Path: rel, Reason: "not a clean path inside the root"}
 	}
 	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
-		dfd, name, ok, err := w.parent(dir, false)
+		d, name, ok, err := w.parent(dir, false)
 		if err != nil || !ok {
 			return err
 		}
-		err = unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
-		unix.Close(dfd)
+		err = d.RemoveDir(name)
+		d.Close()
 		switch {
 		case err == nil:
 			w.dirty.Store(true)
-		case errors.Is(err, unix.ENOENT):
+		case errors.Is(err, fs.ErrNotExist):
 			// Already gone (an interrupted prune): go on upward.
 		default:
-			return nil // not empty: stop here
+			return nil // not empty (or a link, or a file): stop here
 		}
 	}
 	return nil
@@ -367,38 +332,27 @@ func (w *Writer) Prune(rel string) error {
 // folders holding rels: what an interrupted operation may have left.
 func (w *Writer) RemoveTemps(rels []string) error {
 	seen := map[string]bool{}
+	var l rootfs.Listing
 	for _, rel := range rels {
 		dir := path.Dir(rel)
 		if seen[dir] {
 			continue
 		}
 		seen[dir] = true
-		var dfd int
 		if dir == "." {
-			var err error
-			if dfd, err = unix.Dup(w.rootFD); err != nil {
-				return err
-			}
-		} else {
-			fd, name, ok, err := w.parent(dir, false)
-			if err != nil || !ok {
-				continue
-			}
-			dfd, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			unix.Close(fd)
-			if err != nil {
-				continue
+			dir = ""
+		}
+		d, err := w.fs.OpenDir(dir)
+		if err != nil {
+			continue // gone, or no folder any more
+		}
+		err = d.List(&l)
+		for _, e := range l.Entries {
+			if n := string(e.Name); IsTempName(n) && d.Remove(n) == nil {
+				w.dirty.Store(true)
 			}
 		}
-		names, err := readDirNames(dfd)
-		for _, n := range names {
-			if IsTempName(n) {
-				if unix.Unlinkat(dfd, n, 0) == nil {
-					w.dirty.Store(true)
-				}
-			}
-		}
-		unix.Close(dfd)
+		d.Close()
 		if err != nil {
 			return err
 		}
@@ -485,15 +439,4 @@ func withExec(perm fs.FileMode, exec bool) fs.FileMode {
 		return perm
 	}
 	return perm | (perm&0o444)>>2
-}
-
-// readDirNames lists the names in folder fd (which stays open).
-func readDirNames(fd int) ([]string, error) {
-	dup, err := unix.Dup(fd)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(dup), "dir")
-	defer f.Close()
-	return f.Readdirnames(-1)
 }
