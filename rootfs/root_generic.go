@@ -81,8 +81,8 @@ func (r *Root) Sync() error {
 	}
 	for rel := range dirs {
 		d, err := r.OpenDir(rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed since (its parent is in dirs)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotDir) || errors.Is(err, ErrLink) {
+			continue // no longer a folder (its parent, in dirs, holds the change)
 		}
 		if err != nil {
 			return pathErr("sync", rel, err)

@@ -465,6 +465,20 @@ func TestSync(t *testing.T) {
 	if err := r.Sync(); err != nil {
 		t.Fatal(err)
 	}
+	// A folder changed, then made a file (or a link) before the Sync.
+	if err := sub.Remove("f"); err != nil {
+		t.Fatal(err)
+	}
+	sub.Close()
+	if err := d.RemoveDir("sub"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CreateExcl("sub", []byte("now a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Sync(); err != nil {
+		t.Fatalf("sync after a folder became a file: %v", err)
+	}
 }
 
 // TestNoWriteThroughSwappedFolder: a folder swapped back and forth for a

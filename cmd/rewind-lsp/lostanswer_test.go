@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -60,7 +59,7 @@ func TestServerKilledMidForwardedCall(t *testing.T) {
 					t.Fatalf("the server did not start the %s", op)
 				}
 			}
-			s.signal(syscall.SIGSTOP)
+			s.signal(sigStop)
 			data, _ := os.ReadFile(journal)
 			midway := !bytes.Contains(data[len(start):], []byte(`"kind":"done"`))
 			select {

@@ -42,7 +42,9 @@ func (w *ws) startServer() *lspServer {
 	s := &lspServer{t: w.t, proc: c.Process, stdin: stdin, done: make(chan struct{})}
 	go func() { c.Wait(); close(s.done) }()
 	w.t.Cleanup(func() {
-		s.proc.Signal(syscall.SIGCONT) // a test may leave it stopped
+		if canStop {
+			s.proc.Signal(sigCont) // a test may leave it stopped
+		}
 		stdin.Close()
 		select {
 		case <-s.done:
@@ -96,6 +98,9 @@ func (s *lspServer) send(msg any) {
 // signal sends sig to the server.
 func (s *lspServer) signal(sig syscall.Signal) {
 	s.t.Helper()
+	if (sig == sigStop || sig == sigCont) && !canStop {
+		s.t.Skip("this system cannot stop a process and wake it (SIGSTOP)")
+	}
 	if err := s.proc.Signal(sig); err != nil {
 		s.t.Fatalf("signal %v to the server: %v", sig, err)
 	}
