@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -210,8 +209,7 @@ func (e *Env) Run(dir, session, prompt string) Result {
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, nil
 	// The agent and whatever it starts (hooks, shells) are one group, ended
 	// together on timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	groupKill(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()
