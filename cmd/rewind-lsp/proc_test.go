@@ -123,4 +123,3 @@ func (w *ws) checkHook(prompt string) bool {
 	w.t.Logf("hook: %v, recorded %v, stderr %q", p.took.Round(time.Millisecond), recorded == 1, p.stderr.String())
 	return recorded == 1
 }
-
