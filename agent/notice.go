@@ -58,6 +58,55 @@ func NoticeText(ents []*journal.Entry, h *journal.History) string {
 	return text
 }
 
+// ForkText words, for the first prompt of a conversation fork, which files
+// differ on disk from its fork point target (the start or end of a turn)
+// and who changed each since (by: "turn 3", "user", "rewind"…), so the
+// agent re-reads them: its conversation went back, the files did not. h is
+// the history target was read from. It is "" when no file differs.
+func ForkText(target *journal.Entry, h *journal.History, files []string, by map[string][]string) string {
+	if target == nil || len(files) == 0 {
+		return ""
+	}
+	shown := files
+	if len(shown) > noticeFiles {
+		shown = shown[:noticeFiles]
+	}
+	parts := make([]string, len(shown))
+	for i, p := range shown {
+		parts[i] = p
+		if who := by[p]; len(who) > 0 {
+			parts[i] += " (changed by " + strings.Join(who, ", ") + ")"
+		}
+	}
+	list := strings.Join(parts, ", ")
+	if len(files) > len(shown) {
+		list += fmt.Sprintf(" and %d more", len(files)-len(shown))
+	}
+	text := fmt.Sprintf("rewind-lsp: this conversation continues from %s, but the files were not rewound with it: "+
+		"these files differ on disk from that point: %s.\nRe-read them before you rely on what you remember of them or edit them.",
+		where(&journal.Entry{TargetEntry: target.ID}, h), list)
+	if r := []rune(text); len(r) > noticeTotal {
+		text = string(r[:noticeTotal-1]) + "…"
+	}
+	return text
+}
+
+// JoinNotices joins notice texts (NoticeText, ForkText), leaving out empty
+// ones, within the length an agent takes whole.
+func JoinNotices(texts ...string) string {
+	var parts []string
+	for _, t := range texts {
+		if t != "" {
+			parts = append(parts, t)
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if r := []rune(text); len(r) > noticeTotal {
+		text = string(r[:noticeTotal-1]) + "…"
+	}
+	return text
+}
+
 // NoticeJSON is the exact stdout of a UserPromptSubmit hook that adds text
 // to the agent's context.
 func NoticeJSON(text string) []byte {

@@ -57,7 +57,7 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		}
 		return &ConversationResult{Reason: "forking the transcript failed: " + err.Error()}
 	}
-	if _, err := s.ws.RecordSession(fk.Session, "rewind", s.opts.Actor, agent.ClaudeCode, fk.Transcript); err != nil {
+	if _, err := s.ws.RecordFork(fk.Session, s.opts.Actor, agent.ClaudeCode, fk.Transcript, out.Entry); err != nil {
 		return &ConversationResult{Agent: agent.ClaudeCode, Session: fk.Session, Transcript: fk.Transcript, Resume: fk.Resume,
 			Reason: "the fork was written but not recorded: " + err.Error()}
 	}

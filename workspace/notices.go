@@ -17,21 +17,38 @@ func noticeable(h *journal.History, e *journal.Entry) bool {
 	return false
 }
 
-// TakeNotices returns the entries agent session sid has not been told of
-// yet (noticeable, journal order) with the history they were read from,
-// and records that it now has been told (a notice entry), so each reaches
-// the session once. A session is told only of what happened after the
-// journal first saw it (its session entry, a turn or a tool call); one the
-// journal never saw gets nothing.
-func (s *Workspace) TakeNotices(sid string) ([]*journal.Entry, *journal.History, error) {
+// Notices is what an agent session has not been told yet.
+type Notices struct {
+	// Entries are the noticeable entries since the session last heard
+	// from rewind-lsp (journal order), and History the history they were
+	// read from.
+	Entries []*journal.Entry
+	History *journal.History
+	// Fork is set at the first prompt of a conversation fork (a session
+	// recorded by RecordFork): the files that differ on disk from its fork
+	// point and who changed them (forkdiff.go).
+	Fork *ForkDiff
+}
+
+// Empty reports whether there is nothing to tell.
+func (n *Notices) Empty() bool {
+	return n == nil || len(n.Entries) == 0 && (n.Fork == nil || len(n.Fork.Files) == 0)
+}
+
+// TakeNotices returns what agent session sid has not been told yet, and
+// records that it now has been (a notice entry), so each thing reaches the
+// session once. A session is told only of what happened after the journal
+// first saw it (its session entry, a turn or a tool call); one the journal
+// never saw gets nothing. The first prompt of a conversation fork is also
+// told which files differ from its fork point (ForkDiff).
+func (s *Workspace) TakeNotices(sid string) (*Notices, error) {
+	out := &Notices{}
 	if sid == "" {
-		return nil, nil, nil
+		return out, nil
 	}
-	var out []*journal.Entry
-	var hist *journal.History
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
-		hist = h
-		from := -1
+		out.History = h
+		from, fork, told, turns := -1, (*journal.Entry)(nil), false, 0
 		for i, e := range h.Entries {
 			if e.Session != sid {
 				continue
@@ -40,8 +57,15 @@ func (s *Workspace) TakeNotices(sid string) ([]*journal.Entry, *journal.History,
 			case journal.KindSession, journal.KindTurnStart, journal.KindTool:
 				if from < 0 {
 					from = i
+					if e.Kind == journal.KindSession && e.TargetEntry != "" {
+						fork = e
+					}
+				}
+				if e.Kind == journal.KindTurnStart {
+					turns++
 				}
 			case journal.KindNotice:
+				told = true
 				for j := i; j >= 0; j-- {
 					if h.Entries[j].ID == e.Through {
 						from = j
@@ -55,14 +79,20 @@ func (s *Workspace) TakeNotices(sid string) ([]*journal.Entry, *journal.History,
 		}
 		for _, e := range h.Entries[from+1:] {
 			if noticeable(h, e) {
-				out = append(out, e)
+				out.Entries = append(out.Entries, e)
 			}
 		}
-		if len(out) == 0 {
+		if fork != nil && !told && turns <= 1 {
+			var err error
+			if out.Fork, err = s.forkDiff(h, fork, sid); err != nil {
+				return err
+			}
+		}
+		if out.Empty() {
 			return nil
 		}
 		last := h.Entries[len(h.Entries)-1]
 		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: last.ID})
 	})
-	return out, hist, err
+	return out, err
 }

@@ -200,7 +200,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 	f.end("A")
 	f.start("B", "other")
 	f.end("B")
-	if got, _, _ := f.s.TakeNotices("A"); len(got) != 0 {
+	if got := f.notices("A"); len(got) != 0 {
 		t.Fatalf("notices before any rewind: %v", got)
 	}
 	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, ApplyOnDisk(f.root))
@@ -208,19 +208,19 @@ func TestNoticesOncePerSession(t *testing.T) {
 		t.Fatal(err, out)
 	}
 	for _, sid := range []string{"A", "B"} {
-		got, _, err := f.s.TakeNotices(sid)
-		if err != nil || len(got) != 1 || got[0].Kind != journal.KindRewind || got[0].Report == "" {
-			t.Fatalf("%s's first notices: %v %v", sid, got, err)
+		got := f.notices(sid)
+		if len(got) != 1 || got[0].Kind != journal.KindRewind || got[0].Report == "" {
+			t.Fatalf("%s's first notices: %v", sid, got)
 		}
-		if again, _, _ := f.s.TakeNotices(sid); len(again) != 0 {
+		if again := f.notices(sid); len(again) != 0 {
 			t.Fatalf("%s told twice: %v", sid, again)
 		}
 	}
 	f.start("C", "after")
-	if got, _, _ := f.s.TakeNotices("C"); len(got) != 0 {
+	if got := f.notices("C"); len(got) != 0 {
 		t.Fatalf("a session that started after the rewind was told of it: %v", got)
 	}
-	if got, _, _ := f.s.TakeNotices("never-seen"); len(got) != 0 {
+	if got := f.notices("never-seen"); len(got) != 0 {
 		t.Fatal("an unknown session was told")
 	}
 	// An undo that changed files is told; a summarize report too.
@@ -230,10 +230,20 @@ func TestNoticesOncePerSession(t *testing.T) {
 	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Mode: ModeSummarize, Report: "learnt", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	got, _, _ := f.s.TakeNotices("A")
+	got := f.notices("A")
 	if len(got) != 2 || got[0].Kind != journal.KindUndo || got[1].Kind != journal.KindSummary {
 		t.Fatalf("A's notices after undo and summarize: %v", got)
 	}
+}
+
+// notices takes the entries session sid has not been told of yet.
+func (f *sessFixture) notices(sid string) []*journal.Entry {
+	f.t.Helper()
+	n, err := f.s.TakeNotices(sid)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return n.Entries
 }
 
 // endOf is the end entry of the turn that start opened, or nil.

@@ -204,18 +204,7 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 	// The next prompt of each session gets the notice once, exactly.
 	for _, s := range []*claudeSession{A, B} {
 		out := s.prompt("what now?")
-		var notice struct {
-			HookSpecificOutput struct {
-				HookEventName     string `json:"hookEventName"`
-				AdditionalContext string `json:"additionalContext"`
-			} `json:"hookSpecificOutput"`
-		}
-		dec := json.NewDecoder(strings.NewReader(out))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&notice); err != nil || notice.HookSpecificOutput.HookEventName != "UserPromptSubmit" {
-			t.Fatalf("%s's notice %q: %v", s.id[:8], out, err)
-		}
-		ctx := notice.HookSpecificOutput.AdditionalContext
+		ctx := noticeContext(t, out)
 		for _, want := range []string{"turn 2", "a.txt", "b.txt", "c.txt", "gen.txt", "Re-read"} {
 			if !strings.Contains(ctx, want) {
 				t.Errorf("%s's notice lacks %q: %s", s.id[:8], want, ctx)
@@ -229,4 +218,22 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 		s.stop()
 	}
 	t.Logf("log:\n%s", w.ok("log").stdout)
+}
+
+// noticeContext decodes a UserPromptSubmit hook's stdout, which must be
+// exactly the notice object Claude Code accepts, and returns its text.
+func noticeContext(t *testing.T, out string) string {
+	t.Helper()
+	var notice struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&notice); err != nil || notice.HookSpecificOutput.HookEventName != "UserPromptSubmit" {
+		t.Fatalf("the hook printed %q, not a notice: %v", out, err)
+	}
+	return notice.HookSpecificOutput.AdditionalContext
 }

@@ -124,18 +124,8 @@ func (c *cli) hookPrompt(ev *agent.Event) error {
 	if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
 		return err
 	}
-	if ev.SessionID == "" {
-		return nil
-	}
-	svc, err := c.service(ev.Cwd)
-	if err != nil {
-		return err
-	}
-	ents, h, err := svc.Workspace().TakeNotices(ev.SessionID)
-	if err != nil {
-		return err
-	}
-	if text := agent.NoticeText(ents, h); text != "" {
+	text, err := c.pendingNotice(ev.Cwd, ev.SessionID)
+	if err == nil && text != "" {
 		_, err = c.stdout.Write(agent.NoticeJSON(text))
 	}
 	return err

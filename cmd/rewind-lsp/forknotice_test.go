@@ -1,0 +1,49 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConversationForkNotice: after `rewind 2 --mode conversation` the
+// files stay; the fork's first prompt (a session the journal knows only
+// from the rewind) is told which files differ from before turn 2 and who
+// changed them; its next prompt is told nothing.
+func TestConversationForkNotice(t *testing.T) {
+	w := newWS(t)
+	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.root, "/", "-"))
+	os.MkdirAll(projects, 0o700)
+	w.write("a.txt", "a0\n")
+	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
+	A.event("SessionStart", "source", "startup")
+	A.prompt("one: edit a")
+	A.write("a.txt", "a1\n")
+	A.stop()
+	A.prompt("two: add b")
+	A.bash("toolu_b", func() { w.write("b.txt", "b\n") })
+	A.stop()
+	w.write("a.txt", "the person's\n")
+
+	r := w.ok("rewind", "2", "--mode", "conversation")
+	i := strings.Index(r.stdout, "claude --resume ")
+	if i < 0 {
+		t.Fatalf("no resume command:\n%s", r.stdout)
+	}
+	if w.read("b.txt") != "b\n" {
+		t.Fatal("a conversation rewind changed files")
+	}
+	F := w.claude(strings.Fields(r.stdout[i+len("claude --resume "):])[0], projects)
+	F.event("SessionStart", "source", "resume")
+	ctx := noticeContext(t, F.prompt("go on"))
+	for _, want := range []string{"before turn 2", "a.txt (changed by user)", "b.txt (changed by turn 2)", "Re-read"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("the fork's notice lacks %q: %s", want, ctx)
+		}
+	}
+	F.stop()
+	if again := F.prompt("and then"); again != "" {
+		t.Fatalf("the fork was told twice: %q", again)
+	}
+}

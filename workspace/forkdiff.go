@@ -1,0 +1,150 @@
+package workspace
+
+import (
+	"fmt"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
+)
+
+// A conversation fork resumes an agent's conversation from an earlier
+// point. After a rewind of mode conversation the files stayed as they
+// were, so the fork's first prompt is told which files differ on disk from
+// its fork point and who changed them — "turn N" (any session's turn, on
+// whatever branch), "rewind", "revert" or "undo", else "user" — so the
+// agent re-reads them. After mode both the files were restored with it and
+// there is normally nothing to tell.
+
+// ForkDiff is what changed on disk since a fork's fork point.
+type ForkDiff struct {
+	// Target is the fork point: the start or the end of a turn.
+	Target *journal.Entry
+	// Files are the paths that differ now from the fork point, sorted; By
+	// names, for each, who changed it since, in order.
+	Files []string
+	By    map[string][]string
+}
+
+// RecordFork appends the session entry of a conversation fork made by
+// rewind (a rewind of mode conversation or both): a new agent session
+// whose conversation continues from the rewind's target.
+func (s *Workspace) RecordFork(sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
+	var out *journal.Entry
+	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: "rewind",
+			Agent: agent, Transcript: transcript, TargetEntry: rewind.TargetEntry, Mode: rewind.Mode}
+		return l.Append(out)
+	})
+	return out, err
+}
+
+// forkDiff compares the state at fork's fork point with the state at the
+// latest turn start of session sid (its first prompt, just recorded), or
+// the last recorded state when it has none.
+func (s *Workspace) forkDiff(h *journal.History, fork *journal.Entry, sid string) (*ForkDiff, error) {
+	target := h.Entry(fork.TargetEntry)
+	if target == nil || !target.Snapshot.Set || h.Gone(target.Snapshot) {
+		return nil, nil
+	}
+	now := h.Baseline()
+	for i := len(h.Entries) - 1; i >= 0; i-- {
+		if e := h.Entries[i]; e.Kind == journal.KindTurnStart && e.Session == sid {
+			now = e.Snapshot
+			break
+		}
+	}
+	if !now.Set || h.Gone(now) {
+		return nil, nil
+	}
+	files, err := s.changedPaths(target.Snapshot.ID, now.ID)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	by, err := s.changedBy(h, target, now, files)
+	if err != nil {
+		return nil, err
+	}
+	return &ForkDiff{Target: target, Files: files, By: by}, nil
+}
+
+// changedBy names who changed each of files between the state of entry
+// from and the state now, following every recorded state after from in
+// journal order (all branches: the disk has one history). A change seen at
+// a turn's end is that turn's; one seen at an operation's completion is the
+// operation's; one seen anywhere else goes to the latest turn open then,
+// else to the user.
+func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journal.Snap, files []string) (map[string][]string, error) {
+	want := map[string]bool{}
+	for _, p := range files {
+		want[p] = true
+	}
+	by := map[string][]string{}
+	note := func(p, who string) {
+		for _, w := range by[p] {
+			if w == who {
+				return
+			}
+		}
+		by[p] = append(by[p], who)
+	}
+	prev := from.Snapshot
+	var open []*journal.Entry // the turns open at each point of the walk
+	if from.Kind == journal.KindTurnStart {
+		open = append(open, from)
+	}
+	step := func(next journal.Snap, who string) error {
+		if !next.Set || h.Gone(next) || next == prev {
+			return nil
+		}
+		changed, err := s.changedPaths(prev.ID, next.ID)
+		if err != nil {
+			return err
+		}
+		if who == "" {
+			who = "user"
+			if len(open) > 0 {
+				who = fmt.Sprintf("turn %d", open[len(open)-1].Turn)
+			}
+		}
+		for _, p := range changed {
+			if want[p] {
+				note(p, who)
+			}
+		}
+		prev = next
+		return nil
+	}
+	after := false
+	for _, e := range h.Entries {
+		if !after {
+			after = e.ID == from.ID
+			continue
+		}
+		var err error
+		switch {
+		case e.Kind == journal.KindTurnStart:
+			err = step(e.Snapshot, "")
+			open = append(open, e)
+		case e.Kind == journal.KindTurnEnd:
+			err = step(e.Snapshot, fmt.Sprintf("turn %d", e.Turn))
+			for i, o := range open {
+				if o.ID == e.Start {
+					open = append(open[:i:i], open[i+1:]...)
+					break
+				}
+			}
+		case e.Kind == journal.KindDone:
+			if op := h.Entry(e.Of); op != nil {
+				err = step(e.Snapshot, op.Kind)
+			}
+		case e.Kind == journal.KindCheckpoint, e.Kind == journal.KindTool:
+			err = step(e.Snapshot, "")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := step(now, ""); err != nil {
+		return nil, err
+	}
+	return by, nil
+}

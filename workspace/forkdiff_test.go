@@ -1,0 +1,71 @@
+package workspace
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestForkNotice: after a conversation rewind to turn 2, the fork's first
+// prompt is told which files differ from before turn 2 and who changed
+// them (turn 2 and turn 3 of the session, the person); its second prompt
+// is not told again. After a both rewind the fork needs no notice.
+func TestForkNotice(t *testing.T) {
+	f := newSessFixture(t)
+	f.write("a.txt", "a0\n")
+	f.write("c.txt", "c0\n")
+	f.start("A", "one")
+	f.write("a.txt", "a1\n")
+	f.end("A")
+	f.start("A", "two")
+	f.write("b.txt", "b2\n")
+	f.end("A")
+	f.write("c.txt", "the person's\n")
+	f.start("A", "three")
+	f.write("b.txt", "b3\n")
+	f.end("A")
+
+	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: ModeConversation, Actor: "cli"}, nil, ApplyOnDisk(f.root))
+	if err != nil || !out.Applied {
+		t.Fatal(err, out)
+	}
+	if _, err := f.s.RecordFork("F", "cli", "claude-code", "/t/F.jsonl", out.Entry); err != nil {
+		t.Fatal(err)
+	}
+	f.start("F", "go on from turn one")
+	n, err := f.s.TakeNotices("F")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Fork == nil || n.Fork.Target.Turn != 2 {
+		t.Fatalf("the fork's first prompt got no fork difference: %+v", n)
+	}
+	if !reflect.DeepEqual(n.Fork.Files, []string{"b.txt", "c.txt"}) {
+		t.Fatalf("files that differ from before turn 2: %v", n.Fork.Files)
+	}
+	if want := map[string][]string{"b.txt": {"turn 2", "turn 3"}, "c.txt": {"user"}}; !reflect.DeepEqual(n.Fork.By, want) {
+		t.Fatalf("who changed them: %v, want %v", n.Fork.By, want)
+	}
+	f.end("F")
+	f.start("F", "and then")
+	if n, _ := f.s.TakeNotices("F"); !n.Empty() {
+		t.Fatalf("the fork was told twice: %+v", n)
+	}
+
+	// The original session has nothing to hear: no file changed.
+	if got := f.notices("A"); len(got) != 0 {
+		t.Fatalf("the original session was told %v", got)
+	}
+
+	// A both rewind restores the files with the conversation.
+	out, err = f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: ModeBoth, Actor: "cli", Force: true}, nil, ApplyOnDisk(f.root))
+	if err != nil || !out.Applied {
+		t.Fatal(err, out)
+	}
+	if _, err := f.s.RecordFork("G", "cli", "claude-code", "/t/G.jsonl", out.Entry); err != nil {
+		t.Fatal(err)
+	}
+	f.start("G", "from turn one, files too")
+	if n, _ := f.s.TakeNotices("G"); !n.Empty() {
+		t.Fatalf("a both fork was told %+v", n.Fork)
+	}
+}
