@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit/wine"
 )
 
 // The editors' protocol is exactly these commands, in this order: what a
@@ -113,4 +116,30 @@ func openService(t *testing.T) *commands.Service {
 		t.Fatal(err)
 	}
 	return svc
+}
+
+// TestSocketLongStorePath: a store whose path is too long for a socket
+// address (104 bytes on macOS, 108 on Linux) still serves the command line.
+func TestSocketLongStorePath(t *testing.T) {
+	wine.Skip(t, "AF_UNIX sockets (WSAEAFNOSUPPORT)")
+	store := t.TempDir()
+	for len(store) < 150 {
+		store = filepath.Join(store, "a-long-folder-name-for-the-store")
+	}
+	if err := os.MkdirAll(store, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := commands.Open(commands.Options{Root: t.TempDir(), StoreDir: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := commands.ServeSocket(svc)
+	if err != nil || srv == nil {
+		t.Fatalf("ServeSocket: %v, %v", srv, err)
+	}
+	defer srv.Close()
+	var st commands.StatusResult
+	if err := commands.NewRemote(store).Call(context.Background(), commands.NameStatus, commands.StatusArgs{}, &st); err != nil || st.Root != svc.Root() {
+		t.Fatalf("rewind.status over the socket of a long store path: %+v, %v", st, err)
+	}
 }

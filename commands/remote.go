@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
 
 // A running language server serves the command line of the same root over
-// a Unix socket in the store (owner-only), so a hook's turn boundary costs
+// a Unix socket (AF_UNIX, on Windows 10 and later too) in the store
+// (owner-only), or where the store's path is too long for a socket address,
+// at a short owner-only path (socketAddr, per system), so a hook's turn boundary costs
 // what changed since the last capture, and the open editors hear of it at
 // once. Each connection carries one request line; the server answers with
 // zero or more heartbeat lines while it works, then one response line.
@@ -49,21 +50,6 @@ type remoteResponse struct {
 	Field   string          `json:"field,omitempty"`
 }
 
-// socketAddr returns a path for the store's socket that fits the 108-byte
-// limit of socket paths: a long store path is reached through an open file
-// descriptor of the store folder (/proc/self/fd/N). close releases it.
-func socketAddr(storeDir string) (addr string, close func(), err error) {
-	p := filepath.Join(storeDir, socketName)
-	if len(p) < 100 {
-		return p, func() {}, nil
-	}
-	d, err := os.Open(storeDir)
-	if err != nil {
-		return "", nil, err
-	}
-	return fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), socketName), func() { d.Close() }, nil
-}
-
 // SocketServer serves command-line calls for one root.
 type SocketServer struct {
 	svc *Service
@@ -82,16 +68,18 @@ func ServeSocket(svc *Service) (*SocketServer, error) {
 		return nil, err
 	}
 	defer release()
+	// A live server is found by dialling (on some Windows versions a socket
+	// file cannot even be stat'ed).
 	if c, err := net.DialTimeout("unix", addr, time.Second); err == nil {
 		c.Close()
 		return nil, nil // another live server serves this root
 	}
-	os.Remove(filepath.Join(svc.StoreDir(), socketName))
+	os.Remove(addr) // a dead server's socket
 	ln, err := net.Listen("unix", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", filepath.Join(svc.StoreDir(), socketName), err)
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	os.Chmod(filepath.Join(svc.StoreDir(), socketName), 0o600)
+	os.Chmod(addr, 0o600)
 	ctx, end := context.WithCancel(context.Background())
 	s := &SocketServer{svc: svc, ln: ln, ctx: ctx, end: end}
 	go s.accept()
@@ -270,9 +258,6 @@ func (r *Remote) Call(ctx context.Context, name string, args, out any) error {
 // nothing listens (nothing was sent), ErrNoAnswer when the request went out
 // but no answer came.
 func (r *Remote) once(ctx context.Context, req []byte) (*remoteResponse, error) {
-	if _, err := os.Stat(filepath.Join(r.storeDir, socketName)); err != nil {
-		return nil, ErrNoServer
-	}
 	addr, release, err := socketAddr(r.storeDir)
 	if err != nil {
 		return nil, ErrNoServer
