@@ -2,8 +2,6 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,67 +10,10 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
-
-// RealRoot is root as an absolute path with every symbolic link resolved:
-// the one name of a root reached through a link and through its real path
-// (one root, one store). A root that cannot be resolved (it does not exist) keeps its
-// absolute path, so the error comes from whoever opens it.
-func RealRoot(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, nil
-	}
-	return abs, nil
-}
-
-// RealPath resolves the symbolic links of the folders above p (an absolute
-// path), not of p itself: a link inside a root stays a link, and a path
-// that does not exist yet resolves through its nearest existing folder.
-func RealPath(p string) string {
-	dir, rest := filepath.Dir(p), filepath.Base(p)
-	for {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
-	}
-}
-
-// DefaultStoreDir is the store of root, kept outside the root:
-// $REWIND_LSP_HOME/<basename>-<12 hex of sha256(abs root)>, where
-// REWIND_LSP_HOME defaults to $XDG_STATE_HOME/rewind-lsp, then
-// ~/.local/state/rewind-lsp. The root's symbolic links are resolved first,
-// so every spelling of one root names one store.
-func DefaultStoreDir(root string) (string, error) {
-	abs, err := RealRoot(root)
-	if err != nil {
-		return "", fmt.Errorf("store for %s: %w", root, err)
-	}
-	home := os.Getenv("REWIND_LSP_HOME")
-	if home == "" {
-		if xdg := os.Getenv("XDG_STATE_HOME"); xdg != "" {
-			home = filepath.Join(xdg, "rewind-lsp")
-		} else {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("store for %s: no home folder: %w", root, err)
-			}
-			home = filepath.Join(h, ".local", "state", "rewind-lsp")
-		}
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(home, filepath.Base(abs)+"-"+hex.EncodeToString(sum[:])[:12]), nil
-}
 
 // Workspace is the journal and snapshots of one workspace root. It is safe
 // for concurrent use, and several processes may open the same root.
@@ -166,7 +107,7 @@ func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := osfile.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("create store %s: %w", dir, err)
 	}
 	// A note for people who look into the store.
