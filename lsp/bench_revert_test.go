@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // The speed goals of blame and revert, measured in a running server (the real binary,
@@ -76,10 +77,8 @@ func BenchmarkBlame5000Lines50Turns(b *testing.B) {
 		b.Skip("git is needed for the baseline")
 	}
 	rng := rand.New(rand.NewSource(12))
-	home := b.TempDir()
-	w := struct{ home, root, store string }{home, filepath.Join(home, "work"), filepath.Join(home, "store")}
-	os.MkdirAll(w.root, 0o755)
-	g := gitRepo{b, filepath.Join(w.home, "git")}
+	w := testkit.NewSandbox(b)
+	g := gitRepo{b, filepath.Join(w.Home, "git")}
 	os.MkdirAll(g.dir, 0o755)
 	g.run("init", "-q")
 	lines := make([]string, 5000)
@@ -88,18 +87,18 @@ func BenchmarkBlame5000Lines50Turns(b *testing.B) {
 	}
 	write := func() {
 		text := strings.Join(lines, "")
-		os.WriteFile(filepath.Join(w.root, "big.go"), []byte(text), 0o644)
+		os.WriteFile(filepath.Join(w.Root, "big.go"), []byte(text), 0o644)
 		os.WriteFile(filepath.Join(g.dir, "big.go"), []byte(text), 0o644)
 	}
 	write()
 	g.run("add", "-A")
 	g.run("commit", "-qm", "base")
-	srv, c := startBinary(b, w.home)
-	e := newEditor(b, c, vscodeLike)
-	e.srv = srv
-	e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "autoTurns": false})
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(b, c, testkit.VSCodeLike)
+	e.Server = srv
+	e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurns": false})
 	for turn := 1; turn <= 50; turn++ {
-		e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": fmt.Sprintf("turn %d", turn)}, nil)
+		e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": fmt.Sprintf("turn %d", turn)}, nil)
 		for k := 0; k < 20; k++ { // 20 lines rewritten
 			i := rng.Intn(len(lines))
 			lines[i] = fmt.Sprintf("\tv%d := faster(input%d) // turn %d\n", i, rng.Intn(100), turn)
@@ -109,14 +108,14 @@ func BenchmarkBlame5000Lines50Turns(b *testing.B) {
 		at = rng.Intn(len(lines))
 		lines = append(lines[:at], lines[at+1:]...)
 		write()
-		e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+		e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 		g.run("commit", "-qam", fmt.Sprintf("turn %d", turn))
 	}
-	uri := uriFromPath(filepath.Join(w.root, "big.go"))
+	uri := testkit.URI(filepath.Join(w.Root, "big.go"))
 	blame := func() (time.Duration, int) {
 		var res commands.BlameResult
 		t0 := time.Now()
-		e.mustCmd(commands.NameBlame, map[string]any{"uri": uri}, &res)
+		e.MustCmd(commands.NameBlame, map[string]any{"uri": uri}, &res)
 		return time.Since(t0), len(res.Ranges)
 	}
 	first, ranges := blame()
@@ -131,21 +130,21 @@ func BenchmarkBlame5000Lines50Turns(b *testing.B) {
 	}
 	// The person types in the open buffer between requests: the last step
 	// (last turn → buffer) is diffed again each time.
-	e.open(filepath.Join(w.root, "big.go"))
+	e.Open(filepath.Join(w.Root, "big.go"))
 	var typed []time.Duration
 	for i := 0; i < 20; i++ {
-		e.typeText(filepath.Join(w.root, "big.go"), Range{Position{i * 100, 0}, Position{i * 100, 0}}, "x")
+		e.TypeText(filepath.Join(w.Root, "big.go"), kitRange(Range{Position{i * 100, 0}, Position{i * 100, 0}}), "x")
 		d, _ := blame()
 		typed = append(typed, d)
 	}
 	// One more turn: the chain grows by one turn (incremental).
 	var more []time.Duration
 	for i := 0; i < 5; i++ {
-		e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "one more"}, nil)
-		text, _ := e.text(filepath.Join(w.root, "big.go"))
-		os.WriteFile(filepath.Join(w.root, "big.go"), []byte(strings.Replace(text, "\n", " // more\n", 1)), 0o644)
-		e.reload(filepath.Join(w.root, "big.go"))
-		e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+		e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "one more"}, nil)
+		text, _ := e.Text(filepath.Join(w.Root, "big.go"))
+		os.WriteFile(filepath.Join(w.Root, "big.go"), []byte(strings.Replace(text, "\n", " // more\n", 1)), 0o644)
+		e.Reload(filepath.Join(w.Root, "big.go"))
+		e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 		d, _ := blame()
 		more = append(more, d)
 	}
@@ -173,24 +172,23 @@ func BenchmarkRevert13FilesAfter20Turns(b *testing.B) {
 	if _, err := os.Stat(src); err != nil {
 		b.Skip("needs GOROOT/src as the tree")
 	}
-	home := b.TempDir()
-	w := struct{ home, root, store string }{home, filepath.Join(home, "work"), filepath.Join(home, "store")}
-	if out, err := exec.Command("cp", "-a", src, w.root).CombinedOutput(); err != nil {
+	w := testkit.NewSandbox(b)
+	if out, err := exec.Command("cp", "-a", src+"/.", w.Root).CombinedOutput(); err != nil {
 		b.Fatalf("copy %s: %v %s", src, err, out)
 	}
-	g := gitRepo{b, w.root}
+	g := gitRepo{b, w.Root}
 	g.run("init", "-q")
 	g.run("add", "-A")
 	g.run("commit", "-qm", "base")
 	// Text files of 100–2,000 lines, in a fixed pseudo-random order.
 	var pool []string
-	filepath.WalkDir(w.root, func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(w.Root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.Contains(p, "/testdata/") {
 			return nil
 		}
 		data, err := os.ReadFile(p)
 		if n := strings.Count(string(data), "\n"); err == nil && n >= 100 && n <= 2000 {
-			rel, _ := filepath.Rel(w.root, p)
+			rel, _ := filepath.Rel(w.Root, p)
 			pool = append(pool, rel)
 		}
 		return nil
@@ -201,7 +199,7 @@ func BenchmarkRevert13FilesAfter20Turns(b *testing.B) {
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	// edit rewrites the lines at fractions fr of a file.
 	edit := func(rel, tag string, fr ...float64) {
-		p := filepath.Join(w.root, rel)
+		p := filepath.Join(w.Root, rel)
 		data, _ := os.ReadFile(p)
 		ls := strings.SplitAfter(string(data), "\n")
 		for _, f := range fr {
@@ -211,36 +209,36 @@ func BenchmarkRevert13FilesAfter20Turns(b *testing.B) {
 		os.WriteFile(p, []byte(strings.Join(ls, "")), 0o644)
 	}
 
-	srv, c := startBinary(b, w.home)
-	e := newEditor(b, c, vscodeLike)
-	e.srv = srv
-	e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "autoTurns": false})
-	e.mustCmd(commands.NameStatus, map[string]any{}, nil)
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(b, c, testkit.VSCodeLike)
+	e.Server = srv
+	e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurns": false})
+	e.MustCmd(commands.NameStatus, map[string]any{}, nil)
 
 	// Turn 1, the one reverted: 11 files edited in three places, one
 	// created, one deleted.
 	target := pool[:11]
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "the turn to take back"}, nil)
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "the turn to take back"}, nil)
 	for _, rel := range target {
 		edit(rel, "turn 1", 0.1, 0.5, 0.9)
 	}
-	os.WriteFile(filepath.Join(w.root, "newpkg_by_turn1.go"), []byte("package newpkg\n"), 0o644)
-	os.Remove(filepath.Join(w.root, pool[11]))
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	os.WriteFile(filepath.Join(w.Root, "newpkg_by_turn1.go"), []byte("package newpkg\n"), 0o644)
+	os.Remove(filepath.Join(w.Root, pool[11]))
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 	g.run("add", "-A")
 	g.run("commit", "-qm", "turn 1")
 	turn1 := strings.TrimSpace(g.run("rev-parse", "HEAD"))
 	// 20 later turns of 6 files each, two of them among turn 1's files
 	// (elsewhere in them).
 	for t := 2; t <= 21; t++ {
-		e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": fmt.Sprintf("turn %d", t)}, nil)
+		e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": fmt.Sprintf("turn %d", t)}, nil)
 		for k := 0; k < 2; k++ {
 			edit(target[rng.Intn(len(target))], fmt.Sprintf("turn %d", t), 0.3)
 		}
 		for k := 0; k < 4; k++ {
 			edit(pool[12+rng.Intn(len(pool)-12)], fmt.Sprintf("turn %d", t), 0.5)
 		}
-		e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+		e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 		g.run("commit", "-qam", fmt.Sprintf("turn %d", t))
 	}
 
@@ -248,22 +246,18 @@ func BenchmarkRevert13FilesAfter20Turns(b *testing.B) {
 	var sent time.Time
 	revert := func() {
 		t0 := time.Now()
-		e.mu.Lock()
-		e.before = func(*editor) {
+		e.SetBeforeApply(func(*testkit.Editor) {
 			sent = time.Now()
-		}
-		e.mu.Unlock()
+		})
 		var rr commands.RewindResult
-		e.mustCmd(commands.NameRevert, map[string]any{"target": "1"}, &rr)
+		e.MustCmd(commands.NameRevert, map[string]any{"target": "1"}, &rr)
 		total = append(total, time.Since(t0))
 		toEdit = append(toEdit, sent.Sub(t0))
 		if !rr.Applied || len(rr.Plan.Files) != 13 {
 			b.Fatalf("revert: applied=%v %q, %d files", rr.Applied, rr.FailureReason, len(rr.Plan.Files))
 		}
-		e.mu.Lock()
-		e.before = nil
-		e.mu.Unlock()
-		e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+		e.SetBeforeApply(nil)
+		e.MustCmd(commands.NameUndo, map[string]any{}, &rr)
 		if !rr.Applied {
 			b.Fatalf("undo: %q", rr.FailureReason)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // benchChange is the performance case: 100 files of 1,000 lines,
@@ -98,40 +99,38 @@ func TestPerf100Files(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a timing test: not with -short or -race")
 	}
-	w := newWsp(t)
+	w := testkit.NewSandbox(t)
 	files, _, _ := benchChange(3)
 	for _, f := range files {
-		w.write(f.rel, f.after, 0o644)
+		w.Write(f.rel, f.after)
 	}
-	_, e := startServer(t, w, vscodeLike)
-	e.save = true
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent rewrites 5 % of 100 files"}, nil)
+	_, e := startServer(t, w, testkit.VSCodeLike)
+	e.SetSave(true)
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent rewrites 5 % of 100 files"}, nil)
 	for _, f := range files {
-		w.write(f.rel, f.before, 0o644)
+		w.Write(f.rel, f.before)
 	}
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 
 	var plan commands.Plan
 	start := time.Now()
-	e.mustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
+	e.MustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
 	preview := time.Since(start)
 	var rr commands.RewindResult
 	start = time.Now()
-	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
 	rewind := time.Since(start)
 	if !rr.Applied || len(plan.Files) != 100 {
 		t.Fatalf("rewind: applied=%v %q, plan of %d files", rr.Applied, rr.FailureReason, len(plan.Files))
 	}
-	e.mu.Lock()
-	size := len(e.edits[len(e.edits)-1])
-	e.mu.Unlock()
+	size := len(e.Edits()[len(e.Edits())-1])
 	for _, f := range files {
-		data, _ := os.ReadFile(filepath.Join(w.root, f.rel))
+		data, _ := os.ReadFile(filepath.Join(w.Root, f.rel))
 		if string(data) != f.after {
 			t.Fatalf("%s differs after the rewind", f.rel)
 		}
 	}
-	t.Logf("server log:\n%s", e.srv.stderr.String())
+	t.Logf("server log:\n%s", e.Server.Stderr.String())
 	t.Logf("100-file change through the binary: preview %v, rewind %v (incl. the editor's apply and save), applyEdit message %d bytes",
 		preview, rewind, size)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestServerKilledAfterForcedRewind: the user has an
@@ -21,61 +22,59 @@ import (
 // a new server — finishes the rewind (listed as applied, the tree exactly
 // the target), and undo brings both user edits back.
 func TestServerKilledAfterForcedRewind(t *testing.T) {
-	for _, kind := range []editorKind{vscodeLike, neovimLike, plainClient} {
+	for _, kind := range []testkit.EditorKind{testkit.VSCodeLike, testkit.NeovimLike, testkit.PlainClient} {
 		for _, next := range []string{"cli", "server"} {
 			t.Run(string(kind)+"/"+next, func(t *testing.T) { serverKilledAfterForcedRewind(t, kind, next) })
 		}
 	}
 }
 
-func serverKilledAfterForcedRewind(t *testing.T, kind editorKind, next string) {
-	w := newWsp(t)
-	w.write("a.txt", "alpha\nbeta\n", 0o644)
-	w.write("b.txt", "one\n", 0o644)
-	w.write("bin.dat", "\x00binary\x01", 0o644)
+func serverKilledAfterForcedRewind(t *testing.T, kind testkit.EditorKind, next string) {
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "alpha\nbeta\n")
+	w.Write("b.txt", "one\n")
+	w.Write("bin.dat", "\x00binary\x01")
 	srv, e := startServer(t, w, kind)
-	e.open(w.abs("a.txt"))
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent turn"}, nil)
-	w.write("a.txt", "alpha\nBETA by the agent\n", 0o644)
-	w.write("b.txt", "ONE\n", 0o644)
-	w.write("c.txt", "created by the agent\n", 0o644)
-	w.write("bin.dat", "\x00binary by the agent\x02", 0o644)
-	e.reload(w.abs("a.txt"))
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
-	target := map[string]fstate{"a.txt": {"alpha\nbeta\n", "file"}, "b.txt": {"one\n", "file"},
-		"bin.dat": {"\x00binary\x01", "file"}}
+	e.Open(w.Abs("a.txt"))
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent turn"}, nil)
+	w.Write("a.txt", "alpha\nBETA by the agent\n")
+	w.Write("b.txt", "ONE\n")
+	w.Write("c.txt", "created by the agent\n")
+	w.Write("bin.dat", "\x00binary by the agent\x02")
+	e.Reload(w.Abs("a.txt"))
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	target := map[string]testkit.File{"a.txt": {Data: "alpha\nbeta\n", Kind: "file"}, "b.txt": {Data: "one\n", Kind: "file"},
+		"bin.dat": {Data: "\x00binary\x01", Kind: "file"}}
 	// What the editor does alone: the text edits, and the delete when it
 	// has resource operations.
-	editorPart := map[string]fstate{"a.txt": target["a.txt"], "b.txt": target["b.txt"],
-		"bin.dat": {"\x00binary by the agent\x02", "file"}}
-	if kind == plainClient {
-		editorPart["c.txt"] = fstate{"created by the agent\n", "file"}
+	editorPart := map[string]testkit.File{"a.txt": target["a.txt"], "b.txt": target["b.txt"],
+		"bin.dat": {Data: "\x00binary by the agent\x02", Kind: "file"}}
+	if kind == testkit.PlainClient {
+		editorPart["c.txt"] = testkit.File{Data: "created by the agent\n", Kind: "file"}
 	}
 
 	// The user's edits: unsaved text in a.txt, a saved change to b.txt.
-	e.typeText(w.abs("a.txt"), Range{Position{0, 0}, Position{0, 0}}, "unsaved user line\n")
-	w.write("b.txt", "ONE\nsaved user line\n", 0o644)
-	mine := map[string]fstate{
-		"a.txt":   {"unsaved user line\nalpha\nBETA by the agent\n", "file"},
-		"b.txt":   {"ONE\nsaved user line\n", "file"},
-		"c.txt":   {"created by the agent\n", "file"},
-		"bin.dat": {"\x00binary by the agent\x02", "file"},
+	e.TypeText(w.Abs("a.txt"), kitRange(Range{Position{0, 0}, Position{0, 0}}), "unsaved user line\n")
+	w.Write("b.txt", "ONE\nsaved user line\n")
+	mine := map[string]testkit.File{
+		"a.txt":   {Data: "unsaved user line\nalpha\nBETA by the agent\n", Kind: "file"},
+		"b.txt":   {Data: "ONE\nsaved user line\n", Kind: "file"},
+		"c.txt":   {Data: "created by the agent\n", Kind: "file"},
+		"bin.dat": {Data: "\x00binary by the agent\x02", Kind: "file"},
 	}
 
 	// The server dies once it sent the edit; the editor applies it anyway
 	// (and saves, as an editor set up to save does).
-	journal := filepath.Join(w.store, "journal")
+	journal := filepath.Join(w.Store, "journal")
 	var pendingSeen bool
-	e.mu.Lock()
-	e.before = func(e *editor) {
-		e.before = nil
+	e.SetBeforeApply(func(e *testkit.Editor) {
+		e.SetBeforeApply(nil)
 		data, _ := os.ReadFile(journal)
 		pendingSeen = strings.Contains(string(data), `"pending":true`)
-		srv.proc.Signal(syscall.SIGKILL)
-		<-e.c.closed
-	}
-	e.mu.Unlock()
-	if err := e.cmd(commands.NameRewind, map[string]any{"target": "1", "force": true}, nil); err == nil {
+		srv.Proc.Signal(syscall.SIGKILL)
+		<-e.Conn.Closed()
+	})
+	if err := e.Cmd(commands.NameRewind, map[string]any{"target": "1", "force": true}, nil); err == nil {
 		t.Fatal("the rewind answered although its server was killed")
 	}
 	waitState(t, w, editorPart, "the editor applying the forced rewind")
@@ -88,21 +87,21 @@ func serverKilledAfterForcedRewind(t *testing.T, kind editorKind, next string) {
 	switch next {
 	case "cli":
 		list = func() (l commands.ListResult) {
-			unmarshalT(t, cli(t, w.home, w.root, w.store, "--json", "log"), &l)
+			unmarshalT(t, w.MustRun("--json", "log"), &l)
 			return l
 		}
 		undo = func() (r commands.RewindResult) {
-			unmarshalT(t, cli(t, w.home, w.root, w.store, "--json", "undo"), &r)
+			unmarshalT(t, w.MustRun("--json", "undo"), &r)
 			return r
 		}
 	case "server":
 		_, e2 := startServer(t, w, kind)
 		list = func() (l commands.ListResult) {
-			e2.mustCmd(commands.NameList, map[string]any{}, &l)
+			e2.MustCmd(commands.NameList, map[string]any{}, &l)
 			return l
 		}
 		undo = func() (r commands.RewindResult) {
-			e2.mustCmd(commands.NameUndo, map[string]any{}, &r)
+			e2.MustCmd(commands.NameUndo, map[string]any{}, &r)
 			waitSaved(t, e2)
 			return r
 		}
@@ -111,7 +110,7 @@ func serverKilledAfterForcedRewind(t *testing.T, kind editorKind, next string) {
 	if len(l.Rewinds) != 1 || !l.Rewinds[0].Applied || l.Rewinds[0].Undone {
 		t.Fatalf("after the crash, the rewinds are %+v; want the forced rewind, applied", l.Rewinds)
 	}
-	w.wantState(target, "after the rewind was finished")
+	w.WantState(target, "after the rewind was finished")
 	if r := undo(); !r.Applied {
 		t.Fatalf("undo of the rewind the server did not finish: %s", r.FailureReason)
 	}
@@ -122,16 +121,16 @@ func serverKilledAfterForcedRewind(t *testing.T, kind editorKind, next string) {
 }
 
 // waitState waits (5 s at most) until the workspace is exactly want.
-func waitState(t *testing.T, w *wsp, want map[string]fstate, when string) {
+func waitState(t *testing.T, w *testkit.Sandbox, want map[string]testkit.File, when string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if st, err := w.readState(); err == nil && jsonStr(st) == jsonStr(want) {
+		if st, err := w.ReadState(); err == nil && jsonStr(st) == jsonStr(want) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	w.wantState(want, when)
+	w.WantState(want, when)
 }
 
 func unmarshalT(t *testing.T, out string, v any) {

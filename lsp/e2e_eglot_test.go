@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestEglotAnswersBeforeItsChange: an
@@ -24,49 +25,44 @@ func TestEglotAnswersBeforeItsChange(t *testing.T) {
 }
 
 func eglotAnswersBeforeItsChange(t *testing.T, delay time.Duration) {
-	w := newWsp(t)
-	w.write("a.txt", "alpha\nbeta\n", 0o644)
-	w.write("b.txt", "one\ntwo\n", 0o644)
-	w.write("gone.txt", "deleted by the agent\n", 0o644)
-	w.write("bin.dat", "\x00binary\x01", 0o644)
-	before := w.state()
-	_, e := startServer(t, w, eglotLike)
-	e.mu.Lock()
-	e.save, e.echoDelay = false, delay // Emacs saves when the user says so
-	e.mu.Unlock()
-	e.open(w.abs("a.txt"))
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent turn"}, nil)
-	w.write("a.txt", "alpha\nBETA\n", 0o644)
-	w.write("b.txt", "one\nTWO\n", 0o644)
-	w.write("new.txt", "created by the agent\n", 0o644)
-	w.remove("gone.txt")
-	w.write("bin.dat", "\x00binary by the agent\x02", 0o644)
-	e.reload(w.abs("a.txt"))
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
-	after := w.state()
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "alpha\nbeta\n")
+	w.Write("b.txt", "one\ntwo\n")
+	w.Write("gone.txt", "deleted by the agent\n")
+	w.Write("bin.dat", "\x00binary\x01")
+	before := w.State()
+	_, e := startServer(t, w, testkit.EglotLike)
+	e.SetSave(false) // Emacs saves when the user says so
+	e.SetEchoDelay(delay)
+	e.Open(w.Abs("a.txt"))
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "agent turn"}, nil)
+	w.Write("a.txt", "alpha\nBETA\n")
+	w.Write("b.txt", "one\nTWO\n")
+	w.Write("new.txt", "created by the agent\n")
+	w.Remove("gone.txt")
+	w.Write("bin.dat", "\x00binary by the agent\x02")
+	e.Reload(w.Abs("a.txt"))
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	after := w.State()
 
-	step := func(name string, want map[string]fstate, call func(*commands.RewindResult)) {
+	step := func(name string, want map[string]testkit.File, call func(*commands.RewindResult)) {
 		t.Helper()
-		e.mu.Lock()
-		echoed := e.echoed
-		e.mu.Unlock()
+		echoed := e.Echoed()
 		var rr commands.RewindResult
 		call(&rr)
-		e.mu.Lock()
-		early := e.echoed == echoed
-		e.mu.Unlock()
+		early := e.Echoed() == echoed
 		if !rr.Applied {
 			t.Fatalf("%s with an eglot-like client: applied:false, %s", name, rr.FailureReason)
 		}
 		// The server's own part is done when it answers.
-		got := w.state()
+		got := w.State()
 		for _, p := range []string{"new.txt", "gone.txt", "bin.dat"} {
 			if jsonStr(got[p]) != jsonStr(want[p]) {
 				t.Errorf("%s: %s is %s when the server answered; want %s", name, p, jsonStr(got[p]), jsonStr(want[p]))
 			}
 		}
 		for _, p := range []string{"a.txt", "b.txt"} {
-			if text, _ := e.text(w.abs(p)); text != want[p].Data {
+			if text, _ := e.Text(w.Abs(p)); text != want[p].Data {
 				t.Errorf("%s: buffer %s = %q; want %q", name, p, text, want[p].Data)
 			}
 		}
@@ -76,18 +72,16 @@ func eglotAnswersBeforeItsChange(t *testing.T, delay time.Duration) {
 		// The editor reports its changes, the user saves.
 		deadline := time.Now().Add(delay + 5*time.Second)
 		for {
-			e.mu.Lock()
-			done := e.echoed > echoed
-			e.mu.Unlock()
+			done := e.Echoed() > echoed
 			if done || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		e.saveAll()
-		w.wantState(want, name)
+		e.SaveAll()
+		w.WantState(want, name)
 		var plan commands.Plan
-		e.mustCmd(commands.NamePreview, map[string]any{"target": "turn:1:end"}, &plan)
+		e.MustCmd(commands.NamePreview, map[string]any{"target": "turn:1:end"}, &plan)
 		for _, f := range plan.Files {
 			if f.Conflict {
 				t.Errorf("after the %s, %s is a conflict", name, f.Path)
@@ -95,12 +89,12 @@ func eglotAnswersBeforeItsChange(t *testing.T, delay time.Duration) {
 		}
 	}
 	step("rewind", before, func(rr *commands.RewindResult) {
-		e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, rr)
+		e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, rr)
 	})
 	step("undo", after, func(rr *commands.RewindResult) {
-		e.mustCmd(commands.NameUndo, map[string]any{}, rr)
+		e.MustCmd(commands.NameUndo, map[string]any{}, rr)
 	})
-	if _, err := os.Stat(w.abs("new.txt")); err != nil {
+	if _, err := os.Stat(w.Abs("new.txt")); err != nil {
 		t.Fatalf("undo did not bring back the agent's file: %v", err)
 	}
 }

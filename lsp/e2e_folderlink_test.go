@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestRewindFolderBackIntoSymlink: the agent replaced
@@ -18,63 +19,63 @@ import (
 func TestRewindFolderBackIntoSymlink(t *testing.T) {
 	cases := []struct {
 		name   string
-		before func(w *wsp)
-		agent  func(w *wsp)
+		before func(w *testkit.Sandbox)
+		agent  func(w *testkit.Sandbox)
 		open   string
 	}{
-		{"link", func(w *wsp) {
-			w.write("real/x.txt", "in the real folder\n", 0o644)
-			w.symlink("lnk", "real")
-		}, func(w *wsp) {
-			w.remove("lnk")
-			w.write("lnk/new.txt", "made by the agent\n", 0o644)
-			w.write("lnk/sub/deeper.txt", "made by the agent\n", 0o644)
+		{"link", func(w *testkit.Sandbox) {
+			w.Write("real/x.txt", "in the real folder\n")
+			w.Symlink("lnk", "real")
+		}, func(w *testkit.Sandbox) {
+			w.Remove("lnk")
+			w.Write("lnk/new.txt", "made by the agent\n")
+			w.Write("lnk/sub/deeper.txt", "made by the agent\n")
 		}, "lnk/new.txt"},
-		{"file", func(w *wsp) {
-			w.write("notes", "a text file\n", 0o644)
-		}, func(w *wsp) {
-			w.remove("notes")
-			w.write("notes/a.txt", "made by the agent\n", 0o644)
+		{"file", func(w *testkit.Sandbox) {
+			w.Write("notes", "a text file\n")
+		}, func(w *testkit.Sandbox) {
+			w.Remove("notes")
+			w.Write("notes/a.txt", "made by the agent\n")
 		}, "notes/a.txt"},
 	}
 	for _, c := range cases {
-		for _, kind := range []editorKind{vscodeLike, neovimLike, plainClient} {
+		for _, kind := range []testkit.EditorKind{testkit.VSCodeLike, testkit.NeovimLike, testkit.PlainClient} {
 			for _, open := range []bool{false, true} {
 				name := c.name + "/" + string(kind) + "/closed"
 				if open {
 					name = c.name + "/" + string(kind) + "/open"
 				}
 				t.Run(name, func(t *testing.T) {
-					w := newWsp(t)
-					w.write("keep.txt", "keep\n", 0o644)
+					w := testkit.NewSandbox(t)
+					w.Write("keep.txt", "keep\n")
 					c.before(w)
-					before := w.state()
+					before := w.State()
 					_, e := startServer(t, w, kind)
-					e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "make it a folder"}, nil)
+					e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "make it a folder"}, nil)
 					c.agent(w)
-					e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
-					after := w.state()
+					e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+					after := w.State()
 					if open {
-						e.open(w.abs(c.open))
+						e.Open(w.Abs(c.open))
 					}
 					var rr commands.RewindResult
-					e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+					e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
 					if !rr.Applied {
 						t.Fatalf("rewind of a folder back into a %s: %s", c.name, rr.FailureReason)
 					}
 					waitSaved(t, e)
-					w.wantState(before, "after the rewind")
+					w.WantState(before, "after the rewind")
 					var plan commands.Plan
-					e.mustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
+					e.MustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
 					if len(plan.Files) != 0 {
 						t.Fatalf("after the rewind the plan still has %+v", plan.Files)
 					}
-					e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+					e.MustCmd(commands.NameUndo, map[string]any{}, &rr)
 					if !rr.Applied {
 						t.Fatalf("undo (the %s a folder again): %s", c.name, rr.FailureReason)
 					}
 					waitSaved(t, e)
-					w.wantState(after, "after the undo")
+					w.WantState(after, "after the undo")
 				})
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestHunkActionNextToDeletedLine: a turn deleted line "b" of a/b/c. The
@@ -12,21 +13,21 @@ import (
 // "b" back: the action is offered only where running it changes the file
 // (one engine both offers and applies it).
 func TestHunkActionNextToDeletedLine(t *testing.T) {
-	w := newWsp(t)
-	w.write("f.txt", "a\nb\nc\n", 0o644)
-	_, e := startServer(t, w, vscodeLike)
-	e.open(w.abs("f.txt"))
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "drop b"}, nil)
-	w.write("f.txt", "a\nc\n", 0o644)
-	e.reload(w.abs("f.txt"))
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	w := testkit.NewSandbox(t)
+	w.Write("f.txt", "a\nb\nc\n")
+	_, e := startServer(t, w, testkit.VSCodeLike)
+	e.Open(w.Abs("f.txt"))
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "drop b"}, nil)
+	w.Write("f.txt", "a\nc\n")
+	e.Reload(w.Abs("f.txt"))
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 
-	uri := uriFromPath(w.abs("f.txt"))
+	uri := testkit.URI(w.Abs("f.txt"))
 	hunkAction := func(line int) *codeAction {
 		var list []codeAction
 		params := map[string]any{"textDocument": map[string]any{"uri": uri},
 			"range": Range{Position{line, 0}, Position{line, 0}}, "context": map[string]any{"diagnostics": []any{}}}
-		if err := e.c.call("textDocument/codeAction", params, &list); err != nil {
+		if err := e.Conn.Call("textDocument/codeAction", params, &list); err != nil {
 			t.Fatal(err)
 		}
 		for i := range list {
@@ -46,12 +47,12 @@ func TestHunkActionNextToDeletedLine(t *testing.T) {
 	var arg map[string]any
 	json.Unmarshal(mustJSON(a.Command.Arguments[0]), &arg)
 	var rr commands.RewindResult
-	e.mustCmd(a.Command.Command, arg, &rr)
+	e.MustCmd(a.Command.Command, arg, &rr)
 	if !rr.Applied || len(rr.Plan.Files) != 1 {
 		t.Fatalf("hunk revert: applied=%v reason=%q files=%+v", rr.Applied, rr.FailureReason, rr.Plan.Files)
 	}
 	waitSaved(t, e)
-	if got, _ := e.text(w.abs("f.txt")); got != "a\nb\nc\n" {
+	if got, _ := e.Text(w.Abs("f.txt")); got != "a\nb\nc\n" {
 		t.Fatalf("after the hunk revert the buffer holds %q; want the deleted line back", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // Live capture: the server sees disk changes itself,
@@ -19,39 +20,39 @@ import (
 
 // startLive starts the real binary on w with a short quiet period and waits
 // until it watches the root.
-func startLive(t *testing.T, w *wsp, options map[string]any) *editor {
+func startLive(t *testing.T, w *testkit.Sandbox, options map[string]any) *testkit.Editor {
 	t.Helper()
-	srv, c := startBinary(t, w.home)
-	e := newEditor(t, c, vscodeLike)
-	e.srv = srv
-	opts := map[string]any{"storeDir": w.store, "autoTurnQuietMs": 400}
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+	e.Server = srv
+	opts := map[string]any{"storeDir": w.Store, "autoTurnQuietMs": 400}
 	for k, v := range options {
 		opts[k] = v
 	}
-	e.initialize([]string{w.root}, opts)
+	e.Initialize([]string{w.Root}, opts)
 	return e
 }
 
 // list is rewind.list.
-func (e *editor) list() commands.ListResult {
-	e.t.Helper()
+func list(e *testkit.Editor) commands.ListResult {
+	e.T.Helper()
 	var l commands.ListResult
-	e.mustCmd(commands.NameList, map[string]any{}, &l)
+	e.MustCmd(commands.NameList, map[string]any{}, &l)
 	return l
 }
 
 // waitTurns waits until the active branch holds n turns, all ended.
-func (e *editor) waitTurns(n int) []commands.TurnInfo {
-	e.t.Helper()
+func waitTurns(e *testkit.Editor, n int) []commands.TurnInfo {
+	e.T.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		l := e.list()
+		l := list(e)
 		if len(l.Turns) == n && (n == 0 || l.Turns[n-1].Ended != "") {
 			return l.Turns
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	e.t.Fatalf("waited for %d ended turns; have %+v", n, e.list().Turns)
+	e.T.Fatalf("waited for %d ended turns; have %+v", n, list(e).Turns)
 	return nil
 }
 
@@ -64,40 +65,40 @@ func changedPaths(ti commands.TurnInfo) map[string]string {
 }
 
 // waitReady waits for the server's first capture (watching or polling).
-func (e *editor) waitReady(want string) commands.StatusResult {
-	e.t.Helper()
+func waitReady(e *testkit.Editor, want string) commands.StatusResult {
+	e.T.Helper()
 	var st commands.StatusResult
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		e.mustCmd(commands.NameStatus, map[string]any{}, &st)
+		e.MustCmd(commands.NameStatus, map[string]any{}, &st)
 		if st.WatchMode == want {
 			return st
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.t.Fatalf("status: watchMode %q, want %q", st.WatchMode, want)
+	e.T.Fatalf("status: watchMode %q, want %q", st.WatchMode, want)
 	return st
 }
 
 func TestLiveAutoTurnFromAnotherProcess(t *testing.T) {
-	w := newWsp(t)
-	w.write("keep.txt", "before\n", 0o644)
-	w.write("gone.txt", "the agent deletes me\n", 0o644)
-	w.write("old.txt", "the agent renames me\n", 0o644)
-	before := w.state()
+	w := testkit.NewSandbox(t)
+	w.Write("keep.txt", "before\n")
+	w.Write("gone.txt", "the agent deletes me\n")
+	w.Write("old.txt", "the agent renames me\n")
+	before := w.State()
 	e := startLive(t, w, nil)
-	st := e.waitReady("watch")
+	st := waitReady(e, "watch")
 	if !st.Watching {
 		t.Fatalf("status.watching false while watching: %+v", st)
 	}
 	// An agent with no hooks: a separate process edits, deletes, renames
 	// and fills a new folder.
 	agent := exec.Command("sh", "-c", "echo after > keep.txt; rm gone.txt; mv old.txt new.txt; mkdir -p made/deep; echo x > made/deep/f.txt")
-	agent.Dir = w.root
+	agent.Dir = w.Root
 	if out, err := agent.CombinedOutput(); err != nil {
 		t.Fatalf("agent: %v %s", err, out)
 	}
-	turns := e.waitTurns(1)
+	turns := waitTurns(e, 1)
 	if turns[0].Source != "auto" {
 		t.Errorf("source %q, want auto", turns[0].Source)
 	}
@@ -107,48 +108,48 @@ func TestLiveAutoTurnFromAnotherProcess(t *testing.T) {
 	}
 	// Its start is the state before the first write.
 	var rr commands.RewindResult
-	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
 	if !rr.Applied {
 		t.Fatalf("rewind: %s", rr.FailureReason)
 	}
-	e.saveAll()
-	w.wantState(before, "after rewinding the auto turn")
+	e.SaveAll()
+	w.WantState(before, "after rewinding the auto turn")
 	// The rewind's own writes and the editor's echoes are no turn.
 	time.Sleep(time.Second)
-	if l := e.list(); len(l.Turns) != 1 {
+	if l := list(e); len(l.Turns) != 1 {
 		t.Fatalf("turns after the rewind: %+v", l.Turns)
 	}
 }
 
 func TestLiveEditorSavesAreNoTurn(t *testing.T) {
-	w := newWsp(t)
-	w.write("notes.md", "# notes\n", 0o644)
+	w := testkit.NewSandbox(t)
+	w.Write("notes.md", "# notes\n")
 	e := startLive(t, w, nil)
-	e.waitReady("watch")
-	e.open(w.abs("notes.md"))
-	e.typeText(w.abs("notes.md"), Range{Position{1, 0}, Position{1, 0}}, "typed by the person\n")
-	e.saveAll()
+	waitReady(e, "watch")
+	e.Open(w.Abs("notes.md"))
+	e.TypeText(w.Abs("notes.md"), kitRange(Range{Position{1, 0}, Position{1, 0}}), "typed by the person\n")
+	e.SaveAll()
 	time.Sleep(1500 * time.Millisecond)
-	if l := e.list(); len(l.Turns) != 0 {
+	if l := list(e); len(l.Turns) != 0 {
 		t.Fatalf("an editor save became a turn: %+v", l.Turns)
 	}
 }
 
 func TestLiveHookTurnSuppressesAutoTurns(t *testing.T) {
-	w := newWsp(t)
-	w.write("a.txt", "a\n", 0o644)
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "a\n")
 	e := startLive(t, w, nil)
-	e.waitReady("watch")
-	cli(t, w.home, w.root, w.store, "turn", "start", "--prompt", "from a hook")
-	w.write("a.txt", "changed by the agent\n", 0o644)
-	w.write("dir/new/file.txt", "a folder made during the turn\n", 0o644)
+	waitReady(e, "watch")
+	w.MustRun("turn", "start", "--prompt", "from a hook")
+	w.Write("a.txt", "changed by the agent\n")
+	w.Write("dir/new/file.txt", "a folder made during the turn\n")
 	time.Sleep(1200 * time.Millisecond) // well past the quiet period
-	l := e.list()
+	l := list(e)
 	if len(l.Turns) != 1 || l.Turns[0].Ended != "" || l.Turns[0].Source != "cli" {
 		t.Fatalf("turns while a hook turn is open: %+v", l.Turns)
 	}
-	cli(t, w.home, w.root, w.store, "turn", "end")
-	turns := e.waitTurns(1)
+	w.MustRun("turn", "end")
+	turns := waitTurns(e, 1)
 	want := map[string]string{"a.txt": "modify", "dir/new/file.txt": "create"}
 	if got := changedPaths(turns[0]); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("hook turn changed %v, want %v", got, want)
@@ -156,11 +157,11 @@ func TestLiveHookTurnSuppressesAutoTurns(t *testing.T) {
 }
 
 func TestLivePollingFallback(t *testing.T) {
-	w := newWsp(t)
-	w.write("a/x.txt", "x\n", 0o644)
-	w.write("b/y.txt", "y\n", 0o644)
+	w := testkit.NewSandbox(t)
+	w.Write("a/x.txt", "x\n")
+	w.Write("b/y.txt", "y\n")
 	e := startLive(t, w, map[string]any{"maxWatches": 1, "pollIntervalMs": 150})
-	st := e.waitReady("poll")
+	st := waitReady(e, "poll")
 	if st.Watching {
 		t.Fatalf("watching true while polling: %+v", st)
 	}
@@ -168,14 +169,14 @@ func TestLivePollingFallback(t *testing.T) {
 		t.Errorf("status pollReason %q: want why it polls", st.PollReason)
 	}
 	// The command line's status (answered by the server) says so too.
-	if out := cli(t, w.home, w.root, w.store, "status"); !strings.Contains(out, "rescans the root") || !strings.Contains(out, "too many folders") {
+	if out := w.MustRun("status"); !strings.Contains(out, "rescans the root") || !strings.Contains(out, "too many folders") {
 		t.Errorf("rewind-lsp status while the server polls:\n%s", out)
 	}
-	if m, _ := e.c.waitNotification("window/logMessage", 0, 5*time.Second, nil); m == nil {
+	if m, _ := e.Conn.WaitNotification("window/logMessage", 0, 5*time.Second, nil); m == nil {
 		t.Error("no window/logMessage about the fallback")
 	}
-	w.write("b/y.txt", "changed\n", 0o644)
-	turns := e.waitTurns(1)
+	w.Write("b/y.txt", "changed\n")
+	turns := waitTurns(e, 1)
 	if got := changedPaths(turns[0]); got["b/y.txt"] != "modify" || len(got) != 1 {
 		t.Fatalf("polled auto turn: %v", got)
 	}
@@ -185,32 +186,32 @@ func TestLivePollingFallback(t *testing.T) {
 // loop of command-line turns at once: the journal stays consistent, turn
 // numbers are unique, and both servers tell their editors.
 func TestLiveTwoServersAndCommandLine(t *testing.T) {
-	w := newWsp(t)
-	w.write("f.txt", "0\n", 0o644)
+	w := testkit.NewSandbox(t)
+	w.Write("f.txt", "0\n")
 	e1 := startLive(t, w, nil)
 	e2 := startLive(t, w, nil)
-	e1.waitReady("watch")
-	e2.waitReady("watch")
-	mark1, mark2 := e1.c.notifCount(), e2.c.notifCount()
+	waitReady(e1, "watch")
+	waitReady(e2, "watch")
+	mark1, mark2 := e1.Conn.NotifCount(), e2.Conn.NotifCount()
 	const n = 6
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
-		cli(t, w.home, w.root, w.store, "turn", "start", "--prompt", fmt.Sprint("cli turn ", i))
-		w.write("f.txt", fmt.Sprint(i+1, "\n"), 0o644)
+		w.MustRun("turn", "start", "--prompt", fmt.Sprint("cli turn ", i))
+		w.Write("f.txt", fmt.Sprint(i+1, "\n"))
 		// The editors make checkpoints meanwhile.
 		wg.Add(2)
-		go func() { defer wg.Done(); e1.cmd(commands.NameCheckpoint, map[string]any{}, nil) }()
-		go func() { defer wg.Done(); e2.cmd(commands.NameCheckpoint, map[string]any{}, nil) }()
-		cli(t, w.home, w.root, w.store, "turn", "end")
+		go func() { defer wg.Done(); e1.Cmd(commands.NameCheckpoint, map[string]any{}, nil) }()
+		go func() { defer wg.Done(); e2.Cmd(commands.NameCheckpoint, map[string]any{}, nil) }()
+		w.MustRun("turn", "end")
 		wg.Wait()
 	}
-	for _, e := range []*editor{e1, e2} {
-		if m, _ := e.c.waitNotification("rewind/didChange", map[*editor]int{e1: mark1, e2: mark2}[e], 2*time.Second, nil); m == nil {
+	for _, e := range []*testkit.Editor{e1, e2} {
+		if m, _ := e.Conn.WaitNotification("rewind/didChange", map[*testkit.Editor]int{e1: mark1, e2: mark2}[e], 2*time.Second, nil); m == nil {
 			t.Error("a server did not send rewind/didChange")
 		}
 	}
 	time.Sleep(time.Second) // past the quiet period: no stray auto turn
-	l := e1.list()
+	l := list(e1)
 	nums := map[int]bool{}
 	for _, tt := range l.Turns {
 		if nums[tt.Turn] {
@@ -224,7 +225,7 @@ func TestLiveTwoServersAndCommandLine(t *testing.T) {
 	if len(l.Turns) != n || len(l.Checkpoints) != 2*n {
 		t.Fatalf("%d turns, %d checkpoints; want %d, %d", len(l.Turns), len(l.Checkpoints), n, 2*n)
 	}
-	out := cli(t, w.home, w.root, w.store, "fsck")
+	out := w.MustRun("fsck")
 	if out == "" {
 		t.Fatal("fsck printed nothing")
 	}
@@ -248,11 +249,11 @@ func TestLiveTwoServersAndCommandLine(t *testing.T) {
 // That is at most one automatic turn, holding notes.txt only, and
 // rewinding it meets no conflict while a new lock is there.
 func TestLiveEditorSideFilesAreNoTurn(t *testing.T) {
-	w := newWsp(t)
-	w.write("notes.txt", "first\n", 0o644)
+	w := testkit.NewSandbox(t)
+	w.Write("notes.txt", "first\n")
 	e := startLive(t, w, nil)
-	e.waitReady("watch")
-	lock := w.abs(".#notes.txt")
+	waitReady(e, "watch")
+	lock := w.Abs(".#notes.txt")
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -260,25 +261,25 @@ func TestLiveEditorSideFilesAreNoTurn(t *testing.T) {
 		}
 	}
 	must(os.Symlink("person@host.4242:1700000000", lock))
-	w.write(".notes.txt.swp", "vim swap", 0o600)
-	w.write("#notes.txt#", "auto-saved\n", 0o644)
+	w.WriteMode(".notes.txt.swp", "vim swap", 0o600)
+	w.Write("#notes.txt#", "auto-saved\n")
 	time.Sleep(700 * time.Millisecond) // typing, past the quiet period
-	w.write("4913", "", 0o644)
-	must(os.Remove(w.abs("4913")))
-	must(os.Rename(w.abs("notes.txt"), w.abs("notes.txt~")))
-	w.write("notes.txt", "second\n", 0o644)
-	must(os.Remove(w.abs("#notes.txt#")))
+	w.Write("4913", "")
+	must(os.Remove(w.Abs("4913")))
+	must(os.Rename(w.Abs("notes.txt"), w.Abs("notes.txt~")))
+	w.Write("notes.txt", "second\n")
+	must(os.Remove(w.Abs("#notes.txt#")))
 	must(os.Remove(lock))
-	w.write(".notes.txt.swp", "vim swap, updated", 0o600)
+	w.WriteMode(".notes.txt.swp", "vim swap, updated", 0o600)
 	time.Sleep(1200 * time.Millisecond) // past the quiet period
-	turns := e.waitTurns(1)
+	turns := waitTurns(e, 1)
 	if got := changedPaths(turns[0]); len(got) != 1 || got["notes.txt"] != "modify" {
 		t.Fatalf("the automatic turn changed %v; want notes.txt only", got)
 	}
 	// The person types again: a new lock, then a rewind of the turn.
 	must(os.Symlink("person@host.4242:1700000001", lock))
 	var rr commands.RewindResult
-	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
 	if !rr.Applied {
 		t.Fatalf("rewind: %s (plan %+v)", rr.FailureReason, rr.Plan)
 	}
@@ -287,17 +288,17 @@ func TestLiveEditorSideFilesAreNoTurn(t *testing.T) {
 			t.Errorf("the rewind touches %+v; want notes.txt only, no conflict", f)
 		}
 	}
-	e.saveAll()
-	if data, err := os.ReadFile(w.abs("notes.txt")); err != nil || string(data) != "first\n" {
+	e.SaveAll()
+	if data, err := os.ReadFile(w.Abs("notes.txt")); err != nil || string(data) != "first\n" {
 		t.Fatalf("notes.txt after the rewind: %q %v", data, err)
 	}
 	for _, side := range []string{".#notes.txt", ".notes.txt.swp", "notes.txt~"} {
-		if _, err := os.Lstat(w.abs(side)); err != nil {
+		if _, err := os.Lstat(w.Abs(side)); err != nil {
 			t.Errorf("the rewind removed %s: %v", side, err)
 		}
 	}
 	time.Sleep(time.Second)
-	if l := e.list(); len(l.Turns) != 1 {
+	if l := list(e); len(l.Turns) != 1 {
 		t.Fatalf("turns: %+v; want the one automatic turn", l.Turns)
 	}
 }

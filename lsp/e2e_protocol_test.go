@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
-func waitExit(t *testing.T, srv *server, want int) {
+func waitExit(t *testing.T, srv *testkit.Server, want int) {
 	t.Helper()
 	select {
-	case code := <-srv.exit:
+	case code := <-srv.Exit:
 		if code != want {
 			t.Fatalf("exit code %d; want %d", code, want)
 		}
@@ -26,67 +27,63 @@ func waitExit(t *testing.T, srv *server, want int) {
 func TestBinaryBadInputAndExit(t *testing.T) {
 	for _, args := range [][]string{nil, {"serve"}, {"--stdio"}} {
 		t.Run(strings.Join(append([]string{"rewind-lsp"}, args...), " "), func(t *testing.T) {
-			w := newWsp(t)
-			srv, c := startBinary(t, w.home, args...)
-			e := newEditor(t, c, vscodeLike)
-			wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NameStatus}, nil),
+			w := testkit.NewSandbox(t)
+			srv, c := testkit.StartServer(w, args...)
+			e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+			wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": commands.NameStatus}, nil),
 				codeNotInitialized, "initialize")
-			e.initialize([]string{w.root}, map[string]any{"storeDir": w.store})
+			e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store})
 
 			orphan := 0
 			for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{`, `"just a string"`, `{}`} {
-				c.writeRaw([]byte(body))
-				var m *wireMsg
-				if m, orphan = c.waitOrphan(orphan, 5*time.Second); m == nil || m.Error == nil {
+				c.WriteRaw([]byte(body))
+				var m *testkit.Message
+				if m, orphan = c.WaitOrphan(orphan, 5*time.Second); m == nil || m.Error == nil {
 					t.Fatalf("no error answer to %q", body)
 				}
 			}
-			c.wmu.Lock()
-			c.w.Write([]byte("this is not a header\r\n\r\nContent-Length: nope\r\n\r\n"))
-			c.wmu.Unlock()
+			c.WriteBytes([]byte("this is not a header\r\n\r\nContent-Length: nope\r\n\r\n"))
 			alive(t, c)
 
-			wantCode(t, c.call("rewind/unknown", map[string]any{}, nil), codeMethodNotFound, "rewind/unknown")
-			wantCode(t, e.cmd("rewind.explode", map[string]any{}, nil), codeInvalidParams, "unknown command")
-			wantCode(t, e.cmd(commands.NameList, map[string]any{"limit": "ten"}, nil), codeInvalidParams, "limit")
-			wantCode(t, e.cmd(commands.NameRewind, map[string]any{"target": "turn:99"}, nil), codeInvalidParams, "target")
-			wantCode(t, e.cmd(commands.NamePreview, map[string]any{"target": "1", "paths": "a.txt"}, nil), codeInvalidParams, "paths")
-			wantCode(t, e.cmd(commands.NamePreview, map[string]any{"target": "1", "mode": "sideways"}, nil), codeInvalidParams, "mode")
-			wantCode(t, e.cmd(commands.NameUndo, map[string]any{}, nil), codeRequestFailed, "nothing to undo")
-			wantCode(t, c.call("rewind/content", map[string]any{"uri": "rewind:/0000/x.txt"}, nil), codeRequestFailed, "x.txt")
+			wantCode(t, c.Call("rewind/unknown", map[string]any{}, nil), codeMethodNotFound, "rewind/unknown")
+			wantCode(t, e.Cmd("rewind.explode", map[string]any{}, nil), codeInvalidParams, "unknown command")
+			wantCode(t, e.Cmd(commands.NameList, map[string]any{"limit": "ten"}, nil), codeInvalidParams, "limit")
+			wantCode(t, e.Cmd(commands.NameRewind, map[string]any{"target": "turn:99"}, nil), codeInvalidParams, "target")
+			wantCode(t, e.Cmd(commands.NamePreview, map[string]any{"target": "1", "paths": "a.txt"}, nil), codeInvalidParams, "paths")
+			wantCode(t, e.Cmd(commands.NamePreview, map[string]any{"target": "1", "mode": "sideways"}, nil), codeInvalidParams, "mode")
+			wantCode(t, e.Cmd(commands.NameUndo, map[string]any{}, nil), codeRequestFailed, "nothing to undo")
+			wantCode(t, c.Call("rewind/content", map[string]any{"uri": "rewind:/0000/x.txt"}, nil), codeRequestFailed, "x.txt")
 			alive(t, c)
 
-			if err := c.call("shutdown", nil, nil); err != nil {
+			if err := c.Call("shutdown", nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			c.notify("exit", nil)
+			c.Notify("exit", nil)
 			waitExit(t, srv, 0)
 		})
 	}
 }
 
 func TestBinaryExitWithoutShutdown(t *testing.T) {
-	w := newWsp(t)
-	srv, c := startBinary(t, w.home)
-	newEditor(t, c, plainClient).initialize([]string{w.root}, map[string]any{"storeDir": w.store})
-	c.notify("exit", nil)
+	w := testkit.NewSandbox(t)
+	srv, c := testkit.StartServer(w)
+	testkit.NewEditor(t, c, testkit.PlainClient).Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store})
+	c.Notify("exit", nil)
 	waitExit(t, srv, 1)
 }
 
 // TestShutdownWithCommandInFlight: a rewind waits on the editor's answer to
 // applyEdit; shutdown is still answered at once and exit ends the process.
 func TestShutdownWithCommandInFlight(t *testing.T) {
-	_, e := oneTurn(t, vscodeLike)
+	_, e := oneTurn(t, testkit.VSCodeLike)
 	block := make(chan struct{})
-	t.Cleanup(func() { e.stop(); close(block) })
-	e.mu.Lock()
-	e.before = func(*editor) { <-block }
-	e.mu.Unlock()
-	_, rewindCh := e.c.start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
+	t.Cleanup(func() { e.Stop(); close(block) })
+	e.SetBeforeApply(func(*testkit.Editor) { <-block })
+	_, rewindCh := e.Conn.Start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
 		"arguments": []any{map[string]any{"target": "1"}}})
 	time.Sleep(300 * time.Millisecond) // the rewind is waiting for the editor
 	start := time.Now()
-	if err := e.c.call("shutdown", nil, nil); err != nil {
+	if err := e.Conn.Call("shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -97,9 +94,9 @@ func TestShutdownWithCommandInFlight(t *testing.T) {
 		t.Logf("the rewind answered before exit: %+v", m.Error)
 	default:
 	}
-	e.c.notify("exit", nil)
+	e.Conn.Notify("exit", nil)
 	start = time.Now()
-	waitExit(t, e.srv, 0)
+	waitExit(t, e.Server, 0)
 	t.Logf("exit took %v", time.Since(start))
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("exit took %v with a command in flight", d)
@@ -109,37 +106,33 @@ func TestShutdownWithCommandInFlight(t *testing.T) {
 // TestCancelRequest: $/cancelRequest on a rewind waiting for the editor
 // answers it with RequestCancelled.
 func TestCancelRequest(t *testing.T) {
-	_, e := oneTurn(t, vscodeLike)
+	_, e := oneTurn(t, testkit.VSCodeLike)
 	block := make(chan struct{})
-	t.Cleanup(func() { e.stop(); close(block) })
-	e.mu.Lock()
-	e.before = func(*editor) { <-block }
-	e.mu.Unlock()
-	id, ch := e.c.start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
+	t.Cleanup(func() { e.Stop(); close(block) })
+	e.SetBeforeApply(func(*testkit.Editor) { <-block })
+	id, ch := e.Conn.Start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
 		"arguments": []any{map[string]any{"target": "1"}}})
 	time.Sleep(300 * time.Millisecond)
-	e.c.notify("$/cancelRequest", map[string]any{"id": id})
-	err := e.c.wait("rewind", ch, nil, 5*time.Second)
+	e.Conn.Notify("$/cancelRequest", map[string]any{"id": id})
+	err := e.Conn.Wait("rewind", ch, nil, 5*time.Second)
 	wantCode(t, err, codeRequestCancelled, "cancelled")
 }
 
 // TestProgress: a command slower than 200 ms reports work-done progress to
 // a client that supports it.
 func TestProgress(t *testing.T) {
-	_, e := oneTurn(t, vscodeLike)
-	e.mu.Lock()
-	e.before = func(*editor) { time.Sleep(500 * time.Millisecond) }
-	e.mu.Unlock()
-	mark := e.c.notifCount()
+	_, e := oneTurn(t, testkit.VSCodeLike)
+	e.SetBeforeApply(func(*testkit.Editor) { time.Sleep(500 * time.Millisecond) })
+	mark := e.Conn.NotifCount()
 	var rr commands.RewindResult
-	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
-	begin, next := e.c.waitNotification("$/progress", mark, 10*time.Second, func(m *wireMsg) bool {
+	e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	begin, next := e.Conn.WaitNotification("$/progress", mark, 10*time.Second, func(m *testkit.Message) bool {
 		return strings.Contains(string(m.Params), `"begin"`)
 	})
 	if begin == nil {
 		t.Fatal("no $/progress begin for a slow rewind")
 	}
-	if end, _ := e.c.waitNotification("$/progress", next, 10*time.Second, func(m *wireMsg) bool {
+	if end, _ := e.Conn.WaitNotification("$/progress", next, 10*time.Second, func(m *testkit.Message) bool {
 		return strings.Contains(string(m.Params), `"end"`)
 	}); end == nil {
 		t.Fatal("no $/progress end")
@@ -150,15 +143,15 @@ func TestProgress(t *testing.T) {
 // rewind/content and the code actions: a file's history, its text in a
 // snapshot, and the preview and rewind actions offered on it.
 func TestHistoryContentAndCodeActions(t *testing.T) {
-	w, e := oneTurn(t, neovimLike)
-	uri := uriFromPath(w.abs("a.txt"))
+	w, e := oneTurn(t, testkit.NeovimLike)
+	uri := testkit.URI(w.Abs("a.txt"))
 	var hist commands.FileHistoryResult
-	e.mustCmd(commands.NameFileHistory, map[string]any{"uri": uri}, &hist)
+	e.MustCmd(commands.NameFileHistory, map[string]any{"uri": uri}, &hist)
 	if len(hist.History) != 1 || hist.History[0].Turn != 1 {
 		t.Fatalf("fileHistory: %+v", hist)
 	}
 	var content contentResult
-	if err := e.c.call("rewind/content", map[string]any{"uri": "rewind:/" + hist.History[0].Snapshot.String() + "/a.txt"}, &content); err != nil {
+	if err := e.Conn.Call("rewind/content", map[string]any{"uri": "rewind:/" + hist.History[0].Snapshot.String() + "/a.txt"}, &content); err != nil {
 		t.Fatal(err)
 	}
 	if content.Text != "alpha\nbeta 😀\ngamma\n" {
@@ -171,7 +164,7 @@ func TestHistoryContentAndCodeActions(t *testing.T) {
 			params["context"] = map[string]any{"diagnostics": []any{}, "only": only}
 		}
 		var list []codeAction
-		if err := e.c.call("textDocument/codeAction", params, &list); err != nil {
+		if err := e.Conn.Call("textDocument/codeAction", params, &list); err != nil {
 			t.Fatal(err)
 		}
 		m := map[string]codeAction{}
@@ -199,19 +192,19 @@ func TestHistoryContentAndCodeActions(t *testing.T) {
 	}
 
 	// Run the hunk action's command: only that hunk goes back.
-	w.write("a.txt", "alpha\nBETA 😀 by agent\ngamma\nmore by the agent\n", 0o644)
-	e.reload(w.abs("a.txt"))
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "second"}, nil)
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	w.Write("a.txt", "alpha\nBETA 😀 by agent\ngamma\nmore by the agent\n")
+	e.Reload(w.Abs("a.txt"))
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "second"}, nil)
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 	var arg map[string]any
 	json.Unmarshal(mustJSON(hunk.Command.Arguments[0]), &arg)
 	var rr commands.RewindResult
-	e.mustCmd(hunk.Command.Command, arg, &rr)
+	e.MustCmd(hunk.Command.Command, arg, &rr)
 	if !rr.Applied {
 		t.Fatalf("hunk rewind: %s", rr.FailureReason)
 	}
 	waitSaved(t, e)
-	if got, _ := e.text(w.abs("a.txt")); got != "alpha\nbeta 😀\ngamma\nmore by the agent\n" {
+	if got, _ := e.Text(w.Abs("a.txt")); got != "alpha\nbeta 😀\ngamma\nmore by the agent\n" {
 		t.Fatalf("after the hunk revert: %q", got)
 	}
 }
@@ -223,49 +216,49 @@ func mustJSON(v any) []byte {
 
 // TestMultiRoot: two folders with their own stores; root and uri select.
 func TestMultiRoot(t *testing.T) {
-	w := newWsp(t)
-	rootB := filepath.Join(w.home, "other")
+	w := testkit.NewSandbox(t)
+	rootB := filepath.Join(w.Home, "other")
 	os.MkdirAll(rootB, 0o755)
 	os.WriteFile(filepath.Join(rootB, "b.txt"), []byte("b\n"), 0o644)
-	w.write("a.txt", "a\n", 0o644)
-	srv, c := startBinary(t, w.home)
+	w.Write("a.txt", "a\n")
+	srv, c := testkit.StartServer(w)
 	_ = srv
-	e := newEditor(t, c, vscodeLike)
-	e.initialize([]string{w.root, rootB}, map[string]any{"storeDir": w.store})
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+	e.Initialize([]string{w.Root, rootB}, map[string]any{"storeDir": w.Store})
 
 	var sa, sb commands.StatusResult
-	e.mustCmd(commands.NameStatus, map[string]any{}, &sa)
-	e.mustCmd(commands.NameStatus, map[string]any{"root": uriFromPath(rootB)}, &sb)
-	if sa.Root != w.root || sb.Root != rootB || sa.Store == sb.Store || sa.Store != w.store {
+	e.MustCmd(commands.NameStatus, map[string]any{}, &sa)
+	e.MustCmd(commands.NameStatus, map[string]any{"root": testkit.URI(rootB)}, &sb)
+	if sa.Root != w.Root || sb.Root != rootB || sa.Store == sb.Store || sa.Store != w.Store {
 		t.Fatalf("status: %+v / %+v", sa, sb)
 	}
 	var byURI commands.StatusResult
-	e.mustCmd(commands.NameStatus, map[string]any{"uri": uriFromPath(filepath.Join(rootB, "b.txt"))}, &byURI)
+	e.MustCmd(commands.NameStatus, map[string]any{"uri": testkit.URI(filepath.Join(rootB, "b.txt"))}, &byURI)
 	if byURI.Root != rootB {
 		t.Fatalf("uri selected %s; want %s", byURI.Root, rootB)
 	}
 	// A turn in B does not show in A.
-	e.mustCmd(commands.NameTurnStart, map[string]any{"root": rootB, "prompt": "in b"}, nil)
+	e.MustCmd(commands.NameTurnStart, map[string]any{"root": rootB, "prompt": "in b"}, nil)
 	os.WriteFile(filepath.Join(rootB, "b.txt"), []byte("B\n"), 0o644)
-	e.mustCmd(commands.NameTurnEnd, map[string]any{"root": rootB}, nil)
-	e.mustCmd(commands.NameStatus, map[string]any{}, &sa)
-	e.mustCmd(commands.NameStatus, map[string]any{"root": rootB}, &sb)
+	e.MustCmd(commands.NameTurnEnd, map[string]any{"root": rootB}, nil)
+	e.MustCmd(commands.NameStatus, map[string]any{}, &sa)
+	e.MustCmd(commands.NameStatus, map[string]any{"root": rootB}, &sb)
 	if sa.Turns != 0 || sb.Turns != 1 {
 		t.Fatalf("turns: a=%d b=%d; want 0, 1", sa.Turns, sb.Turns)
 	}
 	var rr commands.RewindResult
-	e.mustCmd(commands.NameRewind, map[string]any{"root": rootB, "target": "1"}, &rr)
+	e.MustCmd(commands.NameRewind, map[string]any{"root": rootB, "target": "1"}, &rr)
 	if data, _ := os.ReadFile(filepath.Join(rootB, "b.txt")); !rr.Applied || string(data) != "b\n" {
 		t.Fatalf("rewind in b: %+v, b.txt=%q", rr, data)
 	}
 
 	// Folders come and go.
-	c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
-		"added": []any{}, "removed": []any{map[string]any{"uri": uriFromPath(rootB), "name": "other"}}}})
-	wantCode(t, e.cmd(commands.NameStatus, map[string]any{"root": rootB}, nil), codeInvalidParams, "root")
-	c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
-		"added": []any{map[string]any{"uri": uriFromPath(rootB), "name": "other"}}, "removed": []any{}}})
-	e.mustCmd(commands.NameStatus, map[string]any{"root": rootB}, &sb)
+	c.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{}, "removed": []any{map[string]any{"uri": testkit.URI(rootB), "name": "other"}}}})
+	wantCode(t, e.Cmd(commands.NameStatus, map[string]any{"root": rootB}, nil), codeInvalidParams, "root")
+	c.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": testkit.URI(rootB), "name": "other"}}, "removed": []any{}}})
+	e.MustCmd(commands.NameStatus, map[string]any{"root": rootB}, &sb)
 	if sb.Turns != 1 {
 		t.Fatalf("re-added folder: %d turns; want 1 (same store)", sb.Turns)
 	}
@@ -275,21 +268,21 @@ func TestMultiRoot(t *testing.T) {
 func TestRootURIFallback(t *testing.T) {
 	for _, field := range []string{"rootUri", "rootPath"} {
 		t.Run(field, func(t *testing.T) {
-			w := newWsp(t)
-			_, c := startBinary(t, w.home)
-			e := newEditor(t, c, plainClient)
-			v := w.root
+			w := testkit.NewSandbox(t)
+			_, c := testkit.StartServer(w)
+			e := testkit.NewEditor(t, c, testkit.PlainClient)
+			v := w.Root
 			if field == "rootUri" {
-				v = uriFromPath(w.root)
+				v = testkit.URI(w.Root)
 			}
-			if err := c.call("initialize", map[string]any{"capabilities": map[string]any{}, field: v,
-				"initializationOptions": map[string]any{"storeDir": w.store}}, nil); err != nil {
+			if err := c.Call("initialize", map[string]any{"capabilities": map[string]any{}, field: v,
+				"initializationOptions": map[string]any{"storeDir": w.Store}}, nil); err != nil {
 				t.Fatal(err)
 			}
 			var st commands.StatusResult
-			e.mustCmd(commands.NameStatus, map[string]any{}, &st)
-			if st.Root != w.root {
-				t.Fatalf("root %s; want %s", st.Root, w.root)
+			e.MustCmd(commands.NameStatus, map[string]any{}, &st)
+			if st.Root != w.Root {
+				t.Fatalf("root %s; want %s", st.Root, w.Root)
 			}
 		})
 	}
@@ -298,21 +291,21 @@ func TestRootURIFallback(t *testing.T) {
 // TestUTF8Rewind: with utf-8 positions, edits reaching the end of a line
 // without a final newline count bytes.
 func TestUTF8Rewind(t *testing.T) {
-	w := newWsp(t)
-	w.write("n.txt", "x\n😀 end", 0o644)
-	_, e := startServer(t, w, neovimLike, "utf-8")
-	if !e.utf8 {
+	w := testkit.NewSandbox(t)
+	w.Write("n.txt", "x\n😀 end")
+	_, e := startServer(t, w, testkit.NeovimLike, "utf-8")
+	if !e.UTF8 {
 		t.Fatal("utf-8 not negotiated")
 	}
-	e.open(w.abs("n.txt"))
-	e.mustCmd(commands.NameTurnStart, map[string]any{}, nil)
-	w.write("n.txt", "x\n😀 changed", 0o644)
-	e.reload(w.abs("n.txt"))
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	e.Open(w.Abs("n.txt"))
+	e.MustCmd(commands.NameTurnStart, map[string]any{}, nil)
+	w.Write("n.txt", "x\n😀 changed")
+	e.Reload(w.Abs("n.txt"))
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 	var rr commands.RewindResult
-	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
 	waitSaved(t, e)
-	if got, _ := e.text(w.abs("n.txt")); !rr.Applied || got != "x\n😀 end" {
+	if got, _ := e.Text(w.Abs("n.txt")); !rr.Applied || got != "x\n😀 end" {
 		t.Fatalf("applied=%v %q; buffer %q", rr.Applied, rr.FailureReason, got)
 	}
 }
@@ -320,21 +313,21 @@ func TestUTF8Rewind(t *testing.T) {
 // TestJournalChangeFromOtherProcess: a checkpoint made on the command line
 // reaches the editor as rewind/didChange within a second.
 func TestJournalChangeFromOtherProcess(t *testing.T) {
-	w := newWsp(t)
-	w.write("a.txt", "a\n", 0o644)
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "a\n")
 	// A plain LSP client that declared rewind/didChange hears of it; one
 	// that did not (lsp-mode, Helix: "unknown notification" warnings) is
 	// never sent it.
-	_, plain := startServer(t, w, plainClient)
-	srv, c := startBinary(t, w.home)
-	e := newEditor(t, c, plainClient)
-	e.srv = srv
-	e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "rewindDidChange": true})
+	_, plain := startServer(t, w, testkit.PlainClient)
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(t, c, testkit.PlainClient)
+	e.Server = srv
+	e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "rewindDidChange": true})
 	time.Sleep(100 * time.Millisecond)
-	mark, plainMark := e.c.notifCount(), plain.c.notifCount()
+	mark, plainMark := e.Conn.NotifCount(), plain.Conn.NotifCount()
 	start := time.Now()
-	cli(t, w.home, w.root, w.store, "checkpoint", "here")
-	m, _ := e.c.waitNotification("rewind/didChange", mark, 2*time.Second, nil)
+	w.MustRun("checkpoint", "here")
+	m, _ := e.Conn.WaitNotification("rewind/didChange", mark, 2*time.Second, nil)
 	if m == nil {
 		t.Fatal("no rewind/didChange for a checkpoint made by another process")
 	}
@@ -343,10 +336,10 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 	}
 	var n didChangeJournal
 	json.Unmarshal(m.Params, &n)
-	if n.Root != w.root || n.Latest == "" {
+	if n.Root != w.Root || n.Latest == "" {
 		t.Fatalf("rewind/didChange %s", m.Params)
 	}
-	if m, _ := plain.c.waitNotification("rewind/didChange", plainMark, 500*time.Millisecond, nil); m != nil {
+	if m, _ := plain.Conn.WaitNotification("rewind/didChange", plainMark, 500*time.Millisecond, nil); m != nil {
 		t.Errorf("a client that did not declare rewind/didChange was sent it: %s", m.Params)
 	}
 }
@@ -355,16 +348,16 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 // made through one server reaches the other editor as rewind/didChange
 // within a second (the journal is written by another process).
 func TestJournalChangeFromOtherServer(t *testing.T) {
-	w := newWsp(t)
-	w.write("a.txt", "a\n", 0o644)
-	_, first := startServer(t, w, vscodeLike)
-	_, second := startServer(t, w, neovimLike)
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "a\n")
+	_, first := startServer(t, w, testkit.VSCodeLike)
+	_, second := startServer(t, w, testkit.NeovimLike)
 	time.Sleep(100 * time.Millisecond)
-	mark := second.c.notifCount()
+	mark := second.Conn.NotifCount()
 	start := time.Now()
 	var cp commands.CheckpointResult
-	first.mustCmd(commands.NameCheckpoint, map[string]any{"label": "from-the-first"}, &cp)
-	m, _ := second.c.waitNotification("rewind/didChange", mark, 2*time.Second, nil)
+	first.MustCmd(commands.NameCheckpoint, map[string]any{"label": "from-the-first"}, &cp)
+	m, _ := second.Conn.WaitNotification("rewind/didChange", mark, 2*time.Second, nil)
 	if m == nil {
 		t.Fatal("the second editor heard nothing of the first server's checkpoint")
 	}

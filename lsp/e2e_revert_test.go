@@ -10,25 +10,26 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // agentTurn plays an agent turn over LSP: the agent writes files on disk,
 // the editor reloads the open ones.
-func agentTurn(t *testing.T, w *wsp, e *editor, prompt string, files map[string]string) {
+func agentTurn(t *testing.T, w *testkit.Sandbox, e *testkit.Editor, prompt string, files map[string]string) {
 	t.Helper()
-	e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": prompt}, nil)
+	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": prompt}, nil)
 	for rel, text := range files {
-		w.write(rel, text, 0o644)
-		e.reload(w.abs(rel))
+		w.Write(rel, text)
+		e.Reload(w.Abs(rel))
 	}
-	e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 }
 
 // blameOf renders rewind.blame of rel as "line:turn …".
-func blameOf(t *testing.T, e *editor, w *wsp, rel string) string {
+func blameOf(t *testing.T, e *testkit.Editor, w *testkit.Sandbox, rel string) string {
 	t.Helper()
 	var res commands.BlameResult
-	e.mustCmd(commands.NameBlame, map[string]any{"uri": uriFromPath(w.abs(rel))}, &res)
+	e.MustCmd(commands.NameBlame, map[string]any{"uri": testkit.URI(w.Abs(rel))}, &res)
 	var parts []string
 	for _, r := range res.Ranges {
 		for l := r.StartLine; l < r.EndLine; l++ {
@@ -45,13 +46,13 @@ func blameOf(t *testing.T, e *editor, w *wsp, rel string) string {
 // turns 1 and 3 exactly, removes the created file, and undo brings it all
 // back.
 func TestRevertTurnInEditor(t *testing.T) {
-	for _, kind := range []editorKind{vscodeLike, neovimLike} {
+	for _, kind := range []testkit.EditorKind{testkit.VSCodeLike, testkit.NeovimLike} {
 		t.Run(string(kind), func(t *testing.T) {
-			w := newWsp(t)
-			w.write("f.txt", "one\ntwo\nthree\nfour\nfive\n", 0o644)
+			w := testkit.NewSandbox(t)
+			w.Write("f.txt", "one\ntwo\nthree\nfour\nfive\n")
 			_, e := startServer(t, w, kind)
-			f := w.abs("f.txt")
-			e.open(f)
+			f := w.Abs("f.txt")
+			e.Open(f)
 			agentTurn(t, w, e, "first", map[string]string{"f.txt": "ONE\ntwo\nthree\nfour\nfive\n"})
 			agentTurn(t, w, e, "second", map[string]string{"f.txt": "ONE\ntwo\nTHREE\nfour\nfive\n", "made.txt": "by turn 2\n"})
 			agentTurn(t, w, e, "third", map[string]string{"f.txt": "ONE\ntwo\nTHREE\nfour\nFIVE\n"})
@@ -60,18 +61,18 @@ func TestRevertTurnInEditor(t *testing.T) {
 			}
 
 			// The person edits the line turn 2 wrote (unsaved buffer).
-			e.typeText(f, Range{Position{2, 5}, Position{2, 5}}, " (mine)")
+			e.TypeText(f, kitRange(Range{Position{2, 5}, Position{2, 5}}), " (mine)")
 			var rr commands.RewindResult
 			// A dry run that finds the conflict answers it, and shows no message.
-			n := e.c.notifCount()
-			e.mustCmd(commands.NameRevert, map[string]any{"target": "2", "dryRun": true}, &rr)
+			n := e.Conn.NotifCount()
+			e.MustCmd(commands.NameRevert, map[string]any{"target": "2", "dryRun": true}, &rr)
 			if rr.Applied || !strings.Contains(rr.FailureReason, "user") {
 				t.Fatalf("dry run over the person's edit: %+v", rr)
 			}
-			if m, _ := e.c.waitNotification("window/showMessage", n, 300*time.Millisecond, nil); m != nil {
+			if m, _ := e.Conn.WaitNotification("window/showMessage", n, 300*time.Millisecond, nil); m != nil {
 				t.Fatalf("a dry run showed a message: %s", m.Params)
 			}
-			e.mustCmd(commands.NameRevert, map[string]any{"target": "2"}, &rr)
+			e.MustCmd(commands.NameRevert, map[string]any{"target": "2"}, &rr)
 			if rr.Applied || !strings.Contains(rr.FailureReason, "user") || !strings.Contains(rr.FailureReason, "f.txt") {
 				t.Fatalf("revert over the person's edit: applied=%v reason=%q", rr.Applied, rr.FailureReason)
 			}
@@ -87,36 +88,36 @@ func TestRevertTurnInEditor(t *testing.T) {
 			if got := blameOf(t, e, w, "f.txt"); got != "0:1 4:3" {
 				t.Fatalf("blame with the person's edit in the buffer: %q", got)
 			}
-			if _, err := os.Stat(w.abs("made.txt")); err != nil {
+			if _, err := os.Stat(w.Abs("made.txt")); err != nil {
 				t.Fatal("a refused revert removed made.txt")
 			}
 
 			// The person takes the edit back; the revert goes through.
-			e.typeText(f, Range{Position{2, 5}, Position{2, 12}}, "")
-			e.mustCmd(commands.NameRevert, map[string]any{"target": "2"}, &rr)
+			e.TypeText(f, kitRange(Range{Position{2, 5}, Position{2, 12}}), "")
+			e.MustCmd(commands.NameRevert, map[string]any{"target": "2"}, &rr)
 			if !rr.Applied || rr.Entry == "" {
 				t.Fatalf("revert of turn 2: %q", rr.FailureReason)
 			}
 			waitSaved(t, e)
-			if got, _ := e.text(f); got != "ONE\ntwo\nthree\nfour\nFIVE\n" {
+			if got, _ := e.Text(f); got != "ONE\ntwo\nthree\nfour\nFIVE\n" {
 				t.Fatalf("buffer after reverting turn 2: %q", got)
 			}
-			if _, err := os.Stat(w.abs("made.txt")); err == nil {
+			if _, err := os.Stat(w.Abs("made.txt")); err == nil {
 				t.Fatal("made.txt, created by turn 2, is still there")
 			}
 			if got := blameOf(t, e, w, "f.txt"); got != "0:1 4:3" {
 				t.Fatalf("blame after the revert: %q", got)
 			}
 
-			e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+			e.MustCmd(commands.NameUndo, map[string]any{}, &rr)
 			if !rr.Applied {
 				t.Fatalf("undo of the revert: %q", rr.FailureReason)
 			}
 			waitSaved(t, e)
-			if got, _ := e.text(f); got != "ONE\ntwo\nTHREE\nfour\nFIVE\n" {
+			if got, _ := e.Text(f); got != "ONE\ntwo\nTHREE\nfour\nFIVE\n" {
 				t.Fatalf("buffer after undo: %q", got)
 			}
-			if data, err := os.ReadFile(w.abs("made.txt")); err != nil || string(data) != "by turn 2\n" {
+			if data, err := os.ReadFile(w.Abs("made.txt")); err != nil || string(data) != "by turn 2\n" {
 				t.Fatalf("made.txt after undo: %q %v", data, err)
 			}
 			if got := blameOf(t, e, w, "f.txt"); got != "0:1 2:2 4:3" {
@@ -131,18 +132,18 @@ func TestRevertTurnInEditor(t *testing.T) {
 // action is offered on it and takes back only that hunk; the Preview
 // action opens the plan's diff with window/showDocument.
 func TestBlameHoverAndRevertHereAction(t *testing.T) {
-	w := newWsp(t)
-	w.write("f.txt", "a\nb\nc\nd\ne\n", 0o644)
-	_, e := startServer(t, w, vscodeLike)
-	f := w.abs("f.txt")
-	e.open(f)
+	w := testkit.NewSandbox(t)
+	w.Write("f.txt", "a\nb\nc\nd\ne\n")
+	_, e := startServer(t, w, testkit.VSCodeLike)
+	f := w.Abs("f.txt")
+	e.Open(f)
 	agentTurn(t, w, e, "shout a and e", map[string]string{"f.txt": "A\nb\nc\nd\nE\n"})
 	agentTurn(t, w, e, "shout c", map[string]string{"f.txt": "A\nb\nC\nd\nE\n"})
-	uri := uriFromPath(f)
+	uri := testkit.URI(f)
 
 	hover := func(line int) *hoverResult {
 		var raw json.RawMessage
-		if err := e.c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri},
+		if err := e.Conn.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri},
 			"position": Position{line, 0}}, &raw); err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestBlameHoverAndRevertHereAction(t *testing.T) {
 
 	actions := func(line int) map[string]codeAction {
 		var list []codeAction
-		if err := e.c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		if err := e.Conn.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
 			"range": Range{Position{line, 0}, Position{line, 0}}, "context": map[string]any{"diagnostics": []any{}}}, &list); err != nil {
 			t.Fatal(err)
 		}
@@ -184,11 +185,11 @@ func TestBlameHoverAndRevertHereAction(t *testing.T) {
 	var arg map[string]any
 	json.Unmarshal(mustJSON(a.Command.Arguments[0]), &arg)
 	var rr commands.RewindResult
-	e.mustCmd(a.Command.Command, arg, &rr)
+	e.MustCmd(a.Command.Command, arg, &rr)
 	if !rr.Applied {
 		t.Fatalf("revert here: %q", rr.FailureReason)
 	}
-	if got, _ := e.text(f); got != "A\nb\nC\nd\ne\n" {
+	if got, _ := e.Text(f); got != "A\nb\nC\nd\ne\n" {
 		t.Fatalf("after reverting turn 1 at line 4: %q (turn 1's other hunk and turn 2 must stay)", got)
 	}
 
@@ -198,10 +199,8 @@ func TestBlameHoverAndRevertHereAction(t *testing.T) {
 	}
 	var parg map[string]any
 	json.Unmarshal(mustJSON(p.Command.Arguments[0]), &parg)
-	e.mustCmd(p.Command.Command, parg, nil)
-	e.mu.Lock()
-	shown := append([]string(nil), e.shown...)
-	e.mu.Unlock()
+	e.MustCmd(p.Command.Command, parg, nil)
+	shown := append([]string(nil), e.Shown()...)
 	if len(shown) != 1 {
 		t.Fatalf("showDocument requests: %v", shown)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestBinaryStrictJSONRPC drives the real binary: a message that is not
@@ -15,10 +16,10 @@ import (
 // answered too, with its own id when that id is valid. The server keeps
 // serving after each.
 func TestBinaryStrictJSONRPC(t *testing.T) {
-	w := newWsp(t)
-	w.write("a.txt", "a\n", 0o644)
-	_, e := startServer(t, w, vscodeLike)
-	c := e.c
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "a\n")
+	_, e := startServer(t, w, testkit.VSCodeLike)
+	c := e.Conn
 	checkpoint := func(label string) string {
 		return fmt.Sprintf(`"method":"workspace/executeCommand","params":{"command":%q,"arguments":[{"label":%q}]}`,
 			commands.NameCheckpoint, label)
@@ -36,9 +37,9 @@ func TestBinaryStrictJSONRPC(t *testing.T) {
 	}
 	orphan := 0
 	for _, tc := range cases {
-		c.writeRaw([]byte(tc.body))
-		var m *wireMsg
-		if m, orphan = c.waitOrphan(orphan, 5*time.Second); m == nil {
+		c.WriteRaw([]byte(tc.body))
+		var m *testkit.Message
+		if m, orphan = c.WaitOrphan(orphan, 5*time.Second); m == nil {
 			t.Fatalf("no answer to %s", tc.body)
 		}
 		id := "null"
@@ -54,17 +55,17 @@ func TestBinaryStrictJSONRPC(t *testing.T) {
 		alive(t, c)
 	}
 	var list commands.ListResult
-	e.mustCmd(commands.NameList, map[string]any{}, &list)
+	e.MustCmd(commands.NameList, map[string]any{}, &list)
 	if len(list.Checkpoints) != 0 {
 		t.Fatalf("a request that is not JSON-RPC 2.0 was executed: %+v", list.Checkpoints)
 	}
 	// The same request as JSON-RPC 2.0 is executed.
-	c.writeRaw([]byte(`{"jsonrpc":"2.0","id":900009,` + checkpoint("good") + `}`))
-	m, _ := c.waitOrphan(orphan, 10*time.Second)
+	c.WriteRaw([]byte(`{"jsonrpc":"2.0","id":900009,` + checkpoint("good") + `}`))
+	m, _ := c.WaitOrphan(orphan, 10*time.Second)
 	if m == nil || m.Error != nil {
 		t.Fatalf("a valid checkpoint request: %+v", m)
 	}
-	e.mustCmd(commands.NameList, map[string]any{}, &list)
+	e.MustCmd(commands.NameList, map[string]any{}, &list)
 	if len(list.Checkpoints) != 1 || list.Checkpoints[0].Label != "good" {
 		t.Fatalf("checkpoints %+v; want the one labelled good", list.Checkpoints)
 	}

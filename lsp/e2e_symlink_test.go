@@ -3,13 +3,13 @@ package lsp
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestSymlinkedFolderIsOneRoot: an editor opens a workspace folder through
@@ -18,19 +18,18 @@ import (
 // under the link, and a rewind edits the buffers it has open by that name;
 // the command line on the link reaches the same server.
 func TestSymlinkedFolderIsOneRoot(t *testing.T) {
-	w := newWsp(t)
-	link := filepath.Join(w.home, "link")
-	if err := os.Symlink(w.root, link); err != nil {
+	w := testkit.NewSandbox(t)
+	link := filepath.Join(w.Home, "link")
+	if err := os.Symlink(w.Root, link); err != nil {
 		t.Fatal(err)
 	}
-	w.write("a.txt", "before\n", 0o644)
+	w.Write("a.txt", "before\n")
 	linked := filepath.Join(link, "a.txt")
 	// run runs the command line in dir without --root or --store: the
 	// root and the default store are found from the folder.
 	run := func(dir string, env []string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(binary(t), args...)
-		cmd.Env = append(testEnv(w.home), append(env, "PWD="+dir)...)
+		cmd := w.Command(args, append(env, "PWD="+dir)...)
 		cmd.Dir = dir
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -41,58 +40,58 @@ func TestSymlinkedFolderIsOneRoot(t *testing.T) {
 	}
 	alone := []string{"REWIND_LSP_NO_SERVER=1"}
 
-	srv, c := startBinary(t, w.home)
-	e := newEditor(t, c, vscodeLike)
-	e.srv = srv
-	e.initialize([]string{link}, map[string]any{"autoTurnQuietMs": 400})
-	e.open(linked)
-	mark := c.notifCount()
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+	e.Server = srv
+	e.Initialize([]string{link}, map[string]any{"autoTurnQuietMs": 400})
+	e.Open(linked)
+	mark := c.NotifCount()
 
-	run(w.root, alone, "turn", "start", "--prompt", "a hook in the real folder")
-	w.write("a.txt", "after\n", 0o644)
-	e.reload(linked)
-	run(w.root, alone, "turn", "end")
-	if m, _ := c.waitNotification("rewind/didChange", mark, 5*time.Second, nil); m == nil {
+	run(w.Root, alone, "turn", "start", "--prompt", "a hook in the real folder")
+	w.Write("a.txt", "after\n")
+	e.Reload(linked)
+	run(w.Root, alone, "turn", "end")
+	if m, _ := c.WaitNotification("rewind/didChange", mark, 5*time.Second, nil); m == nil {
 		t.Fatal("the editor on the link heard nothing of the hook's turn")
 	}
-	turns := e.waitTurns(1)
+	turns := waitTurns(e, 1)
 	if turns[0].Prompt != "a hook in the real folder" || turns[0].Source != "cli" {
 		t.Fatalf("turns seen through the link: %+v", turns)
 	}
 	var hist commands.FileHistoryResult
-	e.mustCmd(commands.NameFileHistory, map[string]any{"uri": uriFromPath(linked)}, &hist)
+	e.MustCmd(commands.NameFileHistory, map[string]any{"uri": testkit.URI(linked)}, &hist)
 	if len(hist.History) != 1 || hist.History[0].Turn != 1 {
 		t.Fatalf("fileHistory of %s: %+v", linked, hist)
 	}
-	for _, root := range []string{link, w.root, uriFromPath(link)} {
+	for _, root := range []string{link, w.Root, testkit.URI(link)} {
 		var st commands.StatusResult
-		e.mustCmd(commands.NameStatus, map[string]any{"root": root}, &st)
+		e.MustCmd(commands.NameStatus, map[string]any{"root": root}, &st)
 		if st.Turns != 1 {
 			t.Fatalf("status for root %s: %+v", root, st)
 		}
 	}
 
 	var rr commands.RewindResult
-	e.mustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+	e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
 	if !rr.Applied {
 		t.Fatalf("rewind: %s", rr.FailureReason)
 	}
-	if got, _ := e.text(linked); got != "before\n" {
+	if got, _ := e.Text(linked); got != "before\n" {
 		t.Fatalf("the buffer opened through the link holds %q after the rewind", got)
 	}
-	if _, other := e.text(w.abs("a.txt")); other {
+	if _, other := e.Text(w.Abs("a.txt")); other {
 		t.Fatal("the rewind edited a second buffer named by the real path")
 	}
-	e.saveAll()
+	e.SaveAll()
 
 	// The command line in the link folder finds the same store, so the
 	// same server.
 	run(link, nil, "checkpoint", "from-the-link")
-	if l := e.list(); len(l.Checkpoints) != 1 || l.Checkpoints[0].Label != "from-the-link" {
+	if l := list(e); len(l.Checkpoints) != 1 || l.Checkpoints[0].Label != "from-the-link" {
 		t.Fatalf("checkpoints: %+v", l.Checkpoints)
 	}
-	if stores, _ := os.ReadDir(w.home); countPrefix(stores, "work-") != 1 || countPrefix(stores, "link-") != 0 {
-		t.Fatalf("stores in %s: %v; want one for the root", w.home, stores)
+	if stores, _ := os.ReadDir(w.Home); countPrefix(stores, "work-") != 1 || countPrefix(stores, "link-") != 0 {
+		t.Fatalf("stores in %s: %v; want one for the root", w.Home, stores)
 	}
 }
 

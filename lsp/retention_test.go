@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestRetentionOptions: initializationOptions maxStoreBytes and maxAgeDays
@@ -19,14 +20,14 @@ func TestRetentionOptions(t *testing.T) {
 		{map[string]any{"maxStoreBytes": 1 << 20, "maxAgeDays": 7}, 1 << 20, 7},
 		{map[string]any{"maxStoreBytes": 0, "maxAgeDays": 0}, 0, 0},
 	} {
-		w := newWsp(t)
-		srv, c := startBinary(t, w.home)
-		e := newEditor(t, c, vscodeLike)
-		e.srv = srv
-		tc.opts["storeDir"] = w.store
-		e.initialize([]string{w.root}, tc.opts)
+		w := testkit.NewSandbox(t)
+		srv, c := testkit.StartServer(w)
+		e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+		e.Server = srv
+		tc.opts["storeDir"] = w.Store
+		e.Initialize([]string{w.Root}, tc.opts)
 		var st commands.StatusResult
-		e.mustCmd(commands.NameStatus, map[string]any{}, &st)
+		e.MustCmd(commands.NameStatus, map[string]any{}, &st)
 		if st.MaxStoreBytes != tc.maxBytes || st.MaxAgeDays != tc.maxAge {
 			t.Errorf("options %v: status says maxStoreBytes %d, maxAgeDays %g; want %d, %g", tc.opts, st.MaxStoreBytes, st.MaxAgeDays, tc.maxBytes, tc.maxAge)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 var update = flag.Bool("update", false, "regenerate the golden files in testdata")
@@ -47,7 +48,7 @@ func golden(t *testing.T, name string, got any) {
 
 func wantCode(t *testing.T, err error, code int, contains string) {
 	t.Helper()
-	var we *wireError
+	var we *testkit.RPCError
 	if !errors.As(err, &we) {
 		t.Fatalf("got %v; want a JSON-RPC error %d", err, code)
 	}
@@ -57,10 +58,10 @@ func wantCode(t *testing.T, err error, code int, contains string) {
 }
 
 // alive checks that the server still answers.
-func alive(t *testing.T, c *conn) {
+func alive(t *testing.T, c *testkit.Conn) {
 	t.Helper()
 	var actions []codeAction
-	if err := c.call("textDocument/codeAction", map[string]any{
+	if err := c.Call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": "file:///nowhere/x.go"}, "range": Range{},
 	}, &actions); err != nil {
 		t.Fatalf("the server stopped answering: %v", err)
@@ -69,60 +70,58 @@ func alive(t *testing.T, c *conn) {
 
 func TestLifecycleErrors(t *testing.T) {
 	srv, c := startInProcess(t)
-	e := newEditor(t, c, vscodeLike)
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
 
-	err := c.call("workspace/executeCommand", map[string]any{"command": commands.NameStatus}, nil)
+	err := c.Call("workspace/executeCommand", map[string]any{"command": commands.NameStatus}, nil)
 	wantCode(t, err, codeNotInitialized, "initialize")
 
-	e.initialize([]string{t.TempDir()}, map[string]any{"storeDir": t.TempDir()})
+	e.Initialize([]string{t.TempDir()}, map[string]any{"storeDir": t.TempDir()})
 
-	wantCode(t, c.call("textDocument/definition", map[string]any{}, nil), codeMethodNotFound, "textDocument/definition")
-	wantCode(t, c.call("textDocument/hover", map[string]any{}, nil), codeInvalidParams, "textDocument.uri")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": "rewind.nope", "arguments": []any{}}, nil),
+	wantCode(t, c.Call("textDocument/definition", map[string]any{}, nil), codeMethodNotFound, "textDocument/definition")
+	wantCode(t, c.Call("textDocument/hover", map[string]any{}, nil), codeInvalidParams, "textDocument.uri")
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": "rewind.nope", "arguments": []any{}}, nil),
 		codeInvalidParams, "unknown command")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": 3}, nil), codeInvalidParams, "command")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NamePreview,
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": 3}, nil), codeInvalidParams, "command")
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": commands.NamePreview,
 		"arguments": []any{map[string]any{"target": 3}}}, nil), codeInvalidParams, "target")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NameList,
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": commands.NameList,
 		"arguments": []any{"not an object"}}, nil), codeInvalidParams, "object")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NameList,
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": commands.NameList,
 		"arguments": []any{map[string]any{}, map[string]any{}}}, nil), codeInvalidParams, "arguments")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NameList,
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": commands.NameList,
 		"arguments": []any{map[string]any{"root": "/not/a/folder"}}}, nil), codeInvalidParams, "root")
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": commands.NameList,
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": commands.NameList,
 		"arguments": []any{map[string]any{"root": 7}}}, nil), codeInvalidParams, "root")
-	wantCode(t, c.call("rewind/content", map[string]any{"uri": "file:///x"}, nil), codeInvalidParams, "uri")
-	wantCode(t, c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": 5}}, nil),
+	wantCode(t, c.Call("rewind/content", map[string]any{"uri": "file:///x"}, nil), codeInvalidParams, "uri")
+	wantCode(t, c.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": 5}}, nil),
 		codeInvalidParams, "textDocument.uri")
-	wantCode(t, c.call("initialize", map[string]any{}, nil), codeInvalidRequest, "already")
+	wantCode(t, c.Call("initialize", map[string]any{}, nil), codeInvalidRequest, "already")
 
 	// Malformed input: bad JSON, a non-object, a frame without a length,
 	// garbage between frames. Each is answered or logged; the server lives.
 	orphan := 0
 	for _, body := range []string{`{"jsonrpc":"2.0","id":9,"method":`, `[1,2]`, `{"jsonrpc":"2.0","id":{},"method":"x"}`} {
-		c.writeRaw([]byte(body))
-		var m *wireMsg
-		if m, orphan = c.waitOrphan(orphan, 5*time.Second); m == nil || m.Error == nil {
+		c.WriteRaw([]byte(body))
+		var m *testkit.Message
+		if m, orphan = c.WaitOrphan(orphan, 5*time.Second); m == nil || m.Error == nil {
 			t.Fatalf("no error answer to %q", body)
 		}
 	}
-	c.wmu.Lock()
-	c.w.Write([]byte("garbage line\r\nContent-Type: x\r\n\r\n"))
-	c.w.Write([]byte("Content-Length: 5\r\n\r\nnull!"))
-	c.wmu.Unlock()
+	c.WriteBytes([]byte("garbage line\r\nContent-Type: x\r\n\r\n"))
+	c.WriteBytes([]byte("Content-Length: 5\r\n\r\nnull!"))
 	alive(t, c)
-	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": "file:///not/open", "version": 2}})
-	c.notify("no/suchNotification", nil)
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": "file:///not/open", "version": 2}})
+	c.Notify("no/suchNotification", nil)
 	alive(t, c)
 
 	// shutdown, then requests are refused, then exit → 0.
-	if err := c.call("shutdown", nil, nil); err != nil {
+	if err := c.Call("shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, c.call("textDocument/codeAction", map[string]any{}, nil), codeInvalidRequest, "shutting down")
-	c.notify("exit", nil)
+	wantCode(t, c.Call("textDocument/codeAction", map[string]any{}, nil), codeInvalidRequest, "shutting down")
+	c.Notify("exit", nil)
 	select {
-	case code := <-srv.exit:
+	case code := <-srv.Exit:
 		if code != 0 {
 			t.Fatalf("exit code %d after shutdown; want 0", code)
 		}
@@ -133,11 +132,11 @@ func TestLifecycleErrors(t *testing.T) {
 
 func TestExitWithoutShutdown(t *testing.T) {
 	srv, c := startInProcess(t)
-	e := newEditor(t, c, plainClient)
-	e.initialize(nil, nil)
-	c.notify("exit", nil)
+	e := testkit.NewEditor(t, c, testkit.PlainClient)
+	e.Initialize(nil, nil)
+	c.Notify("exit", nil)
 	select {
-	case code := <-srv.exit:
+	case code := <-srv.Exit:
 		if code != 1 {
 			t.Fatalf("exit code %d without shutdown; want 1", code)
 		}
@@ -148,10 +147,13 @@ func TestExitWithoutShutdown(t *testing.T) {
 
 // TestInitializeGolden checks the real binary's initialize result.
 func TestInitializeGolden(t *testing.T) {
-	w := newWsp(t)
-	_, c := startBinary(t, w.home)
-	e := newEditor(t, c, vscodeLike)
-	res := e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "autoTurnQuietMs": 500, "maxFileBytes": 1000})
+	w := testkit.NewSandbox(t)
+	_, c := testkit.StartServer(w)
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+	var res initializeResult
+	if err := json.Unmarshal(e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurnQuietMs": 500, "maxFileBytes": 1000}), &res); err != nil {
+		t.Fatal(err)
+	}
 	res.ServerInfo.Version = "<version>"
 	golden(t, "initialize.golden.json", res)
 	if !reflect.DeepEqual(res.Capabilities.ExecuteCommandProvider.Commands, commands.All) {
@@ -163,18 +165,21 @@ func TestInitializeGolden(t *testing.T) {
 	// Every advertised command is dispatched (it may fail for other
 	// reasons, but never as unknown), and nothing else is.
 	for _, name := range res.Capabilities.ExecuteCommandProvider.Commands {
-		err := c.call("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{map[string]any{}}}, nil)
+		err := c.Call("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{map[string]any{}}}, nil)
 		if err != nil && strings.Contains(err.Error(), "unknown command") {
 			t.Errorf("advertised %s is not dispatched: %v", name, err)
 		}
 	}
-	wantCode(t, c.call("workspace/executeCommand", map[string]any{"command": "rewind.Status"}, nil), codeInvalidParams, "unknown command")
+	wantCode(t, c.Call("workspace/executeCommand", map[string]any{"command": "rewind.Status"}, nil), codeInvalidParams, "unknown command")
 }
 
 func TestUTF8Negotiation(t *testing.T) {
 	_, c := startInProcess(t)
-	e := newEditor(t, c, neovimLike)
-	res := e.initialize(nil, nil, "utf-8", "utf-16")
+	e := testkit.NewEditor(t, c, testkit.NeovimLike)
+	var res initializeResult
+	if err := json.Unmarshal(e.Initialize(nil, nil, "utf-8", "utf-16"), &res); err != nil {
+		t.Fatal(err)
+	}
 	if res.Capabilities.PositionEncoding != "utf-8" {
 		t.Fatalf("position encoding %q; want utf-8", res.Capabilities.PositionEncoding)
 	}
@@ -186,23 +191,23 @@ func TestUTF8Negotiation(t *testing.T) {
 func TestRandomDidChange(t *testing.T) {
 	for _, enc := range []string{"utf-16", "utf-8"} {
 		t.Run(enc, func(t *testing.T) {
-			w := newWsp(t)
-			_, e := startServer(t, w, vscodeLike, enc)
-			c := e.c
-			if e.utf8 != (enc == "utf-8") {
-				t.Fatalf("negotiated utf8=%v", e.utf8)
+			w := testkit.NewSandbox(t)
+			_, e := startServer(t, w, testkit.VSCodeLike, enc)
+			c := e.Conn
+			if e.UTF8 != (enc == "utf-8") {
+				t.Fatalf("negotiated utf8=%v", e.UTF8)
 			}
-			p := w.abs("doc.txt")
+			p := w.Abs("doc.txt")
 			os.WriteFile(p, []byte("start 😀\r\nsecond 𝄞 line\rthird\n"), 0o644)
-			e.open(p)
+			e.Open(p)
 			rng := rand.New(rand.NewSource(42))
 			pieces := []string{"a", "é", "😀", "𝄞", "\n", "\r\n", "\r", "xyz", "", "中文"}
 			for i := 0; i < 500; i++ {
-				text, _ := e.text(p)
-				start := randomPos(rng, text, e.utf8)
+				text, _ := e.Text(p)
+				start := randomPos(rng, text, e.UTF8)
 				end := start
 				if rng.Intn(2) == 0 {
-					end = randomPos(rng, text, e.utf8)
+					end = randomPos(rng, text, e.UTF8)
 					if less(end, start) {
 						start, end = end, start
 					}
@@ -211,13 +216,13 @@ func TestRandomDidChange(t *testing.T) {
 				for n := rng.Intn(4); n > 0; n-- {
 					ins.WriteString(pieces[rng.Intn(len(pieces))])
 				}
-				e.typeText(p, Range{start, end}, ins.String())
+				e.TypeText(p, kitRange(Range{start, end}), ins.String())
 			}
 			var got debugDocumentResult
-			if err := c.call("rewind/debugDocument", map[string]any{"uri": uriFromPath(p)}, &got); err != nil {
+			if err := c.Call("rewind/debugDocument", map[string]any{"uri": testkit.URI(p)}, &got); err != nil {
 				t.Fatal(err)
 			}
-			want, _ := e.text(p)
+			want, _ := e.Text(p)
 			if got.Text != want || got.Version != 501 {
 				t.Fatalf("server has version %d %q\neditor has version 501 %q", got.Version, got.Text, want)
 			}
@@ -241,4 +246,8 @@ func randomPos(rng *rand.Rand, text string, useUTF8 bool) Position {
 		enc = encUTF8
 	}
 	return positionAt(text, offs[rng.Intn(len(offs))], enc)
+}
+
+func less(a, b Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
 }

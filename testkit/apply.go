@@ -1,4 +1,4 @@
-package lsp
+package testkit
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// editorApply is the editor's own edit application, written independently
+// ApplyEdits is the editor's own edit application, written independently
 // of the server's: strict about positions (an edit past the end of a line,
 // inside a surrogate pair or between "\r" and "\n" is an error), so a wrong
 // position from the server fails the test instead of being clamped.
-func editorApply(text string, edits []TextEdit, useUTF8 bool) (string, error) {
+// Positions count UTF-16 code units, or bytes with useUTF8.
+func ApplyEdits(text string, edits []TextEdit, useUTF8 bool) (string, error) {
 	type span struct {
 		s, e int
 		t    string
