@@ -29,7 +29,7 @@ func (s *claudeSession) line(typ string, message any, extra ...any) {
 	s.w.t.Helper()
 	s.n++
 	uuid := fmt.Sprintf("%08d-0000-4000-8000-%012d", s.n, len(s.id))
-	m := map[string]any{"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": s.w.root,
+	m := map[string]any{"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": s.w.Root,
 		"sessionId": s.id, "version": "2.0.42", "type": typ, "uuid": uuid, "timestamp": "2026-03-01T09:00:00.000Z"}
 	if s.parent != "" {
 		m["parentUuid"] = s.parent
@@ -53,7 +53,7 @@ func (s *claudeSession) line(typ string, message any, extra ...any) {
 // event runs the hook with one event and returns its stdout.
 func (s *claudeSession) event(name string, kv ...any) string {
 	s.w.t.Helper()
-	ev := map[string]any{"hook_event_name": name, "session_id": s.id, "transcript_path": s.transcript, "cwd": s.w.root}
+	ev := map[string]any{"hook_event_name": name, "session_id": s.id, "transcript_path": s.transcript, "cwd": s.w.Root}
 	for i := 0; i+1 < len(kv); i += 2 {
 		ev[kv[i].(string)] = kv[i+1]
 	}
@@ -80,11 +80,11 @@ func (s *claudeSession) prompt(text string) string {
 func (s *claudeSession) write(rel, content string) {
 	s.w.t.Helper()
 	s.line("assistant", map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_" + rel, "name": "Write",
-		"input": map[string]any{"file_path": filepath.Join(s.w.root, rel)}}}})
-	s.event("PreToolUse", "tool_name", "Write", "tool_input", map[string]any{"file_path": filepath.Join(s.w.root, rel), "content": content})
-	s.w.write(rel, content)
-	s.event("PostToolUse", "tool_name", "Write", "tool_input", map[string]any{"file_path": filepath.Join(s.w.root, rel), "content": content},
-		"tool_response", map[string]any{"filePath": filepath.Join(s.w.root, rel)})
+		"input": map[string]any{"file_path": filepath.Join(s.w.Root, rel)}}}})
+	s.event("PreToolUse", "tool_name", "Write", "tool_input", map[string]any{"file_path": filepath.Join(s.w.Root, rel), "content": content})
+	s.w.Write(rel, content)
+	s.event("PostToolUse", "tool_name", "Write", "tool_input", map[string]any{"file_path": filepath.Join(s.w.Root, rel), "content": content},
+		"tool_response", map[string]any{"filePath": filepath.Join(s.w.Root, rel)})
 	s.line("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_" + rel, "content": "ok"}}})
 }
 
@@ -114,10 +114,10 @@ func (s *claudeSession) stop() {
 // UserPromptSubmit of each session receives the notice once.
 func TestAcceptanceClaudeCode(t *testing.T) {
 	w := newWS(t)
-	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.root, "/", "-"))
+	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.Root, "/", "-"))
 	os.MkdirAll(projects, 0o700)
-	w.write("a.txt", "a0\n")
-	w.write("b.txt", "b0\n")
+	w.Write("a.txt", "a0\n")
+	w.Write("b.txt", "b0\n")
 	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
 	B := w.claude("bbbbbbbb-2222-4222-8222-222222222222", projects)
 	for _, s := range []*claudeSession{A, B} {
@@ -136,7 +136,7 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 	A.prompt("turn two: edit a again") // turn 2
 	A.write("a.txt", "a2\n")
 	B.prompt("B's turn: regenerate b") // turn 3, while A's turn 2 is open
-	B.bash("toolu_b1", func() { w.write("b.txt", "b1\n"); w.write("gen.txt", "generated\n") })
+	B.bash("toolu_b1", func() { w.Write("b.txt", "b1\n"); w.Write("gen.txt", "generated\n") })
 	A.stop()                      // ends only A's turn
 	B.stop()                      // B's turn was still open
 	A.prompt("turn three: add c") // turn 4
@@ -156,7 +156,7 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 	}
 	// What each session's tools wrote is on its turn end.
 	wrote := map[string][]string{}
-	journal, _ := os.ReadFile(filepath.Join(w.store, "journal"))
+	journal, _ := os.ReadFile(filepath.Join(w.Store, "journal"))
 	for _, l := range strings.Split(strings.TrimSpace(string(journal)), "\n") {
 		var e struct {
 			Kind, Session string
@@ -174,8 +174,8 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 
 	origA, _ := os.ReadFile(A.transcript)
 	r := w.ok("rewind", "2", "--mode", "both")
-	if w.read("a.txt") != "a1\n" || w.read("b.txt") != "b0\n" || w.read("c.txt") != "<missing>" || w.read("gen.txt") != "<missing>" {
-		t.Fatalf("files not restored to before turn 2: a=%q b=%q c=%q gen=%q", w.read("a.txt"), w.read("b.txt"), w.read("c.txt"), w.read("gen.txt"))
+	if w.Read("a.txt") != "a1\n" || w.Read("b.txt") != "b0\n" || w.Read("c.txt") != "<missing>" || w.Read("gen.txt") != "<missing>" {
+		t.Fatalf("files not restored to before turn 2: a=%q b=%q c=%q gen=%q", w.Read("a.txt"), w.Read("b.txt"), w.Read("c.txt"), w.Read("gen.txt"))
 	}
 	i := strings.Index(r.stdout, "claude --resume ")
 	if i < 0 {

@@ -11,10 +11,10 @@ import (
 // stay, the file turn 2 created goes; undo brings it back.
 func TestRevertAndBlameCommandLine(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "one\ntwo\nthree\nfour\nfive\n")
-	w.turn("first", func() { w.write("f.txt", "ONE\ntwo\nthree\nfour\nfive\n") })
-	w.turn("second", func() { w.write("f.txt", "ONE\ntwo\nTHREE\nfour\nfive\n"); w.write("made.txt", "by turn 2\n") })
-	w.turn("third", func() { w.write("f.txt", "ONE\ntwo\nTHREE\nfour\nFIVE\n") })
+	w.Write("f.txt", "one\ntwo\nthree\nfour\nfive\n")
+	w.turn("first", func() { w.Write("f.txt", "ONE\ntwo\nthree\nfour\nfive\n") })
+	w.turn("second", func() { w.Write("f.txt", "ONE\ntwo\nTHREE\nfour\nfive\n"); w.Write("made.txt", "by turn 2\n") })
+	w.turn("third", func() { w.Write("f.txt", "ONE\ntwo\nTHREE\nfour\nFIVE\n") })
 
 	var blame struct {
 		Ranges []struct {
@@ -31,15 +31,15 @@ func TestRevertAndBlameCommandLine(t *testing.T) {
 		t.Fatalf("human blame:\n%s", out)
 	}
 
-	w.write("f.txt", "ONE\ntwo\nTHREE, edited by me\nfour\nFIVE\n")
+	w.Write("f.txt", "ONE\ntwo\nTHREE, edited by me\nfour\nFIVE\n")
 	r := w.run("revert", "2")
 	if r.code != 3 || !strings.Contains(r.stderr, "f.txt") || !strings.Contains(r.stderr, "user") {
 		t.Fatalf("revert over the person's edit: exit %d\n%s", r.code, r.stderr)
 	}
-	if w.read("made.txt") != "by turn 2\n" {
+	if w.Read("made.txt") != "by turn 2\n" {
 		t.Fatal("a refused revert changed files")
 	}
-	w.write("f.txt", "ONE\ntwo\nTHREE\nfour\nFIVE\n")
+	w.Write("f.txt", "ONE\ntwo\nTHREE\nfour\nFIVE\n")
 
 	var dry struct {
 		Applied bool
@@ -49,22 +49,22 @@ func TestRevertAndBlameCommandLine(t *testing.T) {
 		}
 	}
 	w.okJSON(&dry, "revert", "2", "--dry-run")
-	if dry.Applied || dry.Plan.Mode != "revert" || len(dry.Plan.Files) != 2 || w.read("made.txt") == "<missing>" {
+	if dry.Applied || dry.Plan.Mode != "revert" || len(dry.Plan.Files) != 2 || w.Read("made.txt") == "<missing>" {
 		t.Fatalf("dry run: %+v", dry)
 	}
 	out := w.ok("revert", "2").stdout
 	if !strings.Contains(out, "undo it with") {
 		t.Errorf("revert output:\n%s", out)
 	}
-	if w.read("f.txt") != "ONE\ntwo\nthree\nfour\nFIVE\n" || w.read("made.txt") != "<missing>" {
-		t.Fatalf("after revert: f.txt=%q made.txt=%q", w.read("f.txt"), w.read("made.txt"))
+	if w.Read("f.txt") != "ONE\ntwo\nthree\nfour\nFIVE\n" || w.Read("made.txt") != "<missing>" {
+		t.Fatalf("after revert: f.txt=%q made.txt=%q", w.Read("f.txt"), w.Read("made.txt"))
 	}
 	if log := w.ok("log").stdout; !strings.Contains(log, "revert ") || !strings.Contains(log, "of 2 (later changes kept)") {
 		t.Errorf("log does not list the revert:\n%s", log)
 	}
 	w.ok("undo")
-	if w.read("f.txt") != "ONE\ntwo\nTHREE\nfour\nFIVE\n" || w.read("made.txt") != "by turn 2\n" {
-		t.Fatalf("after undo: f.txt=%q made.txt=%q", w.read("f.txt"), w.read("made.txt"))
+	if w.Read("f.txt") != "ONE\ntwo\nTHREE\nfour\nFIVE\n" || w.Read("made.txt") != "by turn 2\n" {
+		t.Fatalf("after undo: f.txt=%q made.txt=%q", w.Read("f.txt"), w.Read("made.txt"))
 	}
 
 	if r := w.run("revert"); r.code != 2 {

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 func TestTurnLogDiffRewindUndo(t *testing.T) {
 	w := newWS(t)
-	w.write("a.txt", "one\n")
-	w.turn("add b", func() { w.write("b.txt", "bee\n"); w.write("a.txt", "one\ntwo\n") })
-	w.turn("drop a", func() { os.Remove(filepath.Join(w.root, "a.txt")) })
+	w.Write("a.txt", "one\n")
+	w.turn("add b", func() { w.Write("b.txt", "bee\n"); w.Write("a.txt", "one\ntwo\n") })
+	w.turn("drop a", func() { os.Remove(filepath.Join(w.Root, "a.txt")) })
 
 	var list struct {
 		Turns []struct {
@@ -54,7 +56,7 @@ func TestTurnLogDiffRewindUndo(t *testing.T) {
 		Files  []struct{ Path, Change, Via string }
 	}
 	w.okJSON(&dry, "rewind", "1", "--dry-run")
-	if dry.Target.Turn != 1 || len(dry.Files) != 2 || w.read("b.txt") != "bee\n" {
+	if dry.Target.Turn != 1 || len(dry.Files) != 2 || w.Read("b.txt") != "bee\n" {
 		t.Fatalf("dry run: %+v (and it must change nothing)", dry)
 	}
 
@@ -64,72 +66,72 @@ func TestTurnLogDiffRewindUndo(t *testing.T) {
 		Plan    struct{ Files []struct{ Path string } }
 	}
 	w.okJSON(&res, "rewind", "1")
-	if !res.Applied || res.Entry == "" || w.read("a.txt") != "one\n" || w.read("b.txt") != "<missing>" {
-		t.Fatalf("rewind 1: %+v; a=%q b=%q", res, w.read("a.txt"), w.read("b.txt"))
+	if !res.Applied || res.Entry == "" || w.Read("a.txt") != "one\n" || w.Read("b.txt") != "<missing>" {
+		t.Fatalf("rewind 1: %+v; a=%q b=%q", res, w.Read("a.txt"), w.Read("b.txt"))
 	}
 	w.ok("undo")
-	if w.read("a.txt") != "<missing>" || w.read("b.txt") != "bee\n" {
-		t.Fatalf("undo: a=%q b=%q", w.read("a.txt"), w.read("b.txt"))
+	if w.Read("a.txt") != "<missing>" || w.Read("b.txt") != "bee\n" {
+		t.Fatalf("undo: a=%q b=%q", w.Read("a.txt"), w.Read("b.txt"))
 	}
 	// With no rewind left, undo undoes the undo (a redo): the rewound
 	// state comes back, and undo again takes it back once more.
 	w.ok("undo")
-	if w.read("a.txt") != "one\n" || w.read("b.txt") != "<missing>" {
-		t.Fatalf("second undo (redo): a=%q b=%q", w.read("a.txt"), w.read("b.txt"))
+	if w.Read("a.txt") != "one\n" || w.Read("b.txt") != "<missing>" {
+		t.Fatalf("second undo (redo): a=%q b=%q", w.Read("a.txt"), w.Read("b.txt"))
 	}
 	w.ok("undo")
-	if w.read("a.txt") != "<missing>" || w.read("b.txt") != "bee\n" {
-		t.Fatalf("third undo: a=%q b=%q", w.read("a.txt"), w.read("b.txt"))
+	if w.Read("a.txt") != "<missing>" || w.Read("b.txt") != "bee\n" {
+		t.Fatalf("third undo: a=%q b=%q", w.Read("a.txt"), w.Read("b.txt"))
 	}
 	// turn:N:end and ~N targets.
 	w.ok("rewind", "turn:1:end")
-	if w.read("a.txt") != "one\ntwo\n" {
-		t.Fatalf("turn:1:end: a=%q", w.read("a.txt"))
+	if w.Read("a.txt") != "one\ntwo\n" {
+		t.Fatalf("turn:1:end: a=%q", w.Read("a.txt"))
 	}
 	w.ok("rewind", "~2")
-	if w.read("a.txt") != "one\n" || w.read("b.txt") != "<missing>" {
-		t.Fatalf("~2 (start of turn 1): a=%q b=%q", w.read("a.txt"), w.read("b.txt"))
+	if w.Read("a.txt") != "one\n" || w.Read("b.txt") != "<missing>" {
+		t.Fatalf("~2 (start of turn 1): a=%q b=%q", w.Read("a.txt"), w.Read("b.txt"))
 	}
 	// Undo twice: undoes ~2, then turn:1:end.
 	w.ok("undo")
-	if w.read("a.txt") != "one\ntwo\n" {
-		t.Fatalf("first undo: a=%q", w.read("a.txt"))
+	if w.Read("a.txt") != "one\ntwo\n" {
+		t.Fatalf("first undo: a=%q", w.Read("a.txt"))
 	}
 	w.ok("undo")
-	if w.read("a.txt") != "<missing>" {
-		t.Fatalf("two undos should be back at the end of turn 2, a=%q", w.read("a.txt"))
+	if w.Read("a.txt") != "<missing>" {
+		t.Fatalf("two undos should be back at the end of turn 2, a=%q", w.Read("a.txt"))
 	}
 }
 
 func TestConflictRefusedThenForced(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "v1\n")
-	w.turn("edit", func() { w.write("f.txt", "v2\n") })
-	w.write("f.txt", "my own edit\n") // the person's edit, outside a turn
+	w.Write("f.txt", "v1\n")
+	w.turn("edit", func() { w.Write("f.txt", "v2\n") })
+	w.Write("f.txt", "my own edit\n") // the person's edit, outside a turn
 	r := w.run("rewind", "1")
 	if r.code != 3 || !strings.Contains(r.stderr, "f.txt") || !strings.Contains(r.stderr, "conflict") {
 		t.Fatalf("conflict: exit %d, stderr %s", r.code, r.stderr)
 	}
-	if w.read("f.txt") != "my own edit\n" {
+	if w.Read("f.txt") != "my own edit\n" {
 		t.Fatal("a refused rewind changed the file")
 	}
 	w.ok("rewind", "1", "--force")
-	if w.read("f.txt") != "v1\n" {
-		t.Fatalf("forced rewind: %q", w.read("f.txt"))
+	if w.Read("f.txt") != "v1\n" {
+		t.Fatalf("forced rewind: %q", w.Read("f.txt"))
 	}
 	w.ok("undo")
-	if w.read("f.txt") != "my own edit\n" {
-		t.Fatalf("undo must bring back the person's edit, got %q", w.read("f.txt"))
+	if w.Read("f.txt") != "my own edit\n" {
+		t.Fatalf("undo must bring back the person's edit, got %q", w.Read("f.txt"))
 	}
 }
 
 func TestConversationModesAndCheckpoints(t *testing.T) {
 	w := newWS(t)
-	w.write("f", "0\n")
-	w.turn("one", func() { w.write("f", "1\n") })
+	w.Write("f", "0\n")
+	w.turn("one", func() { w.Write("f", "1\n") })
 	w.ok("checkpoint", "good", "--goal", "before two")
-	w.turn("two", func() { w.write("f", "2\n") })
-	w.turn("three", func() { w.write("f", "3\n") })
+	w.turn("two", func() { w.Write("f", "2\n") })
+	w.turn("three", func() { w.Write("f", "3\n") })
 
 	// conversation: files unchanged, leaf moves back; the next turn is 2 again.
 	var res struct {
@@ -139,8 +141,8 @@ func TestConversationModesAndCheckpoints(t *testing.T) {
 		}
 	}
 	w.okJSON(&res, "rewind", "2", "--mode", "conversation", "--report", "two was a dead end")
-	if !res.Applied || w.read("f") != "3\n" || res.Plan.Conversation.EntriesAffected == 0 {
-		t.Fatalf("conversation rewind: %+v f=%q", res, w.read("f"))
+	if !res.Applied || w.Read("f") != "3\n" || res.Plan.Conversation.EntriesAffected == 0 {
+		t.Fatalf("conversation rewind: %+v f=%q", res, w.Read("f"))
 	}
 	var list struct {
 		Turns []struct {
@@ -153,7 +155,7 @@ func TestConversationModesAndCheckpoints(t *testing.T) {
 	if len(list.Turns) != 1 || list.Turns[0].Prompt != "one" {
 		t.Fatalf("active branch after conversation rewind: %+v", list.Turns)
 	}
-	w.turn("two again", func() { w.write("f", "2b\n") })
+	w.turn("two again", func() { w.Write("f", "2b\n") })
 	w.okJSON(&list, "log", "--all")
 	n2 := 0
 	for _, tt := range list.Turns {
@@ -166,19 +168,19 @@ func TestConversationModesAndCheckpoints(t *testing.T) {
 	}
 	// A checkpoint target, both mode.
 	w.ok("rewind", "@good", "--mode", "both")
-	if w.read("f") != "1\n" {
-		t.Fatalf("@good: f=%q", w.read("f"))
+	if w.Read("f") != "1\n" {
+		t.Fatalf("@good: f=%q", w.Read("f"))
 	}
 	// summarize: nothing changes but a summary is kept; plan: dry.
 	w.ok("rewind", "1", "--mode", "summarize", "--report", "learnt X")
 	w.ok("rewind", "1", "--mode", "plan")
-	if w.read("f") != "1\n" {
-		t.Fatalf("summarize/plan changed files: f=%q", w.read("f"))
+	if w.Read("f") != "1\n" {
+		t.Fatalf("summarize/plan changed files: f=%q", w.Read("f"))
 	}
 	// Undo the both-rewind: the files and the conversation come back.
 	w.ok("undo")
-	if w.read("f") != "2b\n" {
-		t.Fatalf("undo of both: f=%q", w.read("f"))
+	if w.Read("f") != "2b\n" {
+		t.Fatalf("undo of both: f=%q", w.Read("f"))
 	}
 	w.okJSON(&list, "log")
 	if len(list.Turns) != 2 || list.Turns[1].Prompt != "two again" {
@@ -188,8 +190,8 @@ func TestConversationModesAndCheckpoints(t *testing.T) {
 
 func TestExitCodesAndErrors(t *testing.T) {
 	w := newWS(t)
-	w.write("f", "x\n")
-	w.turn("t", func() { w.write("f", "y\n") })
+	w.Write("f", "x\n")
+	w.turn("t", func() { w.Write("f", "y\n") })
 	cases := []struct {
 		args []string
 		code int
@@ -215,7 +217,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		}
 	}
 	// An unreadable root.
-	bad := &ws{t: t, root: filepath.Join(t.TempDir(), "nope"), store: t.TempDir()}
+	bad := &ws{Sandbox: &testkit.Sandbox{T: t, Root: filepath.Join(t.TempDir(), "nope"), Store: t.TempDir()}, t: t}
 	if r := bad.run("status"); r.code != 1 || !strings.Contains(r.stderr, "nope") {
 		t.Errorf("missing root: exit %d %q", r.code, r.stderr)
 	}
@@ -232,11 +234,11 @@ func TestStoreLocationAndNoWritesInWorkspace(t *testing.T) {
 	root := t.TempDir()
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644)
-	w := &ws{t: t, root: root}
+	w := &ws{Sandbox: &testkit.Sandbox{T: t, Root: root}, t: t}
 	// No --store: REWIND_LSP_HOME decides.
 	cmd := func(args ...string) {
 		t.Helper()
-		c := execBin(append([]string{"--root", root}, args...), "REWIND_LSP_HOME="+home)
+		c := w.Command(append([]string{"--root", root}, args...), "REWIND_LSP_HOME="+home)
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
@@ -255,13 +257,13 @@ func TestStoreLocationAndNoWritesInWorkspace(t *testing.T) {
 
 func TestGCKeepsPinnedAndDropsTheRest(t *testing.T) {
 	w := newWS(t)
-	w.write("f", "v0\n")
-	w.write("big.txt", strings.Repeat("0123456789abcdef", 4096))
+	w.Write("f", "v0\n")
+	w.Write("big.txt", strings.Repeat("0123456789abcdef", 4096))
 	w.ok("checkpoint", "keep")
 	for i := 1; i <= 5; i++ {
 		w.turn(fmt.Sprint("t", i), func() {
-			w.write("f", fmt.Sprintf("v%d\n", i))
-			w.write("big.txt", strings.Repeat(fmt.Sprintf("%x", i*7919), 8192))
+			w.Write("f", fmt.Sprintf("v%d\n", i))
+			w.Write("big.txt", strings.Repeat(fmt.Sprintf("%x", i*7919), 8192))
 		})
 	}
 	var before struct{ StoreBytes int64 }
@@ -273,7 +275,7 @@ func TestGCKeepsPinnedAndDropsTheRest(t *testing.T) {
 	}
 	// Fresh objects are kept for a grace period; age them so gc may sweep.
 	old := time.Now().Add(-time.Hour)
-	filepath.Walk(filepath.Join(w.store, "objects"), func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(filepath.Join(w.Store, "objects"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil {
 			os.Chtimes(p, old, old)
 		}
@@ -298,12 +300,12 @@ func TestGCKeepsPinnedAndDropsTheRest(t *testing.T) {
 	}
 	// The labeled checkpoint is pinned, and so is the latest state.
 	w.ok("rewind", "@keep")
-	if w.read("f") != "v0\n" {
-		t.Fatalf("@keep after gc: %q", w.read("f"))
+	if w.Read("f") != "v0\n" {
+		t.Fatalf("@keep after gc: %q", w.Read("f"))
 	}
 	w.ok("undo")
-	if w.read("f") != "v5\n" {
-		t.Fatalf("undo after gc: %q", w.read("f"))
+	if w.Read("f") != "v5\n" {
+		t.Fatalf("undo after gc: %q", w.Read("f"))
 	}
 	var log struct{ Turns []struct{ Turn int } }
 	w.okJSON(&log, "log")
@@ -314,7 +316,7 @@ func TestGCKeepsPinnedAndDropsTheRest(t *testing.T) {
 
 func TestStatusJSON(t *testing.T) {
 	w := newWS(t)
-	w.write("f", "x")
+	w.Write("f", "x")
 	w.ok("turn", "start", "--prompt", "working")
 	var st map[string]any
 	w.okJSON(&st, "status")
@@ -326,7 +328,7 @@ func TestStatusJSON(t *testing.T) {
 	if ot, _ := st["openTurn"].(map[string]any); ot == nil || ot["prompt"] != "working" {
 		t.Errorf("openTurn: %v", st["openTurn"])
 	}
-	if st["root"] != w.root || st["store"] != w.store {
+	if st["root"] != w.Root || st["store"] != w.Store {
 		t.Errorf("root/store: %v %v", st["root"], st["store"])
 	}
 }

@@ -14,7 +14,7 @@ import (
 // content is stored as it is inside a pack record, so it can be found).
 func (w *ws) damageContent(content string) {
 	w.t.Helper()
-	packs, _ := filepath.Glob(filepath.Join(w.store, "objects", "packs", "pack-*.pack"))
+	packs, _ := filepath.Glob(filepath.Join(w.Store, "objects", "packs", "pack-*.pack"))
 	n := 0
 	for _, p := range packs {
 		data, err := os.ReadFile(p)
@@ -42,9 +42,9 @@ func (w *ws) damageContent(content string) {
 // and the new checkpoint points at a good copy, not at the damaged one.
 func TestDamagedObjectHealedByCapture(t *testing.T) {
 	w := newWS(t)
-	w.write("keep.txt", "kept content, damaged in the store\n")
-	w.write("f.txt", "one\n")
-	w.turn("t1", func() { w.write("f.txt", "two\n") })
+	w.Write("keep.txt", "kept content, damaged in the store\n")
+	w.Write("f.txt", "one\n")
+	w.turn("t1", func() { w.Write("f.txt", "two\n") })
 	w.damageContent("kept content, damaged in the store\n")
 	r := w.run("fsck")
 	if r.code != 1 || !strings.Contains(r.stderr, "damaged") {
@@ -54,9 +54,9 @@ func TestDamagedObjectHealedByCapture(t *testing.T) {
 	if r := w.run("fsck"); r.code != 0 {
 		t.Fatalf("fsck after the capture that had the content: exit %d\n%s", r.code, r.stderr)
 	}
-	w.write("keep.txt", "changed\n")
+	w.Write("keep.txt", "changed\n")
 	w.ok("rewind", "@after-damage", "--force")
-	if got := w.read("keep.txt"); got != "kept content, damaged in the store\n" {
+	if got := w.Read("keep.txt"); got != "kept content, damaged in the store\n" {
 		t.Fatalf("keep.txt after rewinding to the new checkpoint: %q", got)
 	}
 }
@@ -67,13 +67,13 @@ func TestDamagedObjectHealedByCapture(t *testing.T) {
 // does not block it.
 func TestDamagedObjectReadFromFile(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "before the turn\n")
-	w.write("other.txt", "an object nobody needs below\n")
+	w.Write("f.txt", "before the turn\n")
+	w.Write("other.txt", "an object nobody needs below\n")
 	w.turn("t1", func() {
-		w.write("f.txt", "written by the turn, still on disk\n")
+		w.Write("f.txt", "written by the turn, still on disk\n")
 		// Older than the stat cache: the next captures trust it unread.
 		old := time.Now().Add(-time.Hour)
-		os.Chtimes(filepath.Join(w.root, "f.txt"), old, old)
+		os.Chtimes(filepath.Join(w.Root, "f.txt"), old, old)
 	})
 	w.damageContent("written by the turn, still on disk\n")
 	w.damageContent("an object nobody needs below\n")
@@ -82,12 +82,12 @@ func TestDamagedObjectReadFromFile(t *testing.T) {
 		t.Fatalf("diff:\n%s", d)
 	}
 	w.ok("rewind", "1")
-	if got := w.read("f.txt"); got != "before the turn\n" {
+	if got := w.Read("f.txt"); got != "before the turn\n" {
 		t.Fatalf("f.txt after rewind: %q", got)
 	}
 	// The undo needs the object read from the file: it was healed.
 	w.ok("undo")
-	if got := w.read("f.txt"); got != "written by the turn, still on disk\n" {
+	if got := w.Read("f.txt"); got != "written by the turn, still on disk\n" {
 		t.Fatalf("f.txt after undo: %q", got)
 	}
 	r := w.run("fsck")
@@ -106,9 +106,9 @@ func TestDamagedObjectReadFromFile(t *testing.T) {
 // object of an older release) are removed by gc once they are old.
 func TestGCRemovesStrayTemporaryFiles(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "x\n")
+	w.Write("f.txt", "x\n")
 	w.ok("checkpoint")
-	objs := filepath.Join(w.store, "objects")
+	objs := filepath.Join(w.Store, "objects")
 	old := time.Now().Add(-time.Hour)
 	var strays []string
 	for _, p := range []string{filepath.Join(objs, "packs", ".tmp-pack-0123456789abcdef"), filepath.Join(objs, ".tmp-42"), filepath.Join(objs, "ab", ".tmp-7")} {

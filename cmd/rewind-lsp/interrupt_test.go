@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,13 +18,13 @@ func bigTurn(w *ws, n int) (before, after func(i int) string) {
 	before = func(i int) string { return strings.Repeat(fmt.Sprintf("before %d\n", i), 20) }
 	after = func(i int) string { return strings.Repeat(fmt.Sprintf("after %d\n", i), 30) }
 	for i := 0; i < n; i++ {
-		w.write(fmt.Sprintf("d%d/f%d.txt", i%10, i), before(i))
+		w.Write(fmt.Sprintf("d%d/f%d.txt", i%10, i), before(i))
 	}
 	w.turn("change all", func() {
 		for i := 0; i < n; i++ {
-			w.write(fmt.Sprintf("d%d/f%d.txt", i%10, i), after(i))
+			w.Write(fmt.Sprintf("d%d/f%d.txt", i%10, i), after(i))
 		}
-		w.write("created/by/agent.txt", "new\n")
+		w.Write("created/by/agent.txt", "new\n")
 	})
 	return before, after
 }
@@ -35,9 +34,9 @@ func bigTurn(w *ws, n int) (before, after func(i int) string) {
 // it ends by itself.
 func killAfterIntent(t *testing.T, w *ws, r *rand.Rand, args ...string) (killed bool) {
 	t.Helper()
-	journal := filepath.Join(w.store, "journal")
+	journal := filepath.Join(w.Store, "journal")
 	start, _ := os.ReadFile(journal)
-	c := exec.Command(bin, append([]string{"--root", w.root, "--store", w.store}, args...)...)
+	c := w.Command(append([]string{"--root", w.Root, "--store", w.Store}, args...))
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,21 +86,21 @@ func TestInterruptedRewindIsFinished(t *testing.T) {
 		check := func(what string, want func(int) string, created bool) {
 			t.Helper()
 			for i := 0; i < n; i++ {
-				if got := w.read(fmt.Sprintf("d%d/f%d.txt", i%10, i)); got != want(i) {
-					j, _ := os.ReadFile(filepath.Join(w.store, "journal"))
+				if got := w.Read(fmt.Sprintf("d%d/f%d.txt", i%10, i)); got != want(i) {
+					j, _ := os.ReadFile(filepath.Join(w.Store, "journal"))
 					t.Fatalf("try %d, %s: f%d = %q\n%s", try, what, i, clip(got), j)
 				}
 			}
-			if got := w.read("created/by/agent.txt"); (got != "<missing>") != created {
+			if got := w.Read("created/by/agent.txt"); (got != "<missing>") != created {
 				t.Fatalf("try %d, %s: created/by/agent.txt = %q", try, what, got)
 			}
-			if _, err := os.Stat(filepath.Join(w.root, "created")); (err == nil) != created {
+			if _, err := os.Stat(filepath.Join(w.Root, "created")); (err == nil) != created {
 				var left []string
-				filepath.Walk(filepath.Join(w.root, "created"), func(p string, _ os.FileInfo, _ error) error { left = append(left, p); return nil })
-				j, _ := os.ReadFile(filepath.Join(w.store, "journal"))
+				filepath.Walk(filepath.Join(w.Root, "created"), func(p string, _ os.FileInfo, _ error) error { left = append(left, p); return nil })
+				j, _ := os.ReadFile(filepath.Join(w.Store, "journal"))
 				t.Fatalf("try %d, %s: the agent's folder: %v %v\n%s", try, what, err, left, j)
 			}
-			noTemps(t, w.root)
+			noTemps(t, w.Root)
 		}
 		if killAfterIntent(t, w, r, "rewind", "1") {
 			finished++

@@ -27,14 +27,14 @@ func TestServerKilledMidForwardedCall(t *testing.T) {
 			check := func(what string, want func(int) string, created bool) {
 				t.Helper()
 				for i := 0; i < n; i++ {
-					if got := w.read(fmt.Sprintf("d%d/f%d.txt", i%10, i)); got != want(i) {
+					if got := w.Read(fmt.Sprintf("d%d/f%d.txt", i%10, i)); got != want(i) {
 						t.Fatalf("%s: f%d = %q", what, i, clip(got))
 					}
 				}
-				if got := w.read("created/by/agent.txt"); (got != "<missing>") != created {
+				if got := w.Read("created/by/agent.txt"); (got != "<missing>") != created {
 					t.Fatalf("%s: created/by/agent.txt = %q", what, got)
 				}
-				noTemps(t, w.root)
+				noTemps(t, w.Root)
 			}
 			args := []string{"--json", "rewind", "1"}
 			kind := `"kind":"rewind"`
@@ -46,11 +46,11 @@ func TestServerKilledMidForwardedCall(t *testing.T) {
 			}
 			s := w.startServer()
 			w.served()
-			journal := filepath.Join(w.store, "journal")
+			journal := filepath.Join(w.Store, "journal")
 			start, _ := os.ReadFile(journal)
 			p := w.spawn("", args...)
 			// The operation's first change: the agent's file goes.
-			agentFile := filepath.Join(w.root, "created/by/agent.txt")
+			agentFile := filepath.Join(w.Root, "created/by/agent.txt")
 			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Microsecond) {
 				if _, err := os.Lstat(agentFile); err != nil {
 					break

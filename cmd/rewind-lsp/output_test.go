@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestOutputNamesKindsAndCounts: people read what each file change is —
@@ -18,20 +20,20 @@ import (
 // pair of brackets.
 func TestOutputNamesKindsAndCounts(t *testing.T) {
 	w := newWS(t)
-	w.write("a.txt", "a\n")
-	w.write("run.sh", "echo hi\n")
-	w.write("logo.bin", "\x00\x01old")
-	if err := os.Symlink("a.txt", filepath.Join(w.root, "link")); err != nil {
+	w.Write("a.txt", "a\n")
+	w.Write("run.sh", "echo hi\n")
+	w.Write("logo.bin", "\x00\x01old")
+	if err := os.Symlink("a.txt", filepath.Join(w.Root, "link")); err != nil {
 		t.Fatal(err)
 	}
 	w.ok("turn", "start", "--prompt", "kinds")
-	w.write("a.txt", "b\n")
-	w.write("logo.bin", "\x00\x02new")
-	if err := os.Chmod(filepath.Join(w.root, "run.sh"), 0o755); err != nil {
+	w.Write("a.txt", "b\n")
+	w.Write("logo.bin", "\x00\x02new")
+	if err := os.Chmod(filepath.Join(w.Root, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(w.root, "link"))
-	if err := os.Symlink("run.sh", filepath.Join(w.root, "link")); err != nil {
+	os.Remove(filepath.Join(w.Root, "link"))
+	if err := os.Symlink("run.sh", filepath.Join(w.Root, "link")); err != nil {
 		t.Fatal(err)
 	}
 	end := w.ok("turn", "end").stdout
@@ -60,7 +62,7 @@ func TestOutputNamesKindsAndCounts(t *testing.T) {
 	}
 	undo := w.ok("undo").stdout
 	lone := newWS(t)
-	lone.write("only.txt", "x\n")
+	lone.Write("only.txt", "x\n")
 	if cp := lone.ok("checkpoint", "lone").stdout; !strings.Contains(cp, ": 1 file (snapshot") {
 		t.Errorf("a one-file checkpoint should say \"1 file\": %q", cp)
 	}
@@ -73,8 +75,8 @@ func TestOutputNamesKindsAndCounts(t *testing.T) {
 // TestTargetErrorsAreClear: a bad turn:N target says what is wrong with it.
 func TestTargetErrorsAreClear(t *testing.T) {
 	w := newWS(t)
-	w.write("a.txt", "a\n")
-	w.turn("one", func() { w.write("a.txt", "b\n") })
+	w.Write("a.txt", "a\n")
+	w.turn("one", func() { w.Write("a.txt", "b\n") })
 	for target, want := range map[string]string{
 		"turn:0": `unknown target "turn:0": turn numbers start at 1`,
 		"turn:x": `unknown target "turn:x": turn:N needs a turn number`,
@@ -94,7 +96,7 @@ func TestOneVersion(t *testing.T) {
 	if !strings.HasPrefix(cli, "rewind-lsp ") || len(cli) <= len("rewind-lsp ") {
 		t.Fatalf("version printed %q", cli)
 	}
-	srv := execBin([]string{"serve"}, "REWIND_LSP_HOME="+w.store)
+	srv := w.Command([]string{"serve"}, "REWIND_LSP_HOME="+w.Store)
 	in, err := srv.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +148,7 @@ func TestOneVersion(t *testing.T) {
 // changed as it happens (a diff per edit, the shell deletion included),
 // then the rewind bringing the README back and the undo removing it again.
 func TestDemoShowsTheAgentsEdits(t *testing.T) {
-	cmd := execBin([]string{"demo"}, "REWIND_LSP_HOME="+t.TempDir())
+	cmd := testkit.NewSandbox(t).Command([]string{"demo"}, "REWIND_LSP_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)

@@ -17,8 +17,8 @@ func TestUnknownPathsAreErrors(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newWS(t)
-			w.write("a.txt", "before\n")
-			w.turn("change a", func() { w.write("a.txt", "after\n") })
+			w.Write("a.txt", "before\n")
+			w.turn("change a", func() { w.Write("a.txt", "after\n") })
 			if server {
 				w.startServer()
 				w.served()
@@ -40,7 +40,7 @@ func TestUnknownPathsAreErrors(t *testing.T) {
 						strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.path)
 				}
 			}
-			if got := w.read("a.txt"); got != "after\n" {
+			if got := w.Read("a.txt"); got != "after\n" {
 				t.Fatalf("a refused rewind changed a.txt: %q", got)
 			}
 			var list struct{ Rewinds []any }
@@ -53,7 +53,7 @@ func TestUnknownPathsAreErrors(t *testing.T) {
 				t.Fatalf("diff 1 a.txt: %q", r.stdout)
 			}
 			w.ok("rewind", "1", "--paths", "a.txt")
-			if got := w.read("a.txt"); got != "before\n" {
+			if got := w.Read("a.txt"); got != "before\n" {
 				t.Fatalf("rewind 1 --paths a.txt: a.txt is %q", got)
 			}
 		})

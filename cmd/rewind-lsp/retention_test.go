@@ -10,7 +10,7 @@ import (
 // usage.
 func TestStatusShowsRetention(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "x\n")
+	w.Write("f.txt", "x\n")
 	w.ok("checkpoint")
 	out := w.ok("status").stdout
 	if !strings.Contains(out, "store budget 2.0 GiB") || !strings.Contains(out, "kept 30 days") {

@@ -17,15 +17,15 @@ import (
 
 func TestHookClaudeCode(t *testing.T) {
 	w := newWS(t)
-	w.write("f", "before\n")
-	sub := filepath.Join(w.root, "sub")
+	w.Write("f", "before\n")
+	sub := filepath.Join(w.Root, "sub")
 	os.MkdirAll(sub, 0o755)
 	ev := func(m map[string]any) string { b, _ := json.Marshal(m); return string(b) }
 	hook := func(stdin string) result {
 		t.Helper()
 		// No --root: the event's cwd selects the root (its nearest .git
 		// ancestor); the store comes from REWIND_LSP_HOME.
-		c := execBin([]string{"hook", "claude-code"}, "REWIND_LSP_HOME="+w.store)
+		c := w.Command([]string{"hook", "claude-code"}, "REWIND_LSP_HOME="+w.Store)
 		c.Stdin = strings.NewReader(stdin)
 		var out, errb bytes.Buffer
 		c.Stdout, c.Stderr = &out, &errb
@@ -36,7 +36,7 @@ func TestHookClaudeCode(t *testing.T) {
 		}
 		return result{code, out.String(), errb.String()}
 	}
-	os.Mkdir(filepath.Join(w.root, ".git"), 0o755)
+	os.Mkdir(filepath.Join(w.Root, ".git"), 0o755)
 	for _, r := range []result{
 		hook(ev(map[string]any{"hook_event_name": "SessionStart", "session_id": "s-1", "cwd": sub, "source": "startup"})),
 		hook(ev(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "cwd": sub, "prompt": "make it faster"})),
@@ -45,12 +45,12 @@ func TestHookClaudeCode(t *testing.T) {
 			t.Fatalf("hook: exit %d, stdout %q (must be 0 and empty), stderr %s", r.code, r.stdout, r.stderr)
 		}
 	}
-	w.write("f", "after\n")
+	w.Write("f", "after\n")
 	if r := hook(ev(map[string]any{"hook_event_name": "Stop", "session_id": "s-1", "cwd": sub})); r.code != 0 || r.stdout != "" {
 		t.Fatalf("Stop: %+v", r)
 	}
 	// Read back through the same default store.
-	c := execBin([]string{"--root", w.root, "--json", "log"}, "REWIND_LSP_HOME="+w.store)
+	c := w.Command([]string{"--root", w.Root, "--json", "log"}, "REWIND_LSP_HOME="+w.Store)
 	out, err := c.Output()
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestHookClaudeCode(t *testing.T) {
 	}
 	// Garbage, unknown events, a missing cwd: exit 0, nothing on stdout.
 	for _, in := range []string{"not json", `{"hook_event_name":"PreToolUse","cwd":"/"}`,
-		ev(map[string]any{"hook_event_name": "UserPromptSubmit", "cwd": filepath.Join(w.root, "gone")}), ""} {
+		ev(map[string]any{"hook_event_name": "UserPromptSubmit", "cwd": filepath.Join(w.Root, "gone")}), ""} {
 		r := hook(in)
 		if r.code != 0 || r.stdout != "" {
 			t.Errorf("hook with %q: exit %d stdout %q", in, r.code, r.stdout)
@@ -84,7 +84,7 @@ func TestHookClaudeCode(t *testing.T) {
 // no turn number repeats on the active branch.
 func TestConcurrentProcesses(t *testing.T) {
 	w := newWS(t)
-	w.write("shared.txt", "0\n")
+	w.Write("shared.txt", "0\n")
 	const procs, rounds = 8, 4
 	var mu sync.Mutex
 	var ids []string
@@ -100,8 +100,8 @@ func TestConcurrentProcesses(t *testing.T) {
 					{"checkpoint", fmt.Sprintf("c%d-%d", p, i)},
 					{"turn", "end", "--session", fmt.Sprint("s", p)},
 				} {
-					os.WriteFile(filepath.Join(w.root, fmt.Sprintf("f%d.txt", p)), []byte(fmt.Sprint(i, args[0])), 0o644)
-					c := exec.Command(bin, append([]string{"--root", w.root, "--store", w.store, "--json"}, args...)...)
+					os.WriteFile(filepath.Join(w.Root, fmt.Sprintf("f%d.txt", p)), []byte(fmt.Sprint(i, args[0])), 0o644)
+					c := w.Command(append([]string{"--root", w.Root, "--store", w.Store, "--json"}, args...))
 					out, err := c.Output()
 					if err != nil {
 						errs <- fmt.Errorf("%v: %v", args, err)
@@ -126,7 +126,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	data, err := os.ReadFile(filepath.Join(w.store, "journal"))
+	data, err := os.ReadFile(filepath.Join(w.Store, "journal"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestConcurrentProcesses(t *testing.T) {
 func TestCrashSafety(t *testing.T) {
 	w := newWS(t)
 	for i := 0; i < 400; i++ {
-		w.write(fmt.Sprintf("d%d/f%d.txt", i%20, i), strings.Repeat(fmt.Sprintf("line %d\n", i), 50+i%200))
+		w.Write(fmt.Sprintf("d%d/f%d.txt", i%20, i), strings.Repeat(fmt.Sprintf("line %d\n", i), 50+i%200))
 	}
 	w.ok("turn", "start", "--prompt", "base")
 	w.ok("turn", "end")
@@ -181,10 +181,10 @@ func TestCrashSafety(t *testing.T) {
 		// Change some files so captures have work to do.
 		for j := 0; j < 20; j++ {
 			i := r.Intn(400)
-			w.write(fmt.Sprintf("d%d/f%d.txt", i%20, i), fmt.Sprintf("edit %d %d\n", k, j))
+			w.Write(fmt.Sprintf("d%d/f%d.txt", i%20, i), fmt.Sprintf("edit %d %d\n", k, j))
 		}
 		args := [][]string{{"checkpoint", fmt.Sprint("k", k)}, {"rewind", "1", "--force"}, {"turn", "start"}, {"undo", "--force"}}[r.Intn(4)]
-		c := exec.Command(bin, append([]string{"--root", w.root, "--store", w.store, "--json"}, args...)...)
+		c := w.Command(append([]string{"--root", w.Root, "--store", w.Store, "--json"}, args...))
 		var out bytes.Buffer
 		c.Stdout = &out
 		if err := c.Start(); err != nil {
@@ -206,7 +206,7 @@ func TestCrashSafety(t *testing.T) {
 	if r := w.run("fsck"); r.code != 0 {
 		t.Fatalf("fsck after kills: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	journal, _ := os.ReadFile(filepath.Join(w.store, "journal"))
+	journal, _ := os.ReadFile(filepath.Join(w.Store, "journal"))
 	for _, id := range completed {
 		if !bytes.Contains(journal, []byte(id)) {
 			t.Errorf("completed entry %s is missing", id)
@@ -217,7 +217,7 @@ func TestCrashSafety(t *testing.T) {
 	w.ok("rewind", "1", "--force")
 	for i := 0; i < 400; i++ {
 		want := strings.Repeat(fmt.Sprintf("line %d\n", i), 50+i%200)
-		if got := w.read(fmt.Sprintf("d%d/f%d.txt", i%20, i)); got != want {
+		if got := w.Read(fmt.Sprintf("d%d/f%d.txt", i%20, i)); got != want {
 			t.Fatalf("f%d after rewind: %q", i, clip(got))
 		}
 	}
@@ -232,11 +232,11 @@ func clip(s string) string {
 
 func TestDamagedStore(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "original content\n")
-	w.turn("t1", func() { w.write("f.txt", "changed\n") })
+	w.Write("f.txt", "original content\n")
+	w.turn("t1", func() { w.Write("f.txt", "changed\n") })
 	// Damage every stored object (flip its last byte).
 	objs := []string{}
-	filepath.Walk(filepath.Join(w.store, "objects"), func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(filepath.Join(w.Store, "objects"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
 			objs = append(objs, p)
 		}
@@ -252,24 +252,24 @@ func TestDamagedStore(t *testing.T) {
 		os.WriteFile(p, data, 0o600)
 	}
 	r := w.run("fsck")
-	if r.code != 1 || !strings.Contains(r.stderr, "damaged") || !strings.Contains(r.stderr, filepath.Join(w.store, "objects")) {
+	if r.code != 1 || !strings.Contains(r.stderr, "damaged") || !strings.Contains(r.stderr, filepath.Join(w.Store, "objects")) {
 		t.Fatalf("fsck of damaged objects: exit %d\n%s", r.code, r.stderr)
 	}
 	r = w.run("rewind", "1")
 	if r.code == 0 || !strings.Contains(r.stderr, "damaged") {
 		t.Fatalf("rewind needing a damaged object: exit %d %q", r.code, r.stderr)
 	}
-	if w.read("f.txt") != "changed\n" {
+	if w.Read("f.txt") != "changed\n" {
 		t.Fatalf("a failed rewind changed the file")
 	}
 }
 
 func TestDamagedJournalLine(t *testing.T) {
 	w := newWS(t)
-	w.write("f", "1\n")
-	w.turn("a", func() { w.write("f", "2\n") })
-	w.turn("b", func() { w.write("f", "3\n") })
-	jp := filepath.Join(w.store, "journal")
+	w.Write("f", "1\n")
+	w.turn("a", func() { w.Write("f", "2\n") })
+	w.turn("b", func() { w.Write("f", "3\n") })
+	jp := filepath.Join(w.Store, "journal")
 	data, _ := os.ReadFile(jp)
 	lines := strings.SplitAfter(string(data), "\n")
 	lines[1] = strings.Replace(lines[1], "turnEnd", "turnEnX", 1)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // settingsHooks decodes the hooks of a Claude Code settings file: event →
@@ -44,7 +46,7 @@ func settingsHooks(t *testing.T, path string) (map[string][]string, map[string]j
 // nothing the second time, and never overwrites a file that is not JSON.
 func TestSetupClaudeCode(t *testing.T) {
 	w := newWS(t)
-	settings := filepath.Join(w.root, ".claude", "settings.json")
+	settings := filepath.Join(w.Root, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o755)
 	orig := `{
   "model": "opus",
@@ -64,7 +66,7 @@ func TestSetupClaudeCode(t *testing.T) {
 		t.Errorf("setup does not name the file: %s", r.stdout)
 	}
 	hooks, all := settingsHooks(t, settings)
-	cmd := "|command|" + bin + " hook claude-code" // the test binary is not on PATH
+	cmd := "|command|" + testkit.Binary(t) + " hook claude-code" // the test binary is not on PATH
 	want := map[string][]string{
 		"SessionStart":     {cmd},
 		"UserPromptSubmit": {cmd},
@@ -129,7 +131,7 @@ func TestSetupClaudeCodeUser(t *testing.T) {
 	settings := filepath.Join(home, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o755)
 	os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/bin/rewind-lsp hook claude-code"}]}]}}`), 0o644)
-	c := execBin([]string{"--root", w.root, "--store", w.store, "setup", "claude-code", "--user"}, "HOME="+home, "PATH=/usr/bin:/bin")
+	c := w.Command([]string{"--root", w.Root, "--store", w.Store, "setup", "claude-code", "--user"}, "HOME="+home, "PATH=/usr/bin:/bin")
 	out, err := c.CombinedOutput()
 	if err != nil {
 		t.Fatalf("setup --user: %v %s", err, out)
@@ -138,12 +140,12 @@ func TestSetupClaudeCodeUser(t *testing.T) {
 	if len(hooks["Stop"]) != 1 || len(hooks["UserPromptSubmit"]) != 1 || len(hooks) != 5 {
 		t.Fatalf("user hooks: %v", hooks)
 	}
-	if _, err := os.Stat(filepath.Join(w.root, ".claude")); err == nil {
+	if _, err := os.Stat(filepath.Join(w.Root, ".claude")); err == nil {
 		t.Fatal("--user wrote the project's settings")
 	}
 	// With rewind-lsp on PATH, the hook runs it by name.
 	os.Remove(settings)
-	c = execBin([]string{"--root", w.root, "setup", "claude-code", "--user"}, "HOME="+home, "PATH="+filepath.Dir(bin)+":/usr/bin:/bin")
+	c = w.Command([]string{"--root", w.Root, "setup", "claude-code", "--user"}, "HOME="+home, "PATH="+filepath.Dir(testkit.Binary(t))+":/usr/bin:/bin")
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("setup --user: %v %s", err, out)
 	}

@@ -18,9 +18,9 @@ import (
 func TestStoreFromBeforePacks(t *testing.T) {
 	w := newWS(t)
 	for _, d := range []string{"root", "store"} {
-		dst := w.root
+		dst := w.Root
 		if d == "store" {
-			dst = w.store
+			dst = w.Store
 		}
 		if out, err := exec.Command("cp", "-a", filepath.Join("testdata", "store-v1", d)+"/.", dst).CombinedOutput(); err != nil {
 			t.Fatalf("copy the fixture: %v %s", err, out)
@@ -30,7 +30,7 @@ func TestStoreFromBeforePacks(t *testing.T) {
 		return fmt.Sprintf("package src\n\n// file %02d of the fixture, with a comment long enough\nfunc F%02d() int { return %d }\n", i, i, i)
 	}
 	mode := func(rel string) os.FileMode {
-		fi, err := os.Lstat(filepath.Join(w.root, rel))
+		fi, err := os.Lstat(filepath.Join(w.Root, rel))
 		if err != nil {
 			return 0
 		}
@@ -38,7 +38,7 @@ func TestStoreFromBeforePacks(t *testing.T) {
 	}
 	looseShards := func() int {
 		n := 0
-		ents, _ := os.ReadDir(filepath.Join(w.store, "objects"))
+		ents, _ := os.ReadDir(filepath.Join(w.Store, "objects"))
 		for _, e := range ents {
 			if e.IsDir() && len(e.Name()) == 2 {
 				n++
@@ -49,7 +49,7 @@ func TestStoreFromBeforePacks(t *testing.T) {
 	// The store is from an earlier release: its files are old (git gave
 	// them today's time), older than gc's grace for captures in progress.
 	old := time.Now().Add(-24 * time.Hour)
-	filepath.Walk(w.store, func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(w.Store, func(p string, fi os.FileInfo, err error) error {
 		if err == nil {
 			os.Chtimes(p, old, old)
 		}
@@ -72,13 +72,13 @@ func TestStoreFromBeforePacks(t *testing.T) {
 	}
 	// The rewind the old release recorded is undone from its snapshot.
 	w.ok("undo")
-	if !strings.Contains(w.read("src/f10.go"), "edited in turn 2") || w.read("src/f20.go") != "<missing>" || mode("run.sh")&0o111 != 0 {
-		t.Fatalf("undo of the old rewind: f10 %q, f20 %q, run.sh %v", w.read("src/f10.go"), w.read("src/f20.go"), mode("run.sh"))
+	if !strings.Contains(w.Read("src/f10.go"), "edited in turn 2") || w.Read("src/f20.go") != "<missing>" || mode("run.sh")&0o111 != 0 {
+		t.Fatalf("undo of the old rewind: f10 %q, f20 %q, run.sh %v", w.Read("src/f10.go"), w.Read("src/f20.go"), mode("run.sh"))
 	}
 	checkStart := func(when string) {
 		t.Helper()
-		if w.read("src/f03.go") != orig(3) || w.read("src/f20.go") != orig(20) || w.read("new.txt") != "<missing>" ||
-			mode("run.sh")&0o111 == 0 || mode("link")&os.ModeSymlink == 0 || w.read("link") != "# fixture\n" {
+		if w.Read("src/f03.go") != orig(3) || w.Read("src/f20.go") != orig(20) || w.Read("new.txt") != "<missing>" ||
+			mode("run.sh")&0o111 == 0 || mode("link")&os.ModeSymlink == 0 || w.Read("link") != "# fixture\n" {
 			t.Fatalf("%s: the state before turn 1 is not restored exactly", when)
 		}
 	}
@@ -89,7 +89,7 @@ func TestStoreFromBeforePacks(t *testing.T) {
 	if n := looseShards(); n != 0 {
 		t.Fatalf("%d loose shard folders after gc", n)
 	}
-	packs, _ := filepath.Glob(filepath.Join(w.store, "objects", "packs", "pack-*.pack"))
+	packs, _ := filepath.Glob(filepath.Join(w.Store, "objects", "packs", "pack-*.pack"))
 	if len(packs) == 0 {
 		t.Fatal("no pack after gc")
 	}
@@ -97,8 +97,8 @@ func TestStoreFromBeforePacks(t *testing.T) {
 		t.Fatalf("fsck after gc: exit %d\n%s", r.code, r.stderr)
 	}
 	w.ok("rewind", "turn:2:end", "--force")
-	if !strings.Contains(w.read("src/f03.go"), "edited in turn 1") || w.read("new.txt") != "new in turn 1\n" ||
-		!strings.Contains(w.read("src/f10.go"), "edited in turn 2") || w.read("src/f20.go") != "<missing>" {
+	if !strings.Contains(w.Read("src/f03.go"), "edited in turn 1") || w.Read("new.txt") != "new in turn 1\n" ||
+		!strings.Contains(w.Read("src/f10.go"), "edited in turn 2") || w.Read("src/f20.go") != "<missing>" {
 		t.Fatal("rewind to the end of turn 2 after gc is not exact")
 	}
 	w.ok("rewind", "1")

@@ -10,9 +10,9 @@ import (
 // undo hint appears only when there is something to undo.
 func TestSummariesVisible(t *testing.T) {
 	w := newWS(t)
-	w.write("a.txt", "1\n")
-	w.turn("one", func() { w.write("a.txt", "2\n") })
-	w.turn("two", func() { w.write("a.txt", "3\n") })
+	w.Write("a.txt", "1\n")
+	w.turn("one", func() { w.Write("a.txt", "2\n") })
+	w.turn("two", func() { w.Write("a.txt", "3\n") })
 
 	if r := w.run("rewind", "1", "--mode", "summarize"); r.code != 2 || !strings.Contains(r.stderr, "report") {
 		t.Fatalf("summarize without a report: exit %d, %s", r.code, r.stderr)

@@ -22,7 +22,7 @@ func TestRewindRaceWithSymlinkSwap(t *testing.T) {
 	const files = 20
 	name := func(i int) string { return fmt.Sprintf("f%02d.txt", i) }
 	for i := 0; i < files; i++ {
-		w.write("dir/"+name(i), fmt.Sprintf("before %d\n", i))
+		w.Write("dir/"+name(i), fmt.Sprintf("before %d\n", i))
 		// Files of the same names outside: what a followed link overwrites.
 		if err := os.WriteFile(filepath.Join(outside, name(i)), []byte("outside\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -30,9 +30,9 @@ func TestRewindRaceWithSymlinkSwap(t *testing.T) {
 	}
 	w.turn("change dir", func() {
 		for i := 0; i < files; i++ {
-			w.write("dir/"+name(i), fmt.Sprintf("after %d\n", i))
+			w.Write("dir/"+name(i), fmt.Sprintf("after %d\n", i))
 		}
-		w.write("dir/new.txt", "created by the agent\n")
+		w.Write("dir/new.txt", "created by the agent\n")
 	})
 
 	var stop atomic.Bool
@@ -40,7 +40,7 @@ func TestRewindRaceWithSymlinkSwap(t *testing.T) {
 	wg.Add(1)
 	go func() { // dir: a folder, then a link outside, then a folder…
 		defer wg.Done()
-		d := filepath.Join(w.root, "dir")
+		d := filepath.Join(w.Root, "dir")
 		for !stop.Load() {
 			os.RemoveAll(d)
 			os.Mkdir(d, 0o755)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // TestSymlinkedRootIsOneRoot: a root reached through a symbolic link and
@@ -33,9 +35,10 @@ func TestSymlinkedRootIsOneRoot(t *testing.T) {
 	os.WriteFile(filepath.Join(real, "src", "a.txt"), []byte("before\n"), 0o644)
 	// run runs the binary in dir, with the shell's idea of the current
 	// folder (PWD) kept, as a terminal in the link folder has it.
+	sb := testkit.NewSandbox(t)
 	run := func(dir string, args ...string) string {
 		t.Helper()
-		cmd := execBin(args, "REWIND_LSP_HOME="+home, "REWIND_LSP_NO_SERVER=1", "PWD="+dir)
+		cmd := sb.Command(args, "REWIND_LSP_HOME="+home, "REWIND_LSP_NO_SERVER=1", "PWD="+dir)
 		cmd.Dir = dir
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

@@ -13,28 +13,28 @@ import (
 // undo overwrote is out of reach.
 func TestForcedUndoIsUndoable(t *testing.T) {
 	w := newWS(t)
-	w.write("a.txt", "v1\n")
-	w.turn("agent", func() { w.write("a.txt", "agent v2\n") })
+	w.Write("a.txt", "v1\n")
+	w.turn("agent", func() { w.Write("a.txt", "agent v2\n") })
 	w.ok("rewind", "1")
-	if w.read("a.txt") != "v1\n" {
-		t.Fatalf("rewind: %q", w.read("a.txt"))
+	if w.Read("a.txt") != "v1\n" {
+		t.Fatalf("rewind: %q", w.Read("a.txt"))
 	}
-	w.write("a.txt", "v1\nthe user's precious line\n")
+	w.Write("a.txt", "v1\nthe user's precious line\n")
 	if r := w.run("undo"); r.code != 3 || !strings.Contains(r.stderr, "a.txt") {
 		t.Fatalf("undo over a user's edit: exit %d %s", r.code, r.stderr)
 	}
 	w.ok("undo", "--force")
-	if w.read("a.txt") != "agent v2\n" {
-		t.Fatalf("forced undo: %q", w.read("a.txt"))
+	if w.Read("a.txt") != "agent v2\n" {
+		t.Fatalf("forced undo: %q", w.Read("a.txt"))
 	}
 	r := w.ok("undo")
-	if w.read("a.txt") != "v1\nthe user's precious line\n" {
-		t.Fatalf("undo of the forced undo did not bring the user's edit back: %q\n%s", w.read("a.txt"), r.stdout)
+	if w.Read("a.txt") != "v1\nthe user's precious line\n" {
+		t.Fatalf("undo of the forced undo did not bring the user's edit back: %q\n%s", w.Read("a.txt"), r.stdout)
 	}
 	// And that redo is itself undoable, with no false conflict.
 	w.ok("undo")
-	if w.read("a.txt") != "agent v2\n" {
-		t.Fatalf("undo of the redo: %q", w.read("a.txt"))
+	if w.Read("a.txt") != "agent v2\n" {
+		t.Fatalf("undo of the redo: %q", w.Read("a.txt"))
 	}
 	if r := w.run("fsck"); r.code != 0 {
 		t.Fatalf("fsck: %s", r.stderr)
@@ -45,10 +45,10 @@ func TestForcedUndoIsUndoable(t *testing.T) {
 // store answer without creating one.
 func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 	w := newWS(t)
-	store := filepath.Join(w.store, "not-yet")
+	store := filepath.Join(w.Store, "not-yet")
 	run := func(args ...string) result {
 		t.Helper()
-		c := execBin(append([]string{"--root", w.root, "--store", store}, args...))
+		c := w.Command(append([]string{"--root", w.Root, "--store", store}, args...))
 		out, err := c.Output()
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -64,7 +64,7 @@ func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 	if _, err := os.Stat(store); err == nil {
 		t.Fatal("a read-only command created the store")
 	}
-	if ents, _ := os.ReadDir(w.root); len(ents) != 0 {
+	if ents, _ := os.ReadDir(w.Root); len(ents) != 0 {
 		t.Fatalf("a read-only command wrote into the workspace: %v", ents)
 	}
 }
