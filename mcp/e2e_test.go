@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,61 +12,30 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
-// bin is the rewind-lsp binary, built once for these tests.
-var bin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rewind-lsp-mcp-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "rewind-lsp")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/rewind-lsp")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build rewind-lsp:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
 // agentWS is a workspace an MCP client drives through the real binary.
 type agentWS struct {
-	t           *testing.T
-	root, store string
+	*testkit.Sandbox
+	t *testing.T
 }
 
+// newAgentWS makes a sandbox whose store folder exists (empty).
 func newAgentWS(t *testing.T) *agentWS {
-	return &agentWS{t: t, root: t.TempDir(), store: t.TempDir()}
-}
-
-func (w *agentWS) write(rel, content string) {
-	w.t.Helper()
-	p := filepath.Join(w.root, rel)
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		w.t.Fatal(err)
+	w := &agentWS{Sandbox: testkit.NewSandbox(t), t: t}
+	if err := os.Mkdir(w.Store, 0o700); err != nil {
+		t.Fatal(err)
 	}
+	return w
 }
 
-func (w *agentWS) read(rel string) string {
-	data, err := os.ReadFile(filepath.Join(w.root, rel))
-	if err != nil {
-		return "<missing>"
-	}
-	return string(data)
-}
-
-// cli runs the command line on the workspace.
+// cli runs the command line on the workspace, alone (no server).
 func (w *agentWS) cli(args ...string) (string, int) {
 	w.t.Helper()
-	c := exec.Command(bin, append([]string{"--root", w.root, "--store", w.store}, args...)...)
-	c.Env = append(os.Environ(), "REWIND_LSP_NO_SERVER=1")
+	c := w.Command(append([]string{"--root", w.Root, "--store", w.Store}, args...), "REWIND_LSP_NO_SERVER=1")
 	out, err := c.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -84,7 +52,7 @@ func (w *agentWS) connect() *sdk.ClientSession {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	w.t.Cleanup(cancel)
-	cmd := exec.Command(bin, "--root", w.root, "--store", w.store, "mcp")
+	cmd := w.Command([]string{"--root", w.Root, "--store", w.Store, "mcp"})
 	cmd.Stderr = os.Stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
@@ -132,7 +100,7 @@ func toolErr(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]a
 // labels counted per root across connections.
 func TestMCPToolsAndErrors(t *testing.T) {
 	w := newAgentWS(t)
-	w.write("a.txt", "one\n")
+	w.Write("a.txt", "one\n")
 	cs := w.connect()
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -171,7 +139,7 @@ func TestMCPToolsAndErrors(t *testing.T) {
 			t.Errorf("turns lacks %q:\n%s", want, turns)
 		}
 	}
-	w.write("a.txt", "two\n")
+	w.Write("a.txt", "two\n")
 	if d := ok(t, cs, "diff", map[string]any{"target": "@agent-1"}); !strings.Contains(d, "-two\n+one\n") {
 		t.Fatalf("diff to @agent-1:\n%s", d)
 	}
@@ -186,23 +154,23 @@ func TestMCPToolsAndErrors(t *testing.T) {
 // back, the report is in log, and undo takes the rewind back.
 func TestMCPCheckpointEditRewindUndo(t *testing.T) {
 	w := newAgentWS(t)
-	w.write("src/main.go", "package main\n")
-	w.write("keep.txt", "mine\n")
+	w.Write("src/main.go", "package main\n")
+	w.Write("keep.txt", "mine\n")
 	cs := w.connect()
 	ok(t, cs, "checkpoint", map[string]any{"goal": "inline the parser"})
 	// The agent's exploration: an edit, a new file, a deletion (as its
 	// shell would make them).
-	w.write("src/main.go", "package main\n\nfunc parse() {}\n")
-	w.write("src/parse_inline.go", "package main\n")
-	os.Remove(filepath.Join(w.root, "keep.txt"))
+	w.Write("src/main.go", "package main\n\nfunc parse() {}\n")
+	w.Write("src/parse_inline.go", "package main\n")
+	os.Remove(filepath.Join(w.Root, "keep.txt"))
 
 	text, isErr := call(t, cs, "rewind", map[string]any{"report": "inlining broke the error positions"})
 	if isErr {
 		t.Fatalf("rewind refused the agent's own changes since its checkpoint: %q", text)
 	}
 	t.Logf("rewind: %s", text)
-	if w.read("src/main.go") != "package main\n" || w.read("src/parse_inline.go") != "<missing>" || w.read("keep.txt") != "mine\n" {
-		t.Fatalf("files not back: main=%q inline=%q keep=%q", w.read("src/main.go"), w.read("src/parse_inline.go"), w.read("keep.txt"))
+	if w.Read("src/main.go") != "package main\n" || w.Read("src/parse_inline.go") != "<missing>" || w.Read("keep.txt") != "mine\n" {
+		t.Fatalf("files not back: main=%q inline=%q keep=%q", w.Read("src/main.go"), w.Read("src/parse_inline.go"), w.Read("keep.txt"))
 	}
 	log, _ := w.cli("log")
 	if !strings.Contains(log, "inlining broke the error positions") {
@@ -214,7 +182,7 @@ func TestMCPCheckpointEditRewindUndo(t *testing.T) {
 	if out, code := w.cli("undo"); code != 0 {
 		t.Fatalf("undo: exit %d %s", code, out)
 	}
-	if w.read("src/main.go") != "package main\n\nfunc parse() {}\n" || w.read("src/parse_inline.go") != "package main\n" || w.read("keep.txt") != "<missing>" {
+	if w.Read("src/main.go") != "package main\n\nfunc parse() {}\n" || w.Read("src/parse_inline.go") != "package main\n" || w.Read("keep.txt") != "<missing>" {
 		t.Fatal("undo did not bring the agent's exploration back")
 	}
 }

@@ -233,19 +233,7 @@ func (e *Editor) SaveAll() {
 	e.mu.Lock()
 	var saved []*buffer
 	for p, b := range e.bufs {
-		if !b.dirty {
-			continue
-		}
-		mode := fs.FileMode(0o644)
-		if fi, err := os.Stat(p); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		if err := os.WriteFile(p, []byte(b.text), mode); err != nil {
-			e.T.Errorf("saving %s: %v", p, err)
-			continue
-		}
-		b.dirty = false
-		if b.synced {
+		if b.dirty && e.writeLocked(p, b) && b.synced {
 			saved = append(saved, b)
 		}
 	}
@@ -253,4 +241,30 @@ func (e *Editor) SaveAll() {
 	for _, b := range saved {
 		e.Conn.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": b.uri}, "text": b.text})
 	}
+}
+
+// Save writes the buffer of path to disk (keeping the file's mode) and
+// sends didSave when the server knows the buffer.
+func (e *Editor) Save(path string) {
+	e.mu.Lock()
+	b := e.bufs[path]
+	ok := b != nil && e.writeLocked(path, b) && b.synced
+	e.mu.Unlock()
+	if ok {
+		e.Conn.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": b.uri}, "text": b.text})
+	}
+}
+
+// writeLocked writes buffer b to p; the editor's lock is held.
+func (e *Editor) writeLocked(p string, b *buffer) bool {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(p); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.WriteFile(p, []byte(b.text), mode); err != nil {
+		e.T.Errorf("saving %s: %v", p, err)
+		return false
+	}
+	b.dirty = false
+	return true
 }
