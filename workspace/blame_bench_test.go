@@ -19,17 +19,17 @@ func BenchmarkBlame5000(b *testing.B) {
 	for i := range lines {
 		lines[i] = fmt.Sprintf("\tv%d := compute(input%d, %d) // line %d\n", i, rng.Intn(100), rng.Intn(1000), i)
 	}
-	w.write("big.go", strings.Join(lines, ""))
+	w.Write("big.go", strings.Join(lines, ""))
 	for turn := 1; turn <= 50; turn++ {
 		w.turn(fmt.Sprint(turn), func() {
 			for k := 0; k < 20; k++ {
 				i := rng.Intn(len(lines))
 				lines[i] = fmt.Sprintf("\tv%d := faster(input%d) // turn %d\n", i, rng.Intn(100), turn)
 			}
-			w.write("big.go", strings.Join(lines, ""))
+			w.Write("big.go", strings.Join(lines, ""))
 		})
 	}
-	data, _ := os.ReadFile(filepath.Join(w.root, "big.go"))
+	data, _ := os.ReadFile(filepath.Join(w.Root, "big.go"))
 	b.Run("cold", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			w.s.blame.files = nil // nothing walked yet

@@ -7,45 +7,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
-// ws is a workspace with a session, for tests that play turns.
+// ws is a sandbox with its workspace open, for tests that play turns.
 type ws struct {
-	t    testing.TB
-	root string
-	s    *Workspace
+	*testkit.Sandbox
+	t testing.TB
+	s *Workspace
 }
 
 func newWS(t testing.TB) *ws {
-	root := t.TempDir()
-	s, err := Open(root, t.TempDir(), 0)
+	sb := testkit.NewSandbox(t)
+	s, err := Open(sb.Root, sb.Store, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ws{t: t, root: root, s: s}
-}
-
-func (w *ws) write(rel, text string) {
-	w.t.Helper()
-	p := filepath.Join(w.root, rel)
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-func (w *ws) read(rel string) string {
-	w.t.Helper()
-	b, err := os.ReadFile(filepath.Join(w.root, rel))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return string(b)
-}
-
-func (w *ws) exists(rel string) bool {
-	_, err := os.Lstat(filepath.Join(w.root, rel))
-	return err == nil
+	return &ws{Sandbox: sb, t: t, s: s}
 }
 
 // turn plays one agent turn that runs edit.
@@ -65,7 +44,7 @@ func (w *ws) turn(prompt string, edit func()) {
 // owned line.
 func (w *ws) blame(rel string) string {
 	w.t.Helper()
-	data, err := os.ReadFile(filepath.Join(w.root, rel))
+	data, err := os.ReadFile(filepath.Join(w.Root, rel))
 	rs, berr := w.s.Blame(rel, data, err == nil)
 	if berr != nil {
 		w.t.Fatal(berr)
@@ -88,17 +67,17 @@ func renderBlame(rs []BlameRange) string {
 // first turn are nobody's.
 func TestBlameTurnsAndPerson(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "a\nb\nc\nd\ne\n")
-	w.turn("one", func() { w.write("f.txt", "A\nb\nc\nd\ne\n") })
-	w.turn("two", func() { w.write("f.txt", "A\nb\nC\nd\ne\n") })
+	w.Write("f.txt", "a\nb\nc\nd\ne\n")
+	w.turn("one", func() { w.Write("f.txt", "A\nb\nc\nd\ne\n") })
+	w.turn("two", func() { w.Write("f.txt", "A\nb\nC\nd\ne\n") })
 	if got := w.blame("f.txt"); got != "0:1 2:2" {
 		t.Fatalf("after two turns: %q", got)
 	}
-	w.write("f.txt", "A\nb\nC!\nd\ne\n") // the person edits turn 2's line
+	w.Write("f.txt", "A\nb\nC!\nd\ne\n") // the person edits turn 2's line
 	if got := w.blame("f.txt"); got != "0:1" {
 		t.Fatalf("after the person's edit: %q", got)
 	}
-	w.turn("three", func() { w.write("f.txt", "A\nb\nC!\nd\nE\nnew\n") })
+	w.turn("three", func() { w.Write("f.txt", "A\nb\nC!\nd\nE\nnew\n") })
 	if got := w.blame("f.txt"); got != "0:1 4:3 5:3" {
 		t.Fatalf("after turn three: %q", got)
 	}
@@ -117,16 +96,16 @@ func TestBlameTurnsAndPerson(t *testing.T) {
 func TestBlameAfterRewindAndUndo(t *testing.T) {
 	ctx := context.Background()
 	w := newWS(t)
-	w.write("f.txt", "a\nb\nc\n")
-	w.turn("one", func() { w.write("f.txt", "A\nb\nc\n") })
-	w.turn("two", func() { w.write("f.txt", "A2\nB\nc\n") })
-	if _, err := w.s.Rewind(ctx, RewindRequest{Target: "2"}, nil, ApplyOnDisk(w.root)); err != nil {
+	w.Write("f.txt", "a\nb\nc\n")
+	w.turn("one", func() { w.Write("f.txt", "A\nb\nc\n") })
+	w.turn("two", func() { w.Write("f.txt", "A2\nB\nc\n") })
+	if _, err := w.s.Rewind(ctx, RewindRequest{Target: "2"}, nil, ApplyOnDisk(w.Root)); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.blame("f.txt"); got != "0:1" {
 		t.Fatalf("after rewinding turn 2: %q", got)
 	}
-	if _, err := w.s.Undo(ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w.root)); err != nil {
+	if _, err := w.s.Undo(ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w.Root)); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.blame("f.txt"); got != "0:2 1:2" {
@@ -134,10 +113,10 @@ func TestBlameAfterRewindAndUndo(t *testing.T) {
 	}
 	// Rewound again, then a later turn: the line turn 1 wrote is turn 1's
 	// again, though turn 2 had changed it.
-	if _, err := w.s.Rewind(ctx, RewindRequest{Target: "2"}, nil, ApplyOnDisk(w.root)); err != nil {
+	if _, err := w.s.Rewind(ctx, RewindRequest{Target: "2"}, nil, ApplyOnDisk(w.Root)); err != nil {
 		t.Fatal(err)
 	}
-	w.turn("three", func() { w.write("f.txt", "A\nb\nC\n") })
+	w.turn("three", func() { w.Write("f.txt", "A\nb\nC\n") })
 	if got := w.blame("f.txt"); got != "0:1 2:3" {
 		t.Fatalf("after the rewind and turn 3: %q", got)
 	}
@@ -147,12 +126,12 @@ func TestBlameAfterRewindAndUndo(t *testing.T) {
 // line too; binary files and missing files have no owned lines.
 func TestBlameLineEnds(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "x\r\n")
-	w.turn("one", func() { w.write("f.txt", "x\r\nold\rmac\nnew\n") })
+	w.Write("f.txt", "x\r\n")
+	w.turn("one", func() { w.Write("f.txt", "x\r\nold\rmac\nnew\n") })
 	if got := w.blame("f.txt"); got != "1:1 2:1 3:1" {
 		t.Fatalf("lone CR: %q", got)
 	}
-	w.turn("bin", func() { w.write("b.bin", "a\x00b\n") })
+	w.turn("bin", func() { w.Write("b.bin", "a\x00b\n") })
 	if got := w.blame("b.bin"); got != "" {
 		t.Fatalf("binary: %q", got)
 	}
@@ -165,20 +144,20 @@ func TestBlameLineEnds(t *testing.T) {
 // gives the same answer as a fresh one.
 func TestBlameIncremental(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "0\n1\n2\n3\n4\n5\n6\n7\n")
+	w.Write("f.txt", "0\n1\n2\n3\n4\n5\n6\n7\n")
 	for i := 0; i < 8; i++ {
 		i := i
 		w.turn(fmt.Sprint("turn ", i), func() {
-			lines := strings.Split(strings.TrimSuffix(w.read("f.txt"), "\n"), "\n")
+			lines := strings.Split(strings.TrimSuffix(w.Read("f.txt"), "\n"), "\n")
 			lines[i] = fmt.Sprintf("line %d by turn %d", i, i+1)
-			w.write("f.txt", strings.Join(lines, "\n")+"\n")
+			w.Write("f.txt", strings.Join(lines, "\n")+"\n")
 		})
 		cached := w.blame("f.txt")
-		fresh, err := Open(w.root, w.s.Dir(), 0)
+		fresh, err := Open(w.Root, w.s.Dir(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, _ := os.ReadFile(filepath.Join(w.root, "f.txt"))
+		data, _ := os.ReadFile(filepath.Join(w.Root, "f.txt"))
 		rs, err := fresh.Blame("f.txt", data, true)
 		if err != nil || renderBlame(rs) != cached {
 			t.Fatalf("after %d turns: cached %q, fresh %q (%v)", i+1, cached, renderBlame(rs), err)

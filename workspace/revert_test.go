@@ -15,19 +15,19 @@ import (
 // different places, and turn 2 also creates new.txt.
 func threeTurns(t *testing.T) *ws {
 	w := newWS(t)
-	w.write("f.txt", "a\nb\nc\nd\ne\nf\ng\n")
-	w.turn("one", func() { w.write("f.txt", "A1\nb\nc\nd\ne\nf\ng\n") })
+	w.Write("f.txt", "a\nb\nc\nd\ne\nf\ng\n")
+	w.turn("one", func() { w.Write("f.txt", "A1\nb\nc\nd\ne\nf\ng\n") })
 	w.turn("two", func() {
-		w.write("f.txt", "A1\nb\nC2\nd\ne\nf\ng\n")
-		w.write("new.txt", "made by turn 2\n")
+		w.Write("f.txt", "A1\nb\nC2\nd\ne\nf\ng\n")
+		w.Write("new.txt", "made by turn 2\n")
 	})
-	w.turn("three", func() { w.write("f.txt", "A1\nb\nC2\nd\nE3\nf\ng\n") })
+	w.turn("three", func() { w.Write("f.txt", "A1\nb\nC2\nd\nE3\nf\ng\n") })
 	return w
 }
 
 func (w *ws) revert(req RevertRequest) *RevertOutcome {
 	w.t.Helper()
-	out, err := w.s.Revert(context.Background(), req, nil, ApplyOnDisk(w.root))
+	out, err := w.s.Revert(context.Background(), req, nil, ApplyOnDisk(w.Root))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -41,20 +41,20 @@ func TestRevertMiddleTurn(t *testing.T) {
 	if !out.Applied || out.Entry == nil || out.Entry.Kind != journal.KindRevert {
 		t.Fatalf("revert of turn 2: applied=%v reason=%q entry=%+v", out.Applied, out.FailureReason, out.Entry)
 	}
-	if got := w.read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" {
+	if got := w.Read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" {
 		t.Fatalf("f.txt after reverting turn 2 = %q; want turns 1 and 3 kept", got)
 	}
-	if w.exists("new.txt") {
+	if w.Exists("new.txt") {
 		t.Fatal("new.txt, created by turn 2, is still there")
 	}
 	if got := w.blame("f.txt"); got != "0:1 4:3" {
 		t.Fatalf("blame after the revert: %q", got)
 	}
-	if _, err := w.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w.root)); err != nil {
+	if _, err := w.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w.Root)); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w.exists("new.txt") {
-		t.Fatalf("after undo f.txt = %q, new.txt there: %v", got, w.exists("new.txt"))
+	if got := w.Read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w.Exists("new.txt") {
+		t.Fatalf("after undo f.txt = %q, new.txt there: %v", got, w.Exists("new.txt"))
 	}
 	if got := w.blame("f.txt"); got != "0:1 2:2 4:3" {
 		t.Fatalf("blame after undo: %q", got)
@@ -65,7 +65,7 @@ func TestRevertMiddleTurn(t *testing.T) {
 // reverting turn 2 changes nothing and says who overlapped.
 func TestRevertRefusedNamingUser(t *testing.T) {
 	w := threeTurns(t)
-	w.write("f.txt", "A1\nb\nC2 edited\nd\nE3\nf\ng\n")
+	w.Write("f.txt", "A1\nb\nC2 edited\nd\nE3\nf\ng\n")
 	out := w.revert(RevertRequest{Target: "2"})
 	if out.Applied || out.Entry != nil {
 		t.Fatalf("revert over the person's edit was applied: %+v", out)
@@ -76,12 +76,12 @@ func TestRevertRefusedNamingUser(t *testing.T) {
 	if !strings.Contains(out.FailureReason, "f.txt") || !strings.Contains(out.FailureReason, "user") {
 		t.Fatalf("failureReason %q names neither the file nor user", out.FailureReason)
 	}
-	if got := w.read("f.txt"); got != "A1\nb\nC2 edited\nd\nE3\nf\ng\n" || !w.exists("new.txt") {
+	if got := w.Read("f.txt"); got != "A1\nb\nC2 edited\nd\nE3\nf\ng\n" || !w.Exists("new.txt") {
 		t.Fatalf("a refused revert changed files: f.txt = %q", got)
 	}
 	// Narrowed to the file that does not conflict, it goes through.
 	out = w.revert(RevertRequest{Target: "2", Paths: []string{"new.txt"}})
-	if !out.Applied || w.exists("new.txt") {
+	if !out.Applied || w.Exists("new.txt") {
 		t.Fatalf("revert of new.txt alone: %+v", out)
 	}
 }
@@ -89,7 +89,7 @@ func TestRevertRefusedNamingUser(t *testing.T) {
 // TestRevertRefusedNamingLaterTurn: a later turn rewrote turn 1's line.
 func TestRevertRefusedNamingLaterTurn(t *testing.T) {
 	w := threeTurns(t)
-	w.turn("four", func() { w.write("f.txt", "A4\nb\nC2\nd\nE3\nf\ng\n") })
+	w.turn("four", func() { w.Write("f.txt", "A4\nb\nC2\nd\nE3\nf\ng\n") })
 	out := w.revert(RevertRequest{Target: "1", DryRun: true})
 	if len(out.Conflicts) != 1 || strings.Join(out.Conflicts[0].Overlaps, ",") != "turn 4" {
 		t.Fatalf("conflicts: %+v", out.Conflicts)
@@ -102,12 +102,12 @@ func TestRevertRefusedNamingLaterTurn(t *testing.T) {
 // TestRevertRange: a range takes back only the turn's hunks it touches.
 func TestRevertRange(t *testing.T) {
 	w := newWS(t)
-	w.write("f.txt", "a\nb\nc\nd\ne\n")
-	w.turn("two places", func() { w.write("f.txt", "A\nb\nc\nd\nE\n") })
-	w.write("f.txt", "A\nb\nc\nd\nE\nmine\n")
+	w.Write("f.txt", "a\nb\nc\nd\ne\n")
+	w.turn("two places", func() { w.Write("f.txt", "A\nb\nc\nd\nE\n") })
+	w.Write("f.txt", "A\nb\nc\nd\nE\nmine\n")
 	out := w.revert(RevertRequest{Target: "1", Paths: []string{"f.txt"}, Lines: &[2]int{4, 4}})
-	if !out.Applied || w.read("f.txt") != "A\nb\nc\nd\ne\nmine\n" {
-		t.Fatalf("range revert: %+v, f.txt = %q", out, w.read("f.txt"))
+	if !out.Applied || w.Read("f.txt") != "A\nb\nc\nd\ne\nmine\n" {
+		t.Fatalf("range revert: %+v, f.txt = %q", out, w.Read("f.txt"))
 	}
 }
 
@@ -116,33 +116,33 @@ func TestRevertRange(t *testing.T) {
 // created file someone edited since is a conflict.
 func TestRevertCreatesDeletesModes(t *testing.T) {
 	w := newWS(t)
-	w.write("gone.txt", "keep me\n")
-	w.write("run.sh", "echo hi\n")
-	w.write("bin.dat", "\x00\x01")
+	w.Write("gone.txt", "keep me\n")
+	w.Write("run.sh", "echo hi\n")
+	w.Write("bin.dat", "\x00\x01")
 	w.turn("shuffle", func() {
-		os.Remove(filepath.Join(w.root, "gone.txt"))
-		os.Chmod(filepath.Join(w.root, "run.sh"), 0o755)
-		w.write("bin.dat", "\x00\x02")
-		w.write("made.txt", "new\n")
+		os.Remove(filepath.Join(w.Root, "gone.txt"))
+		os.Chmod(filepath.Join(w.Root, "run.sh"), 0o755)
+		w.Write("bin.dat", "\x00\x02")
+		w.Write("made.txt", "new\n")
 	})
 	out := w.revert(RevertRequest{Target: "1", DryRun: true})
 	if len(out.Conflicts) != 0 || len(out.Diff.Ops) != 4 {
 		t.Fatalf("plan: %+v %+v", out.Diff.Ops, out.Conflicts)
 	}
-	w.write("made.txt", "new, and edited\n")
+	w.Write("made.txt", "new, and edited\n")
 	out = w.revert(RevertRequest{Target: "1"})
 	if out.Applied || len(out.Conflicts) != 1 || out.Conflicts[0].Path != "made.txt" {
 		t.Fatalf("edited created file must conflict: %+v", out.Conflicts)
 	}
-	os.Remove(filepath.Join(w.root, "made.txt"))
+	os.Remove(filepath.Join(w.Root, "made.txt"))
 	out = w.revert(RevertRequest{Target: "1"})
 	if !out.Applied {
 		t.Fatalf("revert: %q", out.FailureReason)
 	}
-	if w.read("gone.txt") != "keep me\n" || w.read("bin.dat") != "\x00\x01" {
+	if w.Read("gone.txt") != "keep me\n" || w.Read("bin.dat") != "\x00\x01" {
 		t.Fatal("deleted or binary file not taken back")
 	}
-	if fi, _ := os.Stat(filepath.Join(w.root, "run.sh")); fi.Mode()&0o111 != 0 {
+	if fi, _ := os.Stat(filepath.Join(w.Root, "run.sh")); fi.Mode()&0o111 != 0 {
 		t.Fatal("mode change not taken back")
 	}
 }
@@ -152,18 +152,18 @@ func TestRevertCreatesDeletesModes(t *testing.T) {
 func TestRevertSession(t *testing.T) {
 	ctx := context.Background()
 	w := newWS(t)
-	w.write("f.txt", "a\nb\nc\nd\ne\n")
+	w.Write("f.txt", "a\nb\nc\nd\ne\n")
 	play := func(sess, text string) {
 		w.s.TurnStart(ctx, TurnRequest{Session: sess, Prompt: sess})
-		w.write("f.txt", text)
+		w.Write("f.txt", text)
 		w.s.TurnEnd(ctx, TurnRequest{Session: sess})
 	}
 	play("A", "A\nb\nc\nd\ne\n")
 	play("B", "A\nb\nC\nd\ne\n")
 	play("A", "A!\nb\nC\nd\nE\n") // A rewrites its own line: no conflict with itself
 	out := w.revert(RevertRequest{Session: "A"})
-	if !out.Applied || w.read("f.txt") != "a\nb\nC\nd\ne\n" {
-		t.Fatalf("session revert: %+v, f.txt = %q", out.FailureReason, w.read("f.txt"))
+	if !out.Applied || w.Read("f.txt") != "a\nb\nC\nd\ne\n" {
+		t.Fatalf("session revert: %+v, f.txt = %q", out.FailureReason, w.Read("f.txt"))
 	}
 	if out.Entry.Session != "A" || len(out.Turns) != 2 {
 		t.Fatalf("entry %+v, turns %d", out.Entry, len(out.Turns))
@@ -181,7 +181,7 @@ func TestRevertBadRequests(t *testing.T) {
 		{Target: "2", Paths: []string{"other.txt"}},
 		{Session: "nobody"},
 	} {
-		if _, err := w.s.Revert(ctx, req, nil, ApplyOnDisk(w.root)); err == nil {
+		if _, err := w.s.Revert(ctx, req, nil, ApplyOnDisk(w.Root)); err == nil {
 			t.Errorf("%+v: no error", req)
 		}
 	}
@@ -194,9 +194,9 @@ func TestRevertBadRequests(t *testing.T) {
 func TestRevertSessionParallel(t *testing.T) {
 	ctx := context.Background()
 	w := newWS(t)
-	w.write("a.txt", "a\n")
-	w.write("b.txt", "b\n")
-	w.write("mine.txt", "mine\n")
+	w.Write("a.txt", "a\n")
+	w.Write("b.txt", "b\n")
+	w.Write("mine.txt", "mine\n")
 	must := func(_ any, err error) {
 		t.Helper()
 		if err != nil {
@@ -205,11 +205,11 @@ func TestRevertSessionParallel(t *testing.T) {
 	}
 	must(w.s.TurnStart(ctx, TurnRequest{Session: "A", Prompt: "a"}))
 	must(w.s.TurnStart(ctx, TurnRequest{Session: "B", Prompt: "b"}))
-	w.write("a.txt", "a by A\n")
+	w.Write("a.txt", "a by A\n")
 	must(w.s.RecordTool(ctx, ToolCall{Session: "A", Tool: "Write", Paths: []string{"a.txt"}}))
-	w.write("b.txt", "b by B\n")
+	w.Write("b.txt", "b by B\n")
 	must(w.s.RecordTool(ctx, ToolCall{Session: "B", Tool: "Edit", Paths: []string{"b.txt"}}))
-	w.write("mine.txt", "mine, edited by the person\n")
+	w.Write("mine.txt", "mine, edited by the person\n")
 	if _, _, err := w.s.TurnEnd(ctx, TurnRequest{Session: "A"}); err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +226,8 @@ func TestRevertSessionParallel(t *testing.T) {
 	if !out.Applied || len(out.Diff.Ops) != 1 || out.Diff.Ops[0].Path != "a.txt" {
 		t.Fatalf("session revert: %q %+v", out.FailureReason, out.Diff.Ops)
 	}
-	if w.read("a.txt") != "a\n" || w.read("b.txt") != "b by B\n" || w.read("mine.txt") != "mine, edited by the person\n" {
-		t.Fatalf("after reverting A: a=%q b=%q mine=%q", w.read("a.txt"), w.read("b.txt"), w.read("mine.txt"))
+	if w.Read("a.txt") != "a\n" || w.Read("b.txt") != "b by B\n" || w.Read("mine.txt") != "mine, edited by the person\n" {
+		t.Fatalf("after reverting A: a=%q b=%q mine=%q", w.Read("a.txt"), w.Read("b.txt"), w.Read("mine.txt"))
 	}
 }
 
@@ -241,12 +241,12 @@ func TestRevertIdempotentAndRecovered(t *testing.T) {
 	if !first.Applied {
 		t.Fatalf("revert: %q", first.FailureReason)
 	}
-	w.write("f.txt", "A1\nb\nC2\nd\nE3\nf\ng\n") // as if someone put turn 2's line back
+	w.Write("f.txt", "A1\nb\nC2\nd\nE3\nf\ng\n") // as if someone put turn 2's line back
 	again := w.revert(RevertRequest{Target: "2", Key: "k1"})
 	if again.Entry == nil || again.Entry.ID != first.Entry.ID || !again.Recorded {
 		t.Fatalf("the retried call ran again: %+v", again.Outcome)
 	}
-	if got := w.read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" {
+	if got := w.Read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" {
 		t.Fatalf("the retried call changed f.txt: %q", got)
 	}
 
@@ -254,7 +254,7 @@ func TestRevertIdempotentAndRecovered(t *testing.T) {
 	w2 := threeTurns(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	half := func(c context.Context, label string, ops []snapshot.FileOp, tag string) error {
-		if err := ApplyOnDisk(w2.root)(c, label, ops[:1], tag); err != nil {
+		if err := ApplyOnDisk(w2.Root)(c, label, ops[:1], tag); err != nil {
 			return err
 		}
 		cancel()
@@ -266,13 +266,13 @@ func TestRevertIdempotentAndRecovered(t *testing.T) {
 	if n, err := w2.s.Recover(context.Background()); err != nil || n != 1 {
 		t.Fatalf("recover: %d %v", n, err)
 	}
-	if got := w2.read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" || w2.exists("new.txt") {
-		t.Fatalf("after recovery f.txt = %q, new.txt there: %v", got, w2.exists("new.txt"))
+	if got := w2.Read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" || w2.Exists("new.txt") {
+		t.Fatalf("after recovery f.txt = %q, new.txt there: %v", got, w2.Exists("new.txt"))
 	}
-	if _, err := w2.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w2.root)); err != nil {
+	if _, err := w2.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w2.Root)); err != nil {
 		t.Fatal(err)
 	}
-	if got := w2.read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w2.exists("new.txt") {
+	if got := w2.Read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w2.Exists("new.txt") {
 		t.Fatalf("undo of the recovered revert: f.txt = %q", got)
 	}
 }
