@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Live-capture benchmark for rewind-lsp.
 #
-# Builds the binary and bench/live (a small LSP client, standard library
-# only), commits a copy of $(go env GOROOT)/src (or -tree DIR) into a fresh
+# Builds the binary and bench/live (a small LSP client on testkit's
+# connection), commits a copy of $(go env GOROOT)/src (or -tree DIR) into a fresh
 # git repository in a temporary folder, starts `rewind-lsp` as a language
 # server on it (store outside the tree), waits for its first capture
 # (watchMode "watch"), and measures, median of N turns, each turn being a

@@ -28,6 +28,6 @@
 // window/logMessage and window/showMessage, which are copied to stderr.
 // Errors go to stderr and the reply line starts with "error".
 //
-// It is a benchmark helper, not part of rewind-lsp: it uses only the
-// standard library.
+// It is a benchmark helper, not part of rewind-lsp: its connection is
+// testkit.Conn, the client the tests use.
 package main

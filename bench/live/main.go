@@ -6,155 +6,39 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
-
-type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
-}
-
-type client struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	wmu sync.Mutex
-
-	mu      sync.Mutex
-	next    int
-	pending map[int]chan message
-	dead    chan struct{}
-}
-
-func (c *client) write(m any) error {
-	body, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	buf := make([]byte, 0, len(body)+32)
-	buf = append(buf, "Content-Length: "...)
-	buf = strconv.AppendInt(buf, int64(len(body)), 10)
-	buf = append(buf, "\r\n\r\n"...)
-	buf = append(buf, body...)
-	_, err = c.in.Write(buf)
-	return err
-}
-
-// call sends a request and waits for its reply; d is the time from just
-// before the write to the reply's arrival.
-func (c *client) call(method string, params any, timeout time.Duration) (json.RawMessage, time.Duration, error) {
-	c.mu.Lock()
-	c.next++
-	id := c.next
-	ch := make(chan message, 1)
-	c.pending[id] = ch
-	c.mu.Unlock()
-	t0 := time.Now()
-	if err := c.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
-		return nil, 0, err
-	}
-	select {
-	case m := <-ch:
-		d := time.Since(t0)
-		if m.Error != nil {
-			return nil, d, fmt.Errorf("%s: error %d: %s", method, m.Error.Code, m.Error.Message)
-		}
-		return m.Result, d, nil
-	case <-c.dead:
-		return nil, 0, errors.New(method + ": the server exited")
-	case <-time.After(timeout):
-		return nil, 0, fmt.Errorf("%s: no reply in %s", method, timeout)
-	}
-}
-
-func (c *client) notify(method string, params any) error {
-	return c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-}
-
-// read dispatches the server's messages until its stdout closes.
-func (c *client) read(r io.Reader) {
-	defer close(c.dead)
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		n := -1
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimRight(line, "\r\n")
-			if line == "" {
-				break
-			}
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
-				n, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		if n < 0 {
-			fmt.Fprintln(os.Stderr, "live: a message without Content-Length")
-			return
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return
-		}
-		var m message
-		if err := json.Unmarshal(body, &m); err != nil {
-			fmt.Fprintf(os.Stderr, "live: undecodable message: %v\n", err)
-			continue
-		}
-		switch {
-		case m.Method != "" && len(m.ID) > 0: // a request: answer null
-			go c.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil})
-		case m.Method != "": // a notification
-			if m.Method == "window/logMessage" || m.Method == "window/showMessage" {
-				var p struct {
-					Message string `json:"message"`
-				}
-				json.Unmarshal(m.Params, &p)
-				fmt.Fprintf(os.Stderr, "live: server %s: %s\n", m.Method, p.Message)
-			}
-		default: // a reply
-			id, err := strconv.Atoi(string(m.ID))
-			if err != nil {
-				continue
-			}
-			c.mu.Lock()
-			ch := c.pending[id]
-			delete(c.pending, id)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		}
-	}
-}
-
-func (c *client) command(name string, arg any, timeout time.Duration) (json.RawMessage, time.Duration, error) {
-	return c.call("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{arg}}, timeout)
-}
 
 type status struct {
 	WatchMode     string  `json:"watchMode"`
 	LastCaptureMs float64 `json:"lastCaptureMs"`
 }
 
-func (c *client) status() (status, json.RawMessage, error) {
+// client is the language client's end: one testkit.Conn.
+type client struct{ *testkit.Conn }
+
+// call sends a request and waits for its reply; d is the time from just
+// before the write to the reply's arrival.
+func (c client) call(method string, params any, timeout time.Duration) (json.RawMessage, time.Duration, error) {
+	t0 := time.Now()
+	_, ch := c.Start(method, params)
+	var raw json.RawMessage
+	err := c.Wait(method, ch, &raw, timeout)
+	return raw, time.Since(t0), err
+}
+
+func (c client) command(name string, arg any, timeout time.Duration) (json.RawMessage, time.Duration, error) {
+	return c.call("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{arg}}, timeout)
+}
+
+func (c client) status() (status, json.RawMessage, error) {
 	var st status
 	raw, _, err := c.command("rewind.status", map[string]any{}, time.Minute)
 	if err == nil {
@@ -255,8 +139,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "live:", err)
 		os.Exit(1)
 	}
-	c := &client{cmd: cmd, in: in, pending: map[int]chan message{}, dead: make(chan struct{})}
-	go c.read(out)
+	c := client{testkit.NewConn(out, in, func(err error) { fmt.Fprintln(os.Stderr, "live:", err) })}
+	c.AnswerNull() // the server's requests: answer null
+	c.OnNotification(func(m *testkit.Message) {
+		if m.Method == "window/logMessage" || m.Method == "window/showMessage" {
+			var p struct {
+				Message string `json:"message"`
+			}
+			json.Unmarshal(m.Params, &p)
+			fmt.Fprintf(os.Stderr, "live: server %s: %s\n", m.Method, p.Message)
+		}
+	})
 	pid := cmd.Process.Pid
 	uri := "file://" + *root
 
@@ -291,7 +184,7 @@ func main() {
 				"initializationOptions": map[string]any{"storeDir": *store, "autoTurnQuietMs": *quiet},
 			}, time.Minute)
 			if err == nil {
-				err = c.notify("initialized", map[string]any{})
+				err = c.Notify("initialized", map[string]any{})
 			}
 			if err != nil {
 				fail(err)
@@ -395,7 +288,7 @@ func main() {
 			reply("%s", strings.TrimSpace(buf.String()))
 		case "quit":
 			c.call("shutdown", nil, 10*time.Second)
-			c.notify("exit", nil)
+			c.Notify("exit", nil)
 			in.Close()
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
