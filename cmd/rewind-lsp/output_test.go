@@ -1,13 +1,8 @@
 package main_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -96,50 +91,14 @@ func TestOneVersion(t *testing.T) {
 	if !strings.HasPrefix(cli, "rewind-lsp ") || len(cli) <= len("rewind-lsp ") {
 		t.Fatalf("version printed %q", cli)
 	}
-	srv := w.Command([]string{"serve"}, "REWIND_LSP_HOME="+w.Store)
-	in, err := srv.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Wait()
-	defer in.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
-	fmt.Fprintf(in, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	r := bufio.NewReader(out)
-	n := 0
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading the initialize answer: %v", err)
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			n, _ = strconv.Atoi(v)
-		}
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		t.Fatal(err)
-	}
+	_, c := testkit.StartServer(w.Sandbox, "serve")
 	var res struct {
-		Result struct {
-			ServerInfo struct{ Name, Version string }
-		}
+		ServerInfo struct{ Name, Version string }
 	}
-	if err := json.Unmarshal(buf, &res); err != nil {
-		t.Fatalf("%v: %s", err, buf)
+	if err := c.Call("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}, &res); err != nil {
+		t.Fatalf("reading the initialize answer: %v", err)
 	}
-	if got := res.Result.ServerInfo.Name + " " + res.Result.ServerInfo.Version; got != cli {
+	if got := res.ServerInfo.Name + " " + res.ServerInfo.Version; got != cli {
 		t.Errorf("server reports %q, command line %q", got, cli)
 	}
 }
