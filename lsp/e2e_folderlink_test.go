@@ -91,59 +91,59 @@ func TestRewindFolderBackIntoSymlink(t *testing.T) {
 // conflict. Every kind of client, with the agent's change recorded by a
 // turn and by an automatic turn.
 func TestUndoAfterRewindIntoLinkOutside(t *testing.T) {
-	for _, kind := range []editorKind{vscodeLike, neovimLike, plainClient} {
+	for _, kind := range []testkit.EditorKind{testkit.VSCodeLike, testkit.NeovimLike, testkit.PlainClient} {
 		for _, auto := range []bool{false, true} {
 			name := string(kind) + "/turn"
 			if auto {
 				name = string(kind) + "/automatic"
 			}
 			t.Run(name, func(t *testing.T) {
-				w := newWsp(t)
+				w := testkit.NewSandbox(t)
 				outside := t.TempDir()
 				if err := os.WriteFile(filepath.Join(outside, "x"), []byte("outside the root\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				w.write("keep.txt", "keep\n", 0o644)
-				w.symlink("lnk", outside)
-				before := w.state()
-				srv, c := startBinary(t, w.home)
-				e := newEditor(t, c, kind)
-				e.srv = srv
-				e.initialize([]string{w.root}, map[string]any{"storeDir": w.store, "autoTurnQuietMs": 200})
-				e.mustCmd(commands.NameCheckpoint, map[string]any{"label": "before"}, nil)
+				w.Write("keep.txt", "keep\n")
+				w.Symlink("lnk", outside)
+				before := w.State()
+				srv, c := testkit.StartServer(w)
+				e := testkit.NewEditor(t, c, kind)
+				e.Server = srv
+				e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurnQuietMs": 200})
+				e.MustCmd(commands.NameCheckpoint, map[string]any{"label": "before"}, nil)
 				agent := func() {
-					w.remove("lnk")
-					w.write("lnk/new.txt", "made by the agent\n", 0o644)
-					w.write("lnk/x", "x by the agent\n", 0o644)
+					w.Remove("lnk")
+					w.Write("lnk/new.txt", "made by the agent\n")
+					w.Write("lnk/x", "x by the agent\n")
 				}
 				if auto {
 					agent()
 					waitAutoTurn(t, e, 1)
 				} else {
-					e.mustCmd(commands.NameTurnStart, map[string]any{"prompt": "make it a folder"}, nil)
+					e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "make it a folder"}, nil)
 					agent()
-					e.mustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+					e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
 				}
-				after := w.state()
+				after := w.State()
 				var rr commands.RewindResult
-				e.mustCmd(commands.NameRewind, map[string]any{"target": "@before"}, &rr)
+				e.MustCmd(commands.NameRewind, map[string]any{"target": "@before"}, &rr)
 				if !rr.Applied {
 					t.Fatalf("rewind of the folder back into a link: %s", rr.FailureReason)
 				}
 				waitSaved(t, e)
-				w.wantState(before, "after the rewind")
+				w.WantState(before, "after the rewind")
 				if data, err := os.ReadFile(filepath.Join(outside, "x")); err != nil || string(data) != "outside the root\n" {
 					t.Fatalf("the file outside the root: %q %v", data, err)
 				}
 				if ents, _ := os.ReadDir(outside); len(ents) != 1 {
 					t.Fatalf("the rewind wrote outside the root: %v", ents)
 				}
-				e.mustCmd(commands.NameUndo, map[string]any{}, &rr)
+				e.MustCmd(commands.NameUndo, map[string]any{}, &rr)
 				if !rr.Applied {
 					t.Fatalf("undo (the folder back): %s", rr.FailureReason)
 				}
 				waitSaved(t, e)
-				w.wantState(after, "after the undo")
+				w.WantState(after, "after the undo")
 				if data, _ := os.ReadFile(filepath.Join(outside, "x")); string(data) != "outside the root\n" {
 					t.Fatalf("the undo changed the file outside the root: %q", data)
 				}
@@ -153,11 +153,11 @@ func TestUndoAfterRewindIntoLinkOutside(t *testing.T) {
 }
 
 // waitAutoTurn waits until the n-th turn is an ended automatic turn.
-func waitAutoTurn(t *testing.T, e *editor, n int) {
+func waitAutoTurn(t *testing.T, e *testkit.Editor, n int) {
 	t.Helper()
 	for t0 := time.Now(); time.Since(t0) < 20*time.Second; time.Sleep(50 * time.Millisecond) {
 		var l commands.ListResult
-		e.mustCmd(commands.NameList, map[string]any{}, &l)
+		e.MustCmd(commands.NameList, map[string]any{}, &l)
 		if len(l.Turns) >= n && l.Turns[n-1].Ended != "" {
 			if l.Turns[n-1].Source != "auto" {
 				t.Fatalf("turn %d has source %q, want auto", n, l.Turns[n-1].Source)

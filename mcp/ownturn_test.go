@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +15,10 @@ import (
 // its stderr.
 func (w *agentWS) hook(sid string, ev map[string]any) string {
 	w.t.Helper()
-	ev["session_id"], ev["cwd"] = sid, w.root
+	ev["session_id"], ev["cwd"] = sid, w.Root
 	data, _ := json.Marshal(ev)
-	c := exec.Command(bin, "--store", w.store, "hook", "claude-code")
-	c.Dir = w.root
-	c.Env = append(os.Environ(), "REWIND_LSP_NO_SERVER=1")
+	c := w.Command([]string{"--store", w.Store, "hook", "claude-code"}, "REWIND_LSP_NO_SERVER=1")
+	c.Dir = w.Root
 	c.Stdin = strings.NewReader(string(data))
 	var errb strings.Builder
 	c.Stderr = &errb
@@ -36,8 +34,7 @@ func (w *agentWS) connectAs(sid string) *sdk.ClientSession {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	w.t.Cleanup(cancel)
-	cmd := exec.Command(bin, "--root", w.root, "--store", w.store, "mcp")
-	cmd.Env = append(os.Environ(), "REWIND_LSP_NO_SERVER=1", "CLAUDE_CODE_SESSION_ID="+sid)
+	cmd := w.Command([]string{"--root", w.Root, "--store", w.Store, "mcp"}, "REWIND_LSP_NO_SERVER=1", "CLAUDE_CODE_SESSION_ID="+sid)
 	cmd.Stderr = os.Stderr
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -53,21 +50,21 @@ func (w *agentWS) connectAs(sid string) *sdk.ClientSession {
 // revert of the session takes e.txt back.
 func TestMCPRewindInsideTurn(t *testing.T) {
 	w := newAgentWS(t)
-	w.write("a.txt", "a\n")
+	w.Write("a.txt", "a\n")
 	const sid = "0a6e7c1e-1111-4222-8333-444455556666"
 	cs := w.connectAs(sid)
 	w.hook(sid, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "try d, then e"})
 	ok(t, cs, "checkpoint", map[string]any{"goal": "try d"})
-	w.write("d.txt", "d\n")
+	w.Write("d.txt", "d\n")
 	w.hook(sid, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Write",
-		"tool_input": map[string]any{"file_path": w.root + "/d.txt", "content": "d\n"}})
+		"tool_input": map[string]any{"file_path": w.Root + "/d.txt", "content": "d\n"}})
 	ok(t, cs, "rewind", map[string]any{"report": "d was wrong"})
-	if w.read("d.txt") != "<missing>" {
+	if w.Read("d.txt") != "<missing>" {
 		t.Fatal("the rewind left d.txt")
 	}
 	w.hook(sid, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t1",
 		"tool_input": map[string]any{"command": "echo e > e.txt"}})
-	w.write("e.txt", "e\n")
+	w.Write("e.txt", "e\n")
 	w.hook(sid, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t1",
 		"tool_input": map[string]any{"command": "echo e > e.txt"}})
 	if stderr := w.hook(sid, map[string]any{"hook_event_name": "Stop"}); stderr != "" {
@@ -97,7 +94,7 @@ func TestMCPRewindInsideTurn(t *testing.T) {
 	if out, code := w.cli("revert", "--session", sid); code != 0 {
 		t.Fatalf("revert --session: exit %d\n%s", code, out)
 	}
-	if w.read("e.txt") != "<missing>" || w.read("a.txt") != "a\n" {
-		t.Fatalf("after revert --session: e.txt %q, a.txt %q", w.read("e.txt"), w.read("a.txt"))
+	if w.Read("e.txt") != "<missing>" || w.Read("a.txt") != "a\n" {
+		t.Fatalf("after revert --session: e.txt %q, a.txt %q", w.Read("e.txt"), w.Read("a.txt"))
 	}
 }

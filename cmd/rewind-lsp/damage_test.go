@@ -140,10 +140,10 @@ func TestGCRemovesStrayTemporaryFiles(t *testing.T) {
 func TestTornJournalTailSetAside(t *testing.T) {
 	w := newWS(t)
 	for i := 1; i <= 5; i++ {
-		w.write("f.txt", strings.Repeat("x", i)+"\n")
+		w.Write("f.txt", strings.Repeat("x", i)+"\n")
 		w.ok("checkpoint", "c"+strings.Repeat("i", i))
 	}
-	jp := filepath.Join(w.store, "journal")
+	jp := filepath.Join(w.Store, "journal")
 	data, err := os.ReadFile(jp)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestTornJournalTailSetAside(t *testing.T) {
 		t.Fatalf("fsck of a torn journal: exit %d\n%s", r.code, r.stderr)
 	}
 	w.ok("log")
-	w.write("f.txt", "after the crash\n")
+	w.Write("f.txt", "after the crash\n")
 	w.ok("checkpoint", "after")
 	r = w.run("fsck")
 	if r.code != 0 || !strings.Contains(r.stderr, "repaired") {
@@ -196,9 +196,9 @@ func TestTornJournalTailSetAside(t *testing.T) {
 	if got := strings.Join(labels, " "); got != "ci cii ciii after" {
 		t.Fatalf("checkpoints after the repair: %s (want the three whole ones before the cut and the new one)", got)
 	}
-	w.write("f.txt", "changed\n")
+	w.Write("f.txt", "changed\n")
 	w.ok("rewind", "@after", "--force")
-	if got := w.read("f.txt"); got != "after the crash\n" {
+	if got := w.Read("f.txt"); got != "after the crash\n" {
 		t.Fatalf("rewind to the checkpoint made after the repair: f.txt = %q", got)
 	}
 }

@@ -49,8 +49,8 @@ func (w *ws) checkSIGTERM(args ...string) {
 func TestHangingServer(t *testing.T) {
 	t.Run("raw listener", func(t *testing.T) {
 		w := newWS(t)
-		w.write("a.txt", "a\n")
-		ln, err := net.Listen("unix", filepath.Join(w.store, "server.sock"))
+		w.Write("a.txt", "a\n")
+		ln, err := net.Listen("unix", filepath.Join(w.Store, "server.sock"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestHangingServer(t *testing.T) {
 
 	t.Run("stopped server", func(t *testing.T) {
 		w := newWS(t)
-		w.write("a.txt", "a\n")
+		w.Write("a.txt", "a\n")
 		s := w.startServer()
 		w.served()
 		s.signal(syscall.SIGSTOP)
@@ -103,15 +103,15 @@ func TestHangingServer(t *testing.T) {
 
 	t.Run("stopped server holding the lock", func(t *testing.T) {
 		w := newWS(t)
-		w.write("a.txt", "a\n")
-		w.turn("t1", func() { w.write("a.txt", "b\n") })
+		w.Write("a.txt", "a\n")
+		w.turn("t1", func() { w.Write("a.txt", "b\n") })
 		s := w.startServer()
 		// A rewind from the editor: the server records it and waits for
 		// the editor to apply it (this editor never answers), holding the
 		// store's lock; then it is stopped.
-		s.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+		s.c.Send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
 			"params": map[string]any{"command": "rewind.rewind", "arguments": []any{map[string]any{"target": "1"}}}})
-		journal := filepath.Join(w.store, "journal")
+		journal := filepath.Join(w.Store, "journal")
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			if data, _ := os.ReadFile(journal); bytes.Contains(data, []byte(`"pending":true`)) {
 				break

@@ -25,7 +25,7 @@ type proc struct {
 func (w *ws) spawn(stdin string, args ...string) *proc {
 	w.t.Helper()
 	p := &proc{done: make(chan struct{})}
-	p.cmd = execBin(append([]string{"--root", w.root, "--store", w.store}, args...), "REWIND_LSP_HOME="+w.store+"-home")
+	p.cmd = w.Command(append([]string{"--root", w.Root, "--store", w.Store}, args...), "REWIND_LSP_HOME="+w.Store+"-home")
 	p.cmd.Stdin = strings.NewReader(stdin)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.start = time.Now()
@@ -67,8 +67,8 @@ func (p *proc) wait(t *testing.T, max time.Duration, what string) {
 // look at the store while a server hangs).
 func (w *ws) local(args ...string) string {
 	w.t.Helper()
-	c := execBin(append([]string{"--root", w.root, "--store", w.store}, args...),
-		"REWIND_LSP_HOME="+w.store+"-home", "REWIND_LSP_NO_SERVER=1")
+	c := w.Command(append([]string{"--root", w.Root, "--store", w.Store}, args...),
+		"REWIND_LSP_HOME="+w.Store+"-home", "REWIND_LSP_NO_SERVER=1")
 	out, err := c.Output()
 	if err != nil {
 		w.t.Fatalf("rewind-lsp %v (alone): %v", args, err)
@@ -96,7 +96,7 @@ const hookBudget = 5 * time.Second
 // promptEvent is a Claude Code UserPromptSubmit event for w.
 func (w *ws) promptEvent(prompt string) string {
 	b, _ := json.Marshal(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": "s-hang",
-		"cwd": w.root, "prompt": prompt})
+		"cwd": w.Root, "prompt": prompt})
 	return string(b)
 }
 
@@ -112,7 +112,7 @@ func (w *ws) checkHook(prompt string) bool {
 		w.t.Fatalf("hook: exit %d after %v, stdout %q; want exit 0 within %v and no output\nstderr: %s",
 			p.code, p.took.Round(time.Millisecond), p.stdout.String(), hookBudget, p.stderr.String())
 	}
-	journal, _ := os.ReadFile(filepath.Join(w.store, "journal"))
+	journal, _ := os.ReadFile(filepath.Join(w.Store, "journal"))
 	recorded := bytes.Count(journal, []byte(`"prompt":"`+prompt+`"`))
 	if recorded > 1 {
 		w.t.Fatalf("the hook's turn is recorded %d times", recorded)

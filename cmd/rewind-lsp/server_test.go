@@ -1,66 +1,47 @@
 package main_test
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
 // lspServer is a language server running for a workspace, started as an
 // editor starts it (rewind-lsp on stdio, one workspace folder, the
 // workspace's store): command-line calls on the root go to it.
 type lspServer struct {
-	t     *testing.T
-	proc  *os.Process
-	stdin io.WriteCloser
-	done  chan struct{} // closed when the process exited
+	t    *testing.T
+	c    *testkit.Conn // the editor's end: it never answers the server's requests
+	proc *os.Process
+	done chan struct{} // closed when the process exited
 }
 
 // startServer starts a server for w and waits until it serves the store's
 // socket.
 func (w *ws) startServer() *lspServer {
 	w.t.Helper()
-	c := execBin(nil, "REWIND_LSP_HOME="+w.store+"-home")
-	stdin, err := c.StdinPipe()
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	c.Stdout = io.Discard
-	c.Stderr = io.Discard
-	if os.Getenv("REWIND_TEST_SERVER_LOG") != "" {
-		c.Stderr = os.Stderr
-	}
-	if err := c.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	s := &lspServer{t: w.t, proc: c.Process, stdin: stdin, done: make(chan struct{})}
-	go func() { c.Wait(); close(s.done) }()
+	srv, c := testkit.StartServer(w.Sandbox)
+	s := &lspServer{t: w.t, c: c, proc: srv.Proc, done: make(chan struct{})}
+	go func() { <-srv.Exit; close(s.done) }()
+	// Runs before the server's own cleanup: a test may leave it stopped.
 	w.t.Cleanup(func() {
 		if canStop {
-			s.proc.Signal(sigCont) // a test may leave it stopped
-		}
-		stdin.Close()
-		select {
-		case <-s.done:
-		case <-time.After(5 * time.Second):
-			s.proc.Kill()
-			<-s.done
+			s.proc.Signal(sigCont)
 		}
 	})
-	uri := "file://" + w.root
-	s.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+	uri := testkit.URI(w.Root)
+	c.Start("initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": uri, "capabilities": map[string]any{},
-		"workspaceFolders":      []map[string]string{{"uri": uri, "name": filepath.Base(w.root)}},
-		"initializationOptions": map[string]any{"storeDir": w.store},
-	}})
-	s.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
-	sock := filepath.Join(w.store, "server.sock")
+		"workspaceFolders":      []map[string]string{{"uri": uri, "name": filepath.Base(w.Root)}},
+		"initializationOptions": map[string]any{"storeDir": w.Store},
+	})
+	c.Notify("initialized", map[string]any{})
+	sock := filepath.Join(w.Store, "server.sock")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if c, err := net.Dial("unix", sock); err == nil {
@@ -88,11 +69,6 @@ func (w *ws) served() {
 	if st.WatchMode == "none" || st.WatchMode == "" {
 		w.t.Fatalf("the command line does not reach the language server (status: watch mode %q)", st.WatchMode)
 	}
-}
-
-func (s *lspServer) send(msg any) {
-	body, _ := json.Marshal(msg)
-	fmt.Fprintf(s.stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
 }
 
 // signal sends sig to the server.
