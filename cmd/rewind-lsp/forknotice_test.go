@@ -13,25 +13,25 @@ import (
 // changed them; its next prompt is told nothing.
 func TestConversationForkNotice(t *testing.T) {
 	w := newWS(t)
-	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.root, "/", "-"))
+	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.Root, "/", "-"))
 	os.MkdirAll(projects, 0o700)
-	w.write("a.txt", "a0\n")
+	w.Write("a.txt", "a0\n")
 	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
 	A.event("SessionStart", "source", "startup")
 	A.prompt("one: edit a")
 	A.write("a.txt", "a1\n")
 	A.stop()
 	A.prompt("two: add b")
-	A.bash("toolu_b", func() { w.write("b.txt", "b\n") })
+	A.bash("toolu_b", func() { w.Write("b.txt", "b\n") })
 	A.stop()
-	w.write("a.txt", "the person's\n")
+	w.Write("a.txt", "the person's\n")
 
 	r := w.ok("rewind", "2", "--mode", "conversation")
 	i := strings.Index(r.stdout, "claude --resume ")
 	if i < 0 {
 		t.Fatalf("no resume command:\n%s", r.stdout)
 	}
-	if w.read("b.txt") != "b\n" {
+	if w.Read("b.txt") != "b\n" {
 		t.Fatal("a conversation rewind changed files")
 	}
 	F := w.claude(strings.Fields(r.stdout[i+len("claude --resume "):])[0], projects)
