@@ -125,23 +125,35 @@ func (s *SocketServer) serve(c net.Conn) {
 		writeLine(c, remoteResponse{Error: "malformed request: " + err.Error(), Kind: "error"})
 		return
 	}
-	// The call runs to its end even if the caller goes away: it may be
-	// half done, and a retry with the same key must find it recorded.
-	done := make(chan remoteResponse, 1)
-	go func() { done <- s.call(req) }()
-	tick := time.NewTicker(heartbeatEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case resp := <-done:
-			writeLine(c, resp)
+	// The call runs here, to its end even if the caller goes away: it may
+	// be half done, and a retry with the same key must find it recorded.
+	// Most calls answer in milliseconds and start nothing else; one still
+	// working after heartbeatEvery says so every heartbeatEvery, from a
+	// timer.
+	var mu sync.Mutex
+	finished := false
+	var beat *time.Timer
+	mu.Lock()
+	beat = time.AfterFunc(heartbeatEvery, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
 			return
-		case <-tick.C:
-			if writeLine(c, remoteResponse{Working: true}) != nil {
-				<-done
-				return
-			}
 		}
+		if writeLine(c, remoteResponse{Working: true}) != nil {
+			finished = true // the caller is gone; the call goes on
+			return
+		}
+		beat.Reset(heartbeatEvery)
+	})
+	mu.Unlock()
+	resp := s.call(req)
+	mu.Lock()
+	defer mu.Unlock()
+	beat.Stop()
+	if !finished {
+		finished = true
+		writeLine(c, resp)
 	}
 }
 
@@ -277,7 +289,7 @@ func (r *Remote) once(ctx context.Context, req []byte) (*remoteResponse, error) 
 	if _, err := c.Write(req); err != nil {
 		return nil, ErrNoAnswer
 	}
-	br := bufio.NewReaderSize(c, 1<<20)
+	br := bufio.NewReaderSize(c, 64<<10) // a longer answer grows the line
 	for {
 		c.SetReadDeadline(time.Now().Add(silenceLimit))
 		line, err := br.ReadBytes('\n')
