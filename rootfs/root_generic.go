@@ -280,6 +280,12 @@ func (d *Dir) openFile(op, name string) (*os.File, error) {
 // ReadFile reads regular file name (a link is ErrLink, never followed).
 // sizeHint, the size Lstat gave, saves reallocations.
 func (d *Dir) ReadFile(name string, sizeHint int64) ([]byte, error) {
+	return d.ReadFileInto(nil, name, sizeHint)
+}
+
+// ReadFileInto is ReadFile reading into buf's memory when it is large
+// enough (a walk reading many files reuses one buffer).
+func (d *Dir) ReadFileInto(buf []byte, name string, sizeHint int64) ([]byte, error) {
 	f, err := d.openFile("read", name)
 	if err != nil {
 		return nil, err
@@ -288,7 +294,10 @@ func (d *Dir) ReadFile(name string, sizeHint int64) ([]byte, error) {
 	if sizeHint < 0 {
 		sizeHint = 0
 	}
-	data := make([]byte, 0, sizeHint+1)
+	data := buf[:0]
+	if int64(cap(data)) < sizeHint+1 {
+		data = make([]byte, 0, sizeHint+1)
+	}
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

@@ -163,6 +163,21 @@ func TestReadFile(t *testing.T) {
 	if data, err := d.ReadFile("empty", 0); err != nil || len(data) != 0 {
 		t.Fatalf("empty: %q %v", data, err)
 	}
+	// Into a buffer that held something else: too small, or large enough
+	// (then its memory is used); nothing of the old bytes shows.
+	for _, buf := range [][]byte{[]byte("old bytes"), make([]byte, 5, 2*len(big))} {
+		copy(buf, "stale")
+		data, err := d.ReadFileInto(buf, "big", int64(len(big)))
+		if err != nil || string(data) != big {
+			t.Fatalf("into a buffer of %d: %d bytes, %v", cap(buf), len(data), err)
+		}
+		if cap(buf) >= len(big)+1 && &data[0] != &buf[:1][0] {
+			t.Errorf("a buffer large enough was not used")
+		}
+		if data, err := d.ReadFileInto(buf, "empty", 0); err != nil || len(data) != 0 {
+			t.Fatalf("empty into a used buffer: %q %v", data, err)
+		}
+	}
 	_, err := d.ReadFile("sub", 0)
 	wantErr(t, "read a folder", err, ErrIsDir)
 	_, err = d.ReadFile("missing", 0)

@@ -307,7 +307,7 @@ func (c *Capturer) captureFile(parent *rootfs.Dir, rel, name string, st rootfs.S
 	if cached, ok := c.cache.trusted(rel, k); ok && cached.kind == kind && !c.objects.IsDamaged(cached.id) {
 		return Entry{Kind: kind, ID: cached.id, Size: k.size}, cached, true, false, nil
 	}
-	data, err := readEntry(parent, name, kind, k.size)
+	data, err := readEntry(parent, name, kind, k.size, nil)
 	if err != nil {
 		if gone(err) {
 			return e, ce, false, false, nil

@@ -87,9 +87,9 @@ func (s *scan) run(start string) error {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			var l rootfs.Listing // reused from folder to folder
+			var w walker // reused from folder to folder
 			for rel := range jobs {
-				s.dir(rel, &l, func(sub string) {
+				s.dir(rel, &w, func(sub string) {
 					pending.Add(1)
 					select {
 					case jobs <- sub:
@@ -115,7 +115,8 @@ func (s *scan) run(start string) error {
 }
 
 // dir captures the entries of folder rel, sending subfolders to more.
-func (s *scan) dir(rel string, l *rootfs.Listing, more func(string)) {
+func (s *scan) dir(rel string, w *walker, more func(string)) {
+	l := &w.l
 	if s.ctx.Err() != nil {
 		return
 	}
@@ -268,7 +269,7 @@ func (s *scan) dir(rel string, l *rootfs.Listing, more func(string)) {
 		var data []byte
 		if hasOv {
 			data = ov
-		} else if data, err = readEntry(d, string(name), kind, k.size); err != nil {
+		} else if data, err = readEntry(d, string(name), kind, k.size, w.buf); err != nil {
 			r.count--
 			if cached {
 				r.same = false
@@ -279,10 +280,13 @@ func (s *scan) dir(rel string, l *rootfs.Listing, more func(string)) {
 			s.fail(fmt.Errorf("capture %s: %w", p, err))
 			return
 		}
-		id, err := s.c.objects.Put(data)
+		id, err := s.c.objects.Put(data) // the store keeps a copy
 		if err != nil {
 			s.fail(fmt.Errorf("capture %s: %w", p, err))
 			return
+		}
+		if !hasOv && kind != KindSymlink && cap(data) <= maxReusedBuf {
+			w.buf = data[:0]
 		}
 		key := k
 		if hasOv || (kind != KindSymlink && int64(len(data)) != k.size) {
@@ -314,13 +318,25 @@ func (s *scan) dir(rel string, l *rootfs.Listing, more func(string)) {
 	s.mu.Unlock()
 }
 
-// readEntry reads a file, or a link's target, in folder d.
-func readEntry(d *rootfs.Dir, name string, kind Kind, size int64) ([]byte, error) {
+// walker is what a walking goroutine reuses from folder to folder and from
+// file to file: a first capture reads gigabytes, and a buffer per file
+// would be that much garbage.
+type walker struct {
+	l   rootfs.Listing
+	buf []byte // the last file read, up to maxReusedBuf
+}
+
+// maxReusedBuf is the largest read buffer a walker keeps.
+const maxReusedBuf = 4 << 20
+
+// readEntry reads a file, or a link's target, in folder d, into buf's
+// memory when it is large enough.
+func readEntry(d *rootfs.Dir, name string, kind Kind, size int64, buf []byte) ([]byte, error) {
 	if kind == KindSymlink {
 		t, err := d.Readlink(name)
 		return []byte(t), err
 	}
-	return d.ReadFile(name, size)
+	return d.ReadFileInto(buf, name, size)
 }
 
 // gone reports whether a walk error means the entry is not there to capture:

@@ -149,11 +149,33 @@ func (o *Objects) compress(data []byte, fast bool) (byte, []byte) {
 	if len(data) < 64 {
 		return kindRaw, data
 	}
-	c := o.encoder(fast).EncodeAll(data, make([]byte, 0, len(data)/3+64))
+	c := o.encoder(fast).EncodeAll(data, getBuf(len(data)/3+64))
 	if len(c) >= len(data) {
+		putBuf(c)
 		return kindRaw, data
 	}
 	return kindZstd, c
+}
+
+// bufs holds compression buffers between objects: a first capture
+// compresses gigabytes, and a buffer per object would be that much garbage.
+var bufs sync.Pool
+
+// maxPooledBuf is the largest buffer kept in bufs.
+const maxPooledBuf = 4 << 20
+
+func getBuf(n int) []byte {
+	if b, ok := bufs.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+func putBuf(b []byte) {
+	if cap(b) <= maxPooledBuf {
+		b = b[:0]
+		bufs.Put(&b)
+	}
 }
 
 // Has reports whether id is stored (without verifying it).
@@ -191,7 +213,11 @@ func (o *Objects) PutID(id ID, data []byte) error {
 	fast := o.fast
 	o.mu.Unlock()
 	kind, payload := o.compress(data, fast)
-	return o.append(id, kind, payload)
+	err := o.append(id, kind, payload) // copies the payload
+	if kind == kindZstd {
+		putBuf(payload)
+	}
+	return err
 }
 
 // PutDelta stores id as a delta against base: body is what Options.Delta
