@@ -11,8 +11,9 @@ import (
 // root are ~350 MB) makes the collector run at every allocation, and a
 // turn end takes several times longer; no limit at all lets the heap
 // double before each collection. So after every collection the limit is
-// set a margin above what survived it, and never below serverMemoryLimit.
-// It costs nothing while the server is idle: no collection, no check.
+// set a margin above what survived it, and never below a floor. It costs
+// nothing while the server is idle: no collection, no check. A command-line
+// run follows the live heap too, above a higher floor (cliMemoryLimit).
 
 const (
 	// memHeadroom is the garbage allowed above the live heap, as a share
@@ -21,9 +22,12 @@ const (
 	memHeadroomFixed = 48 << 20
 )
 
+// cliMemoryLimit is the least soft memory limit of a command-line run.
+const cliMemoryLimit = 512 << 20
+
 // followLiveHeap starts adjusting the soft memory limit after each
-// garbage collection.
-func followLiveHeap() {
+// garbage collection, never below floor.
+func followLiveHeap(floor int64) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
 	arm = func() {
@@ -33,7 +37,7 @@ func followLiveHeap() {
 		runtime.AddCleanup(p, func(struct{}) {
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
-				debug.SetMemoryLimit(memoryLimitFor(sample[0].Value.Uint64()))
+				debug.SetMemoryLimit(memoryLimitFor(sample[0].Value.Uint64(), floor))
 			}
 			arm()
 		}, struct{}{})
@@ -42,7 +46,7 @@ func followLiveHeap() {
 }
 
 // memoryLimitFor is the soft limit for a live heap of live bytes.
-func memoryLimitFor(live uint64) int64 {
+func memoryLimitFor(live uint64, floor int64) int64 {
 	limit := int64(live + live>>memHeadroomShift + memHeadroomFixed)
-	return max(limit, serverMemoryLimit)
+	return max(limit, floor)
 }

@@ -29,7 +29,7 @@ func (c *cli) serve(args []string) int {
 		// A server lives beside the editor all day: collect garbage before
 		// the heap grows past this (a soft limit) and hand memory back.
 		debug.SetMemoryLimit(serverMemoryLimit)
-		followLiveHeap()
+		followLiveHeap(serverMemoryLimit)
 	}
 	return lsp.Run(c.ctx, c.stdin, c.stdout, c.stderr)
 }
