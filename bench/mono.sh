@@ -237,6 +237,13 @@ measure() { # measure small|big
 	R[$sz,a0]=$(median "${A0[@]}") R[$sz,a0c]=$(median "${A0c[@]}") R[$sz,a0m]=$(median "${A0m[@]}")
 	R[$sz,g]=$(median "${GG[@]}") R[$sz,gc]=$(median "${GGc[@]}")
 	R[$sz,store_first]=$(du -sm "$STORE" | awk '{print $1}')
+	if command -v zstd >/dev/null; then
+		# (z) the floor of storing every file compressed: read them all and
+		# compress them with zstd's C tool at its fastest level, both cores.
+		say "[$sz] (z) tar | zstd -1 -T0 of the tracked files …"
+		timed t sh -c '"$@" | tar -C "$0" --null -T - -cf - | zstd -q -1 -T0 >/dev/null' "$TREE" "${G[@]}" -C "$TREE" ls-files -z
+		R[$sz,z]=$t R[$sz,zc]=$t_cpu
+	fi
 
 	# (a) cold checkpoint after 10 changed files against (d) git status.
 	local AA=() AAc=() DD=() DDc=() AAm=()
@@ -392,6 +399,7 @@ hdr=(); for sz in "${sizes[@]}"; do hdr+=("$(name "$sz") wall (cpu)"); done
 row "median, ms" "${hdr[@]}"
 prow "(e)  git add -A into the fresh repository (writes objects)" 'echo "$(ms ${R[$sz,e]}) ($(ms ${R[$sz,ec]}))"'
 prow "(g)  git add -A into a fresh index (objects present)" 'echo "$(ms ${R[$sz,g]}) ($(ms ${R[$sz,gc]}))"'
+prow "(z)  tar | zstd -1 -T0 of the tracked files (read, compress)" 'echo "$(ms ${R[$sz,z]:-}) ($(ms ${R[$sz,zc]:-}))"'
 prow "(a0) rewind-lsp first capture, empty store" 'echo "$(ms ${R[$sz,a0]}) ($(ms ${R[$sz,a0c]}))"'
 prow "       its peak RSS, MB; the store after it, MB" 'echo "${R[$sz,a0m]}; ${R[$sz,store_first]}"'
 prow "(a)  rewind-lsp checkpoint, new process, warm store" 'echo "$(ms ${R[$sz,a]}) ($(ms ${R[$sz,ac]}))"'
@@ -441,6 +449,24 @@ for sz in "${sizes[@]}"; do
 			"$([ "${R[$sz,lmode]}" = poll ] && echo ok || echo MISSED)" "rewind.status watchMode"
 		goal "lowered watch limit: CPU idle, ticks in ${idle} s" "$sz" "${R[$sz,lidle]}" "<=" 1 "utime+stime"
 	fi
+done
+echo
+echo "measured floors (what a goal's time is made of; REWIND_LSP_TRACE phases of the last run):"
+phase() { # phase FILE LINE-NAME PHASE-NAME: ms of a phase in a trace line
+	[ -f "$1" ] || { echo "-"; return; }
+	awk -v l="rewind-lsp trace: $2 " -v p="$3" 'index($0, l) == 1 {
+		gsub(/ \([^)]*\)/, ""); n = split($0, f, /[:,] /); for (i = 2; i <= n; i++) if (index(f[i], p " ") == 1) { x = f[i]; sub(/.* /, "", x); sub(/ms$/, "", x); v = x } }
+		END { print (v == "" ? "-" : v) }' "$1"
+}
+for sz in "${sizes[@]}"; do
+	tr=$TMP/trace-a-$sz
+	echo "  $(name "$sz") cold checkpoint $(ms "${R[$sz,a]}") ms: a process start $(ms2 "${R[$sz,V]}"), stat cache $(phase "$tr" capture "load stat cache"), ignore rules $(phase "$tr" capture "ignore rules"), walk $(phase "$tr" capture walk), save stat cache $(phase "$tr" capture "save stat cache") ms; git status $(ms "${R[$sz,d]}") ms"
+	echo "  $(name "$sz") first capture $(ms "${R[$sz,a0]}") ms: reading and compressing every file with zstd's C tool (z) $(ms "${R[$sz,z]:-}") ms = $(ratio "${R[$sz,z]:-}" "${R[$sz,g]}") x (g)"
+	echo "  $(name "$sz") turn end through the socket $(ms2 "${R[$sz,C]}") ms: a process start $(ms2 "${R[$sz,V]}") + the server's turn end $(ms2 "${R[$sz,CY]}") ms"
+	tr=$TMP/trace-rewind-$sz
+	echo "  $(name "$sz") rewind $(ms "${R[$sz,RW]}") ms: capture $(phase "$tr" rewind capture), plan $(phase "$tr" rewind plan), intent $(phase "$tr" "rewind steps" "intent recorded"), file writes $(phase "$tr" "disk writes" "$nrew files") + sync $(phase "$tr" "disk writes" sync) ms; git checkout $(ms "${R[$sz,CO]}") ms"
+	tr=$TMP/trace-undo-$sz
+	echo "  $(name "$sz") undo $(ms "${R[$sz,UD]}") ms: capture $(phase "$tr" capture walk) (walk), file writes $(phase "$tr" "disk writes" "$nrew files") + sync $(phase "$tr" "disk writes" sync) ms"
 done
 echo
 for sz in "${sizes[@]}"; do
