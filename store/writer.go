@@ -172,6 +172,7 @@ func (o *Objects) append(id ID, kind byte, payload []byte) error {
 		o.w = w
 	}
 	if err := o.w.add(id, kind, payload); err != nil {
+		o.abandonLocked(o.w)
 		return fmt.Errorf("store object %s: %w", id, err)
 	}
 	o.known[id] = struct{}{}
@@ -179,6 +180,26 @@ func (o *Objects) append(id ID, kind byte, payload []byte) error {
 		o.dmg.healed(id)
 	}
 	return nil
+}
+
+// abandonLocked gives up pack w after a write to it failed (a full disk):
+// the records it did not write — or could not make durable — are
+// forgotten, so that a later Put of the same content stores it again
+// instead of trusting a record that is not on disk, and the file is cut
+// back to the whole records written before, which readers find by
+// scanning it (o.mu held).
+func (o *Objects) abandonLocked(w *writer) {
+	if o.w == w {
+		o.w = nil
+	}
+	durable := w.f.Truncate(w.off) == nil && w.f.Sync() == nil
+	for _, e := range w.ents {
+		if !durable || e.off+int64(e.n) > w.off {
+			delete(o.known, e.id)
+		}
+	}
+	w.buf, w.ents, w.byID = nil, nil, nil
+	w.f.Close() // releases its lock
 }
 
 // sealLocked hands the current pack to the readers and seals it, now or
@@ -190,7 +211,7 @@ func (o *Objects) sealLocked(background bool) error {
 	}
 	o.w = nil
 	if err := w.flush(); err != nil {
-		w.f.Close()
+		o.abandonLocked(w)
 		return err
 	}
 	o.load()
