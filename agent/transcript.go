@@ -152,15 +152,16 @@ func Fork(path string, point ForkPoint, prompt string) (*Forked, error) {
 	}
 	id := uuid.NewString()
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".rewind-lsp-fork-*.jsonl")
+	// Written whole or not at all: nothing half-written is ever seen
+	// beside the original (whole.go).
+	tmp, err := createWhole(dir, fi.Mode().Perm())
 	if err != nil {
 		return nil, fmt.Errorf("write forked transcript: %w", err)
 	}
 	done := false
 	defer func() {
 		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			tmp.discard()
 		}
 	}()
 	recs, last, err := copyLines(tmp, f, point.Bytes, []byte(id))
@@ -191,26 +192,12 @@ func Fork(path string, point ForkPoint, prompt string) (*Forked, error) {
 	if err := tmp.Truncate(size); err != nil {
 		return nil, fmt.Errorf("write forked transcript: %w", err)
 	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		return nil, fmt.Errorf("write forked transcript: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("write forked transcript: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("write forked transcript: %w", err)
-	}
 	dst := filepath.Join(dir, id+".jsonl")
 	// A link never replaces a file that exists.
-	if err := os.Link(tmp.Name(), dst); err != nil {
+	if err := tmp.publish(dst); err != nil {
 		return nil, fmt.Errorf("write forked transcript: %w", err)
 	}
-	os.Remove(tmp.Name())
 	done = true
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 	return &Forked{Session: id, Transcript: dst, Resume: "claude --resume " + id}, nil
 }
 
