@@ -131,7 +131,7 @@ func (a *Auto) invoke(ctx context.Context, spec Spec, args, remote any, local fu
 			rctx, cancel = context.WithTimeout(ctx, time.Second)
 			defer cancel()
 		}
-		if _, err := svc.Workspace().Recover(rctx); err != nil && (spec.Mutating || ctx.Err() != nil) {
+		if _, err := svc.Recover(rctx, RecoverArgs{}); err != nil && (spec.Mutating || ctx.Err() != nil) {
 			return err
 		}
 	}

@@ -26,7 +26,12 @@ const (
 // Names of the internal commands: the command line's and the hooks' own,
 // which reach a running server through the root's socket only.
 const (
-	NameToolCall = "rewind.toolCall"
+	NameToolCall      = "rewind.toolCall"
+	NameRecordSession = "rewind.recordSession"
+	NameNotices       = "rewind.notices"
+	NameGC            = "rewind.gc"
+	NameFsck          = "rewind.fsck"
+	NameRecover       = "rewind.recover"
 )
 
 // The public commands, in the order the language server advertises them.
@@ -74,6 +79,21 @@ var (
 	ToolCall = define(Spec{Name: NameToolCall, Mutating: true,
 		Doc: "Records which files an agent's tool call wrote (a hook's PreToolUse or PostToolUse)."},
 		(*Service).ToolCall)
+	RecordSession = define(Spec{Name: NameRecordSession, Mutating: true,
+		Doc: "Records that an agent session started, with its agent and transcript."},
+		(*Service).RecordSession)
+	Notices = define(Spec{Name: NameNotices, Mutating: true,
+		Doc: "Takes the words a session has not heard yet (the rewinds, reverts, undos and reports since it last heard), once."},
+		(*Service).Notices)
+	GC = define(Spec{Name: NameGC, Verb: "gc",
+		Doc: "Drops unpinned snapshot content beyond the limits; journal entries stay and say their snapshot is gone."},
+		(*Service).GC)
+	Fsck = define(Spec{Name: NameFsck, NoRecover: true, Verb: "fsck",
+		Doc: "Verifies every stored object and journal entry, naming any damage."},
+		(*Service).Fsck)
+	Recover = define(Spec{Name: NameRecover, NoRecover: true,
+		Doc: "Finishes or rolls back what an interrupted rewind, revert or undo left half done."},
+		(*Service).Recover)
 )
 
 // All lists the public commands' names, in the order the language server

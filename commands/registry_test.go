@@ -143,3 +143,38 @@ func TestSocketLongStorePath(t *testing.T) {
 		t.Fatalf("rewind.status over the socket of a long store path: %+v, %v", st, err)
 	}
 }
+
+// TestAutoForwardsTheInternalCommands: with a server serving the root, the
+// command line's own commands (a hook's session and notices, tool calls,
+// gc, fsck) run in the server: the client here cannot open the root at
+// all.
+func TestAutoForwardsTheInternalCommands(t *testing.T) {
+	svc := openService(t)
+	srv, err := commands.ServeSocket(svc)
+	if err != nil || srv == nil {
+		t.Fatalf("ServeSocket: %v, %v", srv, err)
+	}
+	defer srv.Close()
+	auto := commands.NewAuto(svc.StoreDir(), func() (*commands.Service, error) {
+		return nil, errors.New("the command ran in the client instead of the server")
+	})
+	ctx := commands.WithCall(context.Background(), commands.Call{Actor: "hook", Source: "hook"})
+	if r, err := commands.RecordSession.Call(ctx, auto, commands.RecordSessionArgs{Session: "S", Agent: "claude-code"}); err != nil || r.Entry == "" {
+		t.Fatalf("recordSession: %+v, %v", r, err)
+	}
+	if r, err := commands.ToolCall.Call(ctx, auto, commands.ToolCallArgs{Session: "S", Tool: "Write", Phase: "post", Paths: []string{"a.txt"}}); err != nil {
+		t.Fatalf("toolCall: %+v, %v", r, err)
+	}
+	if r, err := commands.Notices.Call(ctx, auto, commands.NoticesArgs{Session: "S"}); err != nil || r.Text != "" {
+		t.Fatalf("notices with nothing to tell: %+v, %v", r, err)
+	}
+	if r, err := commands.GC.Call(ctx, auto, commands.GCArgs{}); err != nil || r.SnapshotsKept != 0 {
+		t.Fatalf("gc: %+v, %v", r, err)
+	}
+	if r, err := commands.Fsck.Call(ctx, auto, commands.FsckArgs{}); err != nil || r.Store != svc.StoreDir() || len(r.Problems) != 0 {
+		t.Fatalf("fsck: %+v, %v", r, err)
+	}
+	if _, err := commands.GC.Call(ctx, auto, commands.GCArgs{MaxAgeDays: -1}); err == nil || !strings.Contains(err.Error(), "maxAgeDays") {
+		t.Fatalf("gc with a negative age: %v; want an error naming maxAgeDays", err)
+	}
+}

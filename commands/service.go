@@ -82,9 +82,6 @@ func (s *Service) StoreDir() string { return s.opts.StoreDir }
 // JournalPath is the journal file; it changes whenever any process appends.
 func (s *Service) JournalPath() string { return s.ws.Journal().Path() }
 
-// Workspace is the root's handle underneath (gc, fsck, history).
-func (s *Service) Workspace() *workspace.Workspace { return s.ws }
-
 func (s *Service) overlay() snapshot.Overlay {
 	if s.opts.Overlay == nil {
 		return nil

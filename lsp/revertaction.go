@@ -46,7 +46,7 @@ func (s *Server) revertHereActions(ctx context.Context, f *folder, doc document,
 		if len(out) == maxRevertHereTurns {
 			break
 		}
-		ok, err := f.svc.Workspace().RevertHunkApplies(rel, []byte(doc.text), true, n, rng.Start.Line, rng.End.Line)
+		ok, err := f.svc.RevertHunkApplies(rel, []byte(doc.text), true, n, rng.Start.Line, rng.End.Line)
 		if err != nil {
 			s.log.Printf("code actions for %s: turn %d: %v", rel, n, err)
 			continue

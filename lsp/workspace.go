@@ -121,16 +121,16 @@ func (s *Server) addFolder(wf workspaceFolder) error {
 	f.svc = svc
 	// A rewind, revert or undo that a killed process left half done is
 	// finished before anything else reads the files.
-	if n, err := svc.Workspace().Recover(s.baseCtx); err != nil {
+	if r, err := commands.Recover.Call(s.baseCtx, svc, commands.RecoverArgs{}); err != nil {
 		s.log.Printf("folder %s: finishing an interrupted rewind: %v", p, err)
-	} else if n > 0 {
-		s.log.Printf("folder %s: finished %d interrupted rewind(s)", p, n)
+	} else if r.Finished > 0 {
+		s.log.Printf("folder %s: finished %d interrupted rewind(s)", p, r.Finished)
 	}
 	overlay.roots = f.roots()
 	s.hadFolder = true
 	s.ws.folders = append(s.ws.folders, f)
 	f.watch = s.watchJournal(f)
-	f.tracker = svc.Workspace().Track(s.trackOptions(f))
+	f.tracker = svc.Track(s.trackOptions(f))
 	if sock, err := commands.ServeSocket(svc); err != nil {
 		s.log.Printf("folder %s: the command line cannot use this server: %v", p, err)
 	} else {

@@ -32,7 +32,7 @@ func TestForkNotice(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.start("F", "go on from turn one")
-	n, err := f.s.TakeNotices("F")
+	n, err := f.s.TakeNotices("F", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestForkNotice(t *testing.T) {
 	}
 	f.end("F")
 	f.start("F", "and then")
-	if n, _ := f.s.TakeNotices("F"); !n.Empty() {
+	if n, _ := f.s.TakeNotices("F", ""); !n.Empty() {
 		t.Fatalf("the fork was told twice: %+v", n)
 	}
 
@@ -65,7 +65,7 @@ func TestForkNotice(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.start("G", "from turn one, files too")
-	if n, _ := f.s.TakeNotices("G"); !n.Empty() {
+	if n, _ := f.s.TakeNotices("G", ""); !n.Empty() {
 		t.Fatalf("a both fork was told %+v", n.Fork)
 	}
 }

@@ -40,16 +40,29 @@ func (n *Notices) Empty() bool {
 // session once. A session is told only of what happened after the journal
 // first saw it (its session entry, a turn or a tool call); one the journal
 // never saw gets nothing. The first prompt of a conversation fork is also
-// told which files differ from its fork point (ForkDiff).
-func (s *Workspace) TakeNotices(sid string) (*Notices, error) {
+// told which files differ from its fork point (ForkDiff). key is the
+// call's idempotency key: a call retried with the key of one that recorded
+// its notice (its answer was lost) is told the same again, instead of
+// nothing.
+func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 	out := &Notices{}
 	if sid == "" {
 		return out, nil
 	}
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
 		out.History = h
-		from, fork, told, turns := -1, (*journal.Entry)(nil), false, 0
+		// A retry reads the journal as the first call did: up to the
+		// notice it recorded. The key may be shared with the call's other
+		// commands (a hook opens a turn and takes its notice under one).
+		ents, retry := h.Entries, false
 		for i, e := range h.Entries {
+			if key != "" && e.Key == key && e.Kind == journal.KindNotice && e.Session == sid {
+				ents, retry = h.Entries[:i], true
+				break
+			}
+		}
+		from, fork, told, turns := -1, (*journal.Entry)(nil), false, 0
+		for i, e := range ents {
 			if e.Session != sid {
 				continue
 			}
@@ -67,7 +80,7 @@ func (s *Workspace) TakeNotices(sid string) (*Notices, error) {
 			case journal.KindNotice:
 				told = true
 				for j := i; j >= 0; j-- {
-					if h.Entries[j].ID == e.Through {
+					if ents[j].ID == e.Through {
 						from = j
 						break
 					}
@@ -77,7 +90,7 @@ func (s *Workspace) TakeNotices(sid string) (*Notices, error) {
 		if from < 0 {
 			return nil
 		}
-		for _, e := range h.Entries[from+1:] {
+		for _, e := range ents[from+1:] {
 			if noticeable(h, e) {
 				out.Entries = append(out.Entries, e)
 			}
@@ -88,11 +101,11 @@ func (s *Workspace) TakeNotices(sid string) (*Notices, error) {
 				return err
 			}
 		}
-		if out.Empty() {
+		if out.Empty() || retry {
 			return nil
 		}
 		last := h.Entries[len(h.Entries)-1]
-		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: last.ID})
+		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: last.ID, Key: key})
 	})
 	return out, err
 }

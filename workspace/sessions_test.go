@@ -192,7 +192,7 @@ func TestToolAttribution(t *testing.T) {
 func TestNoticesOncePerSession(t *testing.T) {
 	f := newSessFixture(t)
 	f.write("a.txt", "1\n")
-	if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", ""); err != nil {
+	if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	f.start("A", "one")
@@ -239,11 +239,69 @@ func TestNoticesOncePerSession(t *testing.T) {
 // notices takes the entries session sid has not been told of yet.
 func (f *sessFixture) notices(sid string) []*journal.Entry {
 	f.t.Helper()
-	n, err := f.s.TakeNotices(sid)
+	n, err := f.s.TakeNotices(sid, "")
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return n.Entries
+}
+
+// TestNoticesRetriedWithTheirKey: a notice whose answer was lost (the
+// server recorded it, the hook never printed it) is told again to the
+// retry with the same key, once, even when the key is shared with the
+// call's turn start; a new key gets nothing more. A session recorded twice
+// under one key is one entry.
+func TestNoticesRetriedWithTheirKey(t *testing.T) {
+	f := newSessFixture(t)
+	f.write("a.txt", "1\n")
+	for range 2 {
+		if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", "k0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countKind(f.history(), journal.KindSession); n != 1 {
+		t.Fatalf("a session recorded twice under one key: %d session entries", n)
+	}
+	f.start("A", "one")
+	f.write("a.txt", "2\n")
+	f.end("A")
+	if out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil || !out.Applied {
+		t.Fatal(err, out)
+	}
+	if _, err := f.s.TurnStart(f.ctx, TurnRequest{Prompt: "two", Session: "A", Source: "hook", Actor: "hook", Key: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	take := func(key string) []*journal.Entry {
+		t.Helper()
+		n, err := f.s.TakeNotices("A", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n.Entries
+	}
+	first := take("k1")
+	if len(first) != 1 || first[0].Kind != journal.KindRewind {
+		t.Fatalf("first take: %v", first)
+	}
+	if again := take("k1"); len(again) != 1 || again[0].ID != first[0].ID {
+		t.Fatalf("the retry with the same key: %v; want %v again", again, first)
+	}
+	if n := countKind(f.history(), journal.KindNotice); n != 1 {
+		t.Fatalf("%d notice entries after a retry; want 1", n)
+	}
+	if other := take("k2"); len(other) != 0 {
+		t.Fatalf("told twice under a new key: %v", other)
+	}
+}
+
+func countKind(h *journal.History, kind string) int {
+	n := 0
+	for _, e := range h.Entries {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
 }
 
 // endOf is the end entry of the turn that start opened, or nil.

@@ -460,12 +460,19 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 }
 
 // RecordSession appends a session entry (an agent session started, with
-// its agent and transcript when known).
-func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript string) (*journal.Entry, error) {
+// its agent and transcript when known). key is the call's idempotency key
+// (see TurnRequest.Key).
+func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript, key string) (*journal.Entry, error) {
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+		for _, e := range h.Entries {
+			if key != "" && e.Key == key && e.Kind == journal.KindSession {
+				out = e // the same call, retried
+				return nil
+			}
+		}
 		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: source,
-			Agent: agent, Transcript: transcript}
+			Agent: agent, Transcript: transcript, Key: key}
 		return l.Append(out)
 	})
 	return out, err

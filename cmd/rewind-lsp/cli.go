@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
@@ -255,7 +254,7 @@ func (c *cli) noStore() bool {
 }
 
 // service opens the command set for the root of this invocation in this
-// process (maintenance: gc, fsck).
+// process.
 func (c *cli) service(dir string) (*commands.Service, error) {
 	root, _, err := c.locate(dir)
 	if err != nil {
@@ -404,12 +403,12 @@ func (c *cli) gc(args []string) error {
 	if *maxSnaps < 0 || *maxAge < 0 {
 		return usagef("gc: limits must not be negative")
 	}
-	svc, err := c.service("")
+	cl, err := c.client("")
 	if err != nil {
 		return err
 	}
-	rep, err := svc.Workspace().Retain(workspace.Retention{MaxSnapshots: *maxSnaps,
-		MaxAge: time.Duration(*maxAge * 24 * float64(time.Hour)), MaxBytes: svc.Workspace().Retention().MaxBytes})
+	rep, err := commands.GC.Call(c.call(), cl, commands.GCArgs{MaxSnapshots: *maxSnaps, MaxAgeDays: *maxAge,
+		MaxStoreBytes: c.g.maxStoreBytes})
 	if err != nil {
 		return err
 	}
@@ -426,11 +425,11 @@ func (c *cli) fsck(args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	svc, err := c.service("")
+	cl, err := c.client("")
 	if err != nil {
 		return err
 	}
-	rep, err := svc.Workspace().FsckReport()
+	rep, err := commands.Fsck.Call(c.call(), cl, commands.FsckArgs{})
 	if err != nil {
 		return err
 	}
@@ -446,13 +445,13 @@ func (c *cli) fsck(args []string) error {
 			return err
 		}
 	} else if len(probs) == 0 {
-		fmt.Fprintf(c.stdout, "fsck: store %s is intact\n", svc.StoreDir())
+		fmt.Fprintf(c.stdout, "fsck: store %s is intact\n", rep.Store)
 	}
 	if len(probs) > 0 {
 		for _, p := range probs {
 			fmt.Fprintf(c.stderr, "damaged: %s\n", p)
 		}
-		return fmt.Errorf("fsck: %d problems in %s", len(probs), svc.StoreDir())
+		return fmt.Errorf("fsck: %d problems in %s", len(probs), rep.Store)
 	}
 	return nil
 }

@@ -91,11 +91,12 @@ func (c *cli) hookEvent() (err error) {
 		}
 		return err
 	case agent.EventSessionStart:
-		svc, err := c.service(ev.Cwd)
+		cl, err := c.client(ev.Cwd)
 		if err != nil {
 			return err
 		}
-		_, err = svc.Workspace().RecordSession(ev.SessionID, ev.Source, "hook", agent.ClaudeCode, ev.Transcript)
+		_, err = commands.RecordSession.Call(c.call(), cl, commands.RecordSessionArgs{Session: ev.SessionID, Source: ev.Source,
+			Agent: agent.ClaudeCode, Transcript: ev.Transcript})
 		return err
 	}
 	return c.hookTool(ev)

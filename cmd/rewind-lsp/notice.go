@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
 // pendingNotice is what to tell agent session sid at its prompt, "" when
@@ -13,17 +13,13 @@ func (c *cli) pendingNotice(cwd, sid string) (string, error) {
 	if sid == "" {
 		return "", nil
 	}
-	svc, err := c.service(cwd)
+	cl, err := c.client(cwd)
 	if err != nil {
 		return "", err
 	}
-	n, err := svc.Workspace().TakeNotices(sid)
-	if err != nil || n.Empty() {
+	n, err := commands.Notices.Call(c.call(), cl, commands.NoticesArgs{Session: sid})
+	if err != nil {
 		return "", err
 	}
-	fork := ""
-	if f := n.Fork; f != nil {
-		fork = agent.ForkText(f.Target, n.History, f.Files, f.By)
-	}
-	return agent.JoinNotices(agent.NoticeText(n.Entries, n.History), fork), nil
+	return n.Text, nil
 }

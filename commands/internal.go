@@ -1,0 +1,154 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
+)
+
+// RecordSessionArgs is the argument of rewind.recordSession: an agent
+// session started (a hook's SessionStart).
+type RecordSessionArgs struct {
+	Scope
+	Session string `json:"session"`
+	// Source is how the session started, as the agent says ("startup",
+	// "resume").
+	Source     string `json:"source,omitempty"`
+	Agent      string `json:"agent,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+}
+
+// RecordSessionResult is the result of rewind.recordSession.
+type RecordSessionResult struct {
+	Entry string `json:"entry"`
+}
+
+// RecordSession records that an agent session started, so the session is
+// told of the rewinds that happen from now on.
+func (s *Service) RecordSession(ctx context.Context, a RecordSessionArgs) (*RecordSessionResult, error) {
+	e, err := s.ws.RecordSession(a.Session, a.Source, s.actor(ctx), a.Agent, a.Transcript, CallOf(ctx).Key)
+	if err != nil {
+		return nil, err
+	}
+	return &RecordSessionResult{Entry: e.ID}, nil
+}
+
+// NoticesArgs is the argument of rewind.notices.
+type NoticesArgs struct {
+	Scope
+	Session string `json:"session"`
+}
+
+// NoticesResult is the result of rewind.notices: the words for the agent,
+// "" when the session has nothing to hear.
+type NoticesResult struct {
+	Text string `json:"text"`
+}
+
+// Notices takes what session has not been told yet, as the words for the
+// agent: the rewinds, reverts, undos and reports since it last heard, and
+// at the first prompt of a conversation fork the files that differ on disk
+// from its fork point. Taking them records that the session has heard.
+func (s *Service) Notices(ctx context.Context, a NoticesArgs) (*NoticesResult, error) {
+	n, err := s.ws.TakeNotices(a.Session, CallOf(ctx).Key)
+	if err != nil || n.Empty() {
+		return &NoticesResult{}, err
+	}
+	fork := ""
+	if f := n.Fork; f != nil {
+		fork = agent.ForkText(f.Target, n.History, f.Files, f.By)
+	}
+	return &NoticesResult{Text: agent.JoinNotices(agent.NoticeText(n.Entries, n.History), fork)}, nil
+}
+
+// GCArgs is the argument of rewind.gc; a zero limit is no limit.
+type GCArgs struct {
+	Scope
+	MaxSnapshots int     `json:"maxSnapshots,omitempty"`
+	MaxAgeDays   float64 `json:"maxAgeDays,omitempty"`
+	// MaxStoreBytes is the store budget to keep within: 0 is the budget of
+	// the process that runs the gc (a running server's), < 0 none.
+	MaxStoreBytes int64 `json:"maxStoreBytes,omitempty"`
+}
+
+// GCResult is the result of rewind.gc.
+type GCResult = workspace.GCReport
+
+// GC drops unpinned snapshot content beyond the limits (journal entries
+// stay; their snapshots are marked gone).
+func (s *Service) GC(ctx context.Context, a GCArgs) (*GCResult, error) {
+	if a.MaxSnapshots < 0 {
+		return nil, &ArgError{Field: "maxSnapshots", Msg: "must not be negative"}
+	}
+	if a.MaxAgeDays < 0 {
+		return nil, &ArgError{Field: "maxAgeDays", Msg: "must not be negative"}
+	}
+	budget := s.ws.Retention().MaxBytes
+	if a.MaxStoreBytes != 0 {
+		budget = RetentionFor(Options{MaxStoreBytes: a.MaxStoreBytes}).MaxBytes
+	}
+	return s.ws.Retain(workspace.Retention{MaxSnapshots: a.MaxSnapshots,
+		MaxAge: time.Duration(a.MaxAgeDays * 24 * float64(time.Hour)), MaxBytes: budget})
+}
+
+// FsckArgs is the argument of rewind.fsck.
+type FsckArgs struct {
+	Scope
+}
+
+// FsckResult is the result of rewind.fsck: the store it verified, the
+// damage it found, and notes that are no damage (a torn pack tail a crash
+// left, a torn journal line set aside).
+type FsckResult struct {
+	Store    string              `json:"store"`
+	Problems []workspace.Problem `json:"problems"`
+	Notes    []string            `json:"notes,omitempty"`
+}
+
+// Fsck verifies every journal line, every stored object against its id,
+// and that every snapshot the journal needs is whole.
+func (s *Service) Fsck(ctx context.Context, a FsckArgs) (*FsckResult, error) {
+	rep, err := s.ws.FsckReport()
+	if err != nil {
+		return nil, err
+	}
+	return &FsckResult{Store: s.opts.StoreDir, Problems: rep.Problems, Notes: rep.Notes}, nil
+}
+
+// RecoverArgs is the argument of rewind.recover.
+type RecoverArgs struct {
+	Scope
+}
+
+// RecoverResult is the result of rewind.recover.
+type RecoverResult struct {
+	// Finished counts the interrupted operations finished or rolled back.
+	Finished int `json:"finished"`
+}
+
+// Recover finishes any rewind, revert or undo that an interrupted process
+// left half done, or rolls it back; with nothing unfinished it takes no
+// lock.
+func (s *Service) Recover(ctx context.Context, a RecoverArgs) (*RecoverResult, error) {
+	n, err := s.ws.Recover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &RecoverResult{Finished: n}, nil
+}
+
+// Track starts the language server's live tracking of the root: captures
+// then read only the paths that changed, and changes on disk that did not
+// come from the editor open automatic turns.
+func (s *Service) Track(opts workspace.TrackOptions) *workspace.Tracker { return s.ws.Track(opts) }
+
+// RevertHunkApplies reports whether reverting turn n in file rel, limited
+// to the turn's hunks touching lines first..last of current (the file's
+// content now; exists false when it is missing), would change the file
+// without a conflict: the code action that runs that revert is offered
+// exactly then.
+func (s *Service) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
+	return s.ws.RevertHunkApplies(rel, current, exists, n, first, last)
+}
