@@ -447,7 +447,7 @@ for sz in "${sizes[@]}"; do
 	if [ -n "${R[$sz,lmode]:-}" ]; then
 		printf '%-50s %-5s %9s  %-7s %-24s %s\n' "lowered watch limit: polls, status says so" "$(name "$sz")" "${R[$sz,lmode]}" "poll" \
 			"$([ "${R[$sz,lmode]}" = poll ] && echo ok || echo MISSED)" "rewind.status watchMode"
-		goal "lowered watch limit: CPU idle, ticks in ${idle} s" "$sz" "${R[$sz,lidle]}" "<=" 1 "utime+stime"
+		goal "lowered watch limit: rescans' CPU, % of a core" "$sz" "$(awk -v u="${R[$sz,lidleus]}" -v s="$idle" 'BEGIN{printf "%.1f", u/(s*1e4)}')" "<=" 5 "idle, schedstat"
 	fi
 done
 echo
