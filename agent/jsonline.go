@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"strings"
 )
 
 // A transcript line is read only as far as its top-level keys: nested
@@ -178,4 +179,24 @@ func plainString(v []byte) string {
 		}
 	}
 	return string(v[1 : len(v)-1])
+}
+
+// topString is the plain string value of the top-level member key of a
+// JSON object line ("" when there is none).
+func topString(line []byte, key string) string {
+	s := ""
+	topFields(line, func(f topField) bool {
+		if string(f.key) == key {
+			s = plainString(line[f.start:f.end])
+			return false
+		}
+		return true
+	})
+	return s
+}
+
+// quote is s as a JSON string, as JavaScript's JSON.stringify writes it
+// (no HTML escapes).
+func quote(s string) string {
+	return strings.TrimSuffix(string(marshalLine(s)), "\n")
 }

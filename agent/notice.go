@@ -10,7 +10,8 @@ import (
 )
 
 // Bounds that keep a notice whole: Claude Code passes ~10,000 characters
-// of additionalContext to the model and cuts longer text to a preview.
+// of additionalContext to the model and cuts longer text to a preview;
+// Codex spills more than 2,500 tokens of it to a file.
 const (
 	noticeFiles  = 30   // files named per entry
 	noticeReport = 2500 // characters of one report
@@ -107,21 +108,12 @@ func JoinNotices(texts ...string) string {
 	return text
 }
 
-// NoticeJSON is the exact stdout of a UserPromptSubmit hook that adds text
-// to the agent's context.
-func NoticeJSON(text string) []byte {
-	var out struct {
-		HookSpecificOutput struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	out.HookSpecificOutput.HookEventName = EventUserPromptSubmit
-	out.HookSpecificOutput.AdditionalContext = text
+// marshalLine is v as one line of JSON (no HTML escaping), with its newline.
+func marshalLine(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.Encode(out)
+	enc.Encode(v)
 	return buf.Bytes()
 }
 

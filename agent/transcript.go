@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,40 +22,14 @@ type ForkPoint struct {
 	UUID  string
 }
 
-// ReadForkPoint reads the fork point of the transcript at path now. A
-// transcript that does not exist yet (a session's first prompt) is at
-// the zero point. Only the transcript's tail is read.
+// ReadForkPoint reads the fork point of the Claude Code transcript at
+// path now. A transcript that does not exist yet (a session's first
+// prompt) is at the zero point. Only the transcript's tail is read.
 func ReadForkPoint(path string) (ForkPoint, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return ForkPoint{}, nil
-	}
-	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
-	}
-	// A last line still being written is not part of the point.
-	end, err := lastNewline(f, fi.Size())
-	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	p := ForkPoint{Bytes: end}
-	for end > 0 {
-		line, start, err := lineBefore(f, end)
-		if err != nil {
-			return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
-		}
-		if info, ok := readLine(line); ok && info.uuid != "" {
-			p.UUID = info.uuid
-			break
-		}
-		end = start
-	}
-	return p, nil
+	return readPoint(path, func(line []byte) string {
+		info, _ := readLine(line)
+		return info.uuid
+	})
 }
 
 const backChunk = 64 << 10
@@ -95,19 +68,6 @@ func lineBefore(f io.ReaderAt, end int64) ([]byte, int64, error) {
 	return line, start, nil
 }
 
-// Refusal is a conversation rewind that cannot be done, with the reason
-// for the user; nothing was written.
-type Refusal struct{ Reason string }
-
-func (r *Refusal) Error() string { return r.Reason }
-
-// Forked is a transcript written by Fork.
-type Forked struct {
-	Session    string // the new session id
-	Transcript string // the new transcript file
-	Resume     string // the command that continues it
-}
-
 // lineRec is what Fork remembers of each line it copied.
 type lineRec struct {
 	in, out int64 // where the line starts in the original and in the copy
@@ -117,87 +77,55 @@ type lineRec struct {
 	side    bool
 }
 
-// Fork writes a new Claude Code transcript beside the one at path: the
-// original's lines before the fork point, in order, each with `sessionId`
-// set to a new session id, nothing else changed. Should the transcript at
-// the fork point already end with the turn's own prompt (a user entry
-// holding prompt, perhaps followed by hook progress), that tail is left
-// out too: the fork ends before the prompt. The original is never
+// ForkClaude writes a new Claude Code transcript beside the one at path:
+// the original's lines before the fork point, in order, each with
+// `sessionId` set to a new session id, nothing else changed. Should the
+// transcript at the fork point already end with the turn's own prompt (a
+// user entry holding prompt, perhaps followed by hook progress), that tail
+// is left out too: the fork ends before the prompt. The original is never
 // modified. A transcript that is missing, shorter than the fork point, or
 // whose last entry before it is no longer point.UUID gives a *Refusal.
-func Fork(path string, point ForkPoint, prompt string) (*Forked, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s is missing", path)}
-	}
+func ForkClaude(path string, point ForkPoint, prompt string) (*Forked, error) {
+	f, fi, err := openAt(path, point)
 	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
-	}
-	if fi.Size() < point.Bytes {
-		return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s is shorter (%d bytes) than at the fork point (%d bytes): it was cut or replaced",
-			path, fi.Size(), point.Bytes)}
-	}
-	if point.Bytes > 0 {
-		// The fork point ends a line; anything else was moved under it.
-		b := []byte{0}
-		if _, err := f.ReadAt(b, point.Bytes-1); err != nil || b[0] != '\n' {
-			return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s changed under the fork point: byte %d no longer ends a line",
-				path, point.Bytes)}
-		}
-	}
 	id := uuid.NewString()
 	dir := filepath.Dir(path)
-	// Written whole or not at all: nothing half-written is ever seen
-	// beside the original (whole.go).
-	tmp, err := createWhole(dir, fi.Mode().Perm())
-	if err != nil {
-		return nil, fmt.Errorf("write forked transcript: %w", err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.discard()
+	err = writeNew(dir, id+".jsonl", fi.Mode().Perm(), func(tmp *os.File) error {
+		recs, last, err := copyLines(tmp, f, point.Bytes, []byte(id))
+		if err != nil {
+			return fmt.Errorf("fork transcript %s: %w", path, err)
 		}
-	}()
-	recs, last, err := copyLines(tmp, f, point.Bytes, []byte(id))
+		if point.Bytes > 0 && len(recs) == 0 || last != point.UUID {
+			return refusef("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
+				path, point.Bytes, last, point.UUID)
+		}
+		cut := len(recs)
+		if i := promptTail(f, recs, prompt); i >= 0 {
+			cut = i
+		}
+		talk := false
+		for _, r := range recs[:cut] {
+			talk = talk || (r.typ == "user" || r.typ == "assistant") && !r.side
+		}
+		if !talk {
+			return firstTurn
+		}
+		if cut < len(recs) {
+			return tmp.Truncate(recs[cut].out)
+		}
+		return nil
+	})
+	var r *Refusal
+	if errors.As(err, &r) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("fork transcript %s: %w", path, err)
-	}
-	if point.Bytes > 0 && len(recs) == 0 || last != point.UUID {
-		return nil, &Refusal{Reason: fmt.Sprintf("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
-			path, point.Bytes, last, point.UUID)}
-	}
-	cut := len(recs)
-	if i := promptTail(f, recs, prompt); i >= 0 {
-		cut = i
-	}
-	talk := false
-	for _, r := range recs[:cut] {
-		talk = talk || (r.typ == "user" || r.typ == "assistant") && !r.side
-	}
-	if !talk {
-		return nil, &Refusal{Reason: "there is no conversation before that prompt to resume (it was the session's first); start a new session instead"}
-	}
-	size := int64(0)
-	if cut < len(recs) {
-		size = recs[cut].out
-	} else if fi2, err := tmp.Stat(); err == nil {
-		size = fi2.Size()
-	}
-	if err := tmp.Truncate(size); err != nil {
 		return nil, fmt.Errorf("write forked transcript: %w", err)
 	}
 	dst := filepath.Join(dir, id+".jsonl")
-	// A link never replaces a file that exists.
-	if err := tmp.publish(dst); err != nil {
-		return nil, fmt.Errorf("write forked transcript: %w", err)
-	}
-	done = true
 	return &Forked{Session: id, Transcript: dst, Resume: "claude --resume " + id}, nil
 }
 

@@ -107,7 +107,7 @@ func TestForkMultiMegabyte(t *testing.T) {
 		if p.Bytes == 0 || p.UUID == "" {
 			t.Fatalf("turn %d fork point %+v", turn, p)
 		}
-		fk, err := Fork(path, p, "prompt number "+string(rune('0'+turn)))
+		fk, err := ForkClaude(path, p, "prompt number "+string(rune('0'+turn)))
 		if err != nil {
 			t.Fatalf("fork at turn %d: %v", turn, err)
 		}
@@ -134,7 +134,7 @@ func TestForkPromptAlreadyWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.reply(5 << 10)
-	fk, err := Fork(path, p, "fix the parser")
+	fk, err := ForkClaude(path, p, "fix the parser")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestForkPromptAlreadyWritten(t *testing.T) {
 	}
 	checkFork(t, path, promptAt, fk)
 	// A different prompt: the tail is not this turn's, nothing is left out.
-	fk2, err := Fork(path, p, "something else")
+	fk2, err := ForkClaude(path, p, "something else")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,28 +172,28 @@ func TestForkRefusals(t *testing.T) {
 			t.Fatalf("%s: a file was written", what)
 		}
 	}
-	_, err := Fork(filepath.Join(dir, "gone.jsonl"), points[1], "")
+	_, err := ForkClaude(filepath.Join(dir, "gone.jsonl"), points[1], "")
 	refused("missing", err, "missing")
 
 	// Compacted in place: same size or more, other entries.
 	data, _ := os.ReadFile(path)
 	short := filepath.Join(t.TempDir(), "short.jsonl")
 	os.WriteFile(short, data[:points[1].Bytes-10], 0o600)
-	_, err = Fork(short, points[1], "")
+	_, err = ForkClaude(short, points[1], "")
 	refused("shorter", err, "shorter")
 
 	other := filepath.Join(t.TempDir(), "other.jsonl")
 	os.WriteFile(other, bytes.Replace(data, []byte(points[2].UUID), []byte("00000000-0000-4000-8000-000000000000"), -1), 0o600)
-	_, err = Fork(other, points[2], "")
+	_, err = ForkClaude(other, points[2], "")
 	refused("rewritten", err, "changed under the fork point")
 
 	cut := filepath.Join(t.TempDir(), "cut.jsonl")
 	os.WriteFile(cut, append([]byte("x"), data...), 0o600) // every line shifted
-	_, err = Fork(cut, points[2], "")
+	_, err = ForkClaude(cut, points[2], "")
 	refused("shifted", err, "changed under the fork point")
 
 	// The session's first prompt: nothing to resume.
-	_, err = Fork(path, points[0], "prompt number 1")
+	_, err = ForkClaude(path, points[0], "prompt number 1")
 	refused("first prompt", err, "no conversation before")
 }
 
@@ -233,7 +233,7 @@ func BenchmarkFork(b *testing.B) {
 	path, points, _ := buildTranscript(t, 200<<10, 3<<20, 1<<20, 2<<20, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		fk, err := Fork(path, points[4], "")
+		fk, err := ForkClaude(path, points[4], "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -22,46 +22,61 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 	if t == nil || t.Entry == nil {
 		return &ConversationResult{Reason: "the target names no turn"}
 	}
+	h, err := s.ws.History()
+	if err != nil {
+		return &ConversationResult{Reason: err.Error()}
+	}
 	start, end := t.Entry, (*journal.Entry)(nil)
 	if start.Kind == journal.KindTurnEnd {
-		h, err := s.ws.History()
-		if err != nil {
-			return &ConversationResult{Reason: err.Error()}
-		}
 		end, start = start, h.Entry(start.Start)
 	}
 	if start == nil || start.Kind != journal.KindTurnStart {
 		return &ConversationResult{Reason: fmt.Sprintf("%s is not a turn: an agent's conversation can only be rewound to the start or end of one of its turns; only rewind-lsp's journal moved back", t.Spec)}
 	}
-	if start.Agent != agent.ClaudeCode || start.Transcript == "" {
+	ag := agent.Lookup(start.Agent)
+	if ag == nil || start.Transcript == "" {
 		who := "the command line or an editor"
 		if start.Source == "auto" {
 			who = "file changes (an automatic turn)"
 		} else if start.Agent != "" {
 			who = start.Agent
 		}
-		return &ConversationResult{Reason: fmt.Sprintf("turn %d was recorded by %s, not by a Claude Code hook that names its transcript; only rewind-lsp's journal moved back", start.Turn, who)}
+		return &ConversationResult{Reason: fmt.Sprintf("turn %d was recorded by %s, not by an agent hook that names its conversation; only rewind-lsp's journal moved back", start.Turn, who)}
 	}
-	point, prompt := agent.ForkPoint{Bytes: start.ForkBytes, UUID: start.ForkUUID}, start.Prompt
+	req := agent.ForkRequest{Session: start.Session, Transcript: start.Transcript, Prompt: start.Prompt,
+		Point: agent.ForkPoint{Bytes: start.ForkBytes, UUID: start.ForkUUID}, Nth: samePrompts(h, start), Dir: s.Root()}
 	if end != nil {
-		if end.ForkBytes == 0 {
-			return &ConversationResult{Reason: fmt.Sprintf("the end of turn %d recorded no transcript position; rewind to turn %d (its start) instead", start.Turn, start.Turn)}
-		}
-		point, prompt = agent.ForkPoint{Bytes: end.ForkBytes, UUID: end.ForkUUID}, ""
+		req.End, req.Point = true, agent.ForkPoint{Bytes: end.ForkBytes, UUID: end.ForkUUID}
 	}
-	fk, err := agent.Fork(start.Transcript, point, prompt)
+	fk, err := ag.Fork(req)
 	if err != nil {
 		var r *agent.Refusal
 		if errors.As(err, &r) {
 			return &ConversationResult{Reason: r.Reason + "; only rewind-lsp's journal moved back"}
 		}
-		return &ConversationResult{Reason: "forking the transcript failed: " + err.Error()}
+		return &ConversationResult{Reason: "forking the " + ag.Title() + " conversation failed: " + err.Error()}
 	}
-	if _, err := s.ws.RecordFork(fk.Session, s.opts.Actor, agent.ClaudeCode, fk.Transcript, out.Entry); err != nil {
-		return &ConversationResult{Agent: agent.ClaudeCode, Session: fk.Session, Transcript: fk.Transcript, Resume: fk.Resume,
-			Reason: "the fork was written but not recorded: " + err.Error()}
+	res := &ConversationResult{Agent: ag.Name(), Session: fk.Session, Transcript: fk.Transcript, Resume: fk.Resume}
+	if _, err := s.ws.RecordFork(fk.Session, s.opts.Actor, ag.Name(), fk.Transcript, out.Entry); err != nil {
+		res.Reason = "the fork was written but not recorded: " + err.Error()
 	}
-	return &ConversationResult{Agent: agent.ClaudeCode, Session: fk.Session, Transcript: fk.Transcript, Resume: fk.Resume}
+	return res
+}
+
+// samePrompts counts the turns of start's session before it that had the
+// same prompt (an agent whose conversation is found by its prompts counts
+// them).
+func samePrompts(h *journal.History, start *journal.Entry) int {
+	n := 0
+	for _, e := range h.Entries {
+		if e.ID == start.ID {
+			break
+		}
+		if e.Kind == journal.KindTurnStart && e.Session == start.Session && e.Prompt == start.Prompt {
+			n++
+		}
+	}
+	return n
 }
 
 // movesConversation reports whether mode moves the conversation.

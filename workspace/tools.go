@@ -75,22 +75,33 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 }
 
 // preOf is the "pre" entry of call c not yet followed by its "post": the
-// same call id, or without one the session's latest of the same tool.
+// one with the same call id; without ids (agents that give none), the
+// session's oldest "pre" of the same tool still waiting, so calls are
+// paired in order.
 func preOf(h *journal.History, c ToolCall) *journal.Entry {
-	done := map[string]bool{}
+	if c.ToolUse == "" {
+		var waiting []*journal.Entry
+		for _, e := range h.Entries {
+			if e.Kind != journal.KindTool || e.Session != c.Session || e.Tool != c.Tool || e.ToolUse != "" {
+				continue
+			}
+			if e.Phase == PhasePre {
+				waiting = append(waiting, e)
+			} else if len(waiting) > 0 {
+				waiting = waiting[1:]
+			}
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		return waiting[0]
+	}
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
-		if e.Kind != journal.KindTool || e.Session != c.Session || e.Tool != c.Tool {
-			continue
-		}
-		if c.ToolUse != "" && e.ToolUse != c.ToolUse {
+		if e.Kind != journal.KindTool || e.Session != c.Session || e.Tool != c.Tool || e.ToolUse != c.ToolUse {
 			continue
 		}
 		if e.Phase == PhasePost {
-			done[e.ToolUse] = true
-			continue
-		}
-		if e.ToolUse == "" && done[""] || e.ToolUse != "" && done[e.ToolUse] {
 			return nil
 		}
 		return e
@@ -104,7 +115,7 @@ func preOf(h *journal.History, c ToolCall) *journal.Entry {
 // the turn's own operations changed (ownturn.go).
 func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *snapshot.Result, end *journal.Entry) error {
 	var files []string
-	pending := map[string]*journal.Entry{}
+	pending := map[string][]*journal.Entry{} // by tool and call id; in order
 	for _, e := range h.Entries {
 		if e.Kind != journal.KindTool || e.Start != start.ID {
 			continue
@@ -112,18 +123,22 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 		end.Attributed = true
 		key := e.Tool + "\x00" + e.ToolUse
 		if e.Phase == PhasePre {
-			pending[key] = e
+			pending[key] = append(pending[key], e)
 			continue
 		}
-		delete(pending, key)
+		if len(pending[key]) > 0 {
+			pending[key] = pending[key][1:]
+		}
 		files = append(files, e.Files...)
 	}
-	for _, pre := range pending {
-		fs, err := s.changedPaths(pre.Snapshot.ID, res.ID)
-		if err != nil {
-			return err
+	for _, pres := range pending {
+		for _, pre := range pres {
+			fs, err := s.changedPaths(pre.Snapshot.ID, res.ID)
+			if err != nil {
+				return err
+			}
+			files = append(files, fs...)
 		}
-		files = append(files, fs...)
 	}
 	// The turn's own rewinds, reverts and undos changed files for it.
 	files = append(files, ownOpFiles(h, start)...)

@@ -20,12 +20,21 @@ const hookBudget = 4500 * time.Millisecond
 
 // hook records an agent's hook event. It never fails the agent: whatever
 // happens it returns nil (exit 0) within hookBudget, and reports problems
-// on stderr. Stdout carries only what the hook protocol reads: at
-// UserPromptSubmit, a pending notice of the rewinds the session has not
-// heard of, once.
+// on stderr. Stdout carries only what the hook protocol reads: at the
+// prompt event, a pending notice of the rewinds the session has not heard
+// of, once, in the agent's own shape.
 func (c *cli) hook(args []string) error {
-	if len(args) != 1 || args[0] != "claude-code" {
-		return usagef("usage: rewind-lsp hook claude-code  (reads one hook event as JSON on stdin)")
+	usage := "usage: rewind-lsp hook " + strings.Join(agent.Names(), "|") + " [EVENT]  (reads one hook event as JSON on stdin; EVENT names it for agents whose payloads do not)"
+	if len(args) < 1 || len(args) > 2 {
+		return usagef("%s", usage)
+	}
+	ag := agent.Lookup(args[0])
+	if ag == nil {
+		return usagef("unknown agent %q; %s", args[0], usage)
+	}
+	event := ""
+	if len(args) == 2 {
+		event = args[1]
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, hookBudget)
 	defer cancel()
@@ -33,7 +42,7 @@ func (c *cli) hook(args []string) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c.hookEvent()
+		c.hookEvent(ag, event)
 	}()
 	select {
 	case <-done:
@@ -48,7 +57,7 @@ func (c *cli) hook(args []string) error {
 }
 
 // hookEvent reads and records one event, reporting problems on stderr.
-func (c *cli) hookEvent() (err error) {
+func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(c.stderr, "rewind-lsp hook: internal error: %v\n", r)
@@ -62,14 +71,12 @@ func (c *cli) hookEvent() (err error) {
 	if err != nil {
 		return fmt.Errorf("read hook event: %w", err)
 	}
-	ev, err := agent.ParseEvent(data)
+	ev, err := ag.Parse(data, event)
 	if err != nil {
 		return err
 	}
 	c.actor = "hook"
-	switch ev.Name {
-	case agent.EventUserPromptSubmit, agent.EventStop, agent.EventSessionStart, agent.EventPreToolUse, agent.EventPostToolUse:
-	default:
+	if ev.Kind == agent.Ignored {
 		return nil // accepted and ignored
 	}
 	if ev.Cwd != "" {
@@ -77,69 +84,67 @@ func (c *cli) hookEvent() (err error) {
 			return fmt.Errorf("the event's cwd %s is not a folder", ev.Cwd)
 		}
 	}
-	switch ev.Name {
-	case agent.EventUserPromptSubmit:
-		return c.hookPrompt(ev)
-	case agent.EventStop:
+	switch ev.Kind {
+	case agent.Prompt:
+		return c.hookPrompt(ag, ev)
+	case agent.Stop:
 		a := commands.TurnEndArgs{Session: ev.SessionID}
-		if p, ok := c.forkPoint(ev); ok {
-			a.ForkBytes, a.ForkUUID = p.Bytes, p.UUID
+		if pos, ok := c.position(ag, ev); ok {
+			a.ForkBytes, a.ForkUUID = pos.Point.Bytes, pos.Point.UUID
 		}
 		r, err := c.doTurnEnd(ev.Cwd, a)
 		if err == nil && r.Entry == "" {
 			fmt.Fprintln(c.stderr, "rewind-lsp hook: no turn of this session is open; nothing recorded")
 		}
 		return err
-	case agent.EventSessionStart:
+	case agent.SessionStart:
 		cl, err := c.client(ev.Cwd)
 		if err != nil {
 			return err
 		}
 		_, err = commands.RecordSession.Call(c.call(), cl, commands.RecordSessionArgs{Session: ev.SessionID, Source: ev.Source,
-			Agent: agent.ClaudeCode, Transcript: ev.Transcript})
+			Agent: ag.Name(), Transcript: ev.Transcript})
 		return err
 	}
-	return c.hookTool(ev)
+	return c.hookTool(ag, ev)
 }
 
-// forkPoint reads where the event's transcript stands now.
-func (c *cli) forkPoint(ev *agent.Event) (agent.ForkPoint, bool) {
-	if ev.Transcript == "" {
-		return agent.ForkPoint{}, false
-	}
-	p, err := agent.ReadForkPoint(ev.Transcript)
+// position reads where the event's conversation stands now; a failure is
+// reported, and only means the turn's conversation cannot be rewound.
+func (c *cli) position(ag agent.Agent, ev *agent.Event) (agent.Position, bool) {
+	pos, err := ag.Position(ev)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "rewind-lsp hook: %v (the conversation of this turn cannot be rewound)\n", err)
-		return agent.ForkPoint{}, false
+		return agent.Position{}, false
 	}
-	return p, true
+	return pos, pos.Transcript != ""
 }
 
-// hookPrompt opens the session's turn with the transcript's fork point,
+// hookPrompt opens the session's turn with the conversation's position,
 // then prints the session's pending notice, if any.
-func (c *cli) hookPrompt(ev *agent.Event) error {
-	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook", Agent: agent.ClaudeCode}
-	if p, ok := c.forkPoint(ev); ok {
-		a.Transcript, a.ForkBytes, a.ForkUUID = ev.Transcript, p.Bytes, p.UUID
+func (c *cli) hookPrompt(ag agent.Agent, ev *agent.Event) error {
+	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook", Agent: ag.Name()}
+	if pos, ok := c.position(ag, ev); ok {
+		a.Transcript, a.ForkBytes, a.ForkUUID = pos.Transcript, pos.Point.Bytes, pos.Point.UUID
 	}
 	if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
 		return err
 	}
 	text, err := c.pendingNotice(ev.Cwd, ev.SessionID)
 	if err == nil && text != "" {
-		_, err = c.stdout.Write(agent.NoticeJSON(text))
+		_, err = c.stdout.Write(ag.Notice(text))
 	}
 	return err
 }
 
 // hookTool records which files a tool call of the session wrote.
-func (c *cli) hookTool(ev *agent.Event) error {
-	paths, capture, relevant := ev.ToolWrites()
-	if !relevant || ev.SessionID == "" || (!capture && ev.Name == agent.EventPreToolUse) {
+func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
+	paths, capture, relevant := ag.Writes(ev)
+	if !relevant || ev.SessionID == "" || (!capture && ev.Kind == agent.PreTool) {
 		return nil
 	}
 	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: workspace.PhasePost, Capture: capture}
-	if ev.Name == agent.EventPreToolUse {
+	if ev.Kind == agent.PreTool {
 		a.Phase = workspace.PhasePre
 	}
 	if !capture {

@@ -118,7 +118,7 @@ func TestSetupClaudeCode(t *testing.T) {
 	if r := w.run("setup", "claude-code"); r.code != 1 || !strings.Contains(r.stderr, `"hooks" is not a JSON object`) {
 		t.Fatalf("hooks not an object: exit %d %s", r.code, r.stderr)
 	}
-	if r := w.run("setup", "codex"); r.code != 2 {
+	if r := w.run("setup", "cursor"); r.code != 2 {
 		t.Fatalf("setup of an unknown agent: exit %d", r.code)
 	}
 }
@@ -152,5 +152,95 @@ func TestSetupClaudeCodeUser(t *testing.T) {
 	hooks, _ = settingsHooks(t, settings)
 	if hooks["Stop"][0] != "|command|rewind-lsp hook claude-code" {
 		t.Fatalf("hook command with rewind-lsp on PATH: %q", hooks["Stop"])
+	}
+}
+
+// TestSetupOtherAgents: setup codex, gemini and copilot write the user's
+// hook files (in CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME when set),
+// keep what else is there, change nothing the second time; Codex's trust
+// cannot be recorded without codex on PATH, and setup says the one step
+// left. (The real agents running these hooks: testkit/agents.)
+func TestSetupOtherAgents(t *testing.T) {
+	w := newWS(t)
+	home := t.TempDir()
+	codexHome := filepath.Join(t.TempDir(), "codex")
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "CODEX_HOME=" + codexHome, "GEMINI_CLI_HOME=", "COPILOT_HOME="}
+	setup := func(agent string) string {
+		t.Helper()
+		out, err := w.Command([]string{"--root", w.Root, "--store", w.Store, "setup", agent, "--user"}, env...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("setup %s: %v\n%s", agent, err, out)
+		}
+		return string(out)
+	}
+	cmd := testkit.Binary(t) + " hook"
+
+	out := setup("codex")
+	hooksFile := filepath.Join(codexHome, "hooks.json")
+	hooks, _ := settingsHooks(t, hooksFile)
+	want := map[string][]string{
+		"SessionStart": {"|command|" + cmd + " codex"}, "UserPromptSubmit": {"|command|" + cmd + " codex"},
+		"PreToolUse": {"Bash|command|" + cmd + " codex"}, "PostToolUse": {"apply_patch|Bash|command|" + cmd + " codex"},
+		"Stop": {"|command|" + cmd + " codex"},
+	}
+	for ev, w := range want {
+		if strings.Join(hooks[ev], "\n") != strings.Join(w, "\n") {
+			t.Errorf("codex %s hooks: %q, want %q", ev, hooks[ev], w)
+		}
+	}
+	if len(hooks) != len(want) || !strings.Contains(out, "one more step") || !strings.Contains(out, "codex is not on PATH") {
+		t.Errorf("setup codex without codex: %v\n%s", hooks, out)
+	}
+	data, _ := os.ReadFile(hooksFile)
+	if out := setup("codex"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("second setup codex: %s", out)
+	}
+	if again, _ := os.ReadFile(hooksFile); !bytes.Equal(again, data) {
+		t.Error("second setup codex changed hooks.json")
+	}
+
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte(`{"security": {"auth": {"selectedType": "gemini-api-key"}}, "hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "notify"}]}]}}`), 0o600)
+	setup("gemini")
+	var g struct {
+		Security struct{ Auth struct{ SelectedType string } }
+		Hooks    map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Command string
+				Timeout int
+			}
+		}
+	}
+	data, _ = os.ReadFile(settings)
+	json.Unmarshal(data, &g)
+	after := g.Hooks["AfterAgent"]
+	if g.Security.Auth.SelectedType != "gemini-api-key" || len(g.Hooks) != 5 || len(after) != 2 || after[0].Hooks[0].Command != "notify" ||
+		after[1].Hooks[0].Command != cmd+" gemini" || after[1].Hooks[0].Timeout != 10000 || g.Hooks["AfterTool"][0].Matcher != "write_file|replace|run_shell_command" {
+		t.Errorf("gemini settings:\n%s", data)
+	}
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
+		t.Errorf("gemini settings mode %v", fi.Mode())
+	}
+
+	setup("copilot")
+	var c struct {
+		Version int
+		Hooks   map[string][]struct {
+			Type, Bash string
+			TimeoutSec int
+		}
+	}
+	cfile := filepath.Join(home, ".copilot", "hooks", "rewind-lsp.json")
+	data, _ = os.ReadFile(cfile)
+	json.Unmarshal(data, &c)
+	for _, ev := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"} {
+		if h := c.Hooks[ev]; c.Version != 1 || len(h) != 1 || h[0].Type != "command" || h[0].Bash != cmd+" copilot "+ev || h[0].TimeoutSec != 10 {
+			t.Errorf("copilot %s hook: %+v", ev, h)
+		}
+	}
+	if out := setup("copilot"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("second setup copilot: %s", out)
 	}
 }

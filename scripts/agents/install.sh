@@ -45,6 +45,10 @@ if [ "$(node_major node)" -lt 20 ]; then
   export PATH="$BIN:$PATH"
 fi
 
+# runs runs an agent's command in a scratch home: agents write their folders (~/.gemini, ~/.codex)
+# even for --version, and this script touches nothing of the user's.
+runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
+
 # bin_of prints the command an agent's package installs.
 bin_of() {
   case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; *) return 1 ;; esac
@@ -58,7 +62,7 @@ for agent in $AGENTS; do
   key=$(cat "$pkg/package.json" "$pkg/package-lock.json" | sha256sum | cut -c1-16)
   dest="$CACHE/$agent-$key"
   start=$SECONDS
-  if [ -f "$dest/.ok" ] && "$dest/node_modules/.bin/$cmd" --version >/dev/null 2>&1; then
+  if [ -f "$dest/.ok" ] && runs "$dest/node_modules/.bin/$cmd" --version >/dev/null 2>&1; then
     say "$want: cached in $dest"
   else
     say "$want: npm ci into $dest"
@@ -71,7 +75,7 @@ for agent in $AGENTS; do
     if ! (cd "$dest" && npm ci --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
       tail -30 "$dest/npm.log" >&2; die "npm ci of $want failed (log: $dest/npm.log)"
     fi
-    version=$("$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
+    version=$(runs "$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
     touch "$dest/.ok"
     say "$want: installed in $((SECONDS - start))s ($version)"
   fi

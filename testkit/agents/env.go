@@ -201,9 +201,19 @@ func (e *Env) must(r Result) Result {
 // killed after Timeout.
 func (e *Env) Run(dir, session, prompt string) Result {
 	e.t.Helper()
+	r := e.Exec(dir, e.Cmd, e.args(session, prompt)...)
+	r.Session = sessionOf(e.Kind, r.Stdout)
+	return r
+}
+
+// Exec runs any command in dir with the agent's environment (its home,
+// its PATH): what a person does in the agent's terminal, such as
+// `rewind-lsp setup`. Exit is -1 when it had to be killed after Timeout.
+func (e *Env) Exec(dir, name string, args ...string) Result {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), e.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Cmd, e.args(session, prompt)...)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, e.environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, nil
@@ -221,9 +231,8 @@ func (e *Env) Run(dir, session, prompt string) Result {
 	case errors.As(err, &exit):
 		r.Exit = exit.ExitCode()
 	case err != nil:
-		e.t.Fatalf("run %s: %v", e.Kind, err)
+		e.t.Fatalf("run %s: %v", name, err)
 	}
-	r.Session = sessionOf(e.Kind, r.Stdout)
 	return r
 }
 

@@ -96,7 +96,8 @@ func Start() (*Server, error) {
 // Close stops the server.
 func (s *Server) Close() error { return s.srv.Close() }
 
-// On scripts the model's replies to the prompt containing key: the first
+// On scripts the model's replies to the prompt containing key (when a
+// message contains several keys, the one scripted last): the first
 // reply answers the prompt, each next one answers the results of the tool
 // calls before it. Once the replies run out, the model says "Done.".
 // A later On for the same key replaces the script.
@@ -195,9 +196,11 @@ func (s *Server) record(api string, r *http.Request, body []byte, msgs []Message
 		if msgs[i].Role != "user" || msgs[i].Text == "" {
 			continue
 		}
-		for _, sc := range s.scripts {
-			if strings.Contains(msgs[i].Text, sc.key) {
-				req.Prompt, req.Round = sc.key, rounds(msgs[i+1:])
+		// A message may quote an earlier prompt (a notice does): the
+		// prompt scripted last wins.
+		for j := len(s.scripts) - 1; j >= 0; j-- {
+			if strings.Contains(msgs[i].Text, s.scripts[j].key) {
+				req.Prompt, req.Round = s.scripts[j].key, rounds(msgs[i+1:])
 				break
 			}
 		}

@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The agents' names, as the command line (`rewind-lsp hook NAME`) and the
+// journal spell them.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Gemini     = "gemini"
+	Copilot    = "copilot"
+)
+
+// Agent is one coding agent rewind-lsp takes turns from through its
+// hooks: how its hook events read, what its tool calls write, how a
+// notice reaches its model, where its conversation stands at a turn
+// boundary and how it is forked there, and where its hooks are installed.
+// Each agent is one file of this package.
+type Agent interface {
+	// Name is the agent's name on the command line and in the journal.
+	Name() string
+	// Title is the name people know it by ("Claude Code").
+	Title() string
+	// Parse reads one hook event. event is the event the hook's command
+	// line names ("" when the payload names it itself).
+	Parse(payload []byte, event string) (*Event, error)
+	// Writes says what a tool event's call may write: the files its input
+	// names, absolute; or capture, for a shell command that may write
+	// anything (the state is captured before and after). relevant is false
+	// for tools that write nothing.
+	Writes(ev *Event) (paths []string, capture, relevant bool)
+	// Notice is the exact stdout of the agent's prompt hook that hands text
+	// to its model.
+	Notice(text string) []byte
+	// Position reads where the session's conversation stands at a Prompt
+	// event (before the prompt) or a Stop event (the turn just ended).
+	Position(ev *Event) (Position, error)
+	// Fork makes a conversation that continues the session from a
+	// recorded position, beside the original, which is never modified. A
+	// fork that cannot be made is a *Refusal.
+	Fork(r ForkRequest) (*Forked, error)
+	// Setup installs rewind-lsp's hooks where the agent runs them.
+	Setup(o SetupOptions) (*SetupResult, error)
+}
+
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}}
+
+// Lookup returns the agent named name, or nil.
+func Lookup(name string) Agent {
+	for _, a := range agents {
+		if a.Name() == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// Names lists the agents' names.
+func Names() []string {
+	var out []string
+	for _, a := range agents {
+		out = append(out, a.Name())
+	}
+	return out
+}
+
+// EventKind is what a hook event means to rewind-lsp, whatever the agent
+// calls it.
+type EventKind int
+
+// The kinds of hook events.
+const (
+	Ignored      EventKind = iota // accepted and ignored
+	SessionStart                  // a session starts or resumes
+	Prompt                        // a prompt was submitted: a turn opens
+	PreTool                       // a tool call is about to run
+	PostTool                      // a tool call ran
+	Stop                          // the agent finished: the turn ends
+)
+
+// Event is one hook event, in one shape for every agent.
+type Event struct {
+	Kind EventKind
+	// Name is the agent's own name of the event.
+	Name       string
+	SessionID  string
+	Transcript string // the session's conversation file, when the event names it
+	Cwd        string
+	Prompt     string          // Prompt
+	Source     string          // SessionStart: why it started (startup, resume…)
+	TurnID     string          // the agent's id of the turn, when it has one
+	ToolName   string          // Pre/PostTool
+	ToolInput  json.RawMessage // Pre/PostTool: the call's input object
+	ToolUseID  string          // Pre/PostTool: the call's id, when the agent gives one
+}
+
+// payload holds the fields of every agent's hook payloads: snake_case for
+// Claude Code, Codex and Gemini CLI, camelCase for Copilot CLI.
+type payload struct {
+	Name       string          `json:"hook_event_name"`
+	SessionID  string          `json:"session_id"`
+	Transcript string          `json:"transcript_path"`
+	Cwd        string          `json:"cwd"`
+	Prompt     string          `json:"prompt"`
+	Source     string          `json:"source"`
+	TurnID     string          `json:"turn_id"`
+	ToolName   string          `json:"tool_name"`
+	ToolInput  json.RawMessage `json:"tool_input"`
+	ToolUseID  string          `json:"tool_use_id"`
+
+	SessionIDCamel  string          `json:"sessionId"`
+	TranscriptCamel string          `json:"transcriptPath"`
+	ToolNameCamel   string          `json:"toolName"`
+	ToolArgs        json.RawMessage `json:"toolArgs"`
+}
+
+// parse decodes a payload into an Event of kind kinds[name], where name
+// is the event the command line names, else the payload's.
+func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error) {
+	var p payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("hook event is not JSON: %w", err)
+	}
+	name := p.Name
+	if event != "" {
+		name = event
+	}
+	if name == "" {
+		return nil, fmt.Errorf("hook event has no hook_event_name")
+	}
+	ev := &Event{Kind: kinds[name], Name: name, SessionID: first(p.SessionID, p.SessionIDCamel),
+		Transcript: first(p.Transcript, p.TranscriptCamel), Cwd: p.Cwd, Prompt: p.Prompt, Source: p.Source,
+		TurnID: p.TurnID, ToolName: first(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
+	if len(ev.ToolInput) == 0 && len(p.ToolArgs) > 0 {
+		ev.ToolInput = p.ToolArgs
+		// Some versions send the arguments as a JSON text in a string.
+		var s string
+		if json.Unmarshal(p.ToolArgs, &s) == nil {
+			ev.ToolInput = json.RawMessage(s)
+		}
+	}
+	return ev, nil
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// inputPath reads the string field key of a tool input, made absolute
+// against the event's cwd ("" when there is none).
+func (ev *Event) inputPath(key string) string {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(ev.ToolInput, &in) != nil {
+		return ""
+	}
+	var p string
+	if json.Unmarshal(in[key], &p) != nil || strings.TrimSpace(p) == "" {
+		return ""
+	}
+	return ev.abs(p)
+}
+
+// abs makes p absolute against the event's cwd.
+func (ev *Event) abs(p string) string {
+	if !filepath.IsAbs(p) && ev.Cwd != "" {
+		p = filepath.Join(ev.Cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// fileTool is the Writes of an agent's tool that names one file in input
+// field key: the file, or relevant but nothing when it names none.
+func fileTool(ev *Event, key string) ([]string, bool, bool) {
+	if p := ev.inputPath(key); p != "" {
+		return []string{p}, false, true
+	}
+	return nil, false, true
+}
+
+// contextJSON is {"hookSpecificOutput":{"hookEventName":event,
+// "additionalContext":text}}, one line: the notice of the agents that
+// take it this way.
+func contextJSON(event, text string) []byte {
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	out.HookSpecificOutput.HookEventName = event
+	out.HookSpecificOutput.AdditionalContext = text
+	return marshalLine(out)
+}
+
+// homeDir is the folder an agent keeps its files in: $env when set, else
+// sub of the user's home folder.
+func homeDir(env, sub string) (string, error) {
+	if d := os.Getenv(env); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder: %w", err)
+	}
+	return filepath.Join(home, sub), nil
+}

@@ -1,0 +1,210 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// codex is OpenAI's Codex CLI. Its hook payloads (agent/testdata/codex)
+// carry session_id, transcript_path (the rollout), cwd, hook_event_name and
+// turn_id; UserPromptSubmit the prompt; Pre/PostToolUse tool_name,
+// tool_input and tool_use_id. Files are written by apply_patch, whose
+// input is the patch text ({"command": "*** Begin Patch…"}), or by the
+// shell, named Bash in hooks. A conversation is forked by Codex itself
+// (`codex app-server`, thread/fork through a turn), so the position is the
+// id of the last turn to keep.
+type codex struct{}
+
+func (codex) Name() string  { return Codex }
+func (codex) Title() string { return "Codex" }
+
+var codexEvents = map[string]EventKind{
+	"SessionStart": SessionStart, "UserPromptSubmit": Prompt,
+	"PreToolUse": PreTool, "PostToolUse": PostTool, "Stop": Stop,
+}
+
+func (codex) Parse(data []byte, event string) (*Event, error) {
+	return parse(data, event, codexEvents)
+}
+
+func (codex) Writes(ev *Event) ([]string, bool, bool) {
+	switch ev.ToolName {
+	case "Bash", "exec_command", "shell", "local_shell":
+		return nil, true, true
+	case "apply_patch":
+		var in struct {
+			Command string `json:"command"`
+			Input   string `json:"input"`
+		}
+		json.Unmarshal(ev.ToolInput, &in)
+		var paths []string
+		for _, p := range PatchPaths(first(in.Command, in.Input)) {
+			paths = append(paths, ev.abs(p))
+		}
+		return paths, false, true
+	}
+	return nil, false, false
+}
+
+// PatchPaths lists the files an apply_patch patch writes, as it names
+// them: every "*** Add File:", "*** Update File:", "*** Delete File:" and
+// "*** Move to:" line.
+func PatchPaths(patch string) []string {
+	var out []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(p) != "" {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	return out
+}
+
+// Notice: UserPromptSubmit's additionalContext, which Codex gives the
+// model as a developer message.
+func (codex) Notice(text string) []byte { return contextJSON("UserPromptSubmit", text) }
+
+// Position: at a prompt, the id of the session's last turn before it (the
+// fork keeps the turns through it; "" at the session's first prompt); at a
+// turn's end, the turn's own id. Both are read from the rollout (the turn
+// ids its lines carry), with its length.
+func (codex) Position(ev *Event) (Position, error) {
+	if ev.Transcript == "" {
+		return Position{}, nil // nothing to record
+	}
+	if ev.Kind == Stop {
+		p, err := readPoint(ev.Transcript, func([]byte) string { return "" })
+		p.UUID = ev.TurnID
+		return Position{Transcript: ev.Transcript, Point: p}, err
+	}
+	p, err := readPoint(ev.Transcript, func(line []byte) string {
+		if id := rolloutTurn(line); id != ev.TurnID {
+			return id
+		}
+		return ""
+	})
+	return Position{Transcript: ev.Transcript, Point: p}, err
+}
+
+// rolloutTurn is the turn id a rollout line carries, if any.
+func rolloutTurn(line []byte) string {
+	var l struct {
+		Payload struct {
+			TurnID      string `json:"turn_id"`
+			Attribution struct {
+				TurnID string `json:"turn_id"`
+			} `json:"turn_attribution"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return ""
+	}
+	return first(l.Payload.TurnID, l.Payload.Attribution.TurnID)
+}
+
+// Fork: Codex forks the thread through the last turn to keep, writing the
+// new rollout itself; `codex resume <id>` continues it.
+func (codex) Fork(r ForkRequest) (*Forked, error) {
+	if r.Point.UUID == "" {
+		if r.End {
+			return nil, noEnd
+		}
+		return nil, firstTurn
+	}
+	var res struct {
+		Thread struct {
+			ID   string `json:"id"`
+			Path string `json:"path"`
+		} `json:"thread"`
+	}
+	err := withAppServer(r.Dir, func(a *appServer) error {
+		return a.call("thread/fork", map[string]any{"threadId": r.Session, "lastTurnId": r.Point.UUID, "excludeTurns": true}, &res)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Thread.ID == "" {
+		return nil, fmt.Errorf("codex app-server thread/fork answered no thread")
+	}
+	return &Forked{Session: res.Thread.ID, Transcript: res.Thread.Path, Resume: "codex resume " + res.Thread.ID}, nil
+}
+
+// codexHome is Codex's folder: $CODEX_HOME, else ~/.codex.
+func codexHome() (string, error) { return homeDir("CODEX_HOME", ".codex") }
+
+// Setup merges the hooks into the user's hooks.json (Codex skips a
+// project's hooks in a folder it does not trust) and records Codex's trust
+// in them through `codex app-server` (untrusted hooks are skipped
+// silently); without codex on PATH it says the one step left.
+func (codex) Setup(o SetupOptions) (*SetupResult, error) {
+	home, err := codexHome()
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	path := filepath.Join(home, "hooks.json")
+	cmd := hookCommand(o, Codex, "")
+	added, err := mergeHooks(path, Codex, []hookSpec{
+		{event: "SessionStart", command: cmd, timeout: 10},
+		{event: "UserPromptSubmit", command: cmd, timeout: 10},
+		{event: "PreToolUse", matcher: "Bash", command: cmd, timeout: 10},
+		{event: "PostToolUse", matcher: "apply_patch|Bash", command: cmd, timeout: 10},
+		{event: "Stop", command: cmd, timeout: 10},
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &SetupResult{File: path, Added: added}
+	dir := o.Root
+	if dir == "" {
+		dir = home
+	}
+	n, err := trustCodexHooks(dir)
+	switch {
+	case err != nil:
+		r.Steps = append(r.Steps, fmt.Sprintf("Codex runs a hook only once it is trusted, and %v. Run `rewind-lsp setup codex` again with codex on PATH, or start `codex` and trust rewind-lsp's hooks when it says hooks need review.", err))
+	case n > 0:
+		r.Notes = append(r.Notes, fmt.Sprintf("trusted rewind-lsp's %d hooks in Codex (%s)", n, filepath.Join(home, "config.toml")))
+	}
+	return r, nil
+}
+
+// trustCodexHooks records Codex's trust in rewind-lsp's hooks that it
+// does not trust yet (their current hash, as `hooks/list` reports it),
+// leaving every other hook's trust alone, and returns how many it trusted.
+func trustCodexHooks(dir string) (int, error) {
+	n := 0
+	err := withAppServer(dir, func(a *appServer) error {
+		var list struct {
+			Data []struct {
+				Hooks []struct {
+					Key         string `json:"key"`
+					Command     string `json:"command"`
+					CurrentHash string `json:"currentHash"`
+					TrustStatus string `json:"trustStatus"`
+				} `json:"hooks"`
+			} `json:"data"`
+		}
+		if err := a.call("hooks/list", map[string]any{"cwds": []string{dir}}, &list); err != nil {
+			return err
+		}
+		state := map[string]any{}
+		for _, d := range list.Data {
+			for _, h := range d.Hooks {
+				if isOurHook(h.Command, Codex) && h.TrustStatus != "trusted" && h.CurrentHash != "" {
+					state[h.Key] = map[string]string{"trusted_hash": h.CurrentHash}
+				}
+			}
+		}
+		if len(state) == 0 {
+			return nil
+		}
+		n = len(state)
+		edit := map[string]any{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}
+		return a.call("config/batchWrite", map[string]any{"edits": []any{edit}}, nil)
+	})
+	return n, err
+}
