@@ -14,9 +14,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// ForkPoint is where a Claude Code transcript stood when a prompt was
-// submitted: its length in bytes up to its last complete line,
-// and the uuid of the last entry before that which has one.
+// ForkPoint is where an agent's conversation file stood at a turn
+// boundary: its length in bytes up to its last complete line, and a
+// marker of what it held by then — for Claude Code the uuid of its last
+// entry, for Gemini CLI the id of its last record, for Codex the id of
+// the last turn to keep.
 type ForkPoint struct {
 	Bytes int64
 	UUID  string

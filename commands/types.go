@@ -179,9 +179,10 @@ type RewindResult struct {
 }
 
 // ConversationResult is what a conversation rewind did to the agent's own
-// conversation: Agent is "claude-code" with the new session,
-// its transcript file and the command that resumes it; or Agent is empty
-// and Reason says why only rewind-lsp's journal moved back.
+// conversation: Agent names the agent ("claude-code", "codex", "gemini",
+// "copilot") with the new session, its conversation file and the command
+// that resumes it; or Agent is empty and Reason says why only rewind-lsp's
+// journal moved back.
 type ConversationResult struct {
 	Agent      string `json:"agent"`
 	Session    string `json:"session,omitempty"`

@@ -94,9 +94,10 @@ type Entry struct {
 	Agent string `json:"agent,omitempty"`
 	// Transcript is the agent's conversation file (session, turnStart).
 	Transcript string `json:"transcript,omitempty"`
-	// ForkBytes and ForkUUID are the fork point of a Claude Code turn
-	// (turnStart: the transcript before the prompt; turnEnd: the transcript
-	// when the turn ended): its length and the uuid of its last entry.
+	// ForkBytes and ForkUUID are the fork point of an agent's turn
+	// (turnStart: its conversation before the prompt; turnEnd: when the
+	// turn ended): the conversation file's length and a marker of its last
+	// entry (see agent.ForkPoint).
 	ForkBytes int64  `json:"forkBytes,omitempty"`
 	ForkUUID  string `json:"forkUuid,omitempty"`
 	// Wrote and Attributed: what the session's own tool calls wrote during
