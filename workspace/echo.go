@@ -126,8 +126,16 @@ func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool)
 	if t.expectedWrite(rel, data, kind) || t.recorded(last, rel, data, kind) {
 		return false
 	}
-	if h, err := t.s.History(); err == nil && t.isRewindEcho(h, rel, data, kind) {
-		return false
+	if h, err := t.s.History(); err == nil {
+		// Another process — a second server, a hook, the command line —
+		// may have recorded it already: the journal's last recorded state
+		// holds it, though this process's last capture does not.
+		if b := h.Baseline(); b.Set && b.ID != last && t.recorded(b.ID, rel, data, kind) {
+			return false
+		}
+		if t.isRewindEcho(h, rel, data, kind) {
+			return false
+		}
 	}
 	return true
 }
