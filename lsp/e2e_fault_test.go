@@ -106,8 +106,7 @@ func serverKilledDuringRevert(t *testing.T, kind testkit.EditorKind, next string
 }
 
 // TestJournalWrittenByManyAtOnce: two language servers (two editors) and
-// three agent sessions' hooks (Claude Code, and Codex and Gemini CLI when
-// the binary has their hooks, else more Claude Code sessions) record turns
+// three agent sessions' hooks (Claude Code, Codex, Gemini CLI) record turns
 // and checkpoints on one root at the same time. Every turn and checkpoint
 // is in the journal exactly once, each turn lists the file its session
 // wrote, no turn number repeats, and fsck is clean.
@@ -117,13 +116,7 @@ func TestJournalWrittenByManyAtOnce(t *testing.T) {
 	const rounds = 6
 	_, e1 := startServer(t, w, testkit.VSCodeLike)
 	_, e2 := startServer(t, w, testkit.NeovimLike)
-	agents := []string{"claude-code", "claude-code", "claude-code"}
-	for i, a := range []string{"codex", "gemini"} {
-		if r := w.Run("{}", nil, "hook", a); r.Code == 0 {
-			agents[i+1] = a
-		}
-	}
-	t.Logf("hooks: %v", agents)
+	agents := []string{"claude-code", "codex", "gemini"}
 	events := map[string][3]string{
 		"claude-code": {"UserPromptSubmit", "PostToolUse", "Stop"},
 		"codex":       {"UserPromptSubmit", "PostToolUse", "Stop"},
