@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
@@ -26,7 +26,7 @@ func demo(ctx context.Context, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(tmp)
 	ws := filepath.Join(tmp, "shop")
 	store := filepath.Join(tmp, "store")
-	d := &demoRun{ctx: ctx, ws: ws, store: store, out: stdout, errw: stderr}
+	d := &demoRun{ctx: ctx, ws: ws, store: store, home: filepath.Join(tmp, "home"), out: stdout, errw: stderr}
 	if err := d.tour(); err != nil {
 		fmt.Fprintf(stderr, "rewind-lsp demo: %v\n", err)
 		return exitError
@@ -35,9 +35,20 @@ func demo(ctx context.Context, stdout, stderr io.Writer) int {
 }
 
 type demoRun struct {
-	ctx       context.Context
-	ws, store string
-	out, errw io.Writer
+	ctx             context.Context
+	ws, store, home string // home: where the agents keep their sessions
+	out, errw       io.Writer
+	// claudePrompt and codexTurnID are the ids of the agents' current
+	// prompt and turn, as their hooks send them.
+	claudePrompt, codexTurnID string
+	// sent are the hook events the demo ran, in order.
+	sent []sentHook
+}
+
+// sentHook is one hook event the demo ran: the agent and its stdin.
+type sentHook struct {
+	agent   string
+	payload []byte
 }
 
 func (d *demoRun) say(format string, a ...any) { fmt.Fprintf(d.out, "\n# "+format+"\n", a...) }
@@ -64,27 +75,6 @@ func (d *demoRun) cmd(args ...string) error {
 	return nil
 }
 
-// demoSession is the simulated agent's session id.
-const demoSession = "demo-agent-session"
-
-// hook shows and runs one Claude Code hook event, as the agent runs it.
-func (d *demoRun) hook(ev map[string]any) error {
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(d.out, "$ echo '%s' | rewind-lsp hook claude-code\n", data)
-	var errb bytes.Buffer
-	code := run(d.ctx, []string{"--root", d.ws, "--store", d.store, "hook", "claude-code"}, bytes.NewReader(data), d.out, &errb)
-	if errb.Len() > 0 {
-		d.out.Write(errb.Bytes())
-	}
-	if code != exitOK {
-		return fmt.Errorf("the hook exited %d", code)
-	}
-	return nil
-}
-
 func (d *demoRun) write(rel, text string) error {
 	p := filepath.Join(d.ws, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -93,60 +83,51 @@ func (d *demoRun) write(rel, text string) error {
 	return os.WriteFile(p, []byte(text), 0o644)
 }
 
-// agentEdit is one change the simulated agent makes: new content for a
-// file, or its removal (remove, through a shell command).
-type agentEdit struct {
-	rel    string
-	text   string
-	remove bool
-	how    string // what the agent ran, e.g. "rm README.md" (shell edits)
+// read returns the workspace file rel's text ("" when it does not exist).
+func (d *demoRun) read(rel string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(d.ws, rel))
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	return string(data), err
 }
 
-// agent makes a turn's edits and shows each one as it happens: a short
-// unified diff per file, made with the same line diff the previews use.
-func (d *demoRun) agent(edits ...agentEdit) error {
-	for _, e := range edits {
-		p := filepath.Join(d.ws, e.rel)
-		old, err := os.ReadFile(p)
-		existed := err == nil
-		if err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		from, to := "a/"+e.rel, "b/"+e.rel
-		if !existed {
-			from = "/dev/null"
-		}
-		var diff string
-		if e.remove {
-			to = "/dev/null"
-			if err := os.Remove(p); err != nil {
-				return err
-			}
-			_, _, diff = textdiff.LineDiff(from, to, string(old), "")
-		} else {
-			if err := d.write(e.rel, e.text); err != nil {
-				return err
-			}
-			_, _, diff = textdiff.LineDiff(from, to, string(old), e.text)
-		}
-		verb := "edits"
-		switch {
-		case e.how != "":
-			verb = "runs `" + e.how + "`:"
-		case e.remove:
-			verb = "deletes"
-		case !existed:
-			verb = "creates"
-		}
-		if e.how != "" {
-			fmt.Fprintf(d.out, "  [agent %s]\n", verb)
-		} else {
-			fmt.Fprintf(d.out, "  [agent %s %s]\n", verb, e.rel)
-		}
-		for _, line := range strings.SplitAfter(diff, "\n") {
-			if line != "" {
-				fmt.Fprint(d.out, "  │ "+line)
-			}
+// edit makes one change of an agent's turn and shows it as it happens: a
+// short unified diff, made with the same line diff the previews use. text
+// is the file's new content; remove deletes it instead, through the shell
+// command how.
+func (d *demoRun) edit(who, rel, text string, remove bool, how string) error {
+	p := filepath.Join(d.ws, rel)
+	old, err := os.ReadFile(p)
+	existed := err == nil
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	from, to := "a/"+rel, "b/"+rel
+	if !existed {
+		from = "/dev/null"
+	}
+	if remove {
+		to, text = "/dev/null", ""
+		err = os.Remove(p)
+	} else {
+		err = d.write(rel, text)
+	}
+	if err != nil {
+		return err
+	}
+	_, _, diff := textdiff.LineDiff(from, to, string(old), text)
+	switch {
+	case how != "":
+		fmt.Fprintf(d.out, "  [%s runs `%s`]\n", who, how)
+	case !existed:
+		fmt.Fprintf(d.out, "  [%s creates %s]\n", who, rel)
+	default:
+		fmt.Fprintf(d.out, "  [%s rewrites %s]\n", who, rel)
+	}
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		if line != "" {
+			fmt.Fprint(d.out, "  │ "+line)
 		}
 	}
 	return nil
@@ -216,28 +197,22 @@ func (d *demoRun) tour() error {
 			return nil
 		},
 		func() error {
-			d.say("Turn 1: the agent's hook opens a turn, the agent edits, the hook ends it.")
-			if err := d.cmd("turn", "start", "--prompt", "greet the customer", "--session", demoSession); err != nil {
-				return err
-			}
-			if err := d.agent(agentEdit{rel: "main.go", text: demoMain1}, agentEdit{rel: "greet.go", text: demoGreet}); err != nil {
-				return err
-			}
-			return d.cmd("turn", "end", "--summary", "added greet.go", "--session", demoSession)
+			d.say("Turn 1, in Claude Code. Its hooks (rewind-lsp setup claude-code) hand rewind-lsp each event as JSON: " +
+				"the prompt, what each tool call wrote, the end of the turn (members that do not matter here print as …).")
+			return d.claudeTurn()
 		},
 		func() error {
-			d.say("Turn 2: a change that goes wrong — the agent breaks price() and a shell command deletes the README.")
-			if err := d.cmd("turn", "start", "--prompt", "add a 20% discount", "--session", demoSession); err != nil {
-				return err
-			}
-			if err := d.agent(agentEdit{rel: "main.go", text: demoMain2}, agentEdit{rel: "README.md", remove: true, how: "rm README.md"}); err != nil {
-				return err
-			}
-			return d.cmd("turn", "end", "--session", demoSession)
+			d.say("Turn 2, in Codex (rewind-lsp setup codex). It edits with apply_patch, whose files rewind-lsp reads from the patch text, " +
+				"and its shell deletes the README (captured before and after). The change goes wrong.")
+			return d.codexTurn()
 		},
 		func() error {
-			d.say("What happened, turn by turn:")
-			return d.cmd("log")
+			d.say("What happened, turn by turn, and which agent did it:")
+			if err := d.cmd("log"); err != nil {
+				return err
+			}
+			d.say("Who wrote each line of main.go:")
+			return d.cmd("blame", "main.go")
 		},
 		func() error {
 			d.say("Preview going back to before turn 2 (current → target; nothing changes yet):")
@@ -252,12 +227,13 @@ func (d *demoRun) tour() error {
 			return nil
 		},
 		func() error {
-			d.say("The agent's next prompt: its UserPromptSubmit hook hands it this notice, once, so it re-reads the files instead of trusting its memory:")
-			if err := d.hook(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": demoSession,
-				"cwd": d.ws, "prompt": "keep the old price for now"}); err != nil {
+			d.say("Codex's next prompt: its hook hands the model this notice (a developer message), once, so it re-reads the files " +
+				"instead of trusting its memory. Claude Code's session gets its own at its next prompt.")
+			d.codexTurnID = "01a20f70-7e14-7b9c-a3d5-c81f2e6b9047"
+			if err := d.hook(agent.Codex, d.codexEvent("UserPromptSubmit", field{"prompt", "keep the old price for now", true})); err != nil {
 				return err
 			}
-			return d.cmd("turn", "end", "--session", demoSession)
+			return d.hook(agent.Codex, d.codexEvent("Stop", field{"stop_hook_active", false, false}, field{"last_assistant_message", "Kept the old price.", false}))
 		},
 		func() error {
 			d.say("Changed your mind? Every rewind can be undone:")

@@ -103,9 +103,12 @@ func TestOneVersion(t *testing.T) {
 	}
 }
 
-// TestDemoShowsTheAgentsEdits: the demo shows what the simulated agent
-// changed as it happens (a diff per edit, the shell deletion included),
-// then the rewind bringing the README back and the undo removing it again.
+// TestDemoShowsTheAgentsEdits: the demo shows two agents at work — a
+// Claude Code turn and a Codex turn, each through its own hook — and what
+// each changed as it happens (a diff per write, Codex's patch, the shell
+// deletion); the log and blame name each turn's agent; after the rewind
+// brings the README back, Codex's next prompt gets the notice in Codex's
+// shape; the undo removes the README again.
 func TestDemoShowsTheAgentsEdits(t *testing.T) {
 	cmd := testkit.NewSandbox(t).Command([]string{"demo"}, "REWIND_LSP_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
@@ -114,13 +117,24 @@ func TestDemoShowsTheAgentsEdits(t *testing.T) {
 	}
 	s := string(out)
 	order := []string{
-		"[agent edits main.go]", "+\tfmt.Println(greet(\"shop\"))",
-		"[agent creates greet.go]", "+func greet(name string) string",
-		"turn 1 ended: 2 files changed",
-		"[agent runs `rm README.md`:]", "│ -# shop",
-		"turn 2 ended: 2 files changed",
+		`{"hook_event_name":"UserPromptSubmit","prompt":"greet the customer",…}' | rewind-lsp hook claude-code`,
+		"[Claude Code creates greet.go]", "+func greet(name string) string",
+		`"tool_name":"Write","tool_input":{"file_path":`, "| rewind-lsp hook claude-code",
+		"[Claude Code rewrites main.go]", "+\tfmt.Println(greet(\"shop\"))",
+		`{"hook_event_name":"Stop",…}' | rewind-lsp hook claude-code`,
+		`{"hook_event_name":"UserPromptSubmit","prompt":"add a 20% discount",…}' | rewind-lsp hook codex`,
+		"[Codex applies a patch]", "│ *** Update File: main.go", "│ +func price(n int, discount float64)",
+		`"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: main.go\n…"},…}' | rewind-lsp hook codex`,
+		"[Codex runs `rm README.md`]", "│ -# shop",
+		`{"hook_event_name":"Stop",…}' | rewind-lsp hook codex`,
+		"$ rewind-lsp log",
+		`turn 1 `, `"greet the customer" — 2 files changed (+4 -0) [hook] [claude-code 6f1c2a9e]`,
+		`turn 2 `, `"add a 20% discount" — 2 files changed (+2 -3) [hook] [codex 01a20f70]`,
+		"$ rewind-lsp blame main.go", `"greet the customer" session 6f1c2a9e`, "claude-code",
+		`"add a 20% discount" session 01a20f70`, "codex",
 		"$ rewind-lsp rewind 2", "$ cat README.md\n# shop\n",
-		"| rewind-lsp hook claude-code\n", `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 2`,
+		`"prompt":"keep the old price for now",…}' | rewind-lsp hook codex` + "\n" +
+			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 2`,
 		"$ rewind-lsp undo", "undone: back to before the rewind (mode code): 2 files", "cat: README.md: no such file",
 	}
 	at := 0
