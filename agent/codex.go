@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -139,7 +140,11 @@ func codexHome() (string, error) { return homeDir("CODEX_HOME", ".codex") }
 // Setup merges the hooks into the user's hooks.json (Codex skips a
 // project's hooks in a folder it does not trust) and records Codex's trust
 // in them through `codex app-server` (untrusted hooks are skipped
-// silently); without codex on PATH it says the one step left.
+// silently). Codex must read its configuration before anything is
+// written: a config.toml or hooks.json it cannot read is refused, naming
+// Codex's complaint, and nothing changes. Without codex on PATH, or when
+// Codex cannot record the trust, it writes hooks.json and says the one
+// step left.
 func (codex) Setup(o SetupOptions) (*SetupResult, error) {
 	home, err := codexHome()
 	if err != nil {
@@ -147,7 +152,7 @@ func (codex) Setup(o SetupOptions) (*SetupResult, error) {
 	}
 	path := filepath.Join(home, "hooks.json")
 	cmd := hookCommand(o, Codex, "")
-	added, err := mergeHooks(path, Codex, []hookSpec{
+	ed, err := planHooks(path, Codex, []hookSpec{
 		{event: "SessionStart", command: cmd, timeout: 10},
 		{event: "UserPromptSubmit", command: cmd, timeout: 10},
 		{event: "PreToolUse", matcher: "Bash", command: cmd, timeout: 10},
@@ -157,12 +162,33 @@ func (codex) Setup(o SetupOptions) (*SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &SetupResult{File: path, Added: added}
+	r := &SetupResult{File: path, Added: ed.added}
 	dir := o.Root
 	if dir == "" {
 		dir = home
 	}
-	n, err := trustCodexHooks(dir)
+	written, n := false, 0
+	err = withAppServer(dir, func(a *appServer) error {
+		if _, err := codexHooks(a, dir); err != nil {
+			return &codexUnreadable{err}
+		}
+		if err := ed.write(); err != nil {
+			return err
+		}
+		written = true
+		var err error
+		n, err = trustCodexHooks(a, dir)
+		return err
+	})
+	var bad *codexUnreadable
+	switch {
+	case errors.As(err, &bad):
+		return nil, fmt.Errorf("setup codex: %v; fix it, rewind-lsp changed nothing", bad.err)
+	case !written:
+		if werr := ed.write(); werr != nil {
+			return nil, werr
+		}
+	}
 	switch {
 	case err != nil:
 		r.Steps = append(r.Steps, fmt.Sprintf("Codex runs a hook only once it is trusted, and %v. Run `rewind-lsp setup codex` again with codex on PATH, or start `codex` and trust rewind-lsp's hooks when it says hooks need review.", err))
@@ -172,39 +198,66 @@ func (codex) Setup(o SetupOptions) (*SetupResult, error) {
 	return r, nil
 }
 
+// codexUnreadable is Codex's complaint about its own configuration, as
+// `hooks/list` reports it.
+type codexUnreadable struct{ err error }
+
+func (c *codexUnreadable) Error() string { return c.err.Error() }
+
+// codexHook is one hook as `codex app-server` lists it.
+type codexHook struct {
+	Key         string `json:"key"`
+	Command     string `json:"command"`
+	CurrentHash string `json:"currentHash"`
+	TrustStatus string `json:"trustStatus"`
+}
+
+// codexHooks lists the hooks Codex would run in dir, with their trust; a
+// configuration Codex cannot read (its config.toml, a hooks.json) is an
+// error with Codex's own words.
+func codexHooks(a *appServer, dir string) ([]codexHook, error) {
+	var list struct {
+		Data []struct {
+			Hooks  []codexHook `json:"hooks"`
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+		} `json:"data"`
+	}
+	if err := a.call("hooks/list", map[string]any{"cwds": []string{dir}}, &list); err != nil {
+		return nil, err
+	}
+	var hooks []codexHook
+	var errs []string
+	for _, d := range list.Data {
+		hooks = append(hooks, d.Hooks...)
+		for _, e := range d.Errors {
+			errs = append(errs, e.Message)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("Codex cannot read its configuration: %s", strings.Join(errs, "; "))
+	}
+	return hooks, nil
+}
+
 // trustCodexHooks records Codex's trust in rewind-lsp's hooks that it
 // does not trust yet (their current hash, as `hooks/list` reports it),
 // leaving every other hook's trust alone, and returns how many it trusted.
-func trustCodexHooks(dir string) (int, error) {
-	n := 0
-	err := withAppServer(dir, func(a *appServer) error {
-		var list struct {
-			Data []struct {
-				Hooks []struct {
-					Key         string `json:"key"`
-					Command     string `json:"command"`
-					CurrentHash string `json:"currentHash"`
-					TrustStatus string `json:"trustStatus"`
-				} `json:"hooks"`
-			} `json:"data"`
+func trustCodexHooks(a *appServer, dir string) (int, error) {
+	hooks, err := codexHooks(a, dir)
+	if err != nil {
+		return 0, err
+	}
+	state := map[string]any{}
+	for _, h := range hooks {
+		if isOurHook(h.Command, Codex) && h.TrustStatus != "trusted" && h.CurrentHash != "" {
+			state[h.Key] = map[string]string{"trusted_hash": h.CurrentHash}
 		}
-		if err := a.call("hooks/list", map[string]any{"cwds": []string{dir}}, &list); err != nil {
-			return err
-		}
-		state := map[string]any{}
-		for _, d := range list.Data {
-			for _, h := range d.Hooks {
-				if isOurHook(h.Command, Codex) && h.TrustStatus != "trusted" && h.CurrentHash != "" {
-					state[h.Key] = map[string]string{"trusted_hash": h.CurrentHash}
-				}
-			}
-		}
-		if len(state) == 0 {
-			return nil
-		}
-		n = len(state)
-		edit := map[string]any{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}
-		return a.call("config/batchWrite", map[string]any{"edits": []any{edit}}, nil)
-	})
-	return n, err
+	}
+	if len(state) == 0 {
+		return 0, nil
+	}
+	edit := map[string]any{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}
+	return len(state), a.call("config/batchWrite", map[string]any{"edits": []any{edit}}, nil)
 }

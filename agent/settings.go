@@ -66,13 +66,39 @@ func isOurHook(cmd, name string) bool {
 }
 
 // mergeHooks adds rewind-lsp's hook for each spec to the settings file at
-// path (created when missing), in the shape Claude Code, Codex and Gemini
-// CLI share — {"hooks": {Event: [{"matcher", "hooks": [{"type":
-// "command", "command", "timeout"}]}]}} — keeping every other setting and
-// hook and their order; an event that already runs rewind-lsp's hook for
-// agent name is left alone. It returns the events it added. A file that
-// is not a JSON object is an error naming it, and is not written.
+// path (planHooks) and writes it. It returns the events it added.
 func mergeHooks(path, name string, specs []hookSpec) ([]string, error) {
+	ed, err := planHooks(path, name, specs)
+	if err != nil {
+		return nil, err
+	}
+	return ed.added, ed.write()
+}
+
+// settingsEdit is a settings file's new content, not written yet.
+type settingsEdit struct {
+	path  string
+	data  []byte
+	mode  fs.FileMode
+	added []string // the events whose hooks it adds; none: nothing to write
+}
+
+// write writes the edit, if it changes anything.
+func (ed *settingsEdit) write() error {
+	if len(ed.added) == 0 {
+		return nil
+	}
+	return writeSettings(ed.path, ed.data, ed.mode)
+}
+
+// planHooks is the settings file at path (created when missing) with
+// rewind-lsp's hook for each spec added, in the shape Claude Code, Codex
+// and Gemini CLI share — {"hooks": {Event: [{"matcher", "hooks": [{"type":
+// "command", "command", "timeout"}]}]}} — keeping every other setting and
+// hook and their order (a new hook comes after the others of its event);
+// an event that already runs rewind-lsp's hook for agent name is left
+// alone. A file that is not a JSON object is an error naming it.
+func planHooks(path, name string, specs []hookSpec) (*settingsEdit, error) {
 	data, err := os.ReadFile(path)
 	mode := fs.FileMode(0o644)
 	switch {
@@ -140,8 +166,9 @@ func mergeHooks(path, name string, specs []hookSpec) ([]string, error) {
 		hooks = set(hooks, sp.event, list)
 		added = append(added, sp.event)
 	}
+	ed := &settingsEdit{path: path, mode: mode, added: added}
 	if len(added) == 0 {
-		return nil, nil
+		return ed, nil
 	}
 	top = set(top, "hooks", encodeObject(hooks))
 	var out bytes.Buffer
@@ -149,10 +176,8 @@ func mergeHooks(path, name string, specs []hookSpec) ([]string, error) {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	out.WriteByte('\n')
-	if err := writeSettings(path, out.Bytes(), mode); err != nil {
-		return nil, err
-	}
-	return added, nil
+	ed.data = out.Bytes()
+	return ed, nil
 }
 
 // writeSettings replaces the file at path atomically, making its folder.

@@ -223,6 +223,12 @@ func TestSetupOtherAgents(t *testing.T) {
 	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
 		t.Errorf("gemini settings mode %v", fi.Mode())
 	}
+	if out := setup("gemini"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("second setup gemini: %s", out)
+	}
+	if again, _ := os.ReadFile(settings); !bytes.Equal(again, data) {
+		t.Error("second setup gemini changed settings.json")
+	}
 
 	setup("copilot")
 	var c struct {
@@ -242,5 +248,47 @@ func TestSetupOtherAgents(t *testing.T) {
 	}
 	if out := setup("copilot"); !strings.Contains(out, "nothing changed") {
 		t.Errorf("second setup copilot: %s", out)
+	}
+	if again, _ := os.ReadFile(cfile); !bytes.Equal(again, data) {
+		t.Error("second setup copilot changed its hooks file")
+	}
+}
+
+// TestSetupOtherAgentsRefuseWhatTheyCannotRead: the hook file setup would
+// change (Codex's hooks.json, Gemini CLI's settings.json, Copilot CLI's
+// hooks/rewind-lsp.json) does not parse, or has "hooks" of another shape:
+// setup exits 1 naming the file and the problem, and leaves it as it was.
+func TestSetupOtherAgentsRefuseWhatTheyCannotRead(t *testing.T) {
+	w := newWS(t)
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "CODEX_HOME=", "GEMINI_CLI_HOME=", "COPILOT_HOME="}
+	files := map[string]string{
+		"codex":   filepath.Join(home, ".codex", "hooks.json"),
+		"gemini":  filepath.Join(home, ".gemini", "settings.json"),
+		"copilot": filepath.Join(home, ".copilot", "hooks", "rewind-lsp.json"),
+	}
+	bad := map[string][]string{
+		"codex":   {`{"hooks": {"Stop": [`, `{"hooks": {"Stop": {"command": "notify"}}}`},
+		"gemini":  {`{"ui": {"theme": "dark"},}`, `{"hooks": ["notify"]}`},
+		"copilot": {"version: 1\n", `{"version": 1, "hooks": `},
+	}
+	for agent, contents := range bad {
+		for _, content := range contents {
+			path := files[agent]
+			os.MkdirAll(filepath.Dir(path), 0o700)
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := w.Command([]string{"--root", w.Root, "--store", w.Store, "setup", agent, "--user"}, env...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), path) || !strings.Contains(stderr.String(), "changed nothing") {
+				t.Errorf("setup %s with %q: exit %d (%v)\nstdout: %s\nstderr: %s", agent, content, code, err, &stdout, &stderr)
+			}
+			if now, _ := os.ReadFile(path); string(now) != content {
+				t.Errorf("setup %s changed %s: %q", agent, path, now)
+			}
+		}
 	}
 }
