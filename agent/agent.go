@@ -95,6 +95,7 @@ type Event struct {
 	Prompt     string          // Prompt
 	Source     string          // SessionStart: why it started (startup, resume…)
 	TurnID     string          // the agent's id of the turn, when it has one
+	PromptID   string          // the agent's id of the prompt (Claude Code's prompt_id, on every event of a prompt)
 	ToolName   string          // Pre/PostTool
 	ToolInput  json.RawMessage // Pre/PostTool: the call's input object
 	ToolUseID  string          // Pre/PostTool: the call's id, when the agent gives one
@@ -110,6 +111,7 @@ type payload struct {
 	Prompt     string          `json:"prompt"`
 	Source     string          `json:"source"`
 	TurnID     string          `json:"turn_id"`
+	PromptID   string          `json:"prompt_id"`
 	ToolName   string          `json:"tool_name"`
 	ToolInput  json.RawMessage `json:"tool_input"`
 	ToolUseID  string          `json:"tool_use_id"`
@@ -136,7 +138,7 @@ func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error
 	}
 	ev := &Event{Kind: kinds[name], Name: name, SessionID: first(p.SessionID, p.SessionIDCamel),
 		Transcript: first(p.Transcript, p.TranscriptCamel), Cwd: p.Cwd, Prompt: p.Prompt, Source: p.Source,
-		TurnID: p.TurnID, ToolName: first(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
+		TurnID: p.TurnID, PromptID: p.PromptID, ToolName: first(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
 	if len(ev.ToolInput) == 0 && len(p.ToolArgs) > 0 {
 		ev.ToolInput = p.ToolArgs
 		// Some versions send the arguments as a JSON text in a string.

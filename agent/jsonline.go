@@ -136,6 +136,8 @@ func skipValue(b []byte, i int) (int, error) {
 // lineInfo is what a transcript line says about itself.
 type lineInfo struct {
 	uuid      string
+	parent    string // parentUuid ("" for null)
+	promptID  string // promptId: the prompt a user entry belongs to
 	typ       string
 	meta      bool // isMeta: true
 	side      bool // isSidechain: true (a subagent's line)
@@ -151,6 +153,10 @@ func readLine(line []byte) (info lineInfo, ok bool) {
 		switch string(f.key) {
 		case "uuid":
 			info.uuid = plainString(v)
+		case "parentUuid":
+			info.parent = plainString(v)
+		case "promptId":
+			info.promptID = plainString(v)
 		case "type":
 			info.typ = plainString(v)
 		case "isMeta":

@@ -32,6 +32,14 @@ func NoticeText(ents []*journal.Entry, h *journal.History) string {
 		var b strings.Builder
 		switch e.Kind {
 		case journal.KindRewind:
+			if e.Agent != "" {
+				fmt.Fprintf(&b, "A rewind of %s session %s to %s was completed: its own restore missed files its shell changed, "+
+					"and these were restored too: %s.", e.Agent, shortID(e.Session), where(e, h), fileList(e.Files))
+				if len(e.Kept) > 0 {
+					fmt.Fprintf(&b, " These were left as they are (changed since by someone else): %s.", fileList(e.Kept))
+				}
+				break
+			}
 			if len(e.Files) > 0 {
 				fmt.Fprintf(&b, "The workspace was rewound to %s. These files were restored: %s.", where(e, h), fileList(e.Files))
 			} else {
@@ -151,6 +159,13 @@ func where(e *journal.Entry, h *journal.History) string {
 		return e.Target
 	}
 	return "an earlier state"
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 func promptOf(p string) string {

@@ -32,6 +32,7 @@ const (
 	NameGC            = "rewind.gc"
 	NameFsck          = "rewind.fsck"
 	NameRecover       = "rewind.recover"
+	NameAgentRewind   = "rewind.agentRewind"
 )
 
 // The public commands, in the order the language server advertises them.
@@ -94,6 +95,9 @@ var (
 	Recover = define(Spec{Name: NameRecover, NoRecover: true,
 		Doc: "Finishes or rolls back what an interrupted rewind, revert or undo left half done."},
 		(*Service).Recover)
+	AgentRewind = define(Spec{Name: NameAgentRewind, Mutating: true,
+		Doc: "Records an agent's own rewind of its conversation, noticed by its hook, and restores the rest of the dropped turns' changes when the agent restored its own files."},
+		(*Service).AgentRewind)
 )
 
 // All lists the public commands' names, in the order the language server

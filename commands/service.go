@@ -116,7 +116,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 		src = s.actor(ctx)
 	}
 	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
-		Agent: a.Agent, Transcript: a.Transcript, Key: CallOf(ctx).Key}
+		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Key: CallOf(ctx).Key}
 	if a.Transcript != "" {
 		req.Fork = &workspace.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
 	}
@@ -189,8 +189,15 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	// leaves the branch it came from, but it still happened.
 	for _, e := range h.Entries {
 		if e.Kind == journal.KindRewind || e.Kind == journal.KindRevert { // a revert: mode "revert", target its turn
-			out.Rewinds = append(out.Rewinds, RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
-				Undone: h.Undone(e.ID), Applied: h.Applied(e)})
+			ri := RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
+				Undone: h.Undone(e.ID), Applied: h.Applied(e)}
+			if e.Agent != "" {
+				ri.Agent, ri.Session, ri.Turn, ri.Files, ri.Kept, ri.Offered = e.Agent, e.Session, e.Turn, e.Files, e.Kept, e.Offered
+				if t := h.Entry(e.TargetEntry); t != nil {
+					ri.Prompt = t.Prompt
+				}
+			}
+			out.Rewinds = append(out.Rewinds, ri)
 		}
 	}
 	if a.Limit > 0 {

@@ -38,6 +38,8 @@ type TurnStartArgs struct {
 	Transcript string `json:"transcript,omitempty"`
 	ForkBytes  int64  `json:"forkBytes,omitempty"`
 	ForkUUID   string `json:"forkUuid,omitempty"`
+	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
+	PromptID string `json:"promptId,omitempty"`
 }
 
 // TurnStartResult is the result of rewind.turnStart.
@@ -134,6 +136,18 @@ type RewindInfo struct {
 	Undone bool   `json:"undone"`
 	// Applied is false for a rewind the editor did not apply.
 	Applied bool `json:"applied"`
+	// Agent and Session name the agent whose own rewind this records
+	// (Claude Code's Esc Esc); Files are what rewind-lsp restored, Kept
+	// what it left alone (changed since by someone else), Offered what a
+	// code rewind to the target would still restore when the agent
+	// restored no file (the editors offer it).
+	Agent   string   `json:"agent,omitempty"`
+	Session string   `json:"session,omitempty"`
+	Turn    int      `json:"turn,omitempty"`
+	Prompt  string   `json:"prompt,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	Kept    []string `json:"kept,omitempty"`
+	Offered []string `json:"offered,omitempty"`
 }
 
 // PreviewArgs is the argument of rewind.preview.

@@ -100,6 +100,15 @@ type Entry struct {
 	// entry (see agent.ForkPoint).
 	ForkBytes int64  `json:"forkBytes,omitempty"`
 	ForkUUID  string `json:"forkUuid,omitempty"`
+	// PromptID is the agent's id of the prompt that opened the turn
+	// (Claude Code's prompt_id: the promptId of its user entry), when the
+	// hook gives one.
+	PromptID string `json:"promptId,omitempty"`
+	// Continues marks a turn start that carries on the turn Continues
+	// started, on the branch an agent's own rewind made (see Agent on a
+	// rewind): the same prompt, its start state the earlier turn's with
+	// what the rewind restored.
+	Continues string `json:"continues,omitempty"`
 	// Wrote and Attributed: what the session's own tool calls wrote during
 	// the turn (turnEnd; see above).
 	Wrote      []string `json:"wrote,omitempty"`
@@ -127,6 +136,16 @@ type Entry struct {
 	// MCP, or from its shell): the start entry of that turn, which stayed
 	// open. The files it changed count as written by the turn's session.
 	InTurn string `json:"inTurn,omitempty"`
+	// A rewind with Agent set records the agent's own rewind of session
+	// Session (Claude Code's Esc Esc), noticed afterwards: the conversation
+	// moved back to TargetEntry; with mode both rewind-lsp restored the
+	// rest of the dropped turns' changes (Files) and left Kept alone,
+	// changed since by someone else; with mode conversation the agent
+	// restored no file and Offered lists the files a code rewind to the
+	// target would restore (the editors offer it). Undo takes back its
+	// files, never the agent's conversation.
+	Kept    []string `json:"kept,omitempty"`
+	Offered []string `json:"offered,omitempty"`
 	// Notice (KindNotice): the last journal entry the session was told
 	// about.
 	Through       string `json:"through,omitempty"`

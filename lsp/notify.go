@@ -39,7 +39,18 @@ func (s *Server) watchJournal(f *folder) *journalWatcher {
 		close(w.done)
 		return w
 	}
-	stopped := watch.File(ctx, journal, func() { s.sendJournalChange(ctx, f) }, func(msg string) {
+	// Agents' own rewinds recorded before this server started were
+	// announced by whoever ran then.
+	seen := map[string]bool{}
+	if list, err := f.svc.List(ctx, commands.ListArgs{}); err == nil {
+		for _, r := range list.Rewinds {
+			seen[r.Entry] = true
+		}
+	}
+	stopped := watch.File(ctx, journal, func() {
+		list := s.sendJournalChange(ctx, f)
+		s.announceAgentRewinds(ctx, f, list, seen)
+	}, func(msg string) {
 		s.log.Printf("folder %s: %s", f.path, msg)
 	})
 	go func() {
@@ -52,8 +63,9 @@ func (s *Server) watchJournal(f *folder) *journalWatcher {
 // sendJournalChange sends rewind/didChange {root, turns, latest}: the number
 // of turns on the active branch and the id of the newest entry the journal
 // lists (turn, checkpoint or rewind). Each folder's watcher calls it from
-// its one goroutine, so a folder's notifications go out in order.
-func (s *Server) sendJournalChange(ctx context.Context, f *folder) {
+// its one goroutine, so a folder's notifications go out in order. It
+// returns the listing it sent (nil when listing failed).
+func (s *Server) sendJournalChange(ctx context.Context, f *folder) *commands.ListResult {
 	n := didChangeJournal{Root: f.svc.Root()}
 	list, err := f.svc.List(ctx, commands.ListArgs{})
 	if err != nil {
@@ -78,4 +90,37 @@ func (s *Server) sendJournalChange(ctx context.Context, f *folder) {
 	if err := s.conn.Notify(ctx, "rewind/didChange", n); err != nil {
 		s.log.Printf("rewind/didChange: %v", err)
 	}
+	return list
+}
+
+// announceAgentRewinds sends rewind/agentRewind once for each agent's own
+// rewind (Claude Code's Esc Esc, completed by its hook) that list holds and
+// seen does not: the editors tell the person what the agent rewound, what
+// rewind-lsp restored besides, and, when the agent restored no file, offer
+// the rewind of the files (docs/PROTOCOL.md, "Agents").
+func (s *Server) announceAgentRewinds(ctx context.Context, f *folder, list *commands.ListResult, seen map[string]bool) {
+	if list == nil {
+		return
+	}
+	for _, r := range list.Rewinds {
+		if seen[r.Entry] {
+			continue
+		}
+		seen[r.Entry] = true
+		if r.Agent == "" {
+			continue
+		}
+		n := agentRewindParams{Root: f.svc.Root(), Entry: r.Entry, Agent: r.Agent, Session: r.Session, Turn: r.Turn,
+			Prompt: r.Prompt, Target: r.Target, Mode: r.Mode, Files: nonNil(r.Files), Kept: nonNil(r.Kept), Offered: nonNil(r.Offered)}
+		if err := s.conn.Notify(ctx, "rewind/agentRewind", n); err != nil {
+			s.log.Printf("rewind/agentRewind: %v", err)
+		}
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -348,3 +348,24 @@ type didChangeJournal struct {
 	Turns  int    `json:"turns"`
 	Latest string `json:"latest"`
 }
+
+// agentRewindParams are the params of rewind/agentRewind: an agent's own
+// rewind of session Session back to before turn Turn (its prompt Prompt),
+// recorded as entry Entry. Target is the entry to rewind the files to;
+// Mode is "both" when the agent restored its files and rewind-lsp restored
+// Files besides and left Kept alone (changed since by someone else), or
+// "conversation" when the agent restored nothing and Offered lists what a
+// code rewind to Target would restore.
+type agentRewindParams struct {
+	Root    string   `json:"root"`
+	Entry   string   `json:"entry"`
+	Agent   string   `json:"agent"`
+	Session string   `json:"session"`
+	Turn    int      `json:"turn"`
+	Prompt  string   `json:"prompt"`
+	Target  string   `json:"target"`
+	Mode    string   `json:"mode"`
+	Files   []string `json:"files"`
+	Kept    []string `json:"kept"`
+	Offered []string `json:"offered"`
+}

@@ -65,24 +65,11 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	label string, apply ApplyFunc, out *Outcome) error {
 	e.UndoSnapshot = journal.SnapOf(res.ID)
 	e.Files = e.Files[:0]
-	changes := map[string]*snapshot.Entry{}
 	for _, op := range ops {
 		e.Files = append(e.Files, op.Path)
-		if op.Change == "delete" {
-			changes[op.Path] = nil
-			continue
-		}
-		id, err := s.objects.Put(op.After)
-		if err != nil {
-			return err
-		}
-		changes[op.Path] = &snapshot.Entry{Kind: op.AfterKind, ID: id, Size: int64(len(op.After))}
 	}
-	after, err := snapshot.PatchTree(s.objects, res.ID, changes)
+	after, err := s.patched(res.ID, ops)
 	if err != nil {
-		return err
-	}
-	if err := s.objects.Sync(); err != nil {
 		return err
 	}
 	tr := snapshot.NewTracer(e.Kind + " steps")
@@ -130,6 +117,28 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 		return fmt.Errorf("%s: %w", lower(label), applyErr)
 	}
 	return l.Append(done)
+}
+
+// patched is snapshot id with ops applied (their after states): the state
+// an operation leads to.
+func (s *Workspace) patched(id snapshot.ID, ops []snapshot.FileOp) (snapshot.ID, error) {
+	changes := map[string]*snapshot.Entry{}
+	for _, op := range ops {
+		if op.Change == "delete" {
+			changes[op.Path] = nil
+			continue
+		}
+		oid, err := s.objects.Put(op.After)
+		if err != nil {
+			return snapshot.ID{}, err
+		}
+		changes[op.Path] = &snapshot.Entry{Kind: op.AfterKind, ID: oid, Size: int64(len(op.After))}
+	}
+	p, err := snapshot.PatchTree(s.objects, id, changes)
+	if err != nil {
+		return snapshot.ID{}, err
+	}
+	return p, s.objects.Sync()
 }
 
 func lower(s string) string {

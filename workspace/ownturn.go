@@ -44,7 +44,7 @@ func ownTurn(h *journal.History, caller, mode string) *journal.Entry {
 func turnWrites(h *journal.History, start *journal.Entry) []string {
 	files := ownOpFiles(h, start)
 	for _, e := range h.Entries {
-		if e.Kind == journal.KindTool && e.Start == start.ID && e.Phase != PhasePre {
+		if e.Kind == journal.KindTool && ofTurn(e.Start, start) && e.Phase != PhasePre {
 			files = append(files, e.Files...)
 		}
 	}
@@ -75,7 +75,7 @@ func ownConflicts(h *journal.History, own *journal.Entry, d *snapshot.Diff, touc
 func ownOpFiles(h *journal.History, start *journal.Entry) []string {
 	var files []string
 	for _, e := range h.Entries {
-		if e.InTurn == start.ID && journal.IsOperation(e.Kind) && h.Applied(e) {
+		if ofTurn(e.InTurn, start) && journal.IsOperation(e.Kind) && h.Applied(e) {
 			files = append(files, e.Files...)
 		}
 	}

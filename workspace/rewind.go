@@ -395,6 +395,9 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			if !h.Applied(c) && !s.leftTrace(res, c) {
 				continue // none of it was applied: nothing to undo there
 			}
+			if c.Kind == journal.KindRewind && c.Agent != "" && len(c.Files) == 0 {
+				continue // an agent's own conversation rewind: not rewind-lsp's to undo
+			}
 			r = c
 			break
 		}
@@ -402,9 +405,12 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 		}
 		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: r.UndoSnapshot.String(), Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
-		mode := r.Mode
-		if r.PrevLeaf != "" {
-			mode = ModeBoth // it moves the conversation back
+		// An undo moves the conversation back too, except an agent's own
+		// rewind's: rewind-lsp cannot move the agent's conversation back.
+		moveLeaf := r.PrevLeaf != "" && r.Agent == ""
+		mode := ModeCode
+		if moveLeaf {
+			mode = ModeBoth
 		}
 		own := ownTurn(h, req.CallerSession, mode)
 		if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
@@ -414,7 +420,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if own != nil {
 			e.InTurn = own.ID
 		}
-		if r.PrevLeaf != "" {
+		if moveLeaf {
 			e.Parent, e.PrevLeaf = r.PrevLeaf, h.Leaf()
 		}
 		if !r.UndoSnapshot.Set || len(r.Files) == 0 {

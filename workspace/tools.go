@@ -117,7 +117,7 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	var files []string
 	pending := map[string][]*journal.Entry{} // by tool and call id; in order
 	for _, e := range h.Entries {
-		if e.Kind != journal.KindTool || e.Start != start.ID {
+		if e.Kind != journal.KindTool || !ofTurn(e.Start, start) {
 			continue
 		}
 		end.Attributed = true
@@ -144,6 +144,12 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	files = append(files, ownOpFiles(h, start)...)
 	end.Wrote = sortedSet(files)
 	return nil
+}
+
+// ofTurn reports whether id names the turn started by start: its start
+// entry, or the one it carries on (journal.Entry.Continues).
+func ofTurn(id string, start *journal.Entry) bool {
+	return id != "" && (id == start.ID || id == start.Continues)
 }
 
 // changedPaths lists the paths that differ between snapshots a and b.

@@ -313,6 +313,8 @@ type TurnRequest struct {
 	// before the prompt), when a hook gives them.
 	Transcript string
 	Fork       *ForkPoint
+	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
+	PromptID string
 	// Key is the call's idempotency key: a request whose key the journal
 	// already holds returns the entry recorded then.
 	Key string
@@ -376,7 +378,7 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 		}
 		out = &journal.Entry{Parent: parent, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
 			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
-			Transcript: req.Transcript, Key: req.Key}
+			Transcript: req.Transcript, PromptID: req.PromptID, Key: req.Key}
 		if req.Fork != nil {
 			out.ForkBytes, out.ForkUUID = req.Fork.Bytes, req.Fork.UUID
 		}

@@ -84,6 +84,13 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 			return fmt.Errorf("the event's cwd %s is not a folder", ev.Cwd)
 		}
 	}
+	if ev.Kind == agent.PreTool || ev.Kind == agent.PostTool || ev.Kind == agent.Stop {
+		// An agent's own rewind (Claude Code's Esc Esc) shows only now;
+		// the event is then recorded in the turn that carries the prompt on.
+		if err := c.completeOwnRewind(ag, ev); err != nil {
+			fmt.Fprintf(c.stderr, "rewind-lsp hook: completing %s's own rewind: %v\n", ag.Title(), err)
+		}
+	}
 	switch ev.Kind {
 	case agent.Prompt:
 		return c.hookPrompt(ag, ev)
@@ -123,7 +130,7 @@ func (c *cli) position(ag agent.Agent, ev *agent.Event) (agent.Position, bool) {
 // hookPrompt opens the session's turn with the conversation's position,
 // then prints the session's pending notice, if any.
 func (c *cli) hookPrompt(ag agent.Agent, ev *agent.Event) error {
-	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook", Agent: ag.Name()}
+	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook", Agent: ag.Name(), PromptID: ev.PromptID}
 	if pos, ok := c.position(ag, ev); ok {
 		a.Transcript, a.ForkBytes, a.ForkUUID = pos.Transcript, pos.Point.Bytes, pos.Point.UUID
 	}

@@ -137,6 +137,10 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		if r.Undone {
 			undone = " (undone)"
 		}
+		if r.Agent != "" {
+			rows = append(rows, row{r.Time, agentRewindLine(r, undone)})
+			continue
+		}
 		if r.Mode == "revert" {
 			rows = append(rows, row{r.Time, fmt.Sprintf("revert   %-9s %s of %s (later changes kept)%s", age(r.Time), short(r.Entry), r.Target, undone)})
 			continue
@@ -158,6 +162,25 @@ func printLog(w io.Writer, l *commands.ListResult) {
 	for _, r := range rows {
 		fmt.Fprintln(w, r.text)
 	}
+}
+
+// agentRewindLine is the log line of an agent's own rewind: what it did
+// to its conversation, what rewind-lsp restored and left, or what it
+// offers to restore.
+func agentRewindLine(r commands.RewindInfo, undone string) string {
+	text := fmt.Sprintf("rewind   %-9s %s by %s: conversation back to before turn %d%s", age(r.Time), short(r.Entry),
+		sessionLabel(r.Agent, r.Session), r.Turn, quoted(r.Prompt))
+	if len(r.Files) > 0 {
+		text += "; restored " + strings.Join(r.Files, ", ")
+	}
+	if len(r.Kept) > 0 {
+		text += "; left " + strings.Join(r.Kept, ", ") + " (changed since by someone else)"
+	}
+	if len(r.Offered) > 0 {
+		text += fmt.Sprintf("; files not restored: %s (rewind-lsp rewind %s --paths %s)", strings.Join(r.Offered, ", "),
+			short(r.Target), strings.Join(r.Offered, ","))
+	}
+	return text + undone
 }
 
 // printConversation says what a conversation rewind did to the agent's

@@ -35,7 +35,7 @@ command('Rewind', {
   nargs = '*',
   bang = true,
   complete = complete('complete_rewind'),
-  desc = 'Rewind the workspace to an agent turn: [target] [mode]; ! skips the confirmation',
+  desc = 'Rewind the workspace to an agent turn: [target] [mode] [path...]; ! skips the confirmation',
 })
 command('RewindPreview', {
   nargs = '?',

@@ -359,9 +359,14 @@ H.section('errors reach the user as messages', function()
   msg = H.notes_since(n0)
   check('bad mode: clear message', msg:find('unknown mode "sideways"', 1, true) ~= nil, msg)
   n0 = #H.notes + 1
-  vim.cmd('Rewind 1 code extra')
+  vim.cmd('Rewind 1 nomode extra')
   msg = H.notes_since(n0)
   check('too many arguments: clear message', msg:find('too many arguments', 1, true) ~= nil, msg)
+  n0 = #H.notes + 1
+  vim.cmd('Rewind 1 code nosuchfile.txt')
+  check('a path that is no file: the message names it', wait(T, function()
+    return H.notes_since(n0):find('nosuchfile.txt', 1, true) ~= nil
+  end), H.notes_since(n0))
   eq('nothing changed', disk_state(), AFTER_TURN2)
 end)
 

@@ -146,6 +146,27 @@ function H.read(path)
   return s
 end
 
+--- Helpers on a suite's workspace ws with the server bin and store: path(rel)
+--- is the absolute path, write(rel, text) writes a file, cli(...) runs the
+--- command line there (it must succeed) and returns its output.
+function H.workspace(ws, bin, store)
+  local w = {}
+  function w.path(rel)
+    return ws .. '/' .. rel
+  end
+  function w.write(rel, text)
+    local f = assert(io.open(w.path(rel), 'wb'))
+    f:write(text)
+    f:close()
+  end
+  function w.cli(...)
+    local out = vim.fn.system(vim.list_extend({ bin, '--root', ws, '--store', store }, { ... }))
+    assert(vim.v.shell_error == 0, 'rewind-lsp ' .. table.concat({ ... }, ' ') .. ': ' .. out)
+    return out
+  end
+  return w
+end
+
 --- Runs fn, reporting an error as a failed check instead of aborting.
 function H.section(name, fn)
   out('# ' .. name)

@@ -23,19 +23,8 @@ local function story(edits)
   end
   return table.concat(out, '\n') .. '\n'
 end
-local function path(rel)
-  return WS .. '/' .. rel
-end
-local function write(rel, text)
-  local f = assert(io.open(path(rel), 'wb'))
-  f:write(text)
-  f:close()
-end
-local function cli(...)
-  local out = vim.fn.system(vim.list_extend({ BIN, '--root', WS, '--store', STORE }, { ... }))
-  assert(vim.v.shell_error == 0, 'rewind-lsp ' .. table.concat({ ... }, ' ') .. ': ' .. out)
-  return out
-end
+local ws = H.workspace(WS, BIN, STORE)
+local path, write, cli = ws.path, ws.write, ws.cli
 local function turn(prompt, edit)
   cli('turn', 'start', '--prompt', prompt)
   edit()

@@ -232,6 +232,9 @@ for nv in "${NVIMS[@]}"; do
   # Revert one turn and agent blame: the suite makes its own turns.
   mkdir -p "$WORK/ws-rv-$ver" "$WORK/store-rv-$ver"
   run_suite "$nv" revert_test.lua "$tag-revert" "$WORK/ws-rv-$ver" "$WORK/store-rv-$ver"
+  # An agent's own rewind: the plugin's message and :Rewind limited to paths.
+  mkdir -p "$WORK/ws-ar-$ver" "$WORK/store-ar-$ver"
+  run_suite "$nv" agentrewind_test.lua "$tag-agentrewind" "$WORK/ws-ar-$ver" "$WORK/store-ar-$ver"
 done
 # lazy.nvim (Neovim 0.8+) on the newest Neovim, with a real lazy.nvim only.
 newest="${NVIMS[${#NVIMS[@]} - 1]}"

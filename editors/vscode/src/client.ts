@@ -23,7 +23,7 @@ import {
 import { annotateForConfirmation, touchedUris } from './annotate';
 import { config } from './config';
 import { emit } from './events';
-import { CommandName, Commands, contentRequest, didChangeNotification, DidChangeParams } from './protocol';
+import { AgentRewindParams, agentRewindNotification, CommandName, Commands, contentRequest, didChangeNotification, DidChangeParams } from './protocol';
 import { checkServer, locateServer, makeExecutable, ServerChoice } from './server';
 
 /** Thrown when no working rewind-lsp binary can be found (missing, or it does not run).
@@ -61,6 +61,9 @@ export class RewindClient implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams | undefined>();
   /** Fires when a root's journal changed (`rewind/didChange`) or the server (re)started. */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly agentRewindEmitter = new vscode.EventEmitter<AgentRewindParams>();
+  /** Fires when an agent rewound its own conversation (`rewind/agentRewind`). */
+  readonly onAgentRewind = this.agentRewindEmitter.event;
   private readonly stateEmitter = new vscode.EventEmitter<'running' | 'stopped' | 'missing'>();
   readonly onDidChangeState = this.stateEmitter.event;
 
@@ -193,6 +196,10 @@ export class RewindClient implements vscode.Disposable {
       emit('didChange', params);
       this.changeEmitter.fire(params);
     });
+    client.onNotification(agentRewindNotification, (params) => {
+      emit('agentRewind', params);
+      this.agentRewindEmitter.fire(params);
+    });
     this.client = client;
     this.output.appendLine(`Starting ${command}`);
     try {
@@ -317,6 +324,7 @@ export class RewindClient implements vscode.Disposable {
   dispose(): void {
     void this.client?.stop(2000).catch(() => undefined);
     this.changeEmitter.dispose();
+    this.agentRewindEmitter.dispose();
     this.stateEmitter.dispose();
     this.output.dispose();
   }

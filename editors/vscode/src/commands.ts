@@ -7,8 +7,8 @@ import { describeError, RewindClient, saveDocuments, ServerMissingError } from '
 import { config } from './config';
 import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { ConflictChoice, conflictPrompt, conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
-import type { Plan, RewindMode, RewindResult } from './protocol';
+import { agentRewindMessage, ConflictChoice, conflictPrompt, conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
+import type { AgentRewindParams, Plan, RewindMode, RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
 /** A target chosen in the view, so the palette flow can skip its pickers. */
@@ -16,6 +16,11 @@ interface Preset {
   root: vscode.WorkspaceFolder;
   target: string;
   name: string;
+  /** Set when the caller chose already: the mode (no mode picker), the files (the rewind is
+   *  limited to them) and that the person asked for it (no second confirmation). */
+  mode?: RewindMode;
+  paths?: string[];
+  confirmed?: boolean;
 }
 
 export class Commands {
@@ -133,7 +138,8 @@ export class Commands {
     if (!root) return;
     const target = preset ?? (await this.pickTarget(root, 'Preview the rewind to… (the state when the turn started)'));
     if (!target) return;
-    const plan = await this.client.command('rewind.preview', { root: root.uri.fsPath, target: target.target, mode: 'code' });
+    const paths = preset?.paths ? { paths: preset.paths } : {};
+    const plan = await this.client.command('rewind.preview', { root: root.uri.fsPath, target: target.target, mode: 'code', ...paths });
     const n = await openPlanDiffs(root, plan);
     const binary = (plan.files ?? []).filter((f) => f.binary).length;
     if (n === 0 && binary === 0) {
@@ -149,7 +155,7 @@ export class Commands {
     if (!root) return;
     const target = preset ?? (await this.pickTarget(root, 'Rewind to… (the state when the turn started)'));
     if (!target) return;
-    const mode = await this.pickMode();
+    const mode = preset?.mode ?? (await this.pickMode());
     if (!mode) return;
     let report: string | undefined;
     if (mode === 'summarize') {
@@ -160,7 +166,7 @@ export class Commands {
       if (report === undefined) return;
     }
     const rootArg = root.uri.fsPath;
-    const plan = await this.client.command('rewind.preview', { root: rootArg, target: target.target, mode });
+    const plan = await this.client.command('rewind.preview', { root: rootArg, target: target.target, mode, ...(preset?.paths ? { paths: preset.paths } : {}) });
     const summary = summarizePlan(plan);
     emit('planShown', { target: target.target, mode, summary });
     if (summary.nothingToDo) {
@@ -170,7 +176,7 @@ export class Commands {
     // With the Refactor Preview the edit itself is the confirmation; conflicts still need a choice.
     const confirmInPreview = config().confirmWithRefactorPreview && summary.changing + summary.conflicts > 0;
     let force = false;
-    let paths: string[] | undefined;
+    let paths: string[] | undefined = preset?.paths;
     if (summary.conflicts) {
       const choice = await this.chooseForConflicts(root, plan);
       if (choice === 'diff') {
@@ -181,7 +187,7 @@ export class Commands {
       force = choice === 'overwrite';
       // The server refuses a rewind with conflicts unless forced: leave them out by naming the others.
       if (choice === 'others') paths = (plan.files ?? []).filter((f) => !f.conflict).map((f) => f.path);
-    } else if (!confirmInPreview) {
+    } else if (!confirmInPreview && !preset?.confirmed) {
       const pick = await vscode.window.showWarningMessage(summary.message, { modal: true, detail: summary.detail }, 'Rewind', 'Show Diff');
       if (pick === 'Show Diff') {
         await openPlanDiffs(root, plan);
@@ -258,6 +264,22 @@ export class Commands {
     }
     if (conv) emit('conversationNotForked', conv);
     void vscode.window.showInformationMessage(text);
+  }
+
+  /** agentRewound tells the person what an agent's own rewind did (`rewind/agentRewind`) and
+   *  offers what is left: the files it did not restore (Rewind the Files, Show Diff), or the
+   *  undo of what rewind-lsp restored for it. */
+  async agentRewound(p: AgentRewindParams): Promise<void> {
+    const root = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.fsPath === p.root);
+    const msg = agentRewindMessage(p);
+    emit('agentRewindShown', { text: msg.text, actions: msg.actions });
+    const pick = await vscode.window.showInformationMessage(msg.text, ...msg.actions);
+    emit('agentRewindChoice', { choice: pick ?? null });
+    if (!pick || !root) return;
+    const preset: Preset = { root, target: p.target, name: `before turn ${p.turn}`, mode: 'code', paths: p.offered, confirmed: true };
+    if (pick === 'Rewind the Files') await this.rewind(preset);
+    else if (pick === 'Show Diff') await this.preview(preset);
+    else if (pick === 'Undo') await this.undo(root);
   }
 
   /** resume opens an integrated terminal in the root running the latest conversation rewind's

@@ -48,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         status.update();
       }, 150);
     }),
+    client.onAgentRewind((p) => void commands.agentRewound(p)),
     client.onDidChangeState((s) => {
       if (s === 'missing') status.missing();
       else status.update();

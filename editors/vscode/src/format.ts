@@ -1,7 +1,7 @@
 // Pure presentation logic: labels, relative times, plan summaries and timeline ordering.
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
-import type { ChangedFile, CheckpointInfo, ConversationResult, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
+import type { AgentRewindParams, ChangedFile, CheckpointInfo, ConversationResult, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 
 /** parseTime reads an RFC 3339 string or epoch seconds/milliseconds; NaN when unreadable. */
 export function parseTime(t: unknown): number {
@@ -365,4 +365,27 @@ export function statusText(turns: number, open: number | undefined): { text: str
     return { text: `$(sync~spin) ${which} open`, tooltip: `${which} is open: the agent is editing. ${plural(turns, 'turn')} recorded. Click to show the Rewind timeline.` };
   }
   return { text: `$(history) ${plural(turns, 'turn')}`, tooltip: `${plural(turns, 'agent turn')} recorded. Click to show the Rewind timeline.` };
+}
+
+/** agentRewindMessage says what an agent's own rewind did and what rewind-lsp did about it (the
+ *  notification of `rewind/agentRewind`), and which actions to offer. */
+export function agentRewindMessage(p: AgentRewindParams): { text: string; actions: string[] } {
+  const who = p.agent === 'claude-code' ? 'Claude Code' : p.agent;
+  const prompt = firstLine(p.prompt, 60);
+  const where = `before turn ${p.turn}${prompt ? ` (“${prompt}”)` : ''}`;
+  const list = (fs: string[]) => (fs.length > 3 ? `${fs.slice(0, 3).join(', ')} and ${fs.length - 3} more` : fs.join(', '));
+  if ((p.offered ?? []).length > 0) {
+    return {
+      text: `Rewind: ${who} rewound its conversation to ${where} but restored no files; ${plural(p.offered.length, 'file')} ${p.offered.length === 1 ? 'still differs' : 'still differ'}: ${list(p.offered)}.`,
+      actions: ['Rewind the Files', 'Show Diff'],
+    };
+  }
+  if ((p.files ?? []).length > 0) {
+    const kept = (p.kept ?? []).length ? ` Left as they are (changed since by someone else): ${list(p.kept)}.` : '';
+    return {
+      text: `Rewind: ${who} rewound to ${where} and restored its own edits; rewind-lsp restored what its shell changed too: ${list(p.files)}.${kept}`,
+      actions: ['Undo'],
+    };
+  }
+  return { text: `Rewind: ${who} rewound its conversation to ${where}; no file needed restoring.`, actions: [] };
 }

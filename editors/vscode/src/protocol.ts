@@ -58,6 +58,14 @@ export interface RewindInfo {
   mode: string;
   time: string;
   undone: boolean;
+  /** Set on an agent's own rewind (Claude Code's Esc Esc), completed by its hook. */
+  agent?: string;
+  session?: string;
+  turn?: number;
+  prompt?: string;
+  files?: string[];
+  kept?: string[];
+  offered?: string[];
 }
 
 export interface ListArgs extends RootArg {
@@ -206,3 +214,24 @@ export interface DidChangeParams {
 
 /** `rewind/didChange`: the journal of a root changed, whoever changed it. */
 export const didChangeNotification = new NotificationType<DidChangeParams>('rewind/didChange');
+
+/** `rewind/agentRewind`: an agent rewound its own conversation (Claude Code's Esc Esc, noticed by
+ *  its hook afterwards) back to before turn `turn`. Mode `both`: the agent restored its files and
+ *  rewind-lsp restored `files` besides, leaving `kept` (changed since by someone else). Mode
+ *  `conversation`: the agent restored no file; `offered` lists what a code rewind to `target`
+ *  (an entry id) would restore. */
+export interface AgentRewindParams {
+  root: string;
+  entry: string;
+  agent: string;
+  session: string;
+  turn: number;
+  prompt: string;
+  target: string;
+  mode: 'both' | 'conversation' | string;
+  files: string[];
+  kept: string[];
+  offered: string[];
+}
+
+export const agentRewindNotification = new NotificationType<AgentRewindParams>('rewind/agentRewind');

@@ -191,6 +191,14 @@ local function on_did_change(_, params, ctx)
   end)
 end
 
+local function on_agent_rewind(_, params, ctx)
+  log.info('rewind/agentRewind', params)
+  local root = root_of[ctx.client_id]
+  vim.schedule(function()
+    require('rewind.events').agent_rewind(root, ctx.client_id, params or {})
+  end)
+end
+
 --- Starts recording what workspace/applyEdit requests on `client` touch.
 --- Call :finish() on the returned tracker when the command answered.
 function M.track(client)
@@ -250,6 +258,7 @@ local function make_config(root)
     handlers = {
       ['workspace/applyEdit'] = on_apply_edit,
       ['rewind/didChange'] = on_did_change,
+      ['rewind/agentRewind'] = on_agent_rewind,
       ['window/showMessage'] = on_show_message,
     },
     flags = { debounce_text_changes = 100 },

@@ -36,12 +36,17 @@ local function split_args(fargs)
     return nil, target
   end
   if #fargs > 2 then
-    util.fail('too many arguments: expected [target] [mode], got ' .. table.concat(fargs, ' '))
+    -- :Rewind target mode path...: the rewind of those files only.
+    if not (mode and vim.tbl_contains(config.modes, mode)) then
+      util.fail('too many arguments: expected [target] [mode] [path...], got ' .. table.concat(fargs, ' '))
+    end
+    return target, mode, vim.list_slice(fargs, 3)
   end
   return target, mode
 end
 
---- In a coroutine: the full :Rewind flow. opts: {target?, mode?, confirm?, force?, report?}.
+--- In a coroutine: the full :Rewind flow. opts: {target?, mode?, paths?,
+--- confirm?, force?, report?}; paths limits the rewind to those files.
 function M.rewind_flow(opts)
   local client, root = client_mod.current()
   local target, mode = opts.target, opts.mode
@@ -60,7 +65,8 @@ function M.rewind_flow(opts)
   end
   mode = mode or config.get().default_mode
 
-  local plan = util.exec(client, 'rewind.preview', { target = target, mode = mode })
+  local paths = opts.paths and #opts.paths > 0 and opts.paths or nil
+  local plan = util.exec(client, 'rewind.preview', { target = target, mode = mode, paths = paths })
   if type(plan) ~= 'table' then
     util.fail('rewind.preview returned no plan for ' .. target)
   end
@@ -111,6 +117,7 @@ function M.rewind_flow(opts)
   local ok, result = pcall(util.exec, client, 'rewind.rewind', {
     target = target,
     mode = mode,
+    paths = paths,
     force = force or nil,
     report = util.str(report),
   })
@@ -165,9 +172,9 @@ end
 
 function M.Rewind(a)
   local ok = util.guard(function()
-    local target, mode = split_args(fargs(a))
+    local target, mode, paths = split_args(fargs(a))
     check_mode(mode)
-    local opts = { target = target, mode = mode }
+    local opts = { target = target, mode = mode, paths = paths }
     if a.bang then
       opts.confirm = false -- :Rewind! applies without asking
     end

@@ -1,0 +1,239 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Claude Code's own rewind (Esc Esc, /rewind; the SDK's resumeSessionAt)
+// writes nothing when it happens and fires no hook. It shows afterwards:
+// the next prompt's user entry is a sibling of the dropped prompt's entry
+// (the same parentUuid), in the same transcript and session, the old
+// branch left in the file. That entry is on disk by the prompt's first
+// PreToolUse or its Stop (not yet at UserPromptSubmit). Which files Claude
+// Code restores it tracks per prompt: each prompt's file-history-snapshot
+// line lists the files it tracks then (trackedFileBackups, their paths
+// relative to the session's folder, a backupFileName of null for a file
+// that did not exist), and file-history-delta lines add the files first
+// tracked during a prompt (snapshotMessageId names it).
+
+// PromptRef is one prompt of a Claude Code session as a hook recorded it:
+// the transcript, where it stood when the prompt was submitted (its length
+// and last uuid then), and the prompt's id.
+type PromptRef struct {
+	Transcript string
+	ForkBytes  int64
+	ForkUUID   string
+	PromptID   string
+}
+
+// PromptEntry is a prompt's user entry in a transcript.
+type PromptEntry struct {
+	UUID, Parent, PromptID string
+	Offset                 int64 // where its line starts
+}
+
+// OwnRewind is a session's own rewind, seen at a later prompt.
+type OwnRewind struct {
+	// Dropped indexes the earlier prompts given to FindOwnRewind: the
+	// earliest one the rewind dropped (the new prompt is its sibling).
+	Dropped int
+	// Tracked are the absolute paths of the files Claude Code tracks at
+	// the dropped prompts: the ones its rewind restores.
+	Tracked []string
+}
+
+// FindOwnRewind reports whether prompt cur of a Claude Code session
+// continues from an earlier point of its conversation than the end of the
+// prompts before it (earlier, oldest first): its entry is a sibling of an
+// earlier prompt's entry. It is nil when cur continues from the end, or
+// when cur's entry is not on disk yet. Only the parts of the transcript
+// after each recorded fork point are read, and the whole file only for
+// the tracked files once a rewind is found.
+func FindOwnRewind(cur PromptRef, earlier []PromptRef) (*OwnRewind, error) {
+	e, err := FindPrompt(cur.Transcript, cur.ForkBytes, cur.PromptID)
+	if err != nil || e == nil || e.Parent == cur.ForkUUID && cur.ForkUUID != "" {
+		return nil, err
+	}
+	var uuids []string
+	found := -1
+	for i, p := range earlier {
+		if p.Transcript != cur.Transcript {
+			continue
+		}
+		d, err := FindPrompt(p.Transcript, p.ForkBytes, p.PromptID)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil || d.UUID == e.UUID {
+			continue
+		}
+		if found < 0 && d.Parent == e.Parent && d.Offset < e.Offset {
+			found = i
+		}
+		if found >= 0 {
+			uuids = append(uuids, d.UUID)
+		}
+	}
+	if found < 0 {
+		return nil, nil
+	}
+	tracked, err := TrackedFiles(cur.Transcript, uuids)
+	if err != nil {
+		return nil, err
+	}
+	return &OwnRewind{Dropped: found, Tracked: tracked}, nil
+}
+
+// FindPrompt finds the user entry of a prompt in the transcript at path:
+// the first entry at or after byte from that is a prompt (a user entry
+// whose content is text, not a tool result; not meta, not a sidechain)
+// with promptId promptID ("" takes the first prompt). Should Claude Code
+// have written it before from (before the hook ran), the file is searched
+// from its start. It is nil when there is none yet.
+func FindPrompt(path string, from int64, promptID string) (*PromptEntry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	e, err := scanPrompt(f, from, promptID)
+	if e != nil || err != nil || from == 0 || promptID == "" {
+		return e, err
+	}
+	return scanPrompt(f, 0, promptID)
+}
+
+func scanPrompt(f *os.File, from int64, promptID string) (*PromptEntry, error) {
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("transcript %s: %w", f.Name(), err)
+	}
+	r := bufio.NewReaderSize(f, 256<<10)
+	off := from
+	for {
+		line, err := r.ReadSlice('\n')
+		n := len(line)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer (a big tool result) is no
+			// prompt entry we look for: skip the rest of it.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				var more []byte
+				more, err = r.ReadSlice('\n')
+				n += len(more)
+			}
+			off += int64(n)
+			if err != nil {
+				return nil, nil
+			}
+			continue
+		}
+		if err != nil {
+			return nil, nil // the end, or a last line still being written
+		}
+		body := line[:len(line)-1]
+		if info, ok := readLine(body); ok && info.typ == "user" && !info.meta && !info.side &&
+			(promptID == "" || info.promptID == promptID) {
+			if _, isPrompt := promptText(body); isPrompt {
+				return &PromptEntry{UUID: info.uuid, Parent: info.parent, PromptID: info.promptID, Offset: off}, nil
+			}
+		}
+		off += int64(n)
+	}
+}
+
+// TrackedFiles lists the absolute paths of the files Claude Code tracks
+// at the prompts whose user entries are uuids: the keys of their
+// file-history snapshots' trackedFileBackups and the files their
+// file-history deltas add, each resolved against the folder Claude Code
+// recorded for it (realParentDir), else the transcript's session folder.
+func TrackedFiles(path string, uuids []string) ([]string, error) {
+	want := map[string]bool{}
+	for _, u := range uuids {
+		want[u] = true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	type backup struct {
+		RealParentDir string `json:"realParentDir"`
+	}
+	var line struct {
+		Type              string `json:"type"`
+		MessageID         string `json:"messageId"`
+		SnapshotMessageID string `json:"snapshotMessageId"`
+		TrackingPath      string `json:"trackingPath"`
+		Backup            backup `json:"backup"`
+		Snapshot          struct {
+			TrackedFileBackups map[string]backup `json:"trackedFileBackups"`
+		} `json:"snapshot"`
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string, b backup, cwd string) {
+		switch {
+		case filepath.IsAbs(p):
+		case b.RealParentDir != "":
+			p = filepath.Join(b.RealParentDir, filepath.Base(p))
+		case cwd != "":
+			p = filepath.Join(cwd, p)
+		default:
+			return
+		}
+		if p = filepath.Clean(p); !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	cwd := ""
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		raw, err := r.ReadBytes('\n')
+		if len(raw) > 0 && raw[len(raw)-1] == '\n' {
+			body := raw[:len(raw)-1]
+			info, ok := readLine(body)
+			switch {
+			case !ok:
+			case info.typ == "file-history-snapshot" || info.typ == "file-history-delta":
+				line.Snapshot.TrackedFileBackups = nil
+				line.MessageID, line.SnapshotMessageID, line.TrackingPath, line.Backup = "", "", "", backup{}
+				if json.Unmarshal(body, &line) != nil {
+					break
+				}
+				if want[line.MessageID] && line.Type == "file-history-snapshot" {
+					for p, b := range line.Snapshot.TrackedFileBackups {
+						add(p, b, cwd)
+					}
+				}
+				if want[line.SnapshotMessageID] && line.TrackingPath != "" {
+					add(line.TrackingPath, line.Backup, cwd)
+				}
+			case cwd == "" && info.typ == "user":
+				var u struct {
+					Cwd string `json:"cwd"`
+				}
+				if json.Unmarshal(body, &u) == nil {
+					cwd = u.Cwd
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				sort.Strings(out)
+				return out, nil
+			}
+			return nil, fmt.Errorf("transcript %s: %w", path, err)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
+)
+
+// AgentRewindArgs asks, at a hook event of an agent session after its
+// prompt, whether the session's open turn continues from an earlier point
+// of its conversation: the agent's own rewind (Claude Code's Esc Esc),
+// which runs no hook.
+type AgentRewindArgs struct {
+	Scope
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	// PromptID is the agent's id of the current prompt (Claude Code's
+	// prompt_id), when the event gives one.
+	PromptID string `json:"promptId,omitempty"`
+}
+
+// AgentRewindResult says what was recorded: the rewind entry ("" when
+// there was no rewind, or it was recorded before), whether the agent had
+// restored its own files, what rewind-lsp restored besides (the plan),
+// what it left alone (Kept) or offers (Offered), and the number of the
+// turn that carries the session's prompt on.
+type AgentRewindResult struct {
+	Entry    string   `json:"entry"`
+	Applied  bool     `json:"applied"`
+	Restored bool     `json:"restored"`
+	Kept     []string `json:"kept"`
+	Offered  []string `json:"offered"`
+	Turn     int      `json:"turn"`
+	Plan     *Plan    `json:"plan,omitempty"`
+}
+
+// AgentRewind notices an agent's own rewind and records and completes it
+// (workspace.CompleteAgentRewind). Claude Code's is seen in its transcript
+// (agent.FindOwnRewind): the journal is read without the lock, the
+// transcript only after each recorded fork point; the lock is taken only
+// when there is a rewind to record.
+func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRewindResult, error) {
+	if a.Session == "" {
+		return nil, &ArgError{Field: "session", Msg: "is required"}
+	}
+	r := &AgentRewindResult{Kept: []string{}, Offered: []string{}}
+	if a.Agent != agent.ClaudeCode {
+		return r, nil // no other agent's own rewind is seen yet
+	}
+	h, err := s.ws.History()
+	if err != nil {
+		return nil, err
+	}
+	open := h.OpenTurnOf(a.Session)
+	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {
+		return r, nil
+	}
+	dropped, tracked, err := s.findOwnRewind(h, open, a.PromptID)
+	if err != nil || dropped == nil {
+		return r, err
+	}
+	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: dropped.ID,
+		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()}
+	for _, p := range tracked {
+		if rel, err := s.RelPath(p); err == nil {
+			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
+		}
+	}
+	out, err := s.ws.CompleteAgentRewind(ctx, req, s.overlay(), s.applyFunc())
+	if err != nil || out == nil {
+		return r, mapErr(err)
+	}
+	r.Applied, r.Restored, r.Plan = out.Applied, out.Restored, s.plan(&out.Outcome)
+	if out.Entry != nil {
+		r.Entry = out.Entry.ID
+		r.Kept = append(r.Kept, out.Entry.Kept...)
+		r.Offered = append(r.Offered, out.Entry.Offered...)
+	}
+	if out.Turn != nil {
+		r.Turn = out.Turn.Turn
+	}
+	return r, nil
+}
+
+// findOwnRewind looks in a Claude Code session's transcript for the open
+// turn's prompt continuing from before an earlier prompt of the session:
+// it returns that earlier turn's start and the files Claude Code tracks
+// there (absolute paths), or nil.
+func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptID string) (*journal.Entry, []string, error) {
+	cur := agent.PromptRef{Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID}
+	if cur.PromptID == "" {
+		cur.PromptID = promptID
+	}
+	var earlier []agent.PromptRef
+	var starts []*journal.Entry
+	for _, t := range h.Turns(false) {
+		if t.Start.Session != open.Session || t.Start.ID == open.ID || t.Start.Transcript == "" || t.Start.Turn > open.Turn {
+			continue
+		}
+		earlier = append(earlier, agent.PromptRef{Transcript: t.Start.Transcript, ForkBytes: t.Start.ForkBytes,
+			ForkUUID: t.Start.ForkUUID, PromptID: t.Start.PromptID})
+		starts = append(starts, t.Start)
+	}
+	if len(earlier) == 0 {
+		return nil, nil, nil
+	}
+	rw, err := agent.FindOwnRewind(cur, earlier)
+	if err != nil || rw == nil {
+		return nil, nil, err
+	}
+	return starts[rw.Dropped], rw.Tracked, nil
+}

@@ -1,0 +1,244 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+)
+
+// An agent's own rewind, completed. Claude Code rewinds its conversation
+// (and, if asked, the files its Edit and Write tools wrote) without telling
+// anyone: no hook runs. The next prompt is noticed continuing from an
+// earlier point of the session (agent.FindOwnRewind); its turn is open by
+// then. CompleteAgentRewind records what happened and finishes the job:
+//
+//   - a rewind entry (Agent set) moves the conversation back to the start
+//     of the earliest dropped turn; the open turn carries on after it as a
+//     new turn start (Continues), the same prompt, so later turns number
+//     from there as in the agent;
+//   - if the agent restored its tracked files (one of them was changed by
+//     the dropped turns and is back at the dropped turn's start), the rest
+//     of what the session's dropped turns changed — shell edits included —
+//     is restored too, as an ordinary operation (undo snapshot, pending
+//     intent, done entry): files someone else changed since (the person,
+//     another session, the new prompt) are left alone and listed (Kept);
+//   - if it restored nothing, no file changes: Offered lists the files a
+//     code rewind to that turn would restore, for the editors to offer.
+
+// AgentRewindRequest describes an agent's own rewind noticed at a hook
+// event of session Session.
+type AgentRewindRequest struct {
+	Agent   string
+	Session string
+	// Turn is the session's open turn (its start entry), whose prompt
+	// continues from the earlier point; Dropped is the start entry of the
+	// earliest turn of the session whose prompt the rewind dropped.
+	Turn, Dropped string
+	// Tracked are the root-relative files the agent itself restores at the
+	// dropped turn (Claude Code: the dropped prompt's file-history
+	// snapshot).
+	Tracked []string
+	Actor   string
+	Key     string
+	Via     *ViaPolicy
+}
+
+// AgentRewindOutcome is what CompleteAgentRewind recorded.
+type AgentRewindOutcome struct {
+	Outcome
+	// Restored says whether the agent had restored its own files (then
+	// Diff holds what rewind-lsp restored besides).
+	Restored bool
+	// Turn is the turn start that carries the session's open turn on.
+	Turn *journal.Entry
+}
+
+// CompleteAgentRewind records and completes an agent's own rewind (see
+// above). It does nothing (nil outcome) when the session's open turn is no
+// longer req.Turn, or when the rewind was recorded already.
+func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*AgentRewindOutcome, error) {
+	var out *AgentRewindOutcome
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+		open, dropped := h.OpenTurnOf(req.Session), h.Entry(req.Dropped)
+		if open == nil || open.ID != req.Turn || open.Continues != "" {
+			return nil // moved on, or done already
+		}
+		if dropped == nil || dropped.Kind != journal.KindTurnStart || dropped.Session != req.Session || !h.OnBranch(dropped.ID) ||
+			dropped.Turn >= open.Turn || !dropped.Snapshot.Set || h.Gone(dropped.Snapshot) {
+			return fmt.Errorf("agent rewind of session %s: %s is not an earlier turn of that session", req.Session, req.Dropped)
+		}
+		scope := droppedWrites(h, dropped, open)
+		before := stateBefore(h, open)
+		target := dropped.Snapshot.ID
+		restored, err := s.agentRestored(req.Tracked, before, open.Snapshot, target)
+		if err != nil {
+			return err
+		}
+		res, err := s.capture(ctx, h, overlay)
+		if err != nil {
+			return err
+		}
+		// Other sessions' turns end first, as for any conversation rewind:
+		// the branch they are on is left.
+		if h, err = s.EndOpenTurns(l, h, res, req.Actor, open); err != nil {
+			return err
+		}
+		keep := func(p string) bool { return scope[p] }
+		d, err := snapshot.Compare(s.objects, res.ID, target, before, keep)
+		if err != nil {
+			return fmt.Errorf("agent rewind to turn %d: %w", dropped.Turn, err)
+		}
+		// The target is written as the dropped turn's entry id: after this
+		// rewind its number names the new prompt.
+		out = &AgentRewindOutcome{Outcome: Outcome{Target: &journal.Target{Spec: dropped.ID, Entry: dropped,
+			Snapshot: dropped.Snapshot, Turn: dropped.Turn, Prompt: dropped.Prompt, Point: dropped.Parent}, Diff: &snapshot.Diff{}},
+			Restored: restored}
+		e := &journal.Entry{Parent: dropped.Parent, PrevLeaf: h.Leaf(), Kind: journal.KindRewind, Actor: req.Actor, Agent: req.Agent,
+			Session: req.Session, Target: dropped.ID, TargetEntry: dropped.ID, Turn: dropped.Turn,
+			EntriesAffected: h.Since(dropped.Parent), Mode: ModeConversation, Key: req.Key}
+		out.Mode = e.Mode
+		var ops []snapshot.FileOp
+		for _, op := range d.Ops {
+			switch {
+			case !restored:
+				e.Offered = append(e.Offered, op.Path)
+			case op.Conflict:
+				e.Kept = append(e.Kept, op.Path)
+			default:
+				ops = append(ops, op)
+			}
+		}
+		if restored {
+			e.Mode, out.Mode = ModeBoth, ModeBoth
+			out.Diff.Ops = ops
+			req.Via.decide(out.Diff)
+		}
+		if len(ops) > 0 {
+			if err := s.run(ctx, l, res, ops, e, agentLabel(req.Agent, dropped), apply, &out.Outcome); err != nil {
+				return err
+			}
+		} else {
+			out.Applied, out.Entry = true, e
+			if err := l.Append(e); err != nil {
+				return err
+			}
+		}
+		// The open turn carries on after the rewind: its start state is the
+		// one it had, with what the rewind restored.
+		start := open.Snapshot.ID
+		if out.Applied && len(ops) > 0 {
+			if start, err = s.patched(start, ops); err != nil {
+				return err
+			}
+		}
+		h = h.With(e)
+		out.Turn = &journal.Entry{Parent: e.ID, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(start),
+			Turn: h.NextTurn(), Prompt: open.Prompt, Session: open.Session, Source: open.Source, Agent: open.Agent,
+			Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID,
+			Continues: open.ID}
+		return l.Append(out.Turn)
+	})
+	return out, err
+}
+
+// agentLabel is the title of the edit that completes an agent's rewind.
+func agentLabel(agent string, dropped *journal.Entry) string {
+	return fmt.Sprintf("Complete %s's rewind to turn %d: %s", agent, dropped.Turn, firstLine(dropped.Prompt))
+}
+
+// droppedWrites is the set of files the turns of dropped's session from
+// dropped up to open (exclusive) wrote, on the active branch.
+func droppedWrites(h *journal.History, dropped, open *journal.Entry) map[string]bool {
+	scope := map[string]bool{}
+	in := false
+	for _, t := range h.Turns(false) {
+		if t.Start.ID == dropped.ID {
+			in = true
+		}
+		if t.Start.ID == open.ID {
+			break
+		}
+		if !in || t.Start.Session != dropped.Session || t.End == nil {
+			continue
+		}
+		if t.End.Attributed {
+			for _, p := range t.End.Wrote {
+				scope[p] = true
+			}
+			continue
+		}
+		for _, c := range t.End.Changed {
+			scope[c.Path] = true
+		}
+	}
+	return scope
+}
+
+// stateBefore is the last state recorded before open's prompt that is not
+// open's own start state (a turn that ends at the next prompt ends with the
+// same capture): the files as the dropped turns left them, before the
+// agent's rewind. nil when nothing was recorded.
+func stateBefore(h *journal.History, open *journal.Entry) *snapshot.ID {
+	pos := -1
+	for i, e := range h.Entries {
+		if e.ID == open.ID {
+			pos = i
+		}
+	}
+	for i := pos - 1; i >= 0; i-- {
+		e := h.Entries[i]
+		if !e.Snapshot.Set || e.Snapshot == open.Snapshot || h.Gone(e.Snapshot) || e.Pending {
+			continue
+		}
+		switch {
+		case e.Kind == journal.KindDone && (e.Applied == nil || *e.Applied),
+			e.Kind == journal.KindTurnStart, e.Kind == journal.KindTurnEnd, e.Kind == journal.KindCheckpoint,
+			e.Kind == journal.KindTool, journal.IsOperation(e.Kind) && h.Done(e.ID) == nil:
+			id := e.Snapshot.ID
+			return &id
+		}
+	}
+	return nil
+}
+
+// agentRestored reports whether the agent restored its own files: one of
+// tracked that the dropped turns had changed (before differs from target)
+// is back at the target in the open turn's start state (the state right
+// after the agent's rewind, when the new prompt was sent).
+func (s *Workspace) agentRestored(tracked []string, before *snapshot.ID, start journal.Snap, target snapshot.ID) (bool, error) {
+	if before == nil {
+		return false, nil
+	}
+	for _, p := range tracked {
+		b, err := s.entryAt(*before, p)
+		if err != nil {
+			return false, err
+		}
+		t, err := s.entryAt(target, p)
+		if err != nil {
+			return false, err
+		}
+		if b == t {
+			continue // the dropped turns left it as it was
+		}
+		now, err := s.entryAt(start.ID, p)
+		if err != nil {
+			return false, err
+		}
+		if now == t {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// entryAt is rel's entry in snapshot id (the zero Entry when it is absent).
+func (s *Workspace) entryAt(id snapshot.ID, rel string) (snapshot.Entry, error) {
+	e, ok, err := snapshot.Lookup(s.objects, id, rel)
+	if err != nil || !ok {
+		return snapshot.Entry{}, err
+	}
+	return e, nil
+}
