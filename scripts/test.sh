@@ -29,7 +29,8 @@ need_apt() { # install Debian packages that are missing
 }
 
 install() {
-  need_apt git ca-certificates || return 1
+  # tmux: the Go tests drive Claude Code's own interface in it (its Esc Esc rewind).
+  need_apt git ca-certificates tmux || return 1
   command -v go >/dev/null || { echo "go is not installed"; return 1; }
   go mod download || return 1
   agents
