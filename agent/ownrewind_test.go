@@ -148,3 +148,25 @@ func TestTrackedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFindPromptAfterHugeLines: lines of megabytes before the prompt's
+// entry (a big tool result) are skipped, not read into memory whole, and
+// the entry after them is found at its offset.
+func TestFindPromptAfterHugeLines(t *testing.T) {
+	path, refs := rewindFixture(t)
+	data, _ := os.ReadFile(path)
+	fork := int(refs[2].ForkBytes)
+	huge := `{"type":"user","isSidechain":false,"message":{"role":"user","content":[{"type":"tool_result","content":"` +
+		strings.Repeat("x", 3<<20) + `"}]},"uuid":"huge"}` + "\n"
+	out := string(data[:fork]) + huge + huge + string(data[fork:])
+	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := FindPrompt(path, int64(fork), refs[2].PromptID)
+	if err != nil || e == nil || e.Offset <= int64(fork+2*len(huge)-1) {
+		t.Fatalf("after two huge lines: %+v, %v", e, err)
+	}
+	if r, err := FindOwnRewind(refs[2], refs[:2]); err != nil || r == nil || r.Dropped != 1 {
+		t.Fatalf("FindOwnRewind after huge lines: %+v, %v", r, err)
+	}
+}
