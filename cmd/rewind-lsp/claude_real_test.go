@@ -580,13 +580,35 @@ func (u *tui) waitFor(text string) {
 	u.c.t.Fatalf("the screen never showed %q:\n%s", text, u.screen())
 }
 
-// prompt types a prompt and waits for the model's last reply of it.
+// prompt types a prompt and waits until its turn is over: the model's last
+// reply on the screen and the Stop hook finished (a key pressed before that
+// interrupts the turn).
 func (u *tui) prompt(text, reply string) {
 	u.c.t.Helper()
+	stops := u.stops()
 	u.keys("-l", text)
 	time.Sleep(300 * time.Millisecond)
 	u.keys("Enter")
 	u.waitFor(reply)
+	end := time.Now().Add(60 * time.Second)
+	for u.stops() == stops {
+		if time.Now().After(end) {
+			u.c.t.Fatalf("the Stop hook of %q never finished:\n%s", text, u.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // the interface settles back to its prompt
+}
+
+// stops counts the Stop hook runs that finished.
+func (u *tui) stops() int {
+	n := 0
+	for _, h := range u.c.e.HookRuns() {
+		if h.Event() == "Stop" && h.Exit != -1 {
+			n++
+		}
+	}
+	return n
 }
 
 // TestRealClaudeTUIRewind: Claude Code's rewind driven in its interface as
@@ -632,8 +654,6 @@ func tuiRewind(t *testing.T, restore bool) {
 	u.keys("C-u") // the rewound prompt is put back in the input box
 	time.Sleep(300 * time.Millisecond)
 	u.prompt("prompt three", "ok three done")
-	// The Stop hook ran once the reply is on screen; give it a moment.
-	time.Sleep(time.Second)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("Claude Code's screen:\n%s", u.screen())
