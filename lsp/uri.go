@@ -8,7 +8,10 @@ import (
 	"strings"
 )
 
-// pathFromURI converts a file:// URI to a clean absolute path.
+// pathFromURI converts a file:// URI to a clean absolute path. On Windows
+// file:///C:/x (and VS Code's file:///c%3A/x) is C:\x, with the drive letter
+// in upper case as roots have it, and
+// file://server/share/x is the network path \\server\share\x.
 func pathFromURI(uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
@@ -19,7 +22,14 @@ func pathFromURI(uri string) (string, error) {
 	}
 	p := u.Path
 	if runtime.GOOS == "windows" {
-		p = strings.TrimPrefix(p, "/")
+		if u.Host != "" && u.Host != "localhost" {
+			p = "//" + u.Host + p
+		} else {
+			p = strings.TrimPrefix(p, "/") // /C:/x
+			if len(p) >= 2 && p[1] == ':' {
+				p = strings.ToUpper(p[:1]) + p[1:] // one spelling of the drive, as roots have
+			}
+		}
 	}
 	p = filepath.FromSlash(p)
 	if !filepath.IsAbs(p) {
@@ -29,9 +39,13 @@ func pathFromURI(uri string) (string, error) {
 }
 
 // uriFromPath converts an absolute path to a file:// URI, percent-encoding
-// what needs it.
+// what needs it: /a b is file:///a%20b, C:\x is file:///C:/x, and the network
+// path \\server\share\x is file://server/share/x.
 func uriFromPath(p string) string {
 	p = filepath.ToSlash(p)
+	if host, rest, ok := strings.Cut(strings.TrimPrefix(p, "//"), "/"); ok && strings.HasPrefix(p, "//") && runtime.GOOS == "windows" {
+		return (&url.URL{Scheme: "file", Host: host, Path: "/" + rest}).String()
+	}
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
