@@ -546,3 +546,24 @@ func TestNoWriteThroughSwappedFolder(t *testing.T) {
 	}
 	t.Logf("%d writes landed in the folder itself", wrote)
 }
+
+// TestLinksAllowed: the answer agrees with what making a link does (under
+// wine and on Windows without Developer Mode: refused), and the probe
+// leaves nothing behind.
+func TestLinksAllowed(t *testing.T) {
+	dir := t.TempDir()
+	allowed := LinksAllowed(dir)
+	err := openDir(t, openRoot(t, dir), "").Symlink("target", "l")
+	if errors.Is(allowed, ErrLinksRefused) != errors.Is(err, ErrLinksRefused) {
+		t.Fatalf("LinksAllowed says %v, a link says %v", allowed, err)
+	}
+	if runtime.GOOS != "windows" && allowed != nil {
+		t.Fatalf("links refused on %s: %v", runtime.GOOS, allowed)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "l" {
+			t.Fatalf("the probe left %s", e.Name())
+		}
+	}
+}

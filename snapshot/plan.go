@@ -28,8 +28,8 @@ type FileOp struct {
 	Diff       string // unified diff text, current → target
 }
 
-// SkippedFile is a file a restore leaves alone because its content was not
-// captured.
+// SkippedFile is a file a restore leaves alone: its content was not
+// captured, or it is a symbolic link the system refuses to make.
 type SkippedFile struct {
 	Path   string
 	Reason string
@@ -83,6 +83,21 @@ func parallel(n int, fn func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// SkipLinks moves the ops that would make a symbolic link (a link created,
+// changed, or a file or folder becoming one) to Skipped with reason: the
+// system refuses to make links. The file a link would replace stays.
+func (d *Diff) SkipLinks(reason string) {
+	ops := d.Ops[:0]
+	for _, op := range d.Ops {
+		if op.AfterKind == KindSymlink && op.Change != "delete" {
+			d.Skipped = append(d.Skipped, SkippedFile{Path: op.Path, Reason: reason})
+			continue
+		}
+		ops = append(ops, op)
+	}
+	d.Ops = ops
 }
 
 // Conflicts lists the paths in conflict.

@@ -184,6 +184,7 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 	if err != nil {
 		return err
 	}
+	s.skipRefusedLinks(d)
 	// Compare marks as conflicts the files that differ from the state
 	// before the operation: those are in their new state already, or
 	// someone changed them; either way they are left.

@@ -421,6 +421,7 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 		if err != nil {
 			return err
 		}
+		s.skipRefusedLinks(out.Diff)
 		req.Via.decide(out.Diff)
 		if req.DryRun || len(out.Conflicts) > 0 {
 			return nil

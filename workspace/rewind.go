@@ -161,6 +161,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 	if req.Lines != nil {
 		limitToHunks(out.Diff, req.Lines[0], req.Lines[1])
 	}
+	s.skipRefusedLinks(out.Diff)
 	req.Via.decide(out.Diff)
 	if mode != ModeCode {
 		out.EntriesAffected = h.Since(t.Point)
@@ -445,6 +446,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			return fmt.Errorf("undo: %w", err)
 		}
 		ownConflicts(h, own, d, req.Touched)
+		s.skipRefusedLinks(d)
 		req.Via.decide(d)
 		out.Diff = d
 		if cs := d.Conflicts(); len(cs) > 0 && !req.Force {

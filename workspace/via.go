@@ -3,6 +3,7 @@ package workspace
 import (
 	"path"
 
+	"github.com/rewind-lsp/rewind-lsp/rootfs"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -60,5 +61,14 @@ func (p *ViaPolicy) decide(d *snapshot.Diff) {
 				d.Ops[i].Via, d.Ops[j].Via = "disk", "disk"
 			}
 		}
+	}
+}
+
+// skipRefusedLinks moves the links d would make to its skipped files, with
+// the reason, where the system refuses this process links (Windows without
+// Developer Mode): the plan says so before anything is written.
+func (s *Workspace) skipRefusedLinks(d *snapshot.Diff) {
+	if err := rootfs.LinksAllowed(s.root); err != nil {
+		d.SkipLinks("a symbolic link, which this system does not let rewind-lsp make (Windows: turn on Developer Mode)")
 	}
 }
