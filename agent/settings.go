@@ -58,11 +58,21 @@ func hookCommand(o SetupOptions, name, event string) string {
 func isOurHook(cmd, name string) bool {
 	f := strings.Fields(cmd)
 	for i := 0; i+2 < len(f); i++ {
-		if strings.Trim(filepath.Base(f[i]), "'\"") == "rewind-lsp" && f[i+1] == "hook" && f[i+2] == name {
+		if binaryName(f[i]) == "rewind-lsp" && f[i+1] == "hook" && f[i+2] == name {
 			return true
 		}
 	}
 	return false
+}
+
+// binaryName is the program a command's word names: its file name without
+// quotes, and without .exe (rewind-lsp.exe on Windows).
+func binaryName(word string) string {
+	name := strings.Trim(filepath.Base(word), "'\"")
+	if n := len(name) - len(".exe"); n > 0 && strings.EqualFold(name[n:], ".exe") {
+		name = name[:n]
+	}
+	return name
 }
 
 // mergeHooks adds rewind-lsp's hook for each spec to the settings file at

@@ -91,6 +91,9 @@ setup
 # runtime internal by name (go:linkname), which needs -checklinkname=0. The verbose output
 # is cut down to what did not pass (skips with their reasons, failures with their output)
 # and each package's result: no test is skipped silently.
+# The tests that drive the real binary cannot build it inside wine: it is built here.
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -tags wine -ldflags=-checklinkname=0 -o "$cache/rewind-lsp.exe" ./cmd/rewind-lsp
+export REWIND_LSP_TEST_BIN="Z:$cache/rewind-lsp.exe"
 PATH=$cache/bin:$PATH GOOS=windows GOARCH=amd64 CGO_ENABLED=0 \
   go test -tags wine -ldflags=-checklinkname=0 -v "$@" 2>&1 | awk '
   /^=== (RUN|CONT|PAUSE|NAME) / { cur = $3; next }

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
+
+	_ "github.com/rewind-lsp/rewind-lsp/testkit/wine" // under wine, removals work
 )
 
 var (
@@ -36,10 +39,12 @@ func ModuleRoot() (string, error) {
 }
 
 // Binary is the real rewind-lsp, built from this module once per test
-// process into a temporary folder (Main removes it). Two switches:
+// process into a temporary folder (Main removes it). Three switches:
 // REWIND_LSP_TEST_RACE set builds it with -race (the e2e tests then
 // race-check the server too); REWIND_TEST_OVERLAY=FILE builds it with
-// -overlay FILE. A failed build fails the test.
+// -overlay FILE; REWIND_LSP_TEST_BIN=PATH uses that binary, built
+// already (scripts/wine.sh builds the Windows one: no Go toolchain runs
+// under wine). A failed build fails the test.
 func Binary(tb testing.TB) string {
 	tb.Helper()
 	path, err := build()
@@ -51,6 +56,10 @@ func Binary(tb testing.TB) string {
 
 func build() (string, error) {
 	buildOnce.Do(func() {
+		if p := os.Getenv("REWIND_LSP_TEST_BIN"); p != "" {
+			buildPath = p
+			return
+		}
 		root, err := ModuleRoot()
 		if err != nil {
 			buildErr = err
@@ -61,6 +70,9 @@ func build() (string, error) {
 			return
 		}
 		buildPath = filepath.Join(buildDir, "rewind-lsp")
+		if runtime.GOOS == "windows" {
+			buildPath += ".exe"
+		}
 		args := []string{"build", "-o", buildPath}
 		if os.Getenv("REWIND_LSP_TEST_RACE") != "" {
 			args = append(args, "-race")

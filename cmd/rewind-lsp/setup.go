@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
@@ -59,7 +61,7 @@ func rewindCommand() string {
 	if onPath, err := exec.LookPath("rewind-lsp"); err == nil && sameFile(onPath, self) {
 		return "rewind-lsp"
 	}
-	return shellQuote(self)
+	return shellQuote(commandPath(self))
 }
 
 func sameFile(a, b string) bool {
@@ -68,9 +70,19 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+// commandPath is path as a hook command names it: with / separators on
+// Windows (C:/Users/me/bin/rewind-lsp.exe), which both Git Bash and cmd.exe
+// run.
+func commandPath(path string) string { return filepath.ToSlash(path) }
+
+// shellQuote quotes s for the shell that runs hooks: sh's single quotes on
+// unix; on Windows double quotes, which Git Bash and cmd.exe both take.
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") == "" {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:") == "" {
 		return s
+	}
+	if runtime.GOOS == "windows" {
+		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

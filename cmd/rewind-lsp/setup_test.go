@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestSetupClaudeCode(t *testing.T) {
 	if bytes.Contains(data, []byte(`"timeout": 30`)) == false {
 		t.Errorf("a hook's other fields were lost:\n%s", data)
 	}
-	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 && runtime.GOOS != "windows" {
 		t.Errorf("mode %v, want the file's 0600", fi.Mode())
 	}
 	// Twice: nothing changes.
@@ -131,7 +132,7 @@ func TestSetupClaudeCodeUser(t *testing.T) {
 	settings := filepath.Join(home, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o755)
 	os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/bin/rewind-lsp hook claude-code"}]}]}}`), 0o644)
-	c := w.Command([]string{"--root", w.Root, "--store", w.Store, "setup", "claude-code", "--user"}, "HOME="+home, "PATH=/usr/bin:/bin")
+	c := w.Command([]string{"--root", w.Root, "--store", w.Store, "setup", "claude-code", "--user"}, "HOME="+home, "USERPROFILE="+home, "PATH=/usr/bin:/bin")
 	out, err := c.CombinedOutput()
 	if err != nil {
 		t.Fatalf("setup --user: %v %s", err, out)
@@ -145,7 +146,7 @@ func TestSetupClaudeCodeUser(t *testing.T) {
 	}
 	// With rewind-lsp on PATH, the hook runs it by name.
 	os.Remove(settings)
-	c = w.Command([]string{"--root", w.Root, "setup", "claude-code", "--user"}, "HOME="+home, "PATH="+filepath.Dir(testkit.Binary(t))+":/usr/bin:/bin")
+	c = w.Command([]string{"--root", w.Root, "setup", "claude-code", "--user"}, "HOME="+home, "USERPROFILE="+home, "PATH="+filepath.Dir(testkit.Binary(t))+string(os.PathListSeparator)+"/usr/bin")
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("setup --user: %v %s", err, out)
 	}
@@ -220,7 +221,7 @@ func TestSetupOtherAgents(t *testing.T) {
 		after[1].Hooks[0].Command != cmd+" gemini" || after[1].Hooks[0].Timeout != 10000 || g.Hooks["AfterTool"][0].Matcher != "write_file|replace|run_shell_command" {
 		t.Errorf("gemini settings:\n%s", data)
 	}
-	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 && runtime.GOOS != "windows" {
 		t.Errorf("gemini settings mode %v", fi.Mode())
 	}
 	if out := setup("gemini"); !strings.Contains(out, "nothing changed") {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,9 @@ import (
 // objects, and gc moves everything it keeps into a pack, after which all
 // of it still reads back exactly.
 func TestStoreFromBeforePacks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fixture holds a symbolic link and is copied with cp -a")
+	}
 	w := newWS(t)
 	for _, d := range []string{"root", "store"} {
 		dst := w.Root
