@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -258,11 +257,10 @@ func (s *Service) request(ctx context.Context, target, mode string, paths []stri
 func (s *Service) RelPath(p string) (string, error) {
 	orig := p
 	if strings.HasPrefix(p, "file:") {
-		u, err := url.Parse(p)
-		if err != nil {
-			return "", fmt.Errorf("bad URI %q: %w", orig, err)
+		var err error
+		if p, err = PathFromURI(p); err != nil {
+			return "", err
 		}
-		p = u.Path
 	}
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(s.opts.Root, p)

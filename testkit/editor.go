@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -271,7 +272,11 @@ func (e *Editor) path(uri string) string {
 		e.T.Errorf("the server sent a bad file URI %q", uri)
 		return ""
 	}
-	return filepath.Clean(u.Path)
+	p := u.Path
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:] // file:///C:/x is C:\x
+	}
+	return filepath.Clean(filepath.FromSlash(p))
 }
 
 // Open opens path in the editor (didOpen) with its disk content.

@@ -1,4 +1,4 @@
-package lsp
+package commands
 
 import (
 	"runtime"
@@ -20,23 +20,23 @@ func TestURIs(t *testing.T) {
 		}
 	}
 	for _, c := range cases {
-		p, err := pathFromURI(c.uri)
+		p, err := PathFromURI(c.uri)
 		if err != nil || p != c.path {
-			t.Errorf("pathFromURI(%s) = %q, %v; want %q", c.uri, p, err, c.path)
+			t.Errorf("PathFromURI(%s) = %q, %v; want %q", c.uri, p, err, c.path)
 			continue
 		}
-		if back, err := pathFromURI(uriFromPath(p)); err != nil || back != p {
-			t.Errorf("%q → %s → %q, %v", p, uriFromPath(p), back, err)
+		if back, err := PathFromURI(URIFromPath(p)); err != nil || back != p {
+			t.Errorf("%q → %s → %q, %v", p, URIFromPath(p), back, err)
 		}
 	}
 	if runtime.GOOS == "windows" {
-		if u := uriFromPath(`C:\Users\me\x.go`); u != "file:///C:/Users/me/x.go" {
+		if u := URIFromPath(`C:\Users\me\x.go`); u != "file:///C:/Users/me/x.go" {
 			t.Errorf("uriFromPath of a drive path: %s", u)
 		}
 	}
 	for _, bad := range []string{"http://x/y", "file:relative", "%zz"} {
-		if p, err := pathFromURI(bad); err == nil {
-			t.Errorf("pathFromURI(%q) = %q, want an error", bad, p)
+		if p, err := PathFromURI(bad); err == nil {
+			t.Errorf("PathFromURI(%q) = %q, want an error", bad, p)
 		}
 	}
 }
