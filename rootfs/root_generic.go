@@ -191,7 +191,14 @@ func (d *Dir) List(l *Listing) error {
 		return pathErr("list", d.rel, err)
 	}
 	for _, e := range ents {
-		l.add([]byte(e.Name()), typeOfMode(e.Type()))
+		// os.Root's listing has each entry's Lstat already (an lstatat on
+		// unix, the listing's own data on Windows): no second one.
+		if fi, err := e.Info(); err == nil {
+			st := statOf(fi)
+			l.add([]byte(e.Name()), st.Type(), &st)
+		} else {
+			l.add([]byte(e.Name()), typeOfMode(e.Type()), nil)
+		}
 	}
 	l.finish()
 	return nil

@@ -197,7 +197,7 @@ func (d *Dir) List(l *Listing) error {
 			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
-			l.add(name, typeOfDT(b[18]))
+			l.add(name, typeOfDT(b[18]), nil)
 			b = b[reclen:]
 		}
 	}

@@ -94,6 +94,12 @@ func (s Stat) Perm() fs.FileMode { return fs.FileMode(s.Mode & 0o777) }
 type Entry struct {
 	Name []byte // valid until the next List into the same Listing
 	Type Type
+	// Stat is what Lstat would say, when the listing already had it
+	// (Statted): the generic path reads it with the names (os.Root's
+	// listing does on unix, Windows' listing always does), so a walk needs
+	// no Lstat per entry there.
+	Stat    Stat
+	Statted bool
 }
 
 // Listing is a folder's entries, sorted by name, "." and ".." left out.
@@ -106,8 +112,10 @@ type Listing struct {
 }
 
 type span struct {
-	off, n int
-	t      Type
+	off, n  int
+	t       Type
+	st      Stat
+	statted bool
 }
 
 // reset empties l for the next folder.
@@ -117,19 +125,24 @@ func (l *Listing) reset() {
 	l.spans = l.spans[:0]
 }
 
-// add appends one name, copied ("." and ".." are left out).
-func (l *Listing) add(name []byte, t Type) {
+// add appends one name, copied ("." and ".." are left out), with its
+// Stat when st is not nil.
+func (l *Listing) add(name []byte, t Type, st *Stat) {
 	if len(name) == 0 || name[0] == '.' && (len(name) == 1 || len(name) == 2 && name[1] == '.') {
 		return
 	}
-	l.spans = append(l.spans, span{len(l.arena), len(name), t})
+	sp := span{off: len(l.arena), n: len(name), t: t}
+	if st != nil {
+		sp.st, sp.statted = *st, true
+	}
+	l.spans = append(l.spans, sp)
 	l.arena = append(l.arena, name...)
 }
 
 // finish makes Entries from the names added, sorted.
 func (l *Listing) finish() {
 	for _, sp := range l.spans {
-		l.Entries = append(l.Entries, Entry{Name: l.arena[sp.off : sp.off+sp.n : sp.off+sp.n], Type: sp.t})
+		l.Entries = append(l.Entries, Entry{Name: l.arena[sp.off : sp.off+sp.n : sp.off+sp.n], Type: sp.t, Stat: sp.st, Statted: sp.statted})
 	}
 	sort.Slice(l.Entries, func(i, j int) bool { return bytes.Compare(l.Entries[i].Name, l.Entries[j].Name) < 0 })
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rewind-lsp/rewind-lsp/gitignore"
 	"github.com/rewind-lsp/rewind-lsp/rootfs"
@@ -23,6 +24,7 @@ import (
 type scan struct {
 	c           *Capturer
 	fs          *rootfs.Root // the root, opened by run
+	openJobs    atomic.Int64 // folders opened ahead of their walk
 	ig          *gitignore.Ignorer
 	ctx         context.Context
 	overlay     Overlay
@@ -74,7 +76,7 @@ func (s *scan) run(start string) error {
 	}
 	defer root.Close()
 	s.fs = root
-	jobs := make(chan string, 1024)
+	jobs := make(chan walkJob, 1024)
 	var pending sync.WaitGroup
 	var workers sync.WaitGroup
 	// System calls on a warm cache are CPU work, reading and compressing
@@ -88,8 +90,11 @@ func (s *scan) run(start string) error {
 		go func() {
 			defer workers.Done()
 			var w walker // reused from folder to folder
-			for rel := range jobs {
-				s.dir(rel, &w, func(sub string) {
+			for j := range jobs {
+				if j.d != nil {
+					s.openJobs.Add(-1)
+				}
+				s.dir(j, &w, func(sub walkJob) {
 					pending.Add(1)
 					select {
 					case jobs <- sub:
@@ -102,7 +107,7 @@ func (s *scan) run(start string) error {
 		}()
 	}
 	pending.Add(1)
-	jobs <- start
+	jobs <- walkJob{rel: start}
 	pending.Wait()
 	close(jobs)
 	workers.Wait()
@@ -114,13 +119,35 @@ func (s *scan) run(start string) error {
 	return s.err
 }
 
-// dir captures the entries of folder rel, sending subfolders to more.
-func (s *scan) dir(rel string, w *walker, more func(string)) {
+// walkJob is a folder to walk: its path, and the folder itself when its
+// parent's walk opened it (one open relative to the parent, instead of one
+// from the root through every folder above it).
+type walkJob struct {
+	rel string
+	d   *rootfs.Dir
+}
+
+// maxOpenJobs bounds the folders opened ahead of their walk (open
+// descriptors; Go raises the limit of open files to the hard one, 10240 on
+// macOS, at start); past it a folder is
+// opened from the root when its turn comes.
+const maxOpenJobs = 512
+
+// dir captures the entries of the folder of job j, sending subfolders to
+// more.
+func (s *scan) dir(j walkJob, w *walker, more func(walkJob)) {
+	rel, d := j.rel, j.d
 	l := &w.l
 	if s.ctx.Err() != nil {
+		if d != nil {
+			d.Close()
+		}
 		return
 	}
-	d, err := s.fs.OpenDir(rel) // a folder swapped for a link is not entered
+	var err error
+	if d == nil {
+		d, err = s.fs.OpenDir(rel) // a folder swapped for a link is not entered
+	}
 	if err == nil {
 		err = d.List(l)
 		defer d.Close()
@@ -185,9 +212,8 @@ func (s *scan) dir(rel string, w *walker, more func(string)) {
 			continue // .git, in any spelling a file system may take for it
 		}
 		typ := ent.Type
-		var st rootfs.Stat
-		statted := false
-		if typ == rootfs.TypeUnknown {
+		st, statted := ent.Stat, ent.Statted
+		if !statted && typ == rootfs.TypeUnknown {
 			if st, err = d.Lstat(string(name)); err != nil {
 				continue
 			}
@@ -204,7 +230,14 @@ func (s *scan) dir(rel string, w *walker, more func(string)) {
 				continue
 			}
 			subdirs = append(subdirs, string(name))
-			more(p)
+			sub := walkJob{rel: p}
+			if s.openJobs.Load() < maxOpenJobs {
+				if child, err := d.OpenDir(string(name)); err == nil {
+					s.openJobs.Add(1)
+					sub.d = child
+				}
+			}
+			more(sub)
 			continue
 		}
 		if typ != rootfs.TypeFile && typ != rootfs.TypeLink {
