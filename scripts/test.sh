@@ -59,6 +59,45 @@ gochecks() {
 
 gotests() { go test -count=1 ./...; }
 
+# targets builds the binary and vets every package for each release and
+# arm64 target: macOS cannot run here, but its code must compile.
+targets() {
+  local t ok=0
+  for t in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+    GOOS=${t%/*} GOARCH=${t#*/} CGO_ENABLED=0 go build -o /dev/null ./cmd/rewind-lsp &&
+      GOOS=${t%/*} GOARCH=${t#*/} go vet ./... || { echo "target $t: failed"; ok=1; }
+  done
+  return $ok
+}
+
+# portable runs every test on the generic file-system path (rootfs without
+# the Linux fast path: what macOS, Windows and the BSDs run).
+portable() { go test -count=1 -tags portable ./...; }
+
+# windows runs the Windows build's tests under wine (scripts/wine.sh prints
+# every skip with its reason): the file layer, locks, store and journal
+# whole; the command line's rewind, undo, revert, fsck, gc and setup; the
+# language server over stdio with the fake editors.
+wine_cli='^(TestTurnLogDiffRewindUndo|TestConflictRefusedThenForced|TestForcedUndoIsUndoable|TestDamagedStore|TestDamagedJournalLine|TestDamagedObjectHealedByCapture|TestTornJournalTailSetAside|TestGCKeepsPinnedAndDropsTheRest|TestExitCodesAndErrors|TestTargetErrorsAreClear|TestOneVersion|TestStatusJSON|TestRevertAndBlameCommandLine|TestSetupClaudeCode|TestSetupClaudeCodeUser|TestUnknownPathsAreErrors|TestOutputNamesKindsAndCounts|TestStoreFromBeforePacks)$'
+wine_lsp='^(TestTwoTurnSession|TestUTF8Rewind|TestDirtyBufferConflict|TestStaleVersion|TestBinaryBadInputAndExit|TestBinaryExitWithoutShutdown|TestBinaryStrictJSONRPC|TestMultiRoot|TestRootURIFallback|TestEchoesAreNotTurns|TestInitializeGolden|TestLifecycleErrors|TestHistoryContentAndCodeActions|TestRevertTurnInEditor|TestCancelRequest|TestProgress)$'
+windows() {
+  scripts/wine.sh ./osfile ./rootfs ./store ./journal &&
+    scripts/wine.sh -run "$wine_cli" ./cmd/rewind-lsp &&
+    scripts/wine.sh -run "$wine_lsp" ./lsp
+}
+
+# release builds a release from a clone of HEAD (release.sh wants a clean
+# tree) and checks every artifact (TestRelease).
+release() {
+  local tmp ok=0
+  tmp=$(mktemp -d)
+  git clone -q --shared . "$tmp/src" &&
+    "$tmp/src/scripts/release.sh" "$tmp/out" >/dev/null &&
+    (cd "$tmp/src" && REWIND_RELEASE_DIR="$tmp/out" go test -count=1 -run '^TestRelease$' -v ./cmd/rewind-lsp | grep -E '^(--- |ok|FAIL|\s+release)') || ok=1
+  rm -rf "$tmp"
+  return $ok
+}
+
 fuzz() {
   local ok=0
   for spec in journal:FuzzJournal journal:FuzzResolve $(extra_fuzz); do
@@ -78,6 +117,10 @@ extra_fuzz() {
 suite install install
 suite "gofmt and go vet" gochecks
 suite "go test" gotests
+suite "build and vet: linux, darwin, windows x amd64, arm64" targets
+suite "go test -tags portable (the generic file-system path)" portable
+suite "windows under wine" windows
+suite "release" release
 suite fuzz fuzz
 for s in editors/neovim/test/run.sh editors/vscode/test/run.sh; do
   [ -f "$s" ] && suite "$s" bash "$s"

@@ -300,9 +300,10 @@ func writeIndex(packPath string, ents []entry, size int64) error {
 
 func idxPath(packPath string) string { return packPath[:len(packPath)-len(".pack")] + ".idx" }
 
+// baseName is the file name of path p (after its last / or, on Windows, \).
 func baseName(p string) string {
 	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
+		if p[i] == '/' || os.IsPathSeparator(p[i]) {
 			return p[i+1:]
 		}
 	}

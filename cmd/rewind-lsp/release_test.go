@@ -178,8 +178,8 @@ func checkVersion(t *testing.T, bin []byte, version string) {
 	}
 	commit, _ := exec.Command("git", "rev-parse", "HEAD").Output()
 	line := strings.TrimSpace(string(out))
-	if !strings.HasPrefix(line, "rewind-lsp "+version+" ") || !strings.Contains(line, strings.TrimSpace(string(commit))[:12]) {
-		t.Errorf("version printed %q, want version %s and commit %.12s", line, version, commit)
+	if want := "rewind-lsp " + version + "+" + strings.TrimSpace(string(commit))[:12]; line != want {
+		t.Errorf("version printed %q, want %q (the version and the commit)", line, want)
 	}
 }
 
