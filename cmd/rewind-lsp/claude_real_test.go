@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -531,7 +532,8 @@ func (c *realClaude) tui() *tui {
 		data, _ = json.Marshal(have)
 	}
 	os.WriteFile(claudeJSON, data, 0o600)
-	u := &tui{c: c, sock: "rwclaude-" + filepath.Base(c.e.Dir())}
+	// One tmux server per test: its own socket, removed with it.
+	u := &tui{c: c, sock: fmt.Sprintf("rwclaude-%d-%s", os.Getpid(), filepath.Base(filepath.Dir(c.e.Dir())))}
 	env := []string{"PATH=" + c.e.Bin + ":" + os.Getenv("PATH"), "HOME=" + c.e.Home, "ANTHROPIC_API_KEY=" + key,
 		"ANTHROPIC_BASE_URL=" + c.model.URL, "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "TERM=xterm-256color"}
 	env = append(env, c.e.ExtraEnv...)
@@ -548,6 +550,7 @@ func (c *realClaude) tui() *tui {
 			time.Sleep(100 * time.Millisecond)
 		}
 		exec.Command("tmux", "-L", u.sock, "kill-server").Run()
+		os.Remove(filepath.Join(os.TempDir(), fmt.Sprintf("tmux-%d", os.Getuid()), u.sock))
 		time.Sleep(500 * time.Millisecond)
 	})
 	return u
