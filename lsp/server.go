@@ -79,8 +79,9 @@ type initOptions struct {
 	MaxAgeDays *float64 `json:"maxAgeDays"`
 	// AutoTurns switches automatic turns off when false (default on).
 	AutoTurns *bool `json:"autoTurns"`
-	// MaxWatches bounds the folders watched per root; past it the server
-	// polls (a test setting; 0 is the kernel's limit).
+	// MaxWatches bounds the watches per root (one per folder; with kqueue on
+	// macOS and the BSDs one per file and folder); past it the server polls
+	// (0 is the kernel's limit; with kqueue half the open files allowed).
 	MaxWatches int `json:"maxWatches"`
 	// PollIntervalMs is the rescan period when polling (default 2000).
 	PollIntervalMs int `json:"pollIntervalMs"`

@@ -17,8 +17,11 @@ import (
 
 // TreeOptions configure a Tree.
 type TreeOptions struct {
-	// MaxWatches bounds the folders watched; past it (or past the kernel's
-	// limit) the watcher falls back to polling. 0 means the kernel's limit.
+	// MaxWatches bounds the watches: one per folder with inotify (Linux)
+	// and on Windows; with kqueue (macOS, the BSDs) one per file and folder,
+	// each an open descriptor. Past it (or past the kernel's limit) the
+	// watcher falls back to polling. 0 means the kernel's limit (with
+	// kqueue, half the open files this process may have).
 	MaxWatches int
 	// PollInterval is the rescan period when polling (default 2s).
 	PollInterval time.Duration
@@ -46,7 +49,8 @@ type Tree struct {
 	mu       sync.Mutex
 	mode     string // "watch" or "poll"
 	why      string // why it polls
-	watched  map[string]bool
+	watched  map[string]int // watched folders and the watches each costs
+	cost     int            // the watches in use
 	batch    map[string]bool
 	overflow bool
 	last     time.Time
@@ -60,16 +64,20 @@ type Tree struct {
 	settled  chan struct{} // closed and replaced when a sentinel event arrives
 }
 
-// ErrTooManyWatches is why a watcher polls: the folders outnumber the
-// watch limit.
+// ErrTooManyWatches is why a watcher polls: the folders (with kqueue, the
+// files and folders) outnumber the watch limit.
 var ErrTooManyWatches = errors.New("too many folders to watch")
+
+// costOf is the watches a folder of ents costs (a variable so tests can
+// count as kqueue does on a system that has inotify).
+var costOf = watchCost
 
 // NewTree starts watching root (absolute).
 func NewTree(root string, opts TreeOptions) *Tree {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
 	}
-	w := &Tree{root: root, opts: opts, mode: "watch", watched: map[string]bool{}, batch: map[string]bool{}, done: make(chan struct{})}
+	w := &Tree{root: root, opts: opts, mode: "watch", watched: map[string]int{}, batch: map[string]bool{}, done: make(chan struct{})}
 	ig, err := gitignore.NewIgnorer(root)
 	if err == nil {
 		w.ig = ig
@@ -182,15 +190,22 @@ func (w *Tree) Flush() { w.deliver() }
 // addTree watches folder rel and every folder below that is not ignored.
 func (w *Tree) addTree(rel string) error {
 	abs := filepath.Join(w.root, filepath.FromSlash(rel))
-	w.mu.Lock()
-	n := len(w.watched)
-	w.mu.Unlock()
-	if w.opts.MaxWatches > 0 && n >= w.opts.MaxWatches {
-		return fmt.Errorf("%w (%d, the limit set)", ErrTooManyWatches, w.opts.MaxWatches)
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return nil // removed meanwhile, or unreadable: nothing to watch
+	}
+	cost := costOf(ents)
+	limit := w.opts.MaxWatches
+	if limit <= 0 {
+		limit = defaultWatchLimit()
 	}
 	w.mu.Lock()
+	over := limit > 0 && w.cost+cost > limit
 	fw := w.fw
 	w.mu.Unlock()
+	if over {
+		return fmt.Errorf("%w (%s; the limit is %d)", ErrTooManyWatches, watchesWord, limit)
+	}
 	if fw == nil {
 		return nil // polling already
 	}
@@ -198,18 +213,18 @@ func (w *Tree) addTree(rel string) error {
 		if errors.Is(err, syscall.ENOSPC) {
 			return fmt.Errorf("%w: the kernel's limit (fs.inotify.max_user_watches) is reached", ErrTooManyWatches)
 		}
+		if errors.Is(err, syscall.EMFILE) {
+			return fmt.Errorf("%w: %s, and no more files may be open", ErrTooManyWatches, watchesWord)
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			return nil // gone already
 		}
 		return fmt.Errorf("watch %s: %w", abs, err)
 	}
 	w.mu.Lock()
-	w.watched[rel] = true
+	w.cost += cost - w.watched[rel]
+	w.watched[rel] = cost
 	w.mu.Unlock()
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		return nil // removed meanwhile, or unreadable: nothing to watch
-	}
 	for _, e := range ents {
 		if !e.IsDir() || e.Name() == ".git" {
 			continue
@@ -293,8 +308,9 @@ func (w *Tree) event(ev fsnotify.Event) {
 	}
 	if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && statErr != nil {
 		w.mu.Lock()
-		for d := range w.watched {
+		for d, c := range w.watched {
 			if d == rel || strings.HasPrefix(d, rel+"/") {
+				w.cost -= c
 				delete(w.watched, d)
 				if w.fw != nil {
 					w.fw.Remove(filepath.Join(w.root, filepath.FromSlash(d)))
@@ -355,7 +371,8 @@ func (w *Tree) poll(why error) {
 	}
 	fw := w.fw
 	w.fw = nil
-	w.watched = map[string]bool{}
+	w.watched = map[string]int{}
+	w.cost = 0
 	w.mu.Unlock()
 	if fw != nil {
 		go fw.Close()

@@ -1,8 +1,10 @@
 package watch
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -113,5 +115,40 @@ func TestWatcherFallsBackToPolling(t *testing.T) {
 	defer mu.Unlock()
 	if len(logs) != 1 || !strings.Contains(logs[0], "too many folders") {
 		t.Fatalf("want one log line saying why, got %q", logs)
+	}
+}
+
+// TestKqueueBudgetCountsFiles: where a watch costs a descriptor per file
+// (kqueue, on macOS and the BSDs), a few folders holding many files pass
+// the budget and the watcher polls, saying why; the same tree counted per
+// folder is watched.
+func TestKqueueBudgetCountsFiles(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		for i := 0; i < 20; i++ {
+			p := filepath.Join(root, d, fmt.Sprintf("f%02d.go", i))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte("package x\n"), 0o644)
+		}
+	}
+	perFolder := NewTree(root, TreeOptions{MaxWatches: 30, PollInterval: time.Hour, OnChange: func([]string, bool) {}})
+	mode := perFolder.Mode()
+	perFolder.Close()
+	if mode != "watch" && runtime.GOOS == "linux" {
+		t.Fatalf("3 folders under a budget of 30: mode %s", mode)
+	}
+	old := costOf
+	costOf = kqueueCost
+	defer func() { costOf = old }()
+	var logs []string
+	var mu sync.Mutex
+	w := NewTree(root, TreeOptions{MaxWatches: 30, PollInterval: time.Hour, OnChange: func([]string, bool) {},
+		Log: func(s string) { mu.Lock(); logs = append(logs, s); mu.Unlock() }})
+	defer w.Close()
+	if w.Mode() != "poll" {
+		t.Fatalf("43 descriptors under a budget of 30: mode %s, want poll", w.Mode())
+	}
+	if r := w.PollReason(); !strings.Contains(r, "too many folders") || !strings.Contains(r, "the limit is 30") {
+		t.Fatalf("poll reason %q", r)
 	}
 }
