@@ -113,6 +113,13 @@ H.section('pure helpers', function()
   eq('parse_time offset', util.parse_time('1970-01-02T02:00:01.123+02:00'), 86401)
   eq('relpath inside', util.relpath('/w', '/w/a/b.txt'), 'a/b.txt')
   eq('relpath outside', util.relpath('/w', '/wx/b.txt'), nil)
+  -- Windows: drive letters in either case, backslashes, a drive's root.
+  eq('normpath windows', util.normpath('c:\\Users\\me\\w', true), 'C:/Users/me/w')
+  eq('relpath windows', util.relpath('C:/Users/me/w', 'c:\\users\\me\\w\\a\\b.txt', true), 'a/b.txt')
+  eq('relpath windows outside', util.relpath('C:\\w', 'C:\\wx\\b.txt', true), nil)
+  eq('relpath windows drive root', util.relpath('D:\\', 'd:\\a.txt', true), 'a.txt')
+  eq('relpath keeps case on unix', util.relpath('/W', '/w/a', false), nil)
+  eq('joinpath drive root', util.joinpath('C:/', 'a/b'), 'C:/a/b')
   eq('content uri escapes', require('rewind.apply').content_uri('abc', 'dir/a b#.txt'), 'rewind:/abc/dir/a%20b%23.txt')
   local cands = require('rewind.picker').target_candidates({
     turns = { { turn = 1 }, { turn = 2 } },

@@ -229,29 +229,62 @@ end
 -- ---------------------------------------------------------------------------
 -- Paths.
 
+M.is_windows = vim.fn.has('win32') == 1
+
+--- `p` with / separators and an upper-case drive letter on Windows, where
+--- Neovim and the server may spell one path C:\x, c:/x or C:/x; unchanged
+--- elsewhere. `windows` overrides the system (tests).
+function M.normpath(p, windows)
+  if windows == nil then
+    windows = M.is_windows
+  end
+  if not windows then
+    return p
+  end
+  p = p:gsub('\\', '/')
+  p = p:gsub('^(%a):', function(d)
+    return d:upper() .. ':'
+  end)
+  return p
+end
+
+--- Whether `p` is a file system's root: / or, on Windows, a drive's (C:/).
+local function is_top(p)
+  return p == '/' or p:match('^%a:/$') ~= nil
+end
+
 --- Absolute, normalized path without a trailing slash.
 function M.abspath(p)
-  p = vim.fn.fnamemodify(p, ':p')
-  if #p > 1 then
+  p = M.normpath(vim.fn.fnamemodify(p, ':p'))
+  if not is_top(p) then
     p = p:gsub('/+$', '')
   end
   return p
 end
 
---- `path` relative to `root`, or nil when it is not inside it.
-function M.relpath(root, path)
-  if path == root then
+--- `path` relative to `root` (with / separators), or nil when it is not
+--- inside it. On Windows the comparison ignores case and separators, as
+--- its file systems do.
+function M.relpath(root, path, windows)
+  if windows == nil then
+    windows = M.is_windows
+  end
+  root, path = M.normpath(root, windows), M.normpath(path, windows)
+  local function same(a, b)
+    return a == b or (windows and a:lower() == b:lower())
+  end
+  if same(path, root) then
     return ''
   end
-  local prefix = root == '/' and '/' or root .. '/'
-  if path:sub(1, #prefix) == prefix then
+  local prefix = is_top(root) and root or root .. '/'
+  if same(path:sub(1, #prefix), prefix) then
     return path:sub(#prefix + 1)
   end
   return nil
 end
 
 function M.joinpath(root, rel)
-  return root == '/' and '/' .. rel or root .. '/' .. rel
+  return is_top(root) and root .. rel or root .. '/' .. rel
 end
 
 --- The nearest directory at or above `dir` holding one of `markers`.
