@@ -76,12 +76,14 @@ portable() { go test -count=1 -tags portable ./...; }
 
 # windows runs the Windows build's tests under wine (scripts/wine.sh prints
 # every skip with its reason): the file layer, locks, store and journal
-# whole; the command line's rewind, undo, revert, fsck, gc and setup; the
-# language server over stdio with the fake editors.
-wine_cli='^(TestTurnLogDiffRewindUndo|TestConflictRefusedThenForced|TestForcedUndoIsUndoable|TestDamagedStore|TestDamagedJournalLine|TestDamagedObjectHealedByCapture|TestTornJournalTailSetAside|TestGCKeepsPinnedAndDropsTheRest|TestExitCodesAndErrors|TestTargetErrorsAreClear|TestOneVersion|TestStatusJSON|TestRevertAndBlameCommandLine|TestSetupClaudeCode|TestSetupClaudeCodeUser|TestUnknownPathsAreErrors|TestOutputNamesKindsAndCounts|TestStoreFromBeforePacks)$'
+# whole; a workspace write to a file another program holds; the command
+# line's rewind, undo, revert, fsck, gc and setup; the language server over
+# stdio with the fake editors.
+wine_cli='^(TestTurnLogDiffRewindUndo|TestConflictRefusedThenForced|TestForcedUndoIsUndoable|TestDamagedStore|TestDamagedJournalLine|TestDamagedObjectHealedByCapture|TestTornJournalTailSetAside|TestGCKeepsPinnedAndDropsTheRest|TestExitCodesAndErrors|TestTargetErrorsAreClear|TestOneVersion|TestStatusJSON|TestRevertAndBlameCommandLine|TestSetupClaudeCode|TestSetupClaudeCodeUser|TestUnknownPathsAreErrors|TestOutputNamesKindsAndCounts|TestStoreFromBeforePacks|TestCaseOnlyRenameRewound)$'
 wine_lsp='^(TestTwoTurnSession|TestUTF8Rewind|TestDirtyBufferConflict|TestStaleVersion|TestBinaryBadInputAndExit|TestBinaryExitWithoutShutdown|TestBinaryStrictJSONRPC|TestMultiRoot|TestRootURIFallback|TestEchoesAreNotTurns|TestInitializeGolden|TestLifecycleErrors|TestHistoryContentAndCodeActions|TestRevertTurnInEditor|TestCancelRequest|TestProgress)$'
 windows() {
   scripts/wine.sh ./osfile ./rootfs ./store ./journal &&
+    scripts/wine.sh -run '^TestWriteHeldFile$' ./snapshot &&
     scripts/wine.sh -run "$wine_cli" ./cmd/rewind-lsp &&
     scripts/wine.sh -run "$wine_lsp" ./lsp
 }
