@@ -47,8 +47,8 @@ type Tree struct {
 	fw   *fsnotify.Watcher
 
 	mu       sync.Mutex
-	mode     string // "watch" or "poll"
-	why      string // why it polls
+	mode     string         // "watch" or "poll"
+	why      string         // why it polls
 	watched  map[string]int // watched folders and the watches each costs
 	cost     int            // the watches in use
 	batch    map[string]bool
