@@ -83,7 +83,7 @@ wine_cli='^(TestTurnLogDiffRewindUndo|TestConflictRefusedThenForced|TestForcedUn
 wine_lsp='^(TestTwoTurnSession|TestUTF8Rewind|TestDirtyBufferConflict|TestStaleVersion|TestBinaryBadInputAndExit|TestBinaryExitWithoutShutdown|TestBinaryStrictJSONRPC|TestMultiRoot|TestRootURIFallback|TestEchoesAreNotTurns|TestInitializeGolden|TestLifecycleErrors|TestHistoryContentAndCodeActions|TestRevertTurnInEditor|TestCancelRequest|TestProgress)$'
 windows() {
   scripts/wine.sh ./osfile ./rootfs ./store ./journal &&
-    scripts/wine.sh -run '^TestWriteHeldFile$' ./snapshot &&
+    scripts/wine.sh -run '^(TestWriteHeldFile|TestKindOfStatKeepsRecordedExec)$' ./snapshot &&
     scripts/wine.sh -run "$wine_cli" ./cmd/rewind-lsp &&
     scripts/wine.sh -run "$wine_lsp" ./lsp
 }
