@@ -16,6 +16,7 @@ type BlameArgs struct {
 
 // BlameResult is the result of rewind.blame.
 type BlameResult struct {
+	// Ranges are the runs of lines agent turns wrote, in order; other lines are absent.
 	Ranges []BlameRange `json:"ranges"`
 }
 
@@ -23,15 +24,24 @@ type BlameResult struct {
 // agent turn wrote and nobody changed since: lines StartLine to EndLine
 // (0-based, end exclusive, as LSP counts lines).
 type BlameRange struct {
-	StartLine int    `json:"startLine"`
-	EndLine   int    `json:"endLine"`
-	Turn      int    `json:"turn"`
-	Entry     string `json:"entry"` // the turn's start entry
-	Prompt    string `json:"prompt"`
-	Session   string `json:"session"`
-	Agent     string `json:"agent"`
-	Source    string `json:"source"`
-	Time      string `json:"time"` // when the turn ended
+	// StartLine is the first line of the run (0-based).
+	StartLine int `json:"startLine"`
+	// EndLine is the line after the run.
+	EndLine int `json:"endLine"`
+	// Turn is the number of the turn that wrote the lines.
+	Turn  int    `json:"turn"`
+	Entry string `json:"entry"` // the turn's start entry
+	// Prompt is the turn's prompt.
+	Prompt string `json:"prompt"`
+	// Session is the turn's agent session.
+	Session string `json:"session"`
+	// Agent is the session's agent.
+	Agent string `json:"agent"`
+	// Source is who opened the turn.
+	Source string `json:"source"`
+	Time   string `json:"time"` // when the turn ended
+	// Age is how long ago the turn ended, in words (Age).
+	Age string `json:"age,omitempty"`
 }
 
 // Blame tells which agent turn wrote each line of a file's current content
@@ -61,6 +71,7 @@ func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) 
 		if t.End != nil {
 			br.Time = stamp(t.End.Time)
 		}
+		br.Age = ageOf(br.Time)
 		out.Ranges = append(out.Ranges, br)
 	}
 	return out, nil

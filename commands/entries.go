@@ -1,12 +1,14 @@
 package commands
 
+//go:generate go run ./protogen -root ..
+
 import "context"
 
 // The command set, each command defined once (docs/PROTOCOL.md,
 // "Commands"). A new command is a Service method, its argument and result
 // types, and one entry here; then `go generate ./commands` refreshes the
 // editors' protocol files and docs/PROTOCOL.md
-// (docs/ARCHITECTURE.md, "Adding a command").
+// (docs/ARCHITECTURE.md, "Where a new command goes").
 
 // Names of the public commands, the editors' protocol.
 const (

@@ -12,16 +12,20 @@ import (
 // session started (a hook's SessionStart).
 type RecordSessionArgs struct {
 	Scope
+	// Session is the agent's session id.
 	Session string `json:"session"`
 	// Source is how the session started, as the agent says ("startup",
 	// "resume").
-	Source     string `json:"source,omitempty"`
-	Agent      string `json:"agent,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Agent names the session's agent ("claude-code").
+	Agent string `json:"agent,omitempty"`
+	// Transcript is the session's conversation file.
 	Transcript string `json:"transcript,omitempty"`
 }
 
 // RecordSessionResult is the result of rewind.recordSession.
 type RecordSessionResult struct {
+	// Entry is the session entry.
 	Entry string `json:"entry"`
 }
 
@@ -38,12 +42,14 @@ func (s *Service) RecordSession(ctx context.Context, a RecordSessionArgs) (*Reco
 // NoticesArgs is the argument of rewind.notices.
 type NoticesArgs struct {
 	Scope
+	// Session is the agent session to tell.
 	Session string `json:"session"`
 }
 
 // NoticesResult is the result of rewind.notices: the words for the agent,
 // "" when the session has nothing to hear.
 type NoticesResult struct {
+	// Text is what to tell the agent.
 	Text string `json:"text"`
 }
 
@@ -66,8 +72,11 @@ func (s *Service) Notices(ctx context.Context, a NoticesArgs) (*NoticesResult, e
 // GCArgs is the argument of rewind.gc; a zero limit is no limit.
 type GCArgs struct {
 	Scope
-	MaxSnapshots int     `json:"maxSnapshots,omitempty"`
-	MaxAgeDays   float64 `json:"maxAgeDays,omitempty"`
+	// MaxSnapshots keeps at most the newest N snapshots.
+	MaxSnapshots int `json:"maxSnapshots,omitempty"`
+	// MaxAgeDays drops snapshots referenced last more than this many days
+	// ago.
+	MaxAgeDays float64 `json:"maxAgeDays,omitempty"`
 	// MaxStoreBytes is the store budget to keep within: 0 is the budget of
 	// the process that runs the gc (a running server's), < 0 none.
 	MaxStoreBytes int64 `json:"maxStoreBytes,omitempty"`
@@ -102,9 +111,12 @@ type FsckArgs struct {
 // damage it found, and notes that are no damage (a torn pack tail a crash
 // left, a torn journal line set aside).
 type FsckResult struct {
-	Store    string              `json:"store"`
+	// Store is the store verified.
+	Store string `json:"store"`
+	// Problems are the damage found, each naming where.
 	Problems []workspace.Problem `json:"problems"`
-	Notes    []string            `json:"notes,omitempty"`
+	// Notes are findings that are no damage.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Fsck verifies every journal line, every stored object against its id,

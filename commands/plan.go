@@ -44,8 +44,10 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 	if out.Diff != nil {
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
-			p.Files = append(p.Files, PlanFile{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed,
-				Binary: op.Binary, Conflict: op.Conflict, Via: op.Via, Kind: op.ContentKind(), Mode: op.ModeChange()})
+			f := PlanFile{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed,
+				Binary: op.Binary, Conflict: op.Conflict, Via: op.Via, Kind: op.ContentKind(), Mode: op.ModeChange()}
+			f.What = What(f.Added, f.Removed, f.Kind, f.Mode)
+			p.Files = append(p.Files, f)
 		}
 		for _, sk := range out.Diff.Skipped {
 			p.Skipped = append(p.Skipped, Skipped{Path: sk.Path, Reason: sk.Reason})

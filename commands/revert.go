@@ -13,11 +13,16 @@ import (
 // turn of one agent session (Session).
 type RevertArgs struct {
 	Scope
-	Target  string   `json:"target,omitempty"`
-	Session string   `json:"session,omitempty"`
-	Paths   []string `json:"paths,omitempty"`
-	Range   *Range   `json:"range,omitempty"`
-	DryRun  bool     `json:"dryRun,omitempty"`
+	// Target is the turn to take back (3, turn:3, ~1).
+	Target string `json:"target,omitempty"`
+	// Session takes back every turn of that agent session instead.
+	Session string `json:"session,omitempty"`
+	// Paths limit the revert to these files.
+	Paths []string `json:"paths,omitempty"`
+	// Range, with exactly one path, limits it to the turn's hunks it overlaps.
+	Range *Range `json:"range,omitempty"`
+	// DryRun changes nothing; the plan says what would change.
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // Revert takes back the changes of one turn, or of one session's turns,

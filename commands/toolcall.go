@@ -9,20 +9,26 @@ import (
 // ToolCallArgs is one tool call of an agent session.
 type ToolCallArgs struct {
 	Scope
+	// Session is the agent session of the call.
 	Session string `json:"session"`
-	Tool    string `json:"tool"`
+	// Tool is the tool's name ("Write", "Bash").
+	Tool string `json:"tool"`
+	// ToolUse is the agent's id of the call, which pairs its pre and post.
 	ToolUse string `json:"toolUse,omitempty"`
 	Phase   string `json:"phase"` // pre or post
-	// Paths are the root-relative files the call wrote; Capture asks for a
-	// capture instead (a shell command may write anything).
-	Paths   []string `json:"paths,omitempty"`
-	Capture bool     `json:"capture,omitempty"`
+	// Paths are the root-relative files the call wrote.
+	Paths []string `json:"paths,omitempty"`
+	// Capture asks for a capture instead of Paths (a shell command may
+	// write anything).
+	Capture bool `json:"capture,omitempty"`
 }
 
 // ToolCallResult says what was recorded: the tool entry ("" when there was
 // nothing to record) and, for a finished call, the files it wrote.
 type ToolCallResult struct {
-	Entry string   `json:"entry"`
+	// Entry is the tool entry ("" when there was nothing to record).
+	Entry string `json:"entry"`
+	// Files are the files a finished call wrote.
 	Files []string `json:"files"`
 }
 

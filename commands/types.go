@@ -5,114 +5,166 @@ import "github.com/rewind-lsp/rewind-lsp/journal"
 // Scope selects a workspace root when a server has several. Every argument
 // struct embeds it; the single-root command line ignores it.
 type Scope struct {
+	// Root selects the workspace root by its path or file:// URI.
 	Root string `json:"root,omitempty"`
-	URI  string `json:"uri,omitempty"`
+	// URI names a file (a file:// URI or a root-relative path); without Root, its root is the one selected.
+	URI string `json:"uri,omitempty"`
 }
 
 // CheckpointArgs is the argument of rewind.checkpoint.
 type CheckpointArgs struct {
 	Scope
+	// Label names the checkpoint, so @label targets it; labeled checkpoints are never dropped by gc.
 	Label string `json:"label,omitempty"`
-	Goal  string `json:"goal,omitempty"`
+	// Goal says what the checkpoint is for.
+	Goal string `json:"goal,omitempty"`
 }
 
 // CheckpointResult is the result of rewind.checkpoint.
 type CheckpointResult struct {
-	Entry    string       `json:"entry"`
+	// Entry is the journal entry of the checkpoint.
+	Entry string `json:"entry"`
+	// Snapshot is the snapshot captured.
 	Snapshot journal.Snap `json:"snapshot"`
-	Files    int          `json:"files"`
+	// Files counts the files in the snapshot.
+	Files int `json:"files"`
 }
 
 // TurnStartArgs is the argument of rewind.turnStart.
 type TurnStartArgs struct {
 	Scope
-	Prompt  string `json:"prompt,omitempty"`
+	// Prompt is what the agent was asked.
+	Prompt string `json:"prompt,omitempty"`
+	// Session is the agent session whose turn this is; one turn is open per session.
 	Session string `json:"session,omitempty"`
 	// Source is who opened the turn: "hook", "cli", "editor" or "auto".
 	// Not part of the wire contract; set by the caller.
 	Source string `json:"-"`
-	// Agent names the session's agent ("claude-code"); Transcript is its
-	// conversation file and ForkBytes/ForkUUID the transcript's fork point
-	// before this prompt. Set by agent hooks.
-	Agent      string `json:"agent,omitempty"`
+	// Agent names the session's agent ("claude-code"); set by agent hooks,
+	// like the transcript fields.
+	Agent string `json:"agent,omitempty"`
+	// Transcript is the session's conversation file.
 	Transcript string `json:"transcript,omitempty"`
-	ForkBytes  int64  `json:"forkBytes,omitempty"`
-	ForkUUID   string `json:"forkUuid,omitempty"`
+	// ForkBytes is the transcript's length before this prompt: where a
+	// conversation rewind to this turn cuts it.
+	ForkBytes int64 `json:"forkBytes,omitempty"`
+	// ForkUUID is the id of the transcript's last entry before this prompt.
+	ForkUUID string `json:"forkUuid,omitempty"`
 	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
 	PromptID string `json:"promptId,omitempty"`
 }
 
 // TurnStartResult is the result of rewind.turnStart.
 type TurnStartResult struct {
-	Entry    string       `json:"entry"`
-	Turn     int          `json:"turn"`
+	// Entry is the turn's start entry, which names the turn.
+	Entry string `json:"entry"`
+	// Turn is the turn's number on the active branch.
+	Turn int `json:"turn"`
+	// Snapshot is the state before the turn.
 	Snapshot journal.Snap `json:"snapshot"`
 }
 
 // TurnEndArgs is the argument of rewind.turnEnd.
 type TurnEndArgs struct {
 	Scope
+	// Summary says what the turn did.
 	Summary string `json:"summary,omitempty"`
+	// Session is the agent session whose turn ends.
 	Session string `json:"session,omitempty"`
-	// ForkBytes/ForkUUID: the transcript when the turn ended (agent hooks).
-	ForkBytes int64  `json:"forkBytes,omitempty"`
-	ForkUUID  string `json:"forkUuid,omitempty"`
+	// ForkBytes is the transcript's length when the turn ended (agent
+	// hooks).
+	ForkBytes int64 `json:"forkBytes,omitempty"`
+	// ForkUUID is the id of the transcript's last entry then.
+	ForkUUID string `json:"forkUuid,omitempty"`
 }
 
 // TurnEndResult is the result of rewind.turnEnd. Entry is empty and Turn 0
 // when no turn was open (nothing is recorded then).
 type TurnEndResult struct {
-	Entry    string       `json:"entry"`
-	Turn     int          `json:"turn"`
+	// Entry is the turn's end entry.
+	Entry string `json:"entry"`
+	// Turn is the number of the turn that ended.
+	Turn int `json:"turn"`
+	// Snapshot is the state after the turn.
 	Snapshot journal.Snap `json:"snapshot"`
-	Changed  []FileChange `json:"changed"`
+	// Changed lists the files the turn changed.
+	Changed []FileChange `json:"changed"`
 }
 
 // FileChange is one file a turn changed, with line counts.
 type FileChange struct {
-	Path    string `json:"path"`
-	Change  string `json:"change"` // create, modify, delete
-	Added   int    `json:"added"`
+	// Path is the file, relative to the root.
+	Path   string `json:"path"`
+	Change string `json:"change"` // create, modify, delete
+	// Added counts the lines added.
+	Added int `json:"added"`
+	// Removed counts the lines removed.
 	Removed int    `json:"removed"`
 	Kind    string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
 	Mode    string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changed
+	// What says the change in words, as every client shows it: "+3 -1",
+	// "binary", "symlink", "mode +x" (What).
+	What string `json:"what,omitempty"`
 }
 
 // ListArgs is the argument of rewind.list.
 type ListArgs struct {
 	Scope
-	Limit int  `json:"limit,omitempty"`
-	All   bool `json:"all,omitempty"`
+	// Limit keeps only the latest Limit of each list (0: all).
+	Limit int `json:"limit,omitempty"`
+	// All includes the turns of abandoned branches.
+	All bool `json:"all,omitempty"`
 }
 
 // ListResult is the result of rewind.list; every list is oldest first.
 type ListResult struct {
-	Turns       []TurnInfo       `json:"turns"`
+	// Turns are the turns of the active branch (with all, of every branch).
+	Turns []TurnInfo `json:"turns"`
+	// Checkpoints are the checkpoints of the active branch.
 	Checkpoints []CheckpointInfo `json:"checkpoints"`
-	Rewinds     []RewindInfo     `json:"rewinds"`
-	Summaries   []SummaryInfo    `json:"summaries"`
+	// Rewinds are every rewind and revert, on any branch.
+	Rewinds []RewindInfo `json:"rewinds"`
+	// Summaries are the reports kept.
+	Summaries []SummaryInfo `json:"summaries"`
 }
 
 // SummaryInfo is one report kept as a summary entry: of a rewind that
 // carried one, or of mode summarize. Target is the target as written.
 type SummaryInfo struct {
-	Entry  string `json:"entry"`
+	// Entry is the summary entry.
+	Entry string `json:"entry"`
+	// Target is the rewind's target as it was written ("3", "@label").
 	Target string `json:"target"`
+	// Report is what was learnt on the abandoned path.
 	Report string `json:"report"`
-	Time   string `json:"time"`
+	// Time is when the report was kept (RFC 3339).
+	Time string `json:"time"`
+	// Age is how long ago Time was, in words (Age).
+	Age string `json:"age,omitempty"`
 }
 
 // TurnInfo describes one turn.
 type TurnInfo struct {
-	Turn    int          `json:"turn"`
-	Entry   string       `json:"entry"`
-	Prompt  string       `json:"prompt"`
-	Summary string       `json:"summary"`
-	Started string       `json:"started"`
-	Ended   string       `json:"ended"` // empty while the turn is open
-	Source  string       `json:"source"`
-	Session string       `json:"session,omitempty"`
-	Agent   string       `json:"agent,omitempty"`
+	// Turn is the turn's number on its branch.
+	Turn int `json:"turn"`
+	// Entry is the turn's start entry, which names the turn.
+	Entry string `json:"entry"`
+	// Prompt is what the agent was asked.
+	Prompt string `json:"prompt"`
+	// Summary says what the turn did, when its end said so.
+	Summary string `json:"summary"`
+	// Started is when the turn started (RFC 3339).
+	Started string `json:"started"`
+	Ended   string `json:"ended"` // empty while the turn is open
+	// Age is how long ago the turn started, in words ("5m ago", Age).
+	Age string `json:"age,omitempty"`
+	// Source is who opened the turn: "hook", "cli", "editor", "mcp" or "auto".
+	Source string `json:"source"`
+	// Session is the agent session that ran the turn, when a hook said so.
+	Session string `json:"session,omitempty"`
+	// Agent is the session's agent ("claude-code", "codex", "gemini", "copilot").
+	Agent string `json:"agent,omitempty"`
+	// Changed lists the files the turn changed (empty while it is open).
 	Changed []FileChange `json:"changed"`
 	// Abandoned is true for turns off the active branch (only with all).
 	Abandoned bool `json:"abandoned,omitempty"`
@@ -120,54 +172,82 @@ type TurnInfo struct {
 
 // CheckpointInfo describes one checkpoint.
 type CheckpointInfo struct {
-	Entry    string       `json:"entry"`
-	Label    string       `json:"label"`
-	Goal     string       `json:"goal"`
-	Time     string       `json:"time"`
+	// Entry is the checkpoint's entry.
+	Entry string `json:"entry"`
+	// Label is the checkpoint's label ("" for none).
+	Label string `json:"label"`
+	// Goal says what the checkpoint is for.
+	Goal string `json:"goal"`
+	// Time is when it was captured (RFC 3339).
+	Time string `json:"time"`
+	// Snapshot is the state captured.
 	Snapshot journal.Snap `json:"snapshot"`
+	// Age is how long ago Time was, in words (Age).
+	Age string `json:"age,omitempty"`
 }
 
 // RewindInfo describes one rewind.
 type RewindInfo struct {
-	Entry  string `json:"entry"`
+	// Entry is the rewind's entry.
+	Entry string `json:"entry"`
+	// Target is the target as it was written; for a revert, its turn.
 	Target string `json:"target"`
-	Mode   string `json:"mode"`
-	Time   string `json:"time"`
-	Undone bool   `json:"undone"`
+	// Mode is the rewind mode, or "revert".
+	Mode string `json:"mode"`
+	// Time is when it happened (RFC 3339).
+	Time string `json:"time"`
+	// Undone is true once an undo took it back.
+	Undone bool `json:"undone"`
 	// Applied is false for a rewind the editor did not apply.
 	Applied bool `json:"applied"`
-	// Agent and Session name the agent whose own rewind this records
-	// (Claude Code's Esc Esc); Files are what rewind-lsp restored, Kept
-	// what it left alone (changed since by someone else), Offered what a
-	// code rewind to the target would still restore when the agent
-	// restored no file (the editors offer it).
-	Agent   string   `json:"agent,omitempty"`
-	Session string   `json:"session,omitempty"`
-	Turn    int      `json:"turn,omitempty"`
-	Prompt  string   `json:"prompt,omitempty"`
-	Files   []string `json:"files,omitempty"`
-	Kept    []string `json:"kept,omitempty"`
+	// Agent names the agent whose own rewind this records (Claude Code's
+	// Esc Esc); the fields up to Offered are set only then.
+	Agent string `json:"agent,omitempty"`
+	// Session is that agent's session.
+	Session string `json:"session,omitempty"`
+	// Turn is the turn the agent went back to before.
+	Turn int `json:"turn,omitempty"`
+	// Prompt is that turn's prompt.
+	Prompt string `json:"prompt,omitempty"`
+	// Files are what rewind-lsp restored beside the agent's own files.
+	Files []string `json:"files,omitempty"`
+	// Kept are the files it left alone (changed since by someone else).
+	Kept []string `json:"kept,omitempty"`
+	// Offered are what a code rewind to the target would still restore
+	// when the agent restored no file (the editors offer it).
 	Offered []string `json:"offered,omitempty"`
+	// Age is how long ago Time was, in words (Age).
+	Age string `json:"age,omitempty"`
 }
 
 // PreviewArgs is the argument of rewind.preview.
 type PreviewArgs struct {
 	Scope
-	Target string   `json:"target"`
-	Mode   string   `json:"mode,omitempty"`
-	Paths  []string `json:"paths,omitempty"`
-	Range  *Range   `json:"range,omitempty"`
+	// Target is where to go (docs/PROTOCOL.md, "Targets").
+	Target string `json:"target"`
+	// Mode is the rewind mode (default "code").
+	Mode string `json:"mode,omitempty"`
+	// Paths limit the plan to these files (root-relative paths or file:// URIs).
+	Paths []string `json:"paths,omitempty"`
+	// Range, with exactly one path, limits the plan to the changed hunks it overlaps.
+	Range *Range `json:"range,omitempty"`
 }
 
 // RewindArgs is the argument of rewind.rewind.
 type RewindArgs struct {
 	Scope
-	Target string   `json:"target"`
-	Mode   string   `json:"mode,omitempty"`
-	Paths  []string `json:"paths,omitempty"`
-	Range  *Range   `json:"range,omitempty"`
-	Force  bool     `json:"force,omitempty"`
-	Report string   `json:"report,omitempty"`
+	// Target is where to go (docs/PROTOCOL.md, "Targets").
+	Target string `json:"target"`
+	// Mode is the rewind mode (default "code").
+	Mode string `json:"mode,omitempty"`
+	// Paths limit the rewind to these files (root-relative paths or file:// URIs).
+	Paths []string `json:"paths,omitempty"`
+	// Range, with exactly one path, limits the rewind to the changed hunks it overlaps.
+	Range *Range `json:"range,omitempty"`
+	// Force overwrites conflicts (files changed since they were recorded).
+	Force bool `json:"force,omitempty"`
+	// Report is what was learnt on the abandoned path; it is kept as a summary entry.
+	Report string `json:"report,omitempty"`
 	// OwnSince is an entry id (an agent's checkpoint): the changes made
 	// since it count as the caller's own, except files the editor saved
 	// since or holds unsaved — those stay conflicts. Used by the MCP
@@ -178,15 +258,20 @@ type RewindArgs struct {
 // UndoArgs is the argument of rewind.undo.
 type UndoArgs struct {
 	Scope
+	// Force overwrites files changed since the rewind.
 	Force bool `json:"force,omitempty"`
 }
 
 // RewindResult is the result of rewind.rewind and rewind.undo.
 type RewindResult struct {
-	Applied       bool   `json:"applied"`
+	// Applied is true once the editor applied the edit and every via-disk file was written.
+	Applied bool `json:"applied"`
+	// FailureReason says why the rewind was not applied.
 	FailureReason string `json:"failureReason,omitempty"`
-	Entry         string `json:"entry"`
-	Plan          *Plan  `json:"plan"`
+	// Entry is the rewind's journal entry ("" when nothing was recorded).
+	Entry string `json:"entry"`
+	// Plan is what the rewind did, or would have done.
+	Plan *Plan `json:"plan"`
 	// Conversation is set by a rewind with mode conversation or both: the
 	// agent's conversation it rewound, or why only the journal moved.
 	Conversation *ConversationResult `json:"conversation,omitempty"`
@@ -198,41 +283,61 @@ type RewindResult struct {
 // that resumes it; or Agent is empty and Reason says why only rewind-lsp's
 // journal moved back.
 type ConversationResult struct {
-	Agent      string `json:"agent"`
-	Session    string `json:"session,omitempty"`
+	// Agent is the agent whose conversation was forked ("" when none was).
+	Agent string `json:"agent"`
+	// Session is the new, forked session.
+	Session string `json:"session,omitempty"`
+	// Transcript is the forked conversation's file.
 	Transcript string `json:"transcript,omitempty"`
-	Resume     string `json:"resume,omitempty"`
-	Reason     string `json:"reason,omitempty"`
+	// Resume is the command that continues the forked conversation ("claude --resume <id>").
+	Resume string `json:"resume,omitempty"`
+	// Reason says why only the journal moved.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Range is an LSP range; only its lines matter to a hunk rewind.
 type Range struct {
+	// Start is the first position of the range.
 	Start Position `json:"start"`
-	End   Position `json:"end"`
+	// End is the position after the range.
+	End Position `json:"end"`
 }
 
 // Position is an LSP position.
 type Position struct {
-	Line      int `json:"line"`
+	// Line is 0-based.
+	Line int `json:"line"`
+	// Character is 0-based, in the negotiated position encoding.
 	Character int `json:"character"`
 }
 
 // Plan is what a rewind would do (docs/PROTOCOL.md, "The plan").
 type Plan struct {
-	Target       PlanTarget   `json:"target"`
-	Mode         string       `json:"mode"`
-	Files        []PlanFile   `json:"files"`
-	Skipped      []Skipped    `json:"skipped"`
+	// Target names the state the rewind goes to.
+	Target PlanTarget `json:"target"`
+	// Mode is the rewind mode.
+	Mode string `json:"mode"`
+	// Files are the files the rewind changes, by path.
+	Files []PlanFile `json:"files"`
+	// Skipped are the files it leaves alone because their content was not captured.
+	Skipped []Skipped `json:"skipped"`
+	// Conversation is what it does to the conversation.
 	Conversation Conversation `json:"conversation"`
-	Diff         string       `json:"diff"`
+	// Diff is the unified diff from the current state to the target, paths relative to the root.
+	Diff string `json:"diff"`
 }
 
 // PlanTarget names the state a rewind goes to.
 type PlanTarget struct {
-	ID       string       `json:"id"`
-	Turn     int          `json:"turn"`
-	Label    string       `json:"label"`
-	Prompt   string       `json:"prompt"`
+	// ID is the target entry.
+	ID string `json:"id"`
+	// Turn is the target turn's number (0 for a checkpoint).
+	Turn int `json:"turn"`
+	// Label is the target checkpoint's label.
+	Label string `json:"label"`
+	// Prompt is the target turn's prompt.
+	Prompt string `json:"prompt"`
+	// Snapshot is the state the rewind restores.
 	Snapshot journal.Snap `json:"snapshot"`
 	// Kind is the kind of the target entry: "turnStart" (the state before
 	// the turn), "turnEnd", "checkpoint", or "rewind" for an undo.
@@ -241,15 +346,22 @@ type PlanTarget struct {
 
 // PlanFile is one file a rewind changes.
 type PlanFile struct {
-	Path     string `json:"path"`
-	Change   string `json:"change"` // modify, create, delete
-	Added    int    `json:"added"`
-	Removed  int    `json:"removed"`
-	Binary   bool   `json:"binary"`
+	// Path is the file, relative to the root.
+	Path   string `json:"path"`
+	Change string `json:"change"` // modify, create, delete
+	// Added counts the lines the rewind adds to the file.
+	Added int `json:"added"`
+	// Removed counts the lines it removes.
+	Removed int `json:"removed"`
+	// Binary is true for binary or invalid UTF-8 content (no line counts).
+	Binary bool `json:"binary"`
+	// Conflict is true when the file changed since it was recorded: it is left alone unless forced.
 	Conflict bool   `json:"conflict"`
 	Via      string `json:"via"`            // edit, disk
 	Kind     string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
 	Mode     string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changes
+	// What says the change in words, as every client shows it (What).
+	What string `json:"what,omitempty"`
 	// Overlaps, in a revert's plan, names who changed the file since the
 	// reverted turn where that turn's change lies ("turn N" or "user"):
 	// the file is in conflict and the revert is refused.
@@ -258,12 +370,15 @@ type PlanFile struct {
 
 // Skipped is a file a rewind leaves alone because its content was not captured.
 type Skipped struct {
-	Path   string `json:"path"`
+	// Path is the file, relative to the root.
+	Path string `json:"path"`
+	// Reason says why its content was not captured.
 	Reason string `json:"reason"`
 }
 
 // Conversation is the conversation part of a plan.
 type Conversation struct {
+	// EntriesAffected counts the journal entries the conversation part moves off the active branch.
 	EntriesAffected int `json:"entriesAffected"`
 }
 
@@ -274,20 +389,27 @@ type FileHistoryArgs struct {
 
 // FileHistoryResult is the result of rewind.fileHistory, oldest first.
 type FileHistoryResult struct {
+	// History lists the turns that changed the file, oldest first.
 	History []FileHistoryItem `json:"history"`
 }
 
 // FileHistoryItem is one turn that changed the file.
 type FileHistoryItem struct {
-	Turn     int          `json:"turn"`
-	Entry    string       `json:"entry"`
-	Change   string       `json:"change"`
-	Added    int          `json:"added"`
+	// Turn is the turn's number.
+	Turn int `json:"turn"`
+	// Entry is the turn's start entry.
+	Entry string `json:"entry"`
+	// Change is what the turn did to the file: create, modify or delete.
+	Change string `json:"change"`
+	// Added counts the lines the turn added.
+	Added int `json:"added"`
+	// Removed counts the lines the turn removed.
 	Removed  int          `json:"removed"`
 	Snapshot journal.Snap `json:"snapshot"` // the turn's start snapshot: the file before the turn
 	// EndSnapshot is the turn's end snapshot (the file after the turn).
 	EndSnapshot journal.Snap `json:"endSnapshot,omitzero"`
-	Prompt      string       `json:"prompt,omitempty"`
+	// Prompt is the turn's prompt.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // StatusArgs is the argument of rewind.status.
@@ -297,11 +419,16 @@ type StatusArgs struct {
 
 // StatusResult is the result of rewind.status.
 type StatusResult struct {
-	Root       string `json:"root"`
-	Store      string `json:"store"`
-	Turns      int    `json:"turns"`
-	Snapshots  int    `json:"snapshots"`
-	StoreBytes int64  `json:"storeBytes"`
+	// Root is the workspace root.
+	Root string `json:"root"`
+	// Store is the root's store folder.
+	Store string `json:"store"`
+	// Turns counts the turns of the active branch.
+	Turns int `json:"turns"`
+	// Snapshots counts the snapshots the journal names.
+	Snapshots int `json:"snapshots"`
+	// StoreBytes is the size of the store's objects.
+	StoreBytes int64 `json:"storeBytes"`
 	// Watching is true while file-system notifications feed captures; false
 	// when a running server polls, or on the command line.
 	Watching bool `json:"watching"`
@@ -309,23 +436,33 @@ type StatusResult struct {
 	WatchMode string `json:"watchMode"`
 	// PollReason says why a running server rescans the root instead of
 	// watching it (the folders outnumber the kernel's watch limit, ...).
-	PollReason string    `json:"pollReason,omitempty"`
-	OpenTurn   *OpenTurn `json:"openTurn"`
+	PollReason string `json:"pollReason,omitempty"`
+	// OpenTurn is the open turn, or null.
+	OpenTurn *OpenTurn `json:"openTurn"`
 	// LastCaptureMs is the duration of the last capture this process made.
 	LastCaptureMs float64 `json:"lastCaptureMs"`
 	// MaxStoreBytes is the budget automatic retention keeps the store's
-	// objects within (0: none); MaxAgeDays the age past which unpinned
-	// snapshots are dropped (0: none).
-	MaxStoreBytes int64   `json:"maxStoreBytes"`
-	MaxAgeDays    float64 `json:"maxAgeDays"`
+	// objects within (0: none).
+	MaxStoreBytes int64 `json:"maxStoreBytes"`
+	// MaxAgeDays is the age past which unpinned snapshots are dropped (0:
+	// none).
+	MaxAgeDays float64 `json:"maxAgeDays"`
 }
 
 // OpenTurn describes the turn that is open, if any.
 type OpenTurn struct {
-	Turn    int    `json:"turn"`
-	Entry   string `json:"entry"`
-	Prompt  string `json:"prompt"`
-	Source  string `json:"source"`
+	// Turn is the open turn's number.
+	Turn int `json:"turn"`
+	// Entry is its start entry.
+	Entry string `json:"entry"`
+	// Prompt is what the agent was asked.
+	Prompt string `json:"prompt"`
+	// Source is who opened it.
+	Source string `json:"source"`
+	// Session is its agent session.
 	Session string `json:"session,omitempty"`
+	// Started is when it started (RFC 3339).
 	Started string `json:"started"`
+	// Age is how long ago the turn started, in words (Age).
+	Age string `json:"age,omitempty"`
 }

@@ -91,7 +91,7 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 		who = append(who, "via "+r.Source)
 	}
 	if !s.caps.hoverMarkdown {
-		text := fmt.Sprintf("Agent turn %d (%s)", r.Turn, commands.Age(r.Time))
+		text := fmt.Sprintf("Agent turn %d (%s)", r.Turn, r.Age)
 		if prompt != "" {
 			text += ": " + prompt
 		}
@@ -101,7 +101,7 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 		return markupContent{Kind: "plaintext", Value: text}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Agent turn %d** · %s", r.Turn, commands.Age(r.Time))
+	fmt.Fprintf(&b, "**Agent turn %d** · %s", r.Turn, r.Age)
 	if prompt != "" {
 		fmt.Fprintf(&b, "\n\n> %s", markdownEscape(prompt))
 	}

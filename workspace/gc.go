@@ -35,10 +35,14 @@ const pinnedRewinds = 10
 
 // GCReport says what gc dropped.
 type GCReport struct {
-	SnapshotsKept    int        `json:"snapshotsKept"`
+	// SnapshotsKept counts the snapshots kept.
+	SnapshotsKept int `json:"snapshotsKept"`
+	// SnapshotsDropped are the snapshots whose content was dropped.
 	SnapshotsDropped []store.ID `json:"snapshotsDropped"`
-	ObjectsRemoved   int        `json:"objectsRemoved"`
-	BytesFreed       int64      `json:"bytesFreed"`
+	// ObjectsRemoved counts the objects removed.
+	ObjectsRemoved int `json:"objectsRemoved"`
+	// BytesFreed is the space freed.
+	BytesFreed int64 `json:"bytesFreed"`
 	// StoreBytes is the store's size after gc.
 	StoreBytes int64 `json:"storeBytes"`
 	// Damaged lists objects found damaged while repacking (left out of
@@ -243,7 +247,8 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 type Problem struct {
 	What  string `json:"what"`  // "journal", "object", "snapshot"
 	Where string `json:"where"` // a line, an object path, an entry
-	Err   string `json:"error"`
+	// Err says what is wrong.
+	Err string `json:"error"`
 }
 
 func (p Problem) String() string { return fmt.Sprintf("%s %s: %s", p.What, p.Where, p.Err) }
@@ -252,6 +257,7 @@ func (p Problem) String() string { return fmt.Sprintf("%s %s: %s", p.What, p.Whe
 // torn pack tail a crash left, which is ignored; a torn journal line an
 // append set aside, named once).
 type FsckReport struct {
+	// Problems are the damage found.
 	Problems []Problem `json:"problems"`
 	Notes    []string  `json:"notes,omitempty"`
 }

@@ -77,26 +77,9 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// what describes one file's change for people: its line counts, or its
-// kind when line counts do not apply ("binary", "symlink"), and a change
-// of the executable bit ("mode +x").
-func what(added, removed int, kind, mode string) string {
-	s := kind
-	if s == "" && (added != 0 || removed != 0 || mode == "") {
-		s = fmt.Sprintf("+%d -%d", added, removed)
-	}
-	if mode != "" {
-		if s != "" {
-			s += " "
-		}
-		s += "mode " + mode
-	}
-	return s
-}
-
 func printChanges(w io.Writer, cs []commands.FileChange) {
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %s %s  %s\n", changeLetter[c.Change], c.Path, what(c.Added, c.Removed, c.Kind, c.Mode))
+		fmt.Fprintf(w, "  %s %s  %s\n", changeLetter[c.Change], c.Path, commands.What(c.Added, c.Removed, c.Kind, c.Mode))
 	}
 }
 
@@ -241,7 +224,7 @@ func printPlan(w io.Writer, p *commands.Plan, verb string) {
 		if f.Conflict {
 			flags += " CONFLICT (edited since recorded)"
 		}
-		fmt.Fprintf(w, "  %s %s  %s%s\n", changeLetter[f.Change], f.Path, what(f.Added, f.Removed, kind, f.Mode), flags)
+		fmt.Fprintf(w, "  %s %s  %s%s\n", changeLetter[f.Change], f.Path, commands.What(f.Added, f.Removed, kind, f.Mode), flags)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)

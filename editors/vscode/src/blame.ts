@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { describeError, RewindClient } from './client';
 import { emit } from './events';
-import type { BlameRange } from './protocol';
+import { Command, type BlameRange } from './protocol';
 import { blameHoverMarkdown, blameNote, commandUri } from './revertFormat';
 import { toRootRelative } from './uris';
 
@@ -77,7 +77,7 @@ export class BlameController implements vscode.Disposable {
     const version = doc.version;
     let ranges: BlameRange[];
     try {
-      ranges = (await this.client.command('rewind.blame', { root: root.uri.fsPath, uri: doc.uri.toString() })).ranges ?? [];
+      ranges = (await this.client.command(Command.blame, { root: root.uri.fsPath, uri: doc.uri.toString() })).ranges ?? [];
     } catch (err) {
       this.client.output.appendLine(`blame of ${doc.uri.fsPath}: ${describeError(err)}`);
       return;

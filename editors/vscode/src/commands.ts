@@ -8,7 +8,7 @@ import { config } from './config';
 import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
 import { agentRewindMessage, ConflictChoice, conflictPrompt, conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
-import type { AgentRewindParams, Plan, RewindMode, RewindResult } from './protocol';
+import { Command, type AgentRewindParams, type Plan, type RewindMode, type RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
 /** A target chosen in the view, so the palette flow can skip its pickers. */
@@ -98,7 +98,7 @@ export class Commands {
 
   /** pickTarget shows the turns (number and prompt, relative time, files changed) and checkpoints. */
   private async pickTarget(root: vscode.WorkspaceFolder, placeHolder: string, onlyTurns = false): Promise<Preset | undefined> {
-    const list = await this.client.command('rewind.list', { root: root.uri.fsPath });
+    const list = await this.client.command(Command.list, { root: root.uri.fsPath });
     const items = targetItems(list).filter((i) => !onlyTurns || i.kind === 'turn');
     if (items.length === 0) {
       void vscode.window.showInformationMessage(`Rewind: no agent turns recorded yet in ${root.name}.`);
@@ -139,7 +139,7 @@ export class Commands {
     const target = preset ?? (await this.pickTarget(root, 'Preview the rewind to… (the state when the turn started)'));
     if (!target) return;
     const paths = preset?.paths ? { paths: preset.paths } : {};
-    const plan = await this.client.command('rewind.preview', { root: root.uri.fsPath, target: target.target, mode: 'code', ...paths });
+    const plan = await this.client.command(Command.preview, { root: root.uri.fsPath, target: target.target, mode: 'code', ...paths });
     const n = await openPlanDiffs(root, plan);
     const binary = (plan.files ?? []).filter((f) => f.binary).length;
     if (n === 0 && binary === 0) {
@@ -166,7 +166,7 @@ export class Commands {
       if (report === undefined) return;
     }
     const rootArg = root.uri.fsPath;
-    const plan = await this.client.command('rewind.preview', { root: rootArg, target: target.target, mode, ...(preset?.paths ? { paths: preset.paths } : {}) });
+    const plan = await this.client.command(Command.preview, { root: rootArg, target: target.target, mode, ...(preset?.paths ? { paths: preset.paths } : {}) });
     const summary = summarizePlan(plan);
     emit('planShown', { target: target.target, mode, summary });
     if (summary.nothingToDo) {
@@ -199,7 +199,7 @@ export class Commands {
       { location: vscode.ProgressLocation.Notification, title: `Rewinding to ${planTargetName(plan)}…` },
       () =>
         this.client.editing({ confirm: confirmInPreview }, () =>
-          this.client.command('rewind.rewind', { root: rootArg, target: target.target, mode, force, report, ...(paths ? { paths } : {}) }),
+          this.client.command(Command.rewind, { root: rootArg, target: target.target, mode, force, report, ...(paths ? { paths } : {}) }),
         ),
     );
     await this.finish('rewound', 'rewind', result, touched, root);
@@ -227,7 +227,7 @@ export class Commands {
     if (!root) return;
     const { result, touched } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Undoing the last rewind…' },
-      () => this.client.editing({ confirm: false }, () => this.client.command('rewind.undo', { root: root.uri.fsPath })),
+      () => this.client.editing({ confirm: false }, () => this.client.command(Command.undo, { root: root.uri.fsPath })),
     );
     await this.finish('undone', 'undo', result, touched);
   }
@@ -307,7 +307,7 @@ export class Commands {
       validateInput: (v) => (/\s/.test(v.trim()) ? 'A label has no spaces' : /^[@~]/.test(v) ? 'A label does not start with @ or ~' : undefined),
     });
     if (label === undefined) return;
-    const r = await this.client.command('rewind.checkpoint', { root: root.uri.fsPath, ...(label.trim() ? { label: label.trim() } : {}) });
+    const r = await this.client.command(Command.checkpoint, { root: root.uri.fsPath, ...(label.trim() ? { label: label.trim() } : {}) });
     emit('checkpointCreated', r);
     this.timeline.refresh();
     void vscode.window.showInformationMessage(
@@ -322,7 +322,7 @@ export class Commands {
     let plan = this.turnSnapshots.get(key);
     if (!plan) {
       // The plan's target carries the snapshot taken when the turn started.
-      plan = this.client.command('rewind.preview', { root: node.root.uri.fsPath, target: targetForTurn(node.turn.turn), paths: [node.file.path] });
+      plan = this.client.command(Command.preview, { root: node.root.uri.fsPath, target: targetForTurn(node.turn.turn), paths: [node.file.path] });
       this.turnSnapshots.set(key, plan);
       plan.catch(() => this.turnSnapshots.delete(key));
     }

@@ -1,7 +1,7 @@
 // Pure presentation logic: labels, relative times, plan summaries and timeline ordering.
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
-import type { AgentRewindParams, ChangedFile, CheckpointInfo, ConversationResult, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
+import type { AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 
 /** parseTime reads an RFC 3339 string or epoch seconds/milliseconds; NaN when unreadable. */
 export function parseTime(t: unknown): number {
@@ -35,6 +35,12 @@ export function counts(added: number, removed: number): string {
   if (added) parts.push(`+${added}`);
   if (removed) parts.push(`-${removed}`);
   return parts.join(' ');
+}
+
+/** fileWords says one file's change in the server's words (`what`: "+3 -1", "binary", "symlink",
+ *  "mode +x"); from a server that predates them, its line counts. */
+export function fileWords(f: Pick<FileChange, 'added' | 'removed' | 'what'>): string {
+  return f.what ?? counts(f.added, f.removed);
 }
 
 /** plural writes "1 file", "2 files". */
@@ -78,7 +84,7 @@ export function isOpen(t: TurnInfo): boolean {
 }
 
 /** changedSummary says how many files a turn changed and the total line counts. */
-export function changedSummary(changed: ChangedFile[] | null | undefined): string {
+export function changedSummary(changed: FileChange[] | null | undefined): string {
   const files = changed ?? [];
   if (files.length === 0) return 'no files changed';
   const added = files.reduce((n, f) => n + (f.added || 0), 0);
@@ -113,10 +119,10 @@ export function turnItem(t: TurnInfo, now = Date.now()): TargetItem {
   };
 }
 
-function fileList(changed: ChangedFile[] | null | undefined, max = 4): string {
+function fileList(changed: FileChange[] | null | undefined, max = 4): string {
   const files = changed ?? [];
   if (files.length === 0) return '';
-  const names = files.slice(0, max).map((f) => `${basename(f.path)} ${counts(f.added, f.removed)}`.trim());
+  const names = files.slice(0, max).map((f) => `${basename(f.path)} ${fileWords(f)}`.trim());
   return ': ' + names.join(', ') + (files.length > max ? `, … ${files.length - max} more` : '');
 }
 
@@ -179,13 +185,14 @@ export function planTargetShort(plan: Plan): string {
 
 const changeLetter: Record<string, string> = { modify: 'M', create: 'A', delete: 'D' };
 
-/** planFileLine renders one file of a plan: "M src/auth.go +12 -30 (conflict)". */
+/** planFileLine renders one file of a plan: "M src/auth.go +12 -30 (conflict)", "A logo.png binary",
+ *  "M run.sh mode +x". */
 export function planFileLine(f: PlanFile): string {
   const notes: string[] = [];
-  if (f.binary) notes.push('binary');
+  if (f.binary && f.what === undefined) notes.push('binary');
   if (f.conflict) notes.push('conflict: edited since, left alone');
   if (f.via === 'disk') notes.push('written on disk');
-  const c = f.binary ? '' : counts(f.added, f.removed);
+  const c = f.what ?? (f.binary ? '' : counts(f.added, f.removed));
   return [changeLetter[f.change] ?? '?', f.path, c, notes.length ? `(${notes.join(', ')})` : ''].filter(Boolean).join(' ');
 }
 
@@ -304,7 +311,7 @@ export function conflictPrompt(
 }
 
 /** resultMessage says what a finished rewind or undo did, for the notification after it. */
-export function resultMessage(kind: 'rewind' | 'undo', plan: Plan | undefined, saved: number): string {
+export function resultMessage(kind: 'rewind' | 'undo', plan: Plan | null | undefined, saved: number): string {
   const done = changeCounts((plan?.files ?? []).filter((f) => !f.conflict));
   const s = saved ? `, ${plural(saved, 'document')} saved` : '';
   if (kind === 'undo') return `Undid the last rewind: ${done}${s}.`;

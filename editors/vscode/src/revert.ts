@@ -11,6 +11,7 @@ import { config } from './config';
 import { openTurnFileDiff } from './diffs';
 import { emit } from './events';
 import { targetForTurn, turnTitle } from './format';
+import { Command } from './protocol';
 import { revertedMessage, revertPrompt } from './revertFormat';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
@@ -25,7 +26,7 @@ export interface RevertRequest {
 /** revertTurn runs the dry run, asks, reverts and saves. */
 export async function revertTurn(client: RewindClient, timeline: TimelineProvider, req: RevertRequest): Promise<void> {
   const args = { root: req.root.uri.fsPath, target: targetForTurn(req.turn), ...(req.paths ? { paths: req.paths } : {}) };
-  const dry = await client.command('rewind.revert', { ...args, dryRun: true });
+  const dry = await client.command(Command.revert, { ...args, dryRun: true });
   const prompt = revertPrompt(req.name, dry);
   emit('revertPlanShown', { turn: req.turn, blocked: prompt.blocked, message: prompt.message, detail: prompt.detail });
   if (prompt.blocked) {
@@ -37,7 +38,7 @@ export async function revertTurn(client: RewindClient, timeline: TimelineProvide
   if (pick !== 'Revert') return;
   const { result, touched } = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Reverting ${req.name}…` },
-    () => client.editing({ confirm: false }, () => client.command('rewind.revert', args)),
+    () => client.editing({ confirm: false }, () => client.command(Command.revert, args)),
   );
   const saved = result.applied && config().saveAfterRewind ? await saveDocuments(touched) : 0;
   emit('reverted', { turn: req.turn, applied: result.applied, failureReason: result.failureReason ?? null, saved });
@@ -81,7 +82,7 @@ export class RevertCommands {
     const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
     if (!arg || !root) return;
     // The plan of a rewind to the turn's start names the snapshot taken when the turn started.
-    const plan = await this.client.command('rewind.preview', { root: arg.root, target: targetForTurn(arg.turn), paths: [arg.path] });
+    const plan = await this.client.command(Command.preview, { root: arg.root, target: targetForTurn(arg.turn), paths: [arg.path] });
     const created = (plan.files ?? []).some((f) => f.path === arg.path && f.change === 'delete');
     await openTurnFileDiff(root, arg.turn, plan.target.snapshot, arg.path, !created);
   }

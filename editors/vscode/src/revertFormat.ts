@@ -59,7 +59,7 @@ export function revertPrompt(turnName: string, dry: RewindResult): RevertPrompt 
 }
 
 /** revertedMessage is the notification after a revert was applied. */
-export function revertedMessage(turnName: string, plan: Plan | undefined, saved: number): string {
+export function revertedMessage(turnName: string, plan: Plan | null | undefined, saved: number): string {
   const n = plan?.files?.length ?? 0;
   return `reverted ${turnName}: ${plural(n, 'file')} changed${saved ? `, ${plural(saved, 'file')} saved` : ''}. "Rewind: Undo Last Rewind" brings it back.`;
 }

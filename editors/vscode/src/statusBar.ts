@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { RewindClient, ServerMissingError } from './client';
 import { emit } from './events';
 import { openTurnNumber, statusText } from './format';
+import { Command } from './protocol';
 
 export class RewindStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('rewindLsp.status', vscode.StatusBarAlignment.Left, 10);
@@ -36,7 +37,7 @@ export class RewindStatusBar implements vscode.Disposable {
     let open: number | undefined;
     try {
       for (const root of roots) {
-        const s = await this.client.command('rewind.status', { root: root.uri.fsPath });
+        const s = await this.client.command(Command.status, { root: root.uri.fsPath });
         turns += s.turns ?? 0;
         const o = openTurnNumber(s.openTurn);
         if (o !== undefined) open = o;

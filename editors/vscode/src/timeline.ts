@@ -7,8 +7,8 @@ import { emit } from './events';
 import {
   basename,
   changedSummary,
-  counts,
   dirname,
+  fileWords,
   firstLine,
   isOpen,
   plural,
@@ -19,7 +19,7 @@ import {
   timelineEntries,
   turnTitle,
 } from './format';
-import type { ChangedFile, CheckpointInfo, ListResult, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
+import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type SummaryInfo, type TurnInfo } from './protocol';
 import { joinRoot } from './uris';
 
 export type TimelineNode =
@@ -28,7 +28,7 @@ export type TimelineNode =
   | { kind: 'checkpoint'; root: vscode.WorkspaceFolder; checkpoint: CheckpointInfo }
   | { kind: 'rewind'; root: vscode.WorkspaceFolder; rewind: RewindInfo; undoable: boolean }
   | { kind: 'summary'; root: vscode.WorkspaceFolder; summary: SummaryInfo }
-  | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: ChangedFile }
+  | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: FileChange }
   | { kind: 'message'; text: string; error?: boolean };
 
 /** TimelineProvider feeds the `rewindLsp.timeline` tree view from `rewind.list`. */
@@ -49,7 +49,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
     const key = root.uri.toString();
     let p = this.lists.get(key);
     if (!p) {
-      p = this.client.command('rewind.list', { root: root.uri.fsPath });
+      p = this.client.command(Command.list, { root: root.uri.fsPath });
       this.lists.set(key, p);
       p.catch(() => this.lists.delete(key));
     }
@@ -159,10 +159,10 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const item = new vscode.TreeItem(basename(f.path));
         item.id = `file:${node.root.uri.toString()}:${node.turn.entry}:${f.path}`;
         item.resourceUri = vscode.Uri.file(joinRoot(node.root.uri.fsPath, f.path));
-        item.description = [dirname(f.path), counts(f.added, f.removed), f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
+        item.description = [dirname(f.path), fileWords(f), f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
           .filter(Boolean)
           .join(' · ');
-        item.tooltip = `${f.path}: ${f.change} ${counts(f.added, f.removed)} in turn ${node.turn.turn}. Click to compare the file before turn ${node.turn.turn} with now.`;
+        item.tooltip = `${f.path}: ${f.change} ${fileWords(f)} in turn ${node.turn.turn}. Click to compare the file before turn ${node.turn.turn} with now.`;
         item.contextValue = 'rewind.file';
         item.command = { command: 'rewindLsp.openFileDiff', title: 'Open Diff', arguments: [node] };
         return item;

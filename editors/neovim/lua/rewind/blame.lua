@@ -4,6 +4,7 @@
 -- changes; an answer for a text the buffer has left is dropped.
 local client_mod = require('rewind.client')
 local log = require('rewind.log')
+local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
 local M = {}
@@ -23,7 +24,7 @@ local function note(r)
   if prompt then
     parts[#parts + 1] = util.truncate(prompt, 50)
   end
-  local age = util.age(r.time)
+  local age = util.ago(r.age, r.time)
   if age ~= '' then
     parts[#parts + 1] = age
   end
@@ -55,7 +56,7 @@ local function refresh_flow(buf)
     return
   end
   local tick = vim.api.nvim_buf_get_changedtick(buf)
-  local res = util.exec(client, 'rewind.blame', { uri = vim.uri_from_bufnr(buf) })
+  local res = util.exec(client, protocol.commands.blame, { uri = vim.uri_from_bufnr(buf) })
   if not M.enabled or not vim.api.nvim_buf_is_loaded(buf) or vim.api.nvim_buf_get_changedtick(buf) ~= tick then
     return -- the text moved on: a newer refresh is scheduled
   end

@@ -8,6 +8,7 @@ local config = require('rewind.config')
 local events = require('rewind.events')
 local picker = require('rewind.picker')
 local plan_ui = require('rewind.plan')
+local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
 local M = {}
@@ -66,7 +67,7 @@ function M.rewind_flow(opts)
   mode = mode or config.get().default_mode
 
   local paths = opts.paths and #opts.paths > 0 and opts.paths or nil
-  local plan = util.exec(client, 'rewind.preview', { target = target, mode = mode, paths = paths })
+  local plan = util.exec(client, protocol.commands.preview, { target = target, mode = mode, paths = paths })
   if type(plan) ~= 'table' then
     util.fail('rewind.preview returned no plan for ' .. target)
   end
@@ -114,7 +115,7 @@ function M.rewind_flow(opts)
   end
 
   local tracker = client_mod.track(client)
-  local ok, result = pcall(util.exec, client, 'rewind.rewind', {
+  local ok, result = pcall(util.exec, client, protocol.commands.rewind, {
     target = target,
     mode = mode,
     paths = paths,
@@ -132,7 +133,7 @@ end
 function M.undo_flow()
   local client, root = client_mod.current()
   local tracker = client_mod.track(client)
-  local ok, result = pcall(util.exec, client, 'rewind.undo', {})
+  local ok, result = pcall(util.exec, client, protocol.commands.undo, {})
   if not ok then
     tracker.finish()
     error(result, 0)
@@ -150,7 +151,7 @@ function M.checkpoint_flow(label)
     end
   end
   label = vim.trim(label)
-  local res = util.exec(client, 'rewind.checkpoint', { label = util.str(label) })
+  local res = util.exec(client, protocol.commands.checkpoint, { label = util.str(label) })
   events.invalidate(root)
   res = type(res) == 'table' and res or {}
   local files = tonumber(res.files)
@@ -262,7 +263,7 @@ local function cached_list()
     return list
   end
   local ok, res = pcall(util.client_call, client, 'request_sync', 'workspace/executeCommand', {
-    command = 'rewind.list',
+    command = protocol.commands.list,
     arguments = { vim.empty_dict() },
   }, 500)
   if ok and type(res) == 'table' and type(res.result) == 'table' then

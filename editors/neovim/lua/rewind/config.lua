@@ -45,7 +45,7 @@ M.default_keymaps = {
   log = '<leader>rl',
 }
 
-M.modes = { 'code', 'conversation', 'both', 'summarize', 'plan' }
+M.modes = require('rewind.protocol').modes
 
 local current = vim.deepcopy(M.defaults)
 M.did_setup = false

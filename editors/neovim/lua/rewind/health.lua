@@ -77,7 +77,8 @@ function M.check()
     local caps = client.server_capabilities or {}
     local cmds = (caps.executeCommandProvider or {}).commands or {}
     local missing = {}
-    for _, c in ipairs({ 'rewind.list', 'rewind.preview', 'rewind.rewind', 'rewind.undo', 'rewind.checkpoint' }) do
+    local want = require('rewind.protocol').commands
+    for _, c in ipairs({ want.list, want.preview, want.rewind, want.undo, want.checkpoint }) do
       if not vim.tbl_contains(cmds, c) then
         missing[#missing + 1] = c
       end

@@ -6,6 +6,7 @@
 -- The buffer refreshes itself on `rewind/didChange`.
 local client_mod = require('rewind.client')
 local picker = require('rewind.picker')
+local plan_ui = require('rewind.plan')
 local util = require('rewind.util')
 
 local M = {}
@@ -46,7 +47,7 @@ function M.render(root, list)
       add(string.format(
         'Turn %-3d %-8s %-6s %s%s%s',
         tonumber(t.turn) or 0,
-        util.age(t.started),
+        util.ago(t.age, t.started),
         util.str(t.source) or '',
         util.truncate(util.str(t.prompt) or '(no prompt)', 70),
         util.str(t.ended) and '' or '  [open]',
@@ -57,13 +58,8 @@ function M.render(root, list)
       end
       for _, c in ipairs(util.list(t.changed)) do
         if type(c) == 'table' then
-          add(string.format(
-            '    %s %s  +%d -%d',
-            letters[c.change] or '?',
-            tostring(c.path),
-            tonumber(c.added) or 0,
-            tonumber(c.removed) or 0
-          ), { target = target.target, paths = { c.path } })
+          add(string.format('    %s %s  %s', letters[c.change] or '?', tostring(c.path), plan_ui.what(c)),
+            { target = target.target, paths = { c.path } })
         end
       end
     end
@@ -79,7 +75,7 @@ function M.render(root, list)
         add(string.format(
           '  %s  %-8s %s',
           label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
-          util.age(c.time),
+          util.ago(c.age, c.time),
           util.str(c.goal) or ''
         ), { target = label and ('@' .. label) or tostring(c.entry) })
       end
@@ -94,7 +90,7 @@ function M.render(root, list)
       if type(r) == 'table' then
         add(string.format(
           r.mode == 'revert' and '  %-8s revert of %s (%s: later changes kept)%s' or '  %-8s to %s (%s)%s',
-          util.age(r.time),
+          util.ago(r.age, r.time),
           tostring(r.target),
           tostring(r.mode),
           r.undone == true and '  undone' or ''
@@ -110,7 +106,7 @@ function M.render(root, list)
       local s = sums[i]
       if type(s) == 'table' then
         local target = tostring(s.target or '')
-        add(string.format('  %-8s since %s', util.age(s.time), target:match('^%d+$') and ('turn ' .. target) or target))
+        add(string.format('  %-8s since %s', util.ago(s.age, s.time), target:match('^%d+$') and ('turn ' .. target) or target))
         for _, l in ipairs(vim.split(util.str(s.report) or '', '\n', { plain = true })) do
           add('    ' .. l)
         end

@@ -3,13 +3,14 @@
 local config = require('rewind.config')
 local events = require('rewind.events')
 local plan_ui = require('rewind.plan')
+local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
 local M = {}
 
 --- In a coroutine: the `rewind.list` result of the client's root (cached).
 function M.list(client, root)
-  local list = util.exec(client, 'rewind.list', {})
+  local list = util.exec(client, protocol.commands.list, {})
   list = type(list) == 'table' and list or {}
   events.store(root, list)
   return list
@@ -24,7 +25,7 @@ local function turn_item(t)
     text = string.format(
       'Turn %-3d %-8s %s  (%d file%s)%s',
       tonumber(t.turn) or 0,
-      util.age(t.started),
+      util.ago(t.age, t.started),
       util.truncate(util.str(t.prompt) or '(no prompt)', 60),
       files,
       files == 1 and '' or 's',
@@ -41,7 +42,7 @@ local function checkpoint_item(c)
     checkpoint = c,
     text = string.format(
       'Checkpoint %-8s %s%s',
-      util.age(c.time),
+      util.ago(c.age, c.time),
       label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
       util.str(c.goal) and ('  ' .. util.truncate(c.goal, 50)) or ''
     ),
@@ -95,7 +96,7 @@ local mode_help = {
 function M.pick_mode()
   local default = config.get().default_mode
   local modes = { default }
-  for _, m in ipairs(config.modes) do
+  for _, m in ipairs(protocol.modes) do
     if m ~= default then
       modes[#modes + 1] = m
     end

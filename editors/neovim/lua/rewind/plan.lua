@@ -67,19 +67,25 @@ function M.summary(plan)
   return s
 end
 
+--- A file's change in the server's words (`what`: "+1 -2", "binary",
+--- "symlink", "mode +x"), or its line counts from a server that predates them.
+function M.what(f)
+  return util.str(f.what) or string.format('+%d -%d', tonumber(f.added) or 0, tonumber(f.removed) or 0)
+end
+
 --- One line describing a plan file: "M a.txt  +1 -2  [conflict]".
 function M.file_line(f)
   local flags = {}
   if f.conflict == true then
     flags[#flags + 1] = 'conflict: changed since last recorded'
   end
-  if f.binary == true then
+  if f.binary == true and not util.str(f.what) then
     flags[#flags + 1] = 'binary'
   end
   if f.via == 'disk' then
     flags[#flags + 1] = 'written by the server'
   end
-  local s = string.format('%s %s  +%d -%d', letters[f.change] or '?', f.path, tonumber(f.added) or 0, tonumber(f.removed) or 0)
+  local s = string.format('%s %s  %s', letters[f.change] or '?', f.path, M.what(f))
   if #flags > 0 then
     s = s .. '  [' .. table.concat(flags, ', ') .. ']'
   end

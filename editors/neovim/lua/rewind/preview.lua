@@ -5,6 +5,7 @@ local client_mod = require('rewind.client')
 local apply = require('rewind.apply')
 local picker = require('rewind.picker')
 local plan_ui = require('rewind.plan')
+local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
 local M = {}
@@ -239,7 +240,7 @@ function M.flow(opts)
       return
     end
   end
-  local plan = util.exec(client, 'rewind.preview', { target = target, mode = 'code', paths = opts.paths })
+  local plan = util.exec(client, protocol.commands.preview, { target = target, mode = 'code', paths = opts.paths })
   if type(plan) ~= 'table' then
     util.fail('rewind.preview returned no plan for ' .. target)
   end

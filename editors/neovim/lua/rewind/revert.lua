@@ -8,6 +8,7 @@ local apply = require('rewind.apply')
 local client_mod = require('rewind.client')
 local config = require('rewind.config')
 local picker = require('rewind.picker')
+local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
 local M = {}
@@ -44,7 +45,7 @@ function M.flow(opts)
     return
   end
   local args = { target = target, paths = opts.paths }
-  local dry = util.exec(client, 'rewind.revert', vim.tbl_extend('force', args, { dryRun = true }))
+  local dry = util.exec(client, protocol.commands.revert, vim.tbl_extend('force', args, { dryRun = true }))
   dry = type(dry) == 'table' and dry or {}
   local plan = type(dry.plan) == 'table' and dry.plan or {}
   local conflicts, lines = {}, {}
@@ -86,7 +87,7 @@ function M.flow(opts)
     end
   end
   local tracker = client_mod.track(client)
-  local ok, result = pcall(util.exec, client, 'rewind.revert', args)
+  local ok, result = pcall(util.exec, client, protocol.commands.revert, args)
   if not ok then
     tracker.finish()
     error(result, 0)

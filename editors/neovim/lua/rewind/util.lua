@@ -430,7 +430,14 @@ function M.parse_time(s)
   return t
 end
 
---- "12s ago", "5m ago", "3h ago", "2d ago", or the date for older times.
+--- How long ago a time was, in the server's words (a result's `age`:
+--- "5m ago"), or from the time itself for a server that predates them.
+function M.ago(words, stamp)
+  return M.str(words) or M.age(stamp)
+end
+
+--- "12s ago", "5m ago", "3h ago", "2d ago", or the date for older times
+--- (for a server whose results carry no `age`).
 function M.age(s)
   local t = M.parse_time(s)
   if not t then

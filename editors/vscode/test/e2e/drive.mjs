@@ -552,6 +552,49 @@ try {
     await shot(page, 'timeline-report.png');
   });
 
+  await section('Kinds: a binary file, a link and an executable bit in the view, the pick and the plan', async () => {
+    // ---- A turn that adds a binary file and a symbolic link and makes a script executable: line
+    // counts do not apply to them, so every place that lists files says what changed instead.
+    execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'start', '--prompt', 'kinds of change']);
+    fs.writeFileSync(path.join(WS, 'logo.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
+    fs.symlinkSync('greet.go', path.join(WS, 'greet-link'));
+    fs.chmodSync(path.join(WS, 'greet.go'), 0o755);
+    execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'turn', 'end']);
+
+    await runCommand('Rewind: Focus on Timeline View');
+    const kindsNode = page.locator('.sidebar .monaco-list-row[aria-level="2"]', { hasText: /Turn \d+: kinds of change/ }).first();
+    await kindsNode.waitFor({ timeout: 20000 });
+    for (let i = 0; i < 5 && (await kindsNode.getAttribute('aria-expanded')) !== 'true'; i++) {
+      await kindsNode.click({ timeout: 5000 }).catch(() => {});
+      await waitFor('the turn expanded', async () => (await kindsNode.getAttribute('aria-expanded')) === 'true', 3000).catch(() => {});
+    }
+    const fileRow = (name) => page.locator('.sidebar .monaco-list-row[aria-level="3"]', { hasText: name }).first();
+    await fileRow('logo.bin').waitFor({ timeout: 10000 });
+    const binRow = (await fileRow('logo.bin').innerText()).replace(/\s+/g, ' ');
+    const linkRow = (await fileRow('greet-link').innerText()).replace(/\s+/g, ' ');
+    check('the Rewind view says "binary" for a binary file and "symlink" for a link, not line counts',
+      /binary/.test(binRow) && !/\+0/.test(binRow) && /symlink/.test(linkRow) && !/\+0/.test(linkRow), { binRow, linkRow });
+    // greet.go is listed under turn 1 as well: one of its rows is this turn's.
+    const modeRows = (await page.locator('.sidebar .monaco-list-row[aria-level="3"]', { hasText: 'greet.go' }).allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    check('the Rewind view says "mode +x" for a file made executable', modeRows.some((r) => /mode \+x/.test(r)), modeRows);
+    await shot(page, 'timeline-kinds.png');
+
+    await runCommand('Rewind: Rewind to Turn…');
+    const pickRow = quickRow('kinds of change');
+    await pickRow.waitFor({ timeout: 15000 });
+    const pickText = (await pickRow.innerText()).replace(/\s+/g, ' ');
+    check('the turn pick lists the files with their kinds', /logo\.bin binary/.test(pickText) && /greet-link symlink/.test(pickText) && /greet\.go mode \+x/.test(pickText), pickText);
+    await pickQuick('kinds of change');
+    await pickQuick('Code');
+    await dialog.waitFor({ timeout: 15000 });
+    const planText = await dialog.innerText();
+    check('the plan names the kinds: "D logo.bin binary", "D greet-link symlink", "M greet.go mode -x"',
+      /D logo\.bin binary/.test(planText) && /D greet-link symlink/.test(planText) && /M greet\.go mode -x/.test(planText), planText);
+    await shot(page, 'plan-kinds.png');
+    await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).first().click().catch(() => page.keyboard.press('Escape'));
+    await dialog.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
+  });
+
   await section('A missing server', async () => {
     // ---- A missing server: a clear notification with "Open Settings".
     mark = events().length;

@@ -6,6 +6,7 @@ import {
   conflictPrompt,
   conversationMessage,
   counts,
+  fileWords,
   firstLine,
   openTurnNumber,
   planFileLine,
@@ -22,7 +23,7 @@ import {
   turnItem,
   turnTitle,
 } from '../../src/format';
-import type { ListResult, Plan, TurnInfo } from '../../src/protocol';
+import type { ListResult, Plan, PlanFile, TurnInfo } from '../../src/protocol';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
@@ -76,8 +77,8 @@ describe('labels', () => {
     assert.equal(changedSummary([{ path: 'a.bin', change: 'modify', added: 0, removed: 0 }]), '1 file changed');
   });
   it('rewindTitle names turn targets and undone rewinds', () => {
-    assert.equal(rewindTitle({ entry: 'e', target: '1', mode: 'code', time: '', undone: false }), 'Rewind to turn 1');
-    assert.equal(rewindTitle({ entry: 'e', target: '@base', mode: 'both', time: '', undone: true }), 'Rewind to @base (both) — undone');
+    assert.equal(rewindTitle({ entry: 'e', target: '1', mode: 'code', time: '', undone: false, applied: true }), 'Rewind to turn 1');
+    assert.equal(rewindTitle({ entry: 'e', target: '@base', mode: 'both', time: '', undone: true, applied: true }), 'Rewind to @base (both) — undone');
   });
 });
 
@@ -85,6 +86,7 @@ const turn = (n: number, startedAgo: number, extra: Partial<TurnInfo> = {}): Tur
   turn: n,
   entry: `entry-${n}`,
   prompt: `prompt ${n}`,
+  summary: '',
   started: ago(startedAgo),
   ended: ago(startedAgo - 10),
   source: 'cli',
@@ -108,11 +110,12 @@ describe('quick pick items', () => {
     const list: ListResult = {
       turns: [turn(1, 600), turn(2, 300)],
       checkpoints: [
-        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1' },
-        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2' },
-        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3' },
+        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1', goal: '' },
+        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2', goal: '' },
+        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3', goal: '' },
       ],
       rewinds: [],
+      summaries: [],
     };
     const items = targetItems(list, NOW);
     assert.deepEqual(
@@ -127,7 +130,7 @@ describe('quick pick items', () => {
     );
   });
   it('targetItems copes with null lists', () => {
-    assert.deepEqual(targetItems({ turns: null, checkpoints: null, rewinds: null }, NOW), []);
+    assert.deepEqual(targetItems({ turns: null, checkpoints: null, rewinds: null, summaries: null }, NOW), []);
   });
 });
 
@@ -135,12 +138,13 @@ describe('timelineEntries', () => {
   it('merges turns, checkpoints and rewinds newest first and marks the undoable rewind', () => {
     const list: ListResult = {
       turns: [turn(1, 600), turn(2, 300)],
-      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's' }],
+      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's', goal: '' }],
       rewinds: [
-        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true },
-        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false },
-        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true },
+        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true, applied: true },
+        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false, applied: true },
+        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true, applied: true },
       ],
+      summaries: [],
     };
     const got = timelineEntries(list).map((e) =>
       e.kind === 'turn' ? `turn ${e.turn.turn}` : e.kind === 'checkpoint' ? `cp ${e.checkpoint.label}` : e.kind === 'rewind' ? `rewind ${e.rewind.entry}${e.undoable ? '*' : ''}` : e.kind,
@@ -151,7 +155,7 @@ describe('timelineEntries', () => {
     const got = timelineEntries({
       turns: [turn(1, 600)],
       checkpoints: [],
-      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false }],
+      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false, applied: true }],
       summaries: [{ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(299) }],
     }).map((e) => e.kind);
     assert.deepEqual(got, ['summary', 'rewind', 'turn']);
@@ -159,7 +163,7 @@ describe('timelineEntries', () => {
   });
   it('orders turns with equal times by number', () => {
     const t = ago(100);
-    const got = timelineEntries({ turns: [turn(1, 0, { started: t }), turn(2, 0, { started: t })], checkpoints: [], rewinds: [] });
+    const got = timelineEntries({ turns: [turn(1, 0, { started: t }), turn(2, 0, { started: t })], checkpoints: [], rewinds: [], summaries: [] });
     assert.deepEqual(got.map((e) => (e.kind === 'turn' ? e.turn.turn : 0)), [2, 1]);
   });
 });
@@ -184,6 +188,17 @@ describe('plan formatting', () => {
     assert.equal(planFileLine(plan().files![0]), 'M main.go +1 -3');
     assert.equal(planFileLine(plan().files![2]), 'A old.txt +2 (conflict: edited since, left alone)');
     assert.equal(planFileLine(plan().files![3]), 'A logo.png (binary, written on disk)');
+  });
+  it('planFileLine shows the server\'s words: kinds and the executable bit', () => {
+    const f = (over: Partial<PlanFile>): PlanFile => ({ path: 'x', change: 'modify', added: 0, removed: 0, binary: false, conflict: false, via: 'edit', ...over });
+    assert.equal(planFileLine(f({ path: 'logo.png', binary: true, kind: 'binary', what: 'binary', via: 'disk' })), 'M logo.png binary (written on disk)');
+    assert.equal(planFileLine(f({ path: 'link', change: 'create', kind: 'symlink', what: 'symlink', via: 'disk' })), 'A link symlink (written on disk)');
+    assert.equal(planFileLine(f({ path: 'run.sh', mode: '+x', what: 'mode +x', via: 'disk' })), 'M run.sh mode +x (written on disk)');
+    assert.equal(planFileLine(f({ path: 'a.sh', added: 2, removed: 1, mode: '-x', what: '+2 -1 mode -x' })), 'M a.sh +2 -1 mode -x');
+  });
+  it('fileWords prefers the server\'s words', () => {
+    assert.equal(fileWords({ added: 1, removed: 2, what: 'symlink' }), 'symlink');
+    assert.equal(fileWords({ added: 1, removed: 2 }), '+1 -2');
   });
   it('summarizePlan gives counts, conflicts and skipped files', () => {
     const s = summarizePlan(plan());

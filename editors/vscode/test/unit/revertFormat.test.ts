@@ -28,10 +28,10 @@ describe('blame', () => {
 });
 
 describe('revertPrompt', () => {
-  const plan = (files: object[]) => ({ target: { id: 'x', snapshot: 's' }, mode: 'revert', files, skipped: [] });
+  const plan = (files: object[]) => ({ target: { id: 'x', turn: 0, label: '', prompt: '', snapshot: 's' }, mode: 'revert', files, skipped: [], conversation: { entriesAffected: 0 }, diff: '' });
   it('names each conflicting file and who changed it', () => {
     const dry: RewindResult = {
-      applied: false, failureReason: 'conflict: …',
+      applied: false, failureReason: 'conflict: …', entry: '',
       plan: plan([
         { path: 'f.txt', change: 'modify', added: 0, removed: 0, binary: false, conflict: true, via: 'edit', overlaps: ['user'] },
         { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit' },
@@ -45,6 +45,7 @@ describe('revertPrompt', () => {
   it('lists what a revert that goes through does', () => {
     const dry: RewindResult = {
       applied: false,
+      entry: '',
       plan: plan([
         { path: 'f.txt', change: 'modify', added: 1, removed: 1, binary: false, conflict: false, via: 'edit' },
         { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit' },
@@ -57,13 +58,13 @@ describe('revertPrompt', () => {
     assert.match(revertedMessage('turn 2: second', dry.plan, 1), /^reverted turn 2: second: 2 files changed, 1 file saved/);
   });
   it('says when there is nothing to revert', () => {
-    assert.equal(revertPrompt('turn 1', { applied: false, plan: plan([]) as RewindResult['plan'] }).blocked, true);
+    assert.equal(revertPrompt('turn 1', { applied: false, entry: '', plan: plan([]) as RewindResult['plan'] }).blocked, true);
   });
 });
 
 describe('a revert in the Rewind view', () => {
   it('is titled as a revert of its turn', () => {
-    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: false }), 'Revert turn 2 (later changes kept)');
-    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: true }), 'Revert turn 2 (later changes kept) — undone');
+    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: false, applied: true }), 'Revert turn 2 (later changes kept)');
+    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: true, applied: true }), 'Revert turn 2 (later changes kept) — undone');
   });
 });
