@@ -7,7 +7,7 @@
 // are conflicts, refused.
 //
 // It is an adapter like package lsp: it turns tool calls into calls of the
-// command set (Commands, package commands) and results into text for the
-// model, and holds only the state of one connection (its latest
-// checkpoint).
+// command set (the registry's commands through a commands.Client, named by
+// their Tool) and results into text for the model, and holds only the
+// state of one connection (its latest checkpoint).
 package mcp

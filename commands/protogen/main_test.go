@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -20,5 +22,66 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s is stale: run go generate ./commands (%v)", name, err)
 		}
+	}
+}
+
+// pointer is "docs/PROTOCOL.md" or "docs/ARCHITECTURE.md" followed by the
+// names of sections: `(docs/PROTOCOL.md, "Commands", "Rewind modes")`.
+var pointer = regexp.MustCompile(`docs/(PROTOCOL|ARCHITECTURE)\.md((?:,\s*"[^"\n]+")+)`)
+
+// commentBreak joins a comment continued on the next line.
+var commentBreak = regexp.MustCompile(`\n\s*(?://|--|\*|#)?\s*`)
+
+// TestDocPointersNameSections: every comment or page that points at a
+// section of docs/PROTOCOL.md or docs/ARCHITECTURE.md by name points at a
+// heading that exists.
+func TestDocPointersNameSections(t *testing.T) {
+	root := filepath.Join("..", "..")
+	headings := map[string]map[string]bool{}
+	for _, doc := range []string{"PROTOCOL", "ARCHITECTURE"} {
+		data, err := os.ReadFile(filepath.Join(root, "docs", doc+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		headings[doc] = map[string]bool{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
+				headings[doc][strings.ToLower(strings.Trim(h, "` "))] = true
+			}
+		}
+	}
+	found := 0
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".ts", ".lua", ".md", ".sh", ".mjs", ".el", ".txt":
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		text := commentBreak.ReplaceAllString(string(data), " ")
+		for _, m := range pointer.FindAllStringSubmatch(text, -1) {
+			for _, name := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[2], -1) {
+				found++
+				if !headings[m[1]][strings.ToLower(name[1])] {
+					t.Errorf("%s points at docs/%s.md, %q: there is no such section", p, m[1], name[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 10 {
+		t.Fatalf("found only %d pointers: the scan is broken", found)
 	}
 }
