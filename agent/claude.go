@@ -10,6 +10,10 @@ import (
 // session_id, transcript_path, cwd and hook_event_name; UserPromptSubmit
 // the prompt; Pre/PostToolUse tool_name, tool_input and tool_use_id. Its
 // transcript is JSON Lines threaded by uuid (transcript.go).
+//
+// Claude Code 2.1 names the session to its Bash tool's commands and to its
+// MCP servers in CLAUDE_CODE_SESSION_ID (env.go); its MCP servers also get
+// CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS.
 type claude struct{}
 
 func (claude) Name() string  { return ClaudeCode }

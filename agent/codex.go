@@ -16,6 +16,19 @@ import (
 // shell, named Bash in hooks. A conversation is forked by Codex itself
 // (`codex app-server`, thread/fork through a turn), so the position is the
 // id of the last turn to keep.
+//
+// Which session a process runs under (measured on Codex 0.169): the
+// commands its shell tool runs get CODEX_THREAD_ID and CODEX_SESSION_ID,
+// both the thread id its hooks call session_id (the same after `codex
+// exec resume`), and CODEX_TOOL_CALL_ID; its MCP servers get only HOME,
+// PATH, LANG, TERM and TMPDIR (and what the server's env_vars names), but
+// every tools/call names the thread in its _meta ("threadId", and in
+// "x-codex-turn-metadata" with the turn id): env.go reads both. Its
+// default sandbox (workspace-write) lets a shell command write only the
+// workspace and the temporary folders and refuses it Unix sockets, so
+// rewind-lsp run from Codex's shell reaches neither the store nor a
+// running server; its MCP server, which Codex runs outside the sandbox,
+// does.
 type codex struct{}
 
 func (codex) Name() string  { return Codex }

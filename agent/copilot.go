@@ -21,6 +21,10 @@ import (
 // a user.message) and workspace.yaml, which a resume needs intact.
 // Copilot CLI writes events.jsonl as its session ends, not as each hook
 // runs, so a fork finds its turn by the prompt, not by a length.
+//
+// Copilot CLI 1.0 names the session (the hooks' sessionId, the same after
+// --resume) to its shell's commands and to its MCP servers in
+// COPILOT_AGENT_SESSION_ID (env.go).
 type copilot struct{}
 
 func (copilot) Name() string  { return Copilot }

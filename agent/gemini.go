@@ -24,6 +24,11 @@ import (
 // A resume in a later minute starts a second, header-only file with the
 // same id, and SessionStart's transcript_path names it; BeforeAgent's
 // names the file that holds the conversation, so only that one is used.
+//
+// Gemini CLI 0.61 names its session to nothing it starts: its shell's
+// commands get GEMINI_CLI=1 and no session id, its MCP servers the same,
+// and its tools/call _meta holds only a progressToken. A rewind it runs
+// during its turn is therefore taken for anyone's, and ends that turn.
 type gemini struct{}
 
 func (gemini) Name() string  { return Gemini }

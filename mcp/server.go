@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
@@ -94,13 +95,21 @@ func (s *Server) MCPServer() *sdk.Server {
 	return srv
 }
 
-// serial runs tool calls one at a time, as the agent (actor "mcp"); each
-// recording call gets its own idempotency key from the command set.
+// serial runs tool calls one at a time, as the agent (actor "mcp"), for
+// the session the call names in its _meta (agent.SessionFromMeta: Codex
+// names its thread there), else the connection's; each recording call
+// gets its own idempotency key from the command set.
 func serial[In any](s *Server, h sdk.ToolHandlerFor[In, any]) sdk.ToolHandlerFor[In, any] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 		s.calls.Lock()
 		defer s.calls.Unlock()
-		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: "mcp", Session: s.session})
+		session := s.session
+		if req != nil && req.Params != nil {
+			if id := agent.SessionFromMeta(req.Params.GetMeta()); id != "" {
+				session = id
+			}
+		}
+		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: "mcp", Session: session})
 		return h(ctx, req, in)
 	}
 }

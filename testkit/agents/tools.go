@@ -104,3 +104,37 @@ func plusLines(content string) string {
 	}
 	return b.String()
 }
+
+// MCPTool is the model's call of tool of the MCP server named server, as
+// each agent names it: Claude Code mcp__<server>__<tool>, Codex the tool
+// of the namespace mcp__<server> (loaded by LoadMCPTools first), Gemini
+// CLI mcp_<server>_<tool>.
+func MCPTool(k Kind, server, tool string, args map[string]any) fakemodel.Call {
+	switch k {
+	case Claude:
+		return fakemodel.Call{Name: "mcp__" + server + "__" + tool, Args: args}
+	case Codex:
+		return fakemodel.Call{Name: "mcp__" + server + "/" + tool, Args: args}
+	case Gemini:
+		return fakemodel.Call{Name: "mcp_" + server + "_" + tool, Args: args}
+	}
+	panic("no MCP tool names known for " + k)
+}
+
+// LoadMCPTools is the model's call that makes the agent offer the MCP
+// server's tools, for the agents that defer them: Claude Code's ToolSearch
+// ("select:" the tools' names) and Codex's tool search. Gemini CLI offers
+// them from the start (ok false).
+func LoadMCPTools(k Kind, server string, tools ...string) (c fakemodel.Call, ok bool) {
+	switch k {
+	case Claude:
+		var names []string
+		for _, t := range tools {
+			names = append(names, MCPTool(k, server, t, nil).Name)
+		}
+		return fakemodel.Call{Name: "ToolSearch", Args: map[string]any{"query": "select:" + strings.Join(names, ",")}}, true
+	case Codex:
+		return fakemodel.Call{Name: fakemodel.ToolSearch, Args: map[string]any{"query": server + " " + strings.Join(tools, " ")}}, true
+	}
+	return fakemodel.Call{}, false
+}

@@ -21,5 +21,8 @@
 // APIs, so a test can assert exactly what an agent sent its model.
 //
 // The tool names and argument shapes of each agent are documented in
-// package testkit/agents, which builds the calls.
+// package testkit/agents, which builds the calls. Codex offers an MCP
+// server's tools only through its client-side tool search: a Call named
+// ToolSearch makes that search, and "namespace/name" calls a tool it
+// loaded.
 package fakemodel

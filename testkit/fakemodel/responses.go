@@ -9,6 +9,12 @@ import (
 // The OpenAI Responses API (Codex): POST /v1/responses, answered as a
 // stream of server-sent events.
 
+// ToolSearch is the name of Codex's client-side tool search in a Call (a
+// tool_search_call item, Args {"query": …}): Codex offers an MCP server's
+// tools only through it. The tools it loads are called as
+// "namespace/name" (an MCP server's: "mcp__rewind/checkpoint").
+const ToolSearch = "tool_search"
+
 type responsesRequest struct {
 	Model string            `json:"model"`
 	Input []json.RawMessage `json:"input"`
@@ -23,7 +29,8 @@ type responsesItem struct {
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
+	Namespace string          `json:"namespace"`
+	Arguments json.RawMessage `json:"arguments"` // a JSON text in a string; an object for a tool search
 	Input     string          `json:"input"`
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
@@ -42,19 +49,27 @@ func responsesMessages(req *responsesRequest) []Message {
 		switch it.Type {
 		case "message", "":
 			out = append(out, Message{Role: it.Role, Text: responsesText(it.Content)})
-		case "function_call", "custom_tool_call", "local_shell_call":
-			args := any(json.RawMessage(it.Arguments))
-			if it.Type == "custom_tool_call" {
-				args = it.Input
-			} else if it.Arguments == "" {
-				args = nil
+		case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
+			var args string
+			json.Unmarshal(it.Arguments, &args)
+			c := Call{Name: it.Name, Args: json.RawMessage(args)}
+			switch {
+			case it.Type == "custom_tool_call":
+				c.Args = it.Input
+			case it.Type == "tool_search_call":
+				c = Call{Name: ToolSearch, Args: it.Arguments}
+			case args == "":
+				c.Args = nil
+			}
+			if it.Namespace != "" {
+				c.Name = it.Namespace + "/" + it.Name
 			}
 			if n := len(out); n > 0 && out[n-1].Role == "assistant" {
-				out[n-1].Calls = append(out[n-1].Calls, Call{Name: it.Name, Args: args})
+				out[n-1].Calls = append(out[n-1].Calls, c)
 			} else {
-				out = append(out, Message{Role: "assistant", Calls: []Call{{Name: it.Name, Args: args}}})
+				out = append(out, Message{Role: "assistant", Calls: []Call{c}})
 			}
-		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output":
 			out = append(out, Message{Role: "tool", Results: []string{responsesOutput(it.Output)}})
 		}
 	}
@@ -114,10 +129,16 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte) 
 			"content": []any{map[string]any{"type": "output_text", "text": reply.Text, "annotations": []any{}}}})
 	}
 	for _, c := range reply.Calls {
-		if freeform[c.Name] {
+		ns, name, namespaced := strings.Cut(c.Name, "/")
+		switch {
+		case c.Name == ToolSearch:
+			items = append(items, map[string]any{"type": "tool_search_call", "id": newID("tsc_"), "call_id": newID("call_"), "execution": "client", "arguments": argsMap(c), "status": "completed"})
+		case namespaced:
+			items = append(items, map[string]any{"type": "function_call", "id": newID("fc_"), "call_id": newID("call_"), "namespace": ns, "name": name, "arguments": argsJSON(c), "status": "completed"})
+		case freeform[c.Name]:
 			in, _ := c.Args.(string)
 			items = append(items, map[string]any{"type": "custom_tool_call", "id": newID("ctc_"), "call_id": newID("call_"), "name": c.Name, "input": in, "status": "completed"})
-		} else {
+		default:
 			items = append(items, map[string]any{"type": "function_call", "id": newID("fc_"), "call_id": newID("call_"), "name": c.Name, "arguments": argsJSON(c), "status": "completed"})
 		}
 	}
