@@ -2,7 +2,7 @@ package agent
 
 // sessionEnv names the environment variables that carry the session of the
 // agent a process runs under, first match wins (measured on the real
-// binaries; the README, "Which session a command runs under"):
+// binaries; docs/ARCHITECTURE.md, "Which session a command runs under"):
 //
 //   - REWIND_LSP_SESSION, for any agent, set in its configuration or by
 //     hand;
