@@ -100,7 +100,7 @@ func (t *Tracker) agentChanged(agent []string) {
 		var res *snapshot.Result
 		var err error
 		if full {
-			res, err = t.s.capturer.Capture(context.Background(), nil)
+			res, err = t.walk(context.Background())
 		} else {
 			res, err = t.s.capturer.CaptureChanged(context.Background(), keep)
 		}
