@@ -56,16 +56,18 @@ func (claude) Position(ev *Event) (Position, error) {
 }
 
 // Fork: a new transcript beside the original, resumed with
-// `claude --resume <id>`.
+// `claude --resume <id>`. At a turn's end it keeps the turn's lines up to
+// the next prompt, not only up to the point the Stop hook read: Claude
+// Code 2.1 (with -p, measured) writes the turn's last entries — the last
+// tool result, the final answer — after its Stop hook ran.
 func (claude) Fork(r ForkRequest) (*Forked, error) {
-	prompt := r.Prompt
 	if r.End {
 		if r.Point.Bytes == 0 {
 			return nil, noEnd
 		}
-		prompt = ""
+		return forkClaude(r.Transcript, r.Point, "", true)
 	}
-	return ForkClaude(r.Transcript, r.Point, prompt)
+	return ForkClaude(r.Transcript, r.Point, r.Prompt)
 }
 
 // Setup merges the hooks into .claude/settings.json of the project, or of

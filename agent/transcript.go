@@ -73,6 +73,7 @@ func lineBefore(f io.ReaderAt, end int64) ([]byte, int64, error) {
 // lineRec is what Fork remembers of each line it copied.
 type lineRec struct {
 	in, out int64 // where the line starts in the original and in the copy
+	end     int64 // where it ends in the copy, its '\n' included
 	size    int   // its length in the original, without '\n'
 	typ     string
 	meta    bool
@@ -88,6 +89,13 @@ type lineRec struct {
 // modified. A transcript that is missing, shorter than the fork point, or
 // whose last entry before it is no longer point.UUID gives a *Refusal.
 func ForkClaude(path string, point ForkPoint, prompt string) (*Forked, error) {
+	return forkClaude(path, point, prompt, false)
+}
+
+// forkClaude is ForkClaude; with end the point is a turn's end, and the
+// fork also keeps the lines after it that still belong to the turn (up to
+// the next prompt, turnTail).
+func forkClaude(path string, point ForkPoint, prompt string, end bool) (*Forked, error) {
 	f, fi, err := openAt(path, point)
 	if err != nil {
 		return nil, err
@@ -96,13 +104,29 @@ func ForkClaude(path string, point ForkPoint, prompt string) (*Forked, error) {
 	id := uuid.NewString()
 	dir := filepath.Dir(path)
 	err = writeNew(dir, id+".jsonl", fi.Mode().Perm(), func(tmp *os.File) error {
-		recs, last, err := copyLines(tmp, f, point.Bytes, []byte(id))
+		recs, last, err := copyLines(tmp, io.NewSectionReader(f, 0, point.Bytes), []byte(id), nil)
 		if err != nil {
 			return fmt.Errorf("fork transcript %s: %w", path, err)
 		}
 		if point.Bytes > 0 && len(recs) == 0 || last != point.UUID {
 			return refusef("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
 				path, point.Bytes, last, point.UUID)
+		}
+		if end {
+			// What Claude Code wrote of the turn after its Stop hook read
+			// the point (it can write the turn's last entries later).
+			var in, out int64
+			if n := len(recs); n > 0 {
+				in, out = recs[n-1].in+int64(recs[n-1].size)+1, recs[n-1].end
+			}
+			tail, _, err := copyLines(tmp, io.NewSectionReader(f, point.Bytes, fi.Size()-point.Bytes), []byte(id), turnTail)
+			if err != nil {
+				return fmt.Errorf("fork transcript %s: %w", path, err)
+			}
+			for _, r := range tail {
+				r.in, r.out, r.end = r.in+in, r.out+out, r.end+out
+				recs = append(recs, r)
+			}
 		}
 		cut := len(recs)
 		if i := promptTail(f, recs, prompt); i >= 0 {
@@ -131,11 +155,12 @@ func ForkClaude(path string, point ForkPoint, prompt string) (*Forked, error) {
 	return &Forked{Session: id, Transcript: dst, Resume: "claude --resume " + id}, nil
 }
 
-// copyLines copies the lines of the first n bytes of src to dst with each
-// top-level sessionId set to id, and returns what it saw of each line and
-// the uuid of the last line that has one.
-func copyLines(dst io.Writer, src io.Reader, n int64, id []byte) ([]lineRec, string, error) {
-	r := bufio.NewReaderSize(io.LimitReader(src, n), 1<<20)
+// copyLines copies the complete lines of src to dst with each top-level
+// sessionId set to id, up to the first line stop reports (nil: none), and
+// returns what it saw of each line copied and the uuid of the last line
+// that has one.
+func copyLines(dst io.Writer, src io.Reader, id []byte, stop func(lineInfo, []byte) bool) ([]lineRec, string, error) {
+	r := bufio.NewReaderSize(src, 1<<20)
 	w := bufio.NewWriterSize(dst, 1<<20)
 	quoted, _ := json.Marshal(string(id))
 	var recs []lineRec
@@ -147,6 +172,9 @@ func copyLines(dst io.Writer, src io.Reader, n int64, id []byte) ([]lineRec, str
 			body := line[:len(line)-1]
 			rec := lineRec{in: in, out: out, size: len(body)}
 			info, ok := readLine(body)
+			if stop != nil && stop(info, body) {
+				break
+			}
 			if ok {
 				rec.typ, rec.meta, rec.side = info.typ, info.meta, info.side
 				if info.uuid != "" {
@@ -162,9 +190,10 @@ func copyLines(dst io.Writer, src io.Reader, n int64, id []byte) ([]lineRec, str
 			if err != nil {
 				return nil, "", err
 			}
-			recs = append(recs, rec)
 			in += int64(len(line))
 			out += int64(k)
+			rec.end = out
+			recs = append(recs, rec)
 			continue
 		}
 		if errors.Is(err, io.EOF) {
@@ -177,6 +206,21 @@ func copyLines(dst io.Writer, src io.Reader, n int64, id []byte) ([]lineRec, str
 		}
 	}
 	return recs, last, w.Flush()
+}
+
+// turnTail stops the copy of a turn's late lines at the next prompt: a
+// queue operation (Claude Code queues each prompt before its entry), a
+// user entry that is a prompt (not meta, not a sidechain, not a tool
+// result), or a compaction's summary.
+func turnTail(info lineInfo, line []byte) bool {
+	switch info.typ {
+	case "queue-operation", "summary":
+		return true
+	case "user":
+		_, prompt := promptText(line)
+		return prompt && !info.meta && !info.side
+	}
+	return false
 }
 
 func writeAll(w io.Writer, parts ...[]byte) (int, error) {

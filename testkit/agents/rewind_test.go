@@ -56,7 +56,8 @@ func rewindAgent(t *testing.T, k Kind) {
 
 	a, c := filepath.Join(ws, "a.txt"), filepath.Join(ws, "c.txt")
 	p := []string{"", "First: create a.txt.", "Second: change a.txt and write b.txt from the shell.", "Third: create c.txt.",
-		"Fourth, on the fork: what do you remember?", "Fifth, back on the first session.", "Sixth, still there."}
+		"Fourth, on the fork: what do you remember?", "Fifth, back on the first session.", "Sixth, still there.",
+		"Seventh, on the fork at turn 1's end."}
 	model.On(p[1], fakemodel.Tools(WriteFile(k, ws, a, "one\n")), fakemodel.Say("Created a.txt."))
 	model.On(p[2], fakemodel.Tools(EditFile(k, ws, a, "one", "two")), fakemodel.Tools(Shell(k, "echo shell > b.txt")), fakemodel.Say("Changed a.txt, wrote b.txt."))
 	model.On(p[3], fakemodel.Tools(WriteFile(k, ws, c, "three\n")), fakemodel.Say("Created c.txt."))
@@ -71,6 +72,9 @@ func rewindAgent(t *testing.T, k Kind) {
 	e.Resume(ws, s, p[2])
 	e.Resume(ws, s, p[3])
 	wantFiles(t, ws, map[string]string{"a.txt": "two\n", "b.txt": "shell\n", "c.txt": "three\n"})
+	if *update {
+		saveThreePrompts(t, e, ws, filepath.Join(e.Dir(), "store"), s)
+	}
 
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log")
@@ -132,6 +136,28 @@ func rewindAgent(t *testing.T, k Kind) {
 	}
 	if !q.Mentions(p[1]) || q.Mentions(p[2]) || q.Mentions(p[3]) || q.Mentions(notice) {
 		t.Errorf("the resumed fork sent the model more or less than the first exchange:\n%s", strings.Join(q.UserTexts(), "\n---\n"))
+	}
+
+	// The conversation at turn 1's end, resumed: the first exchange
+	// whole, its answer included, and nothing after.
+	var rw1 commands.RewindResult
+	e.cli(t, ws, cli, &rw1, "rewind", "turn:1:end", "--mode", "conversation")
+	if c := rw1.Conversation; c == nil || c.Session == "" {
+		t.Fatalf("rewind turn:1:end --mode conversation forked nothing: %+v", c)
+	}
+	e.Resume(ws, rw1.Conversation.Session, p[7])
+	q = last(model.For(p[7]))
+	answered := q != nil && slices.ContainsFunc(q.Messages, func(m fakemodel.Message) bool {
+		return m.Role == "assistant" && strings.Contains(m.Text, "Created a.txt.")
+	})
+	if !answered || !q.Mentions(p[1]) || q.Mentions(p[2]) || q.Mentions(p[3]) {
+		var sent []string
+		if q != nil {
+			for _, m := range q.Messages {
+				sent = append(sent, fmt.Sprintf("%s: %.200s %.200q", m.Role, m.Text, m.Results))
+			}
+		}
+		t.Errorf("the fork at turn 1's end, resumed, did not send the model the first exchange with its answer:\n%s", strings.Join(sent, "\n"))
 	}
 
 	for _, h := range e.HookRuns() {
