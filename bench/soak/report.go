@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+)
+
+func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// finish checks what only the end can show (every turn recorded once,
+// fsck with the server running and after it stopped), stops the server
+// and prints the table. The exit status is 1 when a promise was broken.
+func (d *driver) finish(took time.Duration, turns int) {
+	var all commands.ListResult
+	if err := d.cmd(commands.NameList, map[string]any{"all": true}, &all); err != nil {
+		d.fail("rewind.list all: %v", err)
+	} else if len(all.Turns) != d.turns {
+		d.fail("the journal holds %d turns, the driver made %d (an automatic turn too many, or a turn lost)", len(all.Turns), d.turns)
+	}
+	var st commands.StatusResult
+	if err := d.cmd(commands.NameStatus, map[string]any{}, &st); err != nil {
+		d.fail("rewind.status: %v", err)
+	}
+	live := d.run("", "--root", d.root, "fsck")
+	d.c.call("shutdown", nil, nil, time.Minute)
+	d.c.notify("exit", nil)
+	done := make(chan error, 1)
+	go func() { done <- d.srv.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			d.fail("the server exited with %v after shutdown", err)
+		}
+	case <-time.After(time.Minute):
+		d.fail("the server did not exit after shutdown")
+		d.srv.Process.Kill()
+		<-done
+	}
+	stopped := d.run("", "--root", d.root, "fsck")
+	if live.code != 0 {
+		d.fail("fsck with the server running: exit %d: %s", live.code, live.stderr)
+	}
+	if stopped.code != 0 {
+		d.fail("fsck after the server stopped: exit %d: %s", stopped.code, stopped.stderr)
+	}
+	storeDir := st.Store
+	if storeDir == "" {
+		storeDir = filepath.Join(d.home, "state")
+	}
+
+	p := func(f string, a ...any) { fmt.Printf(f+"\n", a...) }
+	p("rewind-lsp soak — %s, %s in all", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
+	p("tree:     %d files (%d of them changed by the agents, plus the files they create under soak/)", len(d.m.initial), len(d.pool))
+	var kinds []string
+	total := map[string]int{}
+	for _, w := range d.wins {
+		for k, n := range w.counts {
+			total[k] += n
+		}
+	}
+	for k := range total {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, total[k]))
+	}
+	p("turns:    %d (%s)", d.turns, strings.Join(parts, ", "))
+	var ops []string
+	var names []string
+	for k := range d.counts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ops = append(ops, fmt.Sprintf("%s %d", k, d.counts[k]))
+	}
+	p("also:     %s", strings.Join(ops, ", "))
+	p("          every rewind, undo and revert checked against the state the driver recorded for its target")
+	p("          (changed files byte for byte, every other file by its stat, nothing missing or extra)")
+	p("")
+	head := fmt.Sprintf("%-13s %6s %16s %16s %16s %8s %9s %5s", "turns", "min", "lsp end p50/p99", "hook Stop p50/99", "shell end p50/99", "rss MB", "store MB", "fails")
+	p("%s", head)
+	for _, w := range d.wins {
+		pp := func(k string) string {
+			return msText(percentile(w.ends[k], 0.5)) + " / " + msText(percentile(w.ends[k], 0.99))
+		}
+		p("%-13s %6.1f %16s %16s %16s %8s %9s %5d", fmt.Sprintf("%d–%d", w.from, w.to), w.took.Minutes(),
+			pp("lsp"), pp("claude"), pp("shell"), mb(w.rss*1024), mb(w.store), w.failures)
+	}
+	p("(turn end in ms: lsp = rewind.turnEnd request to reply; hook Stop and shell end = the whole")
+	p(" `rewind-lsp hook claude-code` / `rewind-lsp turn end` process, forwarded to the server)")
+	p("")
+	first, last := d.rssAt[1000], d.rssAt[turns]
+	if first > 0 && last > 0 && turns > 1000 {
+		ratio := float64(last) / float64(first)
+		verdict := "ok"
+		if ratio > 1.2 {
+			verdict = "MISSED"
+		}
+		p("memory:   server VmRSS at turn 1000 %s MB, at turn %d %s MB: × %.2f (goal ≤ 1.2) %s", mb(first*1024), turns, mb(last*1024), ratio, verdict)
+	} else {
+		p("memory:   server VmRSS at the end %s MB (the goal compares turn 1000 with turn 10000)", mb(last*1024))
+	}
+	verdict := "within"
+	if st.StoreBytes > d.budget {
+		verdict = "OVER"
+	}
+	p("store:    %s MB of objects against a budget of %s MB: %s (the whole store folder %s MB)", mb(st.StoreBytes), mb(d.budget), verdict, mb(duBytes(storeDir)))
+	p("fsck:     with the server running: exit %d; after it stopped: exit %d%s", live.code, stopped.code, indent(stopped.stderr))
+	if len(d.fails) == 0 {
+		p("result:   PASS — no broken promise")
+		return
+	}
+	p("result:   FAIL — %d broken promises:", len(d.fails))
+	for i, f := range d.fails {
+		if i == 30 {
+			p("  … and %d more (soak.log)", len(d.fails)-30)
+			break
+		}
+		p("  %s", f)
+	}
+	os.Exit(1)
+}
+
+func indent(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	return "\n          " + strings.ReplaceAll(s, "\n", "\n          ")
+}
