@@ -1,9 +1,8 @@
-package main
+package soak
 
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -30,19 +29,16 @@ func (d *driver) finish(took time.Duration, turns int) {
 		d.fail("rewind.status: %v", err)
 	}
 	live := d.run("", "--root", d.root, "fsck")
-	d.c.call("shutdown", nil, nil, time.Minute)
-	d.c.notify("exit", nil)
-	done := make(chan error, 1)
-	go func() { done <- d.srv.Wait() }()
+	d.ed.e.Conn.Call("shutdown", nil, nil)
+	d.ed.e.Conn.Notify("exit", nil)
 	select {
-	case err := <-done:
-		if err != nil {
-			d.fail("the server exited with %v after shutdown", err)
+	case code := <-d.srv.Exit:
+		if code != 0 {
+			d.fail("the server exited with %d after shutdown", code)
 		}
 	case <-time.After(time.Minute):
 		d.fail("the server did not exit after shutdown")
-		d.srv.Process.Kill()
-		<-done
+		d.srv.Proc.Kill()
 	}
 	stopped := d.run("", "--root", d.root, "fsck")
 	if live.code != 0 {
@@ -129,7 +125,7 @@ func (d *driver) finish(took time.Duration, turns int) {
 		}
 		p("  %s", f)
 	}
-	os.Exit(1)
+	d.t.Fail()
 }
 
 func indent(s string) string {

@@ -1,7 +1,7 @@
-// Command soak is the driver of bench/soak.sh: it runs thousands of agent
-// turns against one running rewind-lsp language server and checks, after
-// every rewind, revert and undo, that the tree is exactly the state the
-// driver recorded for the target.
+// The driver of bench/soak.sh runs thousands of agent turns against one
+// running rewind-lsp language server and checks, after every rewind,
+// revert and undo, that the tree is exactly the state the driver recorded
+// for the target.
 //
 // It plays every party at once, one step at a time (the order is drawn
 // from -seed, so a run can be repeated):
@@ -24,9 +24,7 @@
 // stat), so each check is against what was on disk, not against what the
 // server says. Each turn's reported changed files are checked against the
 // files that changed. At the end it prints the table of bench/soak.sh.
-//
-// It is a benchmark helper, not part of rewind-lsp.
-package main
+package soak
 
 import (
 	"context"
@@ -39,9 +37,24 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
+)
+
+var (
+	flagRoot   = flag.String("soak.root", "", "the workspace (a git repository; changed in place); without it the soak does not run")
+	flagHome   = flag.String("soak.home", "", "the folder for the store home, the agents' homes and the log")
+	flagTurns  = flag.Int("soak.turns", 10000, "turns to run")
+	flagSeed   = flag.Int64("soak.seed", 1, "the seed of every random choice")
+	flagBudget = flag.Int64("soak.budget", 0, "the store budget (maxStoreBytes) in bytes; 0: the store after the first capture + 25%")
+	flagEvery  = flag.Int("soak.every", 1000, "turns per row of the table")
+	flagPool   = flag.Int("soak.pool", 300, "tracked files the agents change")
+	flagQuiet  = flag.Int("soak.quiet", 250, "autoTurnQuietMs")
+	flagDebug  = flag.Bool("soak.debug", false, "log every change and check the whole tree after every turn")
+	flagLeave  = flag.String("soak.leave", "", "comma-separated parts of the mix to leave out: mcp-rewind, auto, fork, person, revert, codex, gemini")
 )
 
 // target is a state the driver can rewind to: spec is how it is named,
@@ -62,14 +75,14 @@ type op struct {
 }
 
 type driver struct {
-	bin, root, home string
-	env             []string
-	logw            io.Writer
-	rng             *rand.Rand
+	t          *testing.T
+	root, home string
+	sb         *testkit.Sandbox // the store home (REWIND_LSP_HOME) and root every process shares
+	logw       io.Writer
+	rng        *rand.Rand
 
-	srv   *exec.Cmd
-	c     *conn
-	ed    *editor
+	srv   *testkit.Server
+	ed    *editorSide
 	m     *model
 	mcp   *mcpAgent
 	cc    *claude
@@ -100,59 +113,45 @@ type driver struct {
 	leave    map[string]bool // parts of the mix left out (-leave)
 }
 
-func main() {
-	bin := flag.String("bin", "rewind-lsp", "the rewind-lsp binary")
-	root := flag.String("root", "", "the workspace (a git repository; changed in place)")
-	home := flag.String("home", "", "the folder holding REWIND_LSP_HOME, the agents' homes and the logs")
-	turns := flag.Int("turns", 10000, "turns to run")
-	seed := flag.Int64("seed", 1, "the seed of every random choice")
-	budget := flag.Int64("budget", 0, "the store budget (maxStoreBytes) in bytes; 0: the store after the first capture + 25%")
-	every := flag.Int("every", 1000, "turns per row of the table")
-	poolN := flag.Int("pool", 300, "tracked files the agents change")
-	quiet := flag.Int("quiet", 250, "autoTurnQuietMs")
-	debug := flag.Bool("debug", false, "log every change and check the whole tree after every turn")
-	leave := flag.String("leave", "", "comma-separated parts of the mix to leave out: mcp-rewind, auto, fork, person, revert, codex, gemini")
-	flag.Parse()
-	if *root == "" || *home == "" {
-		fmt.Fprintln(os.Stderr, "usage: soak -bin PATH -root DIR -home DIR [-turns N] [-seed S] [-budget BYTES] [-every N]")
-		os.Exit(2)
+// TestSoak is the soak; bench/soak.sh builds the tree and runs it.
+func TestSoak(t *testing.T) {
+	if *flagRoot == "" || *flagHome == "" {
+		t.Skip("the soak runs from bench/soak.sh, which builds its tree (-soak.root, -soak.home)")
 	}
-	logf, err := os.Create(filepath.Join(*home, "soak.log"))
+	logf, err := os.Create(filepath.Join(*flagHome, "soak.log"))
 	if err != nil {
-		fatal(err)
+		t.Fatal(err)
 	}
-	d := &driver{bin: *bin, root: *root, home: *home, logw: logf, rng: rand.New(rand.NewSource(*seed)),
-		userDirty: map[string]bool{}, mcpDirty: map[string]bool{}, counts: map[string]int{}, rssAt: map[int]int64{}, debug: *debug, leave: map[string]bool{}}
-	for _, p := range strings.Split(*leave, ",") {
+	defer logf.Close()
+	d := &driver{t: t, root: *flagRoot, home: *flagHome, logw: logf, rng: rand.New(rand.NewSource(*flagSeed)),
+		userDirty: map[string]bool{}, mcpDirty: map[string]bool{}, counts: map[string]int{}, rssAt: map[int]int64{},
+		debug: *flagDebug, leave: map[string]bool{}}
+	for _, p := range strings.Split(*flagLeave, ",") {
 		if p != "" {
 			d.leave[p] = true
 		}
 	}
-	d.env = append(os.Environ(), "REWIND_LSP_HOME="+filepath.Join(*home, "state"), "HOME="+*home)
+	d.sb = &testkit.Sandbox{T: t, Home: filepath.Join(d.home, "state"), Root: d.root}
+	os.MkdirAll(d.sb.Home, 0o700)
 	start := time.Now()
-	if err := d.setup(*poolN, *budget, *quiet); err != nil {
-		fatal(err)
+	if err := d.setup(*flagPool, *flagBudget, *flagQuiet); err != nil {
+		t.Fatal(err)
 	}
 	d.win = newWindow(1)
 	winStart := time.Now()
-	for d.turns < *turns {
+	for d.turns < *flagTurns {
 		d.step++
 		d.stepOnce()
-		if d.turns >= d.win.from+*every-1 || d.turns >= *turns {
+		if d.turns >= d.win.from+*flagEvery-1 || d.turns >= *flagTurns {
 			d.closeWindow(time.Since(winStart))
 			winStart = time.Now()
 			d.win = newWindow(d.turns + 1)
 		}
-		if (d.turns == 1000 || d.turns == *turns) && d.rssAt[d.turns] == 0 {
-			d.rssAt[d.turns], _ = rssKB(d.srv.Process.Pid)
+		if (d.turns == 1000 || d.turns == *flagTurns) && d.rssAt[d.turns] == 0 {
+			d.rssAt[d.turns], _ = rssKB(d.srv.Proc.Pid)
 		}
 	}
-	d.finish(time.Since(start), *turns)
-}
-
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "soak:", err)
-	os.Exit(1)
+	d.finish(time.Since(start), *flagTurns)
 }
 
 func (d *driver) logf(format string, a ...any) {
@@ -194,40 +193,13 @@ func (d *driver) setup(poolN int, budget int64, quiet int) error {
 	fmt.Fprintf(os.Stderr, "soak: %d files, pool %d; store after the first capture %s MB, budget %s MB\n",
 		len(d.m.initial), len(d.pool), mb(base), mb(d.budget))
 
-	d.srv = exec.Command(d.bin)
-	d.srv.Dir = d.root
-	d.srv.Env = append(d.env, "REWIND_LSP_TRACE=")
-	d.srv.Stderr, _ = os.Create(filepath.Join(d.home, "server.log"))
-	in, err := d.srv.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := d.srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := d.srv.Start(); err != nil {
-		return err
-	}
-	d.ed = &editor{root: d.root, docs: map[string]*doc{}}
+	srv, c := testkit.StartServer(d.sb)
+	d.srv = srv
+	d.ed = &editorSide{e: testkit.NewEditor(d.t, c, testkit.VSCodeLike), root: d.root, open: map[string]bool{}, byUser: map[string]bool{}}
 	if d.debug {
 		d.ed.logf = d.logf
 	}
-	d.c = newConn(out, in, d.ed.handle, nil)
-	d.ed.c = d.c
-	uri := d.ed.uri("")
-	uri = strings.TrimSuffix(uri, "/")
-	err = d.c.call("initialize", map[string]any{
-		"processId": os.Getpid(), "rootUri": uri,
-		"workspaceFolders": []any{map[string]any{"uri": uri, "name": "soak"}},
-		"capabilities": map[string]any{"workspace": map[string]any{"workspaceEdit": map[string]any{
-			"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}}}},
-		"initializationOptions": map[string]any{"autoTurnQuietMs": quiet, "maxStoreBytes": d.budget},
-	}, nil, time.Minute)
-	if err != nil {
-		return err
-	}
-	d.c.notify("initialized", map[string]any{})
+	d.ed.e.Initialize([]string{d.root}, map[string]any{"autoTurnQuietMs": quiet, "maxStoreBytes": d.budget})
 	for t0 := time.Now(); ; time.Sleep(200 * time.Millisecond) {
 		var st commands.StatusResult
 		if err := d.cmd(commands.NameStatus, map[string]any{}, &st); err != nil {
@@ -265,7 +237,7 @@ func (d *driver) setup(poolN int, budget int64, quiet int) error {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "soak: server pid %d; agents: editor chat, claude-code hooks, shell turns, automatic turns, mcp%s\n",
-		d.srv.Process.Pid, strings.Join(append([]string{""}, d.extra...), ", "))
+		d.srv.Proc.Pid, strings.Join(append([]string{""}, d.extra...), ", "))
 	return nil
 }
 
@@ -303,7 +275,7 @@ func (d *driver) pickPool(n int) ([]string, error) {
 
 // cmd runs one LSP command.
 func (d *driver) cmd(name string, arg any, out any) error {
-	return d.c.call("workspace/executeCommand", map[string]any{"command": name, "arguments": []any{arg}}, out, 5*time.Minute)
+	return d.ed.e.Cmd(name, arg, out)
 }
 
 // record keeps the current state as a target named spec.
@@ -331,7 +303,7 @@ func (d *driver) closeWindow(took time.Duration) {
 	w := d.win
 	w.to = d.turns
 	w.took = took
-	w.rss, _ = rssKB(d.srv.Process.Pid)
+	w.rss, _ = rssKB(d.srv.Proc.Pid)
 	var st commands.StatusResult
 	if err := d.cmd(commands.NameStatus, map[string]any{}, &st); err == nil {
 		w.store = st.StoreBytes

@@ -1,4 +1,4 @@
-package main
+package soak
 
 import (
 	"fmt"
@@ -378,7 +378,7 @@ func (d *driver) personEdits() {
 	files := d.textFiles()
 	for k := 1 + d.rng.Intn(2); k > 0; k-- {
 		rel := files[d.rng.Intn(len(files))]
-		if _, err := d.ed.userEdit(rel, fmt.Sprintf("typed by the person at step %d\n", d.step)); err != nil {
+		if err := d.ed.userEdit(rel, fmt.Sprintf("typed by the person at step %d\n", d.step)); err != nil {
 			d.logf("person: %v", err)
 			continue
 		}

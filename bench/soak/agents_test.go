@@ -1,4 +1,4 @@
-package main
+package soak
 
 import (
 	"bytes"
@@ -25,8 +25,7 @@ type proc struct {
 // run runs the binary with args and stdin, in the environment every
 // process of the soak shares (the store's home).
 func (d *driver) run(stdin string, args ...string) proc {
-	c := exec.Command(d.bin, args...)
-	c.Env = d.env
+	c := d.sb.Command(args, "HOME="+d.home)
 	c.Dir = d.root
 	c.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -138,8 +137,7 @@ type mcpAgent struct {
 }
 
 func (d *driver) startMCP(ctx context.Context) (*mcpAgent, error) {
-	cmd := exec.Command(d.bin, "--root", d.root, "mcp")
-	cmd.Env = d.env
+	cmd := d.sb.Command([]string{"--root", d.root, "mcp"}, "HOME="+d.home)
 	cmd.Dir = d.root
 	cmd.Stderr = d.logw
 	client := sdk.NewClient(&sdk.Implementation{Name: "soak-agent", Version: "1"}, nil)
