@@ -90,7 +90,10 @@ func (t *Tracker) agentChanged(agent []string) {
 		paths, full := t.take()
 		var keep, later []string
 		for _, p := range paths {
-			if !set[p] && cleared[p] {
+			// A folder is captured with everything in it now, the agent's
+			// changes since included: it waits for the turn's end; the
+			// files below it have changes of their own.
+			if !set[p] && cleared[p] && !t.isFolder(p) {
 				keep = append(keep, p)
 			} else {
 				later = append(later, p)
@@ -123,6 +126,12 @@ func (t *Tracker) agentChanged(agent []string) {
 	t.autoTurn = started.ID
 	t.mu.Unlock()
 	t.restartQuiet()
+}
+
+// isFolder reports whether rel is a folder on disk now.
+func (t *Tracker) isFolder(rel string) bool {
+	fi, err := os.Lstat(filepath.Join(t.s.root, filepath.FromSlash(rel)))
+	return err == nil && fi.IsDir()
 }
 
 func autoPrompt(paths []string) string {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,9 @@ type expectation struct {
 	gone   bool
 	id     snapshot.ID
 	kind   snapshot.Kind
-	window time.Time // until then any change of the path is the rewind's
-	until  time.Time // until then the target content is the rewind's
+	before snapshot.ID // the content before the rewind (zero: there was none)
+	window time.Time   // until then the states on the way are the rewind's
+	until  time.Time   // until then the target content is the rewind's
 }
 
 // decide opens or extends an automatic turn for a batch of changes.
@@ -172,14 +174,21 @@ func (t *Tracker) expect(ops []snapshot.FileOp) {
 		}
 	}
 	for _, op := range ops {
-		t.expected[op.Path] = expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After), kind: op.AfterKind,
+		e := expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After), kind: op.AfterKind,
 			window: now.Add(echoWindow), until: now.Add(time.Minute)}
+		if op.Before != nil {
+			e.before = snapshot.Sum(op.Before)
+		}
+		t.expected[op.Path] = e
 	}
 }
 
-// echoWindow is how long after a rewind any change to the files it
-// touches is taken for the rewind's own: an editor applies a rewind in
-// steps (creates an empty file, fills its buffer, saves it later).
+// echoWindow is how long after a rewind the states a file passes through
+// while an editor applies it are taken for the rewind's own: an editor
+// applies a rewind in steps (creates an empty file, fills its buffer, saves
+// it later), so the file may still hold what it held before, be empty, or
+// be gone for a while. Any other content is someone's new change — an
+// agent writing the file right after the rewind — even within the window.
 const echoWindow = 5 * time.Second
 
 func (t *Tracker) expectedWrite(rel string, data []byte, kind snapshot.Kind) bool {
@@ -189,13 +198,22 @@ func (t *Tracker) expectedWrite(rel string, data []byte, kind snapshot.Kind) boo
 	if !ok || time.Now().After(e.until) {
 		return false
 	}
-	if time.Now().Before(e.window) {
-		return true // within the echo window: any intermediate state
+	if time.Now().Before(e.window) && onTheWay(data, e.before) {
+		return true // the editor is still applying it
 	}
 	if e.gone {
 		return data == nil
 	}
 	return sameFile(snapshot.Entry{Kind: e.kind, ID: e.id}, data, kind)
+}
+
+// onTheWay reports whether data (nil: the file is gone) is a state a file
+// passes through while an editor applies a rewind to it: still what it held
+// before (before; zero when there was nothing), empty (created, not yet
+// filled), or gone (deleted, not yet written). The target itself is
+// checked by the caller.
+func onTheWay(data []byte, before snapshot.ID) bool {
+	return len(data) == 0 || !before.IsZero() && snapshot.Sum(data) == before
 }
 
 // rewindTouches reports whether a recent rewind or undo (this process's
@@ -242,11 +260,16 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 		if !journal.IsOperation(e.Kind) || !e.Snapshot.Set {
 			continue
 		}
-		if time.Since(e.Time) < echoWindow {
-			for _, f := range e.Files {
-				if f == rel {
-					return true // another process's rewind, still being applied
+		if time.Since(e.Time) < echoWindow && slices.Contains(e.Files, rel) {
+			// Another process's rewind, perhaps still being applied.
+			var before snapshot.ID
+			if e.UndoSnapshot.Set {
+				if ent, ok, err := snapshot.Lookup(t.s.objects, e.UndoSnapshot.ID, rel); err == nil && ok {
+					before = ent.ID
 				}
+			}
+			if onTheWay(data, before) {
+				return true
 			}
 		}
 		ent, ok, err := snapshot.Lookup(t.s.objects, e.Snapshot.ID, rel)

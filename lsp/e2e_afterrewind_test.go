@@ -1,0 +1,64 @@
+package lsp
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
+)
+
+// TestAgentChangeRightAfterRewind: an agent with no hooks keeps working
+// right after the person rewound — it rewrites a file the rewind just
+// restored, and creates a file in a folder the rewind just removed, within
+// a second. Both are the agent's changes: the automatic turn lists them.
+// (The editor's own steps in applying the rewind — the file still as
+// before, empty, gone, or the target — stay the rewind's.)
+func TestAgentChangeRightAfterRewind(t *testing.T) {
+	for _, kind := range []testkit.EditorKind{testkit.VSCodeLike, testkit.NeovimLike} {
+		t.Run(string(kind), func(t *testing.T) {
+			w := testkit.NewSandbox(t)
+			w.Write("a.txt", "one\n")
+			srv, c := testkit.StartServer(w)
+			e := testkit.NewEditor(t, c, kind)
+			e.Server = srv
+			e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurnQuietMs": 300})
+			e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "turn 1"}, nil)
+			w.Write("a.txt", "two\n")
+			w.Write("dir/made.txt", "made by turn 1\n")
+			e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+			var rr commands.RewindResult
+			e.MustCmd(commands.NameRewind, map[string]any{"target": "1"}, &rr)
+			if !rr.Applied {
+				t.Fatal(rr.FailureReason)
+			}
+			waitSaved(t, e)
+			// The agent, at once.
+			w.Write("a.txt", "three, by the agent after the rewind\n")
+			w.Write("dir/new.txt", "made by the agent after the rewind\n")
+			e.Reload(w.Abs("a.txt")) // a clean buffer follows the disk
+			var turn commands.TurnInfo
+			for t0 := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+				var l commands.ListResult
+				e.MustCmd(commands.NameList, map[string]any{}, &l)
+				if n := len(l.Turns); n >= 2 && l.Turns[n-1].Source == "auto" && l.Turns[n-1].Ended != "" {
+					turn = l.Turns[n-1]
+					break
+				}
+				if time.Since(t0) > 15*time.Second {
+					t.Fatalf("no automatic turn for the agent's changes after the rewind: %+v", l.Turns)
+				}
+			}
+			var got []string
+			for _, ch := range turn.Changed {
+				got = append(got, ch.Path)
+			}
+			sort.Strings(got)
+			if strings.Join(got, " ") != "a.txt dir/new.txt" {
+				t.Fatalf("the automatic turn lists %v, want the agent's a.txt and dir/new.txt", got)
+			}
+		})
+	}
+}
