@@ -136,8 +136,10 @@ type mcpAgent struct {
 	cs *sdk.ClientSession
 }
 
-func (d *driver) startMCP(ctx context.Context) (*mcpAgent, error) {
-	cmd := d.sb.Command([]string{"--root", d.root, "mcp"}, "HOME="+d.home)
+func (d *driver) startMCP(ctx context.Context, session string) (*mcpAgent, error) {
+	// Claude Code names its session to the MCP servers it starts: their
+	// rewinds are the session's own, inside its turn.
+	cmd := d.sb.Command([]string{"--root", d.root, "mcp"}, "HOME="+d.home, "CLAUDE_CODE_SESSION_ID="+session)
 	cmd.Dir = d.root
 	cmd.Stderr = d.logw
 	client := sdk.NewClient(&sdk.Implementation{Name: "soak-agent", Version: "1"}, nil)

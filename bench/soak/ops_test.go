@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,8 +97,9 @@ func (d *driver) settle(what string, want state, pre state, push bool) {
 		d.m.resync()
 	}
 	d.recorded()
+	d.opSeq++
 	if push {
-		d.ops = append(d.ops, op{what: what, pre: pre, post: want.clone()})
+		d.ops = append(d.ops, op{what: what, pre: pre, post: want.clone(), seq: d.opSeq})
 	}
 	if len(differing(pre, want)) > 0 {
 		d.notice = noticeDue
@@ -163,7 +165,9 @@ func (d *driver) rewind(cli bool) {
 		return
 	}
 	d.counts[map[bool]string{false: "rewinds (LSP)", true: "rewinds (command line)"}[cli]]++
-	d.settle(what, t.st, pre, true)
+	// A rewind that found the files already there records nothing: there
+	// is nothing for undo to take back.
+	d.settle(what, t.st, pre, res.Entry != "")
 	if !cli && d.rng.Intn(5) == 0 {
 		var plan commands.Plan
 		if err := d.cmd(commands.NamePreview, map[string]any{"target": t.spec}, &plan); err != nil {
@@ -208,6 +212,14 @@ func (d *driver) undo(cli bool) {
 		return res.Applied, err
 	}
 	applied, err := do(false)
+	if err != nil && strings.Contains(err.Error(), "dropped by gc") && d.opSeq-top.seq > 10 {
+		// Retention pins the undo snapshots of the latest operations only;
+		// an older one still in effect cannot be undone once dropped, and
+		// undo stops there (bench/README.md says so with the table).
+		d.counts["undo stopped at an undo snapshot retention dropped"]++
+		d.undoStuck = true
+		return
+	}
 	if err != nil {
 		d.fail("%s: %v", what, err)
 		return
@@ -281,7 +293,7 @@ func (d *driver) revert() {
 		return
 	}
 	d.counts["reverts"]++
-	d.settle(what, want, pre, true)
+	d.settle(what, want, pre, res.Entry != "")
 }
 
 // forkClaude rewinds files and conversation (mode both) to the start of a
@@ -303,6 +315,10 @@ func (d *driver) forkClaude() {
 	pre := d.m.cur.clone()
 	var res commands.RewindResult
 	err := d.cmd(commands.NameRewind, map[string]any{"target": fmt.Sprint(t.num), "mode": "both", "force": len(conflicts) > 0}, &res)
+	if err != nil && strings.Contains(err.Error(), "dropped by gc") {
+		d.counts["target dropped by retention"]++
+		return
+	}
 	if err != nil {
 		d.fail("%s: %v", what, err)
 		return
@@ -345,6 +361,14 @@ func (d *driver) forkClaude() {
 	if _, err := d.hook(d.cc, "SessionStart", map[string]any{"source": "resume"}); err != nil {
 		d.fail("%v", err)
 	}
+	// The resumed session starts its MCP servers anew.
+	d.mcp.cs.Close()
+	m, err := d.startMCP(context.Background(), d.cc.session)
+	if err != nil {
+		d.fail("%v", err)
+		return
+	}
+	d.mcp, d.mcpCP = m, nil
 }
 
 // mcpCheckpoint is the agent's checkpoint over MCP (pinned: a label).
@@ -365,35 +389,42 @@ func (d *driver) mcpCheckpoint(tag string) {
 	d.mcpDirty = map[string]bool{}
 }
 
-// mcpRewind is the agent's rewind to its checkpoint over MCP: files the
-// person saved since are conflicts, refused, never forced.
+// mcpRewind is the agent's rewind to its checkpoint over MCP. It restores
+// exactly the checkpoint's state, or is refused changing nothing: a
+// refusal may name only files the person's editor saved since the
+// checkpoint (what else changed since is the agent's own); a checkpoint
+// serves one rewind.
 func (d *driver) mcpRewind(tag string) {
 	cp := d.mcpCP
 	pre := d.m.cur.clone()
-	conflicts := d.conflicts(cp.st, d.mcpDirty)
 	text, isErr, err := d.mcp.call("rewind", map[string]any{"report": "abandoned the path of " + tag})
 	what := fmt.Sprintf("mcp rewind to %s", cp.spec)
 	switch {
 	case err != nil:
 		d.fail("%s: %v", what, err)
 		return
-	case len(conflicts) > 0 && !isErr:
-		d.fail("%s went through files the person saved since: %v", what, conflicts)
-	case len(conflicts) > 0:
-		for _, c := range conflicts {
-			if !strings.Contains(text, c) {
-				d.fail("%s refused without naming %s: %s", what, c, text)
+	case isErr:
+		_, list, ok := strings.Cut(text, "never overwrites that: ")
+		if !ok {
+			d.fail("%s refused: %s", what, text)
+			d.m.resync()
+			return
+		}
+		for _, f := range strings.Split(strings.TrimSuffix(strings.TrimSpace(list), "."), ", ") {
+			if f = strings.TrimSpace(f); f != "" && !d.mcpDirty[f] {
+				d.fail("%s: a false conflict on %s (the editor did not save it since the checkpoint)", what, f)
 			}
+		}
+		if diffs := d.m.check(d.m.cur); len(diffs) > 0 {
+			d.fail("%s was refused but changed files:\n    %s", what, strings.Join(diffs, "\n    "))
+			d.m.resync()
 		}
 		d.counts["mcp rewinds refused (conflict)"]++
 		d.ed.reload()
 		return
-	case isErr:
-		d.fail("%s refused: %s", what, text)
-		d.m.resync()
-		return
 	}
 	d.counts["mcp rewinds"]++
-	d.settle(what, cp.st, pre, true)
+	d.mcpCP = nil
+	d.settle(what, cp.st, pre, !strings.HasPrefix(text, "Nothing to restore"))
 	d.notice = noticeMaybe
 }

@@ -22,7 +22,13 @@ func (d *driver) finish(took time.Duration, turns int) {
 	if err := d.cmd(commands.NameList, map[string]any{"all": true}, &all); err != nil {
 		d.fail("rewind.list all: %v", err)
 	} else if len(all.Turns) != d.turns {
-		d.fail("the journal holds %d turns, the driver made %d (an automatic turn too many, or a turn lost)", len(all.Turns), d.turns)
+		var auto []string
+		for _, t := range all.Turns {
+			if t.Source == "auto" && d.leave["auto"] {
+				auto = append(auto, fmt.Sprintf("turn %d %q %v", t.Turn, t.Prompt, changedSet(t.Changed)))
+			}
+		}
+		d.fail("the journal holds %d turns, the driver made %d (an automatic turn too many, or a turn lost) %v", len(all.Turns), d.turns, auto)
 	}
 	var st commands.StatusResult
 	if err := d.cmd(commands.NameStatus, map[string]any{}, &st); err != nil {

@@ -72,6 +72,7 @@ type target struct {
 type op struct {
 	what      string
 	pre, post state
+	seq       int // how many operations ran before it, it included
 }
 
 type driver struct {
@@ -99,6 +100,8 @@ type driver struct {
 	turns     int // turns ended
 	mcpCP     *target
 	mcpDirty  map[string]bool // saved by the person since the MCP checkpoint
+	undoStuck bool            // an undo met an undo snapshot retention dropped
+	opSeq     int             // operations run (rewinds, reverts, undos)
 	notice    int             // what the Claude session's next prompt prints (noticeNone…)
 	recent    []turnRec       // the latest turns, for reverts and forks
 
@@ -228,7 +231,7 @@ func (d *driver) setup(poolN int, budget int64, quiet int) error {
 	if _, err := d.hook(d.cc, "SessionStart", map[string]any{"source": "startup"}); err != nil {
 		return err
 	}
-	if d.mcp, err = d.startMCP(context.Background()); err != nil {
+	if d.mcp, err = d.startMCP(context.Background(), d.cc.session); err != nil {
 		return err
 	}
 	for _, a := range []string{"codex", "gemini"} {
@@ -330,7 +333,7 @@ func (d *driver) stepOnce() {
 		if !d.leave["revert"] {
 			d.revert()
 		}
-	case r < 0.16 && len(d.ops) > 0:
+	case r < 0.16 && len(d.ops) > 0 && !d.undoStuck:
 		d.undo(d.rng.Intn(4) == 0)
 	case r < 0.165:
 		if !d.leave["fork"] {
