@@ -558,6 +558,68 @@ H.section(':RewindResume after a conversation rewind; sessions and reports in :R
   vim.cmd('edit ' .. vim.fn.fnameescape(path('a.txt')))
 end)
 
+H.section(':RewindResume runs the forked agent\'s own resume command (Gemini CLI)', function()
+  -- A Gemini CLI session of two prompts fed to `rewind-lsp hook gemini` as Gemini CLI runs it, its
+  -- session file written as Gemini CLI writes one (a header, then message records).
+  local sid = '9e3d1c2b-5a4f-4e6d-8c7b-0a1b2c3d4e5f'
+  local dir = vim.fn.tempname() .. '/chats'
+  vim.fn.mkdir(dir, 'p')
+  local file = dir .. '/session-2026-11-24T20-37-' .. sid:sub(1, 8) .. '.jsonl'
+  local function record(t) -- compact, as Gemini CLI writes (JSON.stringify)
+    local f = assert(io.open(file, 'a'))
+    f:write(vim.json.encode(t) .. '\n')
+    f:close()
+  end
+  local function hook(ev)
+    ev.session_id, ev.transcript_path, ev.cwd = sid, file, WS
+    return vim.fn.system({ BIN, '--root', WS, '--store', STORE, 'hook', 'gemini' }, vim.fn.json_encode(ev))
+  end
+  record({ sessionId = sid, projectHash = 'p', startTime = '2026-11-24T20:37:00.000Z', lastUpdated = '2026-11-24T20:37:00.000Z', kind = 'main' })
+  eq('BeforeAgent prints nothing', hook({ hook_event_name = 'BeforeAgent', prompt = 'gemini looks around' }), '')
+  record({ id = 'g-u1', timestamp = '2026-11-24T20:37:01.000Z', type = 'user', content = { { text = 'gemini looks around' } } })
+  record({ id = 'g-a1', timestamp = '2026-11-24T20:37:02.000Z', type = 'gemini', content = 'Looked around.' })
+  hook({ hook_event_name = 'AfterAgent' })
+  local before = H.read(file)
+  hook({ hook_event_name = 'BeforeAgent', prompt = 'gemini resumes later' })
+  record({ id = 'g-u2', timestamp = '2026-11-24T20:37:03.000Z', type = 'user', content = { { text = 'gemini resumes later' } } })
+  hook({ hook_event_name = 'AfterAgent' })
+  local log = vim.fn.json_decode(vim.fn.system({ BIN, '--root', WS, '--store', STORE, '--json', 'log' }))
+  local n
+  for _, t in ipairs(log.turns) do
+    if t.prompt == 'gemini resumes later' then
+      n = t.turn
+    end
+  end
+  check('the Gemini CLI hook recorded the turn', n ~= nil, log.turns)
+
+  local seq = rewind.last().seq
+  local n0 = #H.notes + 1
+  vim.cmd('Rewind! ' .. n .. ' both')
+  check('conversation rewind answers', wait_op(seq + 1), H.notes_since(n0))
+  local conv = rewind.last().conversation or {}
+  check('the result forks the Gemini CLI session', conv.agent == 'gemini' and conv.resume == 'gemini --resume ' .. tostring(conv.session), conv)
+  local forked = conv.transcript and H.read(conv.transcript) or ''
+  eq('the fork is the session file before the prompt, only sessionId changed', forked, (before:gsub(vim.pesc(sid), tostring(conv.session))))
+
+  local buf = require('rewind.commands').RewindResume()
+  check(':RewindResume runs `gemini --resume <id>` in a terminal in the root', buf ~= nil
+    and vim.bo[buf].buftype == 'terminal' and vim.api.nvim_buf_get_name(buf):find(vim.pesc(conv.resume or '?')) ~= nil,
+    buf and vim.api.nvim_buf_get_name(buf))
+  vim.cmd('stopinsert')
+  if buf then
+    -- `gemini` is not installed here: let its shell end by itself before the buffer goes.
+    local job = vim.b[buf].terminal_job_id
+    if job then
+      vim.fn.jobwait({ job }, 5000)
+    end
+    vim.cmd('bdelete! ' .. buf)
+  end
+  seq = rewind.last().seq
+  vim.cmd('RewindUndo')
+  check('the conversation rewind is undone', wait_op(seq + 1) and rewind.last().applied == true, H.notes_since(n0))
+  vim.cmd('edit ' .. vim.fn.fnameescape(path('a.txt')))
+end)
+
 H.section('one client per root', function()
   local other = vim.fn.tempname()
   vim.fn.mkdir(other, 'p')

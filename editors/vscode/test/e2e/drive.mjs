@@ -552,6 +552,58 @@ try {
     await shot(page, 'timeline-report.png');
   });
 
+  await section('Resume in Terminal runs the forked agent\'s own resume command (Gemini CLI)', async () => {
+    // ---- A Gemini CLI session of two prompts fed to `rewind-lsp hook gemini` as Gemini CLI runs it,
+    // its session file written as Gemini CLI writes one (a header, then message records).
+    const sid = '9e3d1c2b-5a4f-4e6d-8c7b-0a1b2c3d4e5f';
+    const chats = path.join(RUN, 'gemini-chats');
+    fs.mkdirSync(chats, { recursive: true });
+    const file = path.join(chats, `session-2026-11-24T20-37-${sid.slice(0, 8)}.jsonl`);
+    const record = (o) => fs.appendFileSync(file, JSON.stringify(o) + '\n');
+    const hook = (ev) =>
+      execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'hook', 'gemini'], {
+        input: JSON.stringify({ session_id: sid, transcript_path: file, cwd: WS, ...ev }),
+      }).toString();
+    record({ sessionId: sid, projectHash: 'p', startTime: '2026-11-24T20:37:00.000Z', lastUpdated: '2026-11-24T20:37:00.000Z', kind: 'main' });
+    hook({ hook_event_name: 'BeforeAgent', prompt: 'gemini looks around' });
+    record({ id: 'g-u1', timestamp: '2026-11-24T20:37:01.000Z', type: 'user', content: [{ text: 'gemini looks around' }] });
+    record({ id: 'g-a1', timestamp: '2026-11-24T20:37:02.000Z', type: 'gemini', content: 'Looked around.' });
+    hook({ hook_event_name: 'AfterAgent' });
+    const before = fs.readFileSync(file);
+    hook({ hook_event_name: 'BeforeAgent', prompt: 'gemini resumes later' });
+    record({ id: 'g-u2', timestamp: '2026-11-24T20:37:03.000Z', type: 'user', content: [{ text: 'gemini resumes later' }] });
+    hook({ hook_event_name: 'AfterAgent' });
+    await runCommand('Rewind: Focus on Timeline View');
+    const turnRow = page.locator('.sidebar .monaco-list-row', { hasText: /Turn \d+: gemini resumes later/ }).first();
+    await turnRow.waitFor({ timeout: 20000 });
+    const rowText = (await turnRow.innerText()).replace(/\s+/g, ' ');
+    check('the Rewind view names the turn\'s agent, Gemini CLI', /gemini 9e3d1c2b/.test(rowText), rowText);
+    const turnNo = /Turn (\d+):/.exec(rowText)[1];
+
+    mark = events().length;
+    await runCommand('Rewind: Rewind to Turn…');
+    await pickQuick(`Turn ${turnNo}: gemini resumes later`);
+    await pickQuick('Code and conversation');
+    await dialog.waitFor({ timeout: 15000 });
+    await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).first().click();
+    const rw = await waitEvent('rewound', { after: mark, ms: 60000 });
+    const forked = await waitEvent('conversationForked', { after: mark });
+    const forkFile = forked.data.transcript ? fs.readFileSync(forked.data.transcript) : Buffer.alloc(0);
+    check('the Gemini CLI session is forked as a copy cut before the prompt (only sessionId changed)',
+      rw.data.applied && forked.data.resume === `gemini --resume ${forked.data.session}` &&
+      forkFile.toString() === before.toString().replaceAll(`"sessionId":"${sid}"`, `"sessionId":"${forked.data.session}"`), { rw: rw.data, forked: forked.data, forkFile: forkFile.toString() });
+    const toast = page.locator('.notification-toast', { hasText: 'gemini --resume' }).first();
+    await toast.waitFor({ timeout: 15000 });
+    mark = events().length;
+    await toast.locator('.monaco-button', { hasText: 'Resume in Terminal' }).first().click();
+    const term = await waitEvent('resumeTerminal', { after: mark });
+    check('"Resume in Terminal" runs `gemini --resume <id>` in the root', term.data.command === forked.data.resume && term.data.cwd === WS, term.data);
+    await shot(page, 'resume-terminal-gemini.png');
+    mark = events().length;
+    await runCommand('Rewind: Undo Last Rewind');
+    await waitEvent('undone', { after: mark, ms: 60000 });
+  });
+
   await section('Kinds: a binary file, a link and an executable bit in the view, the pick and the plan', async () => {
     // ---- A turn that adds a binary file and a symbolic link and makes a script executable: line
     // counts do not apply to them, so every place that lists files says what changed instead.
