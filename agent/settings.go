@@ -129,6 +129,12 @@ func planHooks(path, name string, specs []hookSpec) (*settingsEdit, error) {
 	}
 	top, err := decodeObject(data)
 	if err != nil {
+		if hasComment(data) {
+			// Gemini CLI and VS Code read JSON with comments; writing the
+			// file back as plain JSON would drop them.
+			return nil, bad("it has comments, and rewind-lsp rewrites only plain JSON so as not to lose them; "+
+				"remove the comments or add the hooks by hand", err)
+		}
 		return nil, bad("not a JSON object of settings", err)
 	}
 	var hooks []member
@@ -270,4 +276,22 @@ func set(ms []member, key string, v json.RawMessage) []member {
 		return ms
 	}
 	return append(ms, member{key, v})
+}
+
+// hasComment reports whether data holds a // or /* comment outside JSON
+// strings (a settings file in the JSON-with-comments dialect).
+func hasComment(data []byte) bool {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == '/' && i+1 < len(data) && (data[i+1] == '/' || data[i+1] == '*'):
+			return true
+		}
+	}
+	return false
 }

@@ -109,8 +109,9 @@ func TestSetupClaudeCode(t *testing.T) {
 	bad := []byte("{\n  \"model\": \"opus\",\n  // a comment\n}\n")
 	os.WriteFile(settings, bad, 0o644)
 	r = w.run("setup", "claude-code")
-	if r.code != 1 || !strings.Contains(r.stderr, settings) || !strings.Contains(r.stderr, "changed nothing") {
-		t.Fatalf("setup on a broken file: exit %d %s", r.code, r.stderr)
+	if r.code != 1 || !strings.Contains(r.stderr, settings) || !strings.Contains(r.stderr, "changed nothing") ||
+		!strings.Contains(r.stderr, "it has comments") {
+		t.Fatalf("setup on a file with comments: exit %d %s", r.code, r.stderr)
 	}
 	if now, _ := os.ReadFile(settings); !bytes.Equal(now, bad) {
 		t.Fatal("a broken settings file was overwritten")
