@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // BlameArgs is the argument of rewind.blame: the file (Scope.URI, a
@@ -33,6 +35,8 @@ type BlameRange struct {
 	Entry string `json:"entry"` // the turn's start entry
 	// Prompt is the turn's prompt.
 	Prompt string `json:"prompt"`
+	// Title names the turn in words ("Turn 3: fix auth", Title).
+	Title string `json:"title"`
 	// Session is the turn's agent session.
 	Session string `json:"session"`
 	// Agent is the session's agent.
@@ -40,8 +44,8 @@ type BlameRange struct {
 	// Source is who opened the turn.
 	Source string `json:"source"`
 	Time   string `json:"time"` // when the turn ended
-	// Age is how long ago the turn ended, in words (Age).
-	Age string `json:"age,omitempty"`
+	// Age is how long ago the turn ended, in words ("5m ago", Age).
+	Age string `json:"age"`
 }
 
 // Blame tells which agent turn wrote each line of a file's current content
@@ -66,12 +70,13 @@ func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) 
 	out := &BlameResult{Ranges: make([]BlameRange, 0, len(rs))}
 	for _, r := range rs {
 		t := r.Turn
-		br := BlameRange{StartLine: r.StartLine, EndLine: r.EndLine, Turn: t.Number, Entry: t.Start.ID,
-			Prompt: t.Start.Prompt, Session: t.Start.Session, Agent: t.Start.Agent, Source: t.Start.Source, Time: stamp(t.Start.Time)}
+		when := t.Start.Time
 		if t.End != nil {
-			br.Time = stamp(t.End.Time)
+			when = t.End.Time
 		}
-		br.Age = ageOf(br.Time)
+		br := BlameRange{StartLine: r.StartLine, EndLine: r.EndLine, Turn: t.Number, Entry: t.Start.ID,
+			Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt), Session: t.Start.Session, Agent: t.Start.Agent,
+			Source: t.Start.Source, Time: stamp(when), Age: ageOf(when)}
 		out.Ranges = append(out.Ranges, br)
 	}
 	return out, nil

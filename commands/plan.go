@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -46,7 +47,7 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 			op := &out.Diff.Ops[i]
 			f := PlanFile{Path: op.Path, Change: op.Change, Added: op.Added, Removed: op.Removed,
 				Binary: op.Binary, Conflict: op.Conflict, Via: op.Via, Kind: op.ContentKind(), Mode: op.ModeChange()}
-			f.What = What(f.Added, f.Removed, f.Kind, f.Mode)
+			f.What = words.What(f.Added, f.Removed, f.Kind, f.Mode)
 			p.Files = append(p.Files, f)
 		}
 		for _, sk := range out.Diff.Skipped {
@@ -54,6 +55,7 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 		}
 		p.Diff = out.Diff.Text()
 	}
+	p.fillWords()
 	return p
 }
 

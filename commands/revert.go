@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -73,5 +74,9 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 		r.Plan.Files = append(r.Plan.Files, PlanFile{Path: c.Path, Change: c.Change, Conflict: true, Via: "edit", Overlaps: c.Overlaps})
 	}
 	sort.SliceStable(r.Plan.Files, func(i, j int) bool { return r.Plan.Files[i].Path < r.Plan.Files[j].Path })
+	if sess != "" {
+		r.Plan.Target.Title = "the turns of session " + words.Short(sess)
+	}
+	r.Plan.fillWords()
 	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/store"
+	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -139,16 +140,9 @@ func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, e
 	if end == nil {
 		return &TurnEndResult{Changed: []FileChange{}}, nil
 	}
-	return &TurnEndResult{Entry: end.ID, Turn: end.Turn, Snapshot: end.Snapshot, Changed: fileChanges(end.Changed)}, nil
-}
-
-func fileChanges(cs []journal.Change) []FileChange {
-	out := make([]FileChange, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode,
-			What: What(c.Added, c.Removed, c.Kind, c.Mode)})
-	}
-	return out
+	r := &TurnEndResult{Entry: end.ID, Turn: end.Turn, Snapshot: end.Snapshot, Changed: fileChanges(end.Changed)}
+	r.What = changesWhat(r.Changed)
+	return r, nil
 }
 
 func stamp(t time.Time) string {
@@ -166,10 +160,12 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	}
 	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}, Summaries: []SummaryInfo{}}
 	for _, t := range h.Turns(a.All) {
-		ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Started: stamp(t.Start.Time), Age: ageOf(stamp(t.Start.Time)),
+		ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt),
+			Started: stamp(t.Start.Time), Age: ageOf(t.Start.Time),
 			Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, Changed: []FileChange{}, Abandoned: t.Abandoned}
 		if t.End != nil {
 			ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
+			ti.What = changesWhat(ti.Changed)
 		}
 		out.Turns = append(out.Turns, ti)
 	}
@@ -181,10 +177,10 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 		switch e.Kind {
 		case journal.KindCheckpoint:
 			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot,
-				Age: ageOf(stamp(e.Time))})
+				Age: ageOf(e.Time)})
 		case journal.KindSummary:
 			out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time),
-				Age: ageOf(stamp(e.Time))})
+				Age: ageOf(e.Time)})
 		}
 	}
 	// Rewinds are listed from the whole journal: a conversation rewind
@@ -192,7 +188,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	for _, e := range h.Entries {
 		if e.Kind == journal.KindRewind || e.Kind == journal.KindRevert { // a revert: mode "revert", target its turn
 			ri := RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
-				Undone: h.Undone(e.ID), Applied: h.Applied(e), Age: ageOf(stamp(e.Time))}
+				Undone: h.Undone(e.ID), Applied: h.Applied(e), Age: ageOf(e.Time)}
 			if e.Agent != "" {
 				ri.Agent, ri.Session, ri.Turn, ri.Files, ri.Kept, ri.Offered = e.Agent, e.Session, e.Turn, e.Files, e.Kept, e.Offered
 				if t := h.Entry(e.TargetEntry); t != nil {
@@ -405,8 +401,9 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	r := s.ws.Retention()
 	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24
 	if open := h.OpenTurn(); open != nil {
-		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Source: open.Source, Session: open.Session,
-			Started: stamp(open.Time), Age: ageOf(stamp(open.Time))}
+		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Title: words.Title(open.Turn, open.Prompt),
+			Source: open.Source, Session: open.Session,
+			Started: stamp(open.Time), Age: ageOf(open.Time)}
 	}
 	return st, nil
 }

@@ -89,6 +89,8 @@ type TurnEndResult struct {
 	Snapshot journal.Snap `json:"snapshot"`
 	// Changed lists the files the turn changed.
 	Changed []FileChange `json:"changed"`
+	// What says what the turn changed in all: "3 files changed (+4 -1)".
+	What string `json:"what"`
 }
 
 // FileChange is one file a turn changed, with line counts.
@@ -102,9 +104,10 @@ type FileChange struct {
 	Removed int    `json:"removed"`
 	Kind    string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
 	Mode    string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changed
-	// What says the change in words, as every client shows it: "+3 -1",
-	// "binary", "symlink", "mode +x" (What).
-	What string `json:"what,omitempty"`
+	// What says the change in words: "+3 -1", "binary", "symlink", "mode +x".
+	What string `json:"what"`
+	// Line is the file's line in a list: "M src/auth.go  +3 -1".
+	Line string `json:"line"`
 }
 
 // ListArgs is the argument of rewind.list.
@@ -139,8 +142,8 @@ type SummaryInfo struct {
 	Report string `json:"report"`
 	// Time is when the report was kept (RFC 3339).
 	Time string `json:"time"`
-	// Age is how long ago Time was, in words (Age).
-	Age string `json:"age,omitempty"`
+	// Age is how long ago Time was, in words ("5m ago").
+	Age string `json:"age"`
 }
 
 // TurnInfo describes one turn.
@@ -151,13 +154,15 @@ type TurnInfo struct {
 	Entry string `json:"entry"`
 	// Prompt is what the agent was asked.
 	Prompt string `json:"prompt"`
+	// Title names the turn in words: "Turn 3: refactor auth to JWT".
+	Title string `json:"title"`
 	// Summary says what the turn did, when its end said so.
 	Summary string `json:"summary"`
 	// Started is when the turn started (RFC 3339).
 	Started string `json:"started"`
 	Ended   string `json:"ended"` // empty while the turn is open
-	// Age is how long ago the turn started, in words ("5m ago", Age).
-	Age string `json:"age,omitempty"`
+	// Age is how long ago the turn started, in words ("5m ago").
+	Age string `json:"age"`
 	// Source is who opened the turn: "hook", "cli", "editor", "mcp" or "auto".
 	Source string `json:"source"`
 	// Session is the agent session that ran the turn, when a hook said so.
@@ -166,6 +171,9 @@ type TurnInfo struct {
 	Agent string `json:"agent,omitempty"`
 	// Changed lists the files the turn changed (empty while it is open).
 	Changed []FileChange `json:"changed"`
+	// What says what the turn changed in all, once it ended: "3 files
+	// changed (+4 -1)", "no files changed".
+	What string `json:"what,omitempty"`
 	// Abandoned is true for turns off the active branch (only with all).
 	Abandoned bool `json:"abandoned,omitempty"`
 }
@@ -182,8 +190,8 @@ type CheckpointInfo struct {
 	Time string `json:"time"`
 	// Snapshot is the state captured.
 	Snapshot journal.Snap `json:"snapshot"`
-	// Age is how long ago Time was, in words (Age).
-	Age string `json:"age,omitempty"`
+	// Age is how long ago Time was, in words ("5m ago").
+	Age string `json:"age"`
 }
 
 // RewindInfo describes one rewind.
@@ -216,8 +224,8 @@ type RewindInfo struct {
 	// Offered are what a code rewind to the target would still restore
 	// when the agent restored no file (the editors offer it).
 	Offered []string `json:"offered,omitempty"`
-	// Age is how long ago Time was, in words (Age).
-	Age string `json:"age,omitempty"`
+	// Age is how long ago Time was, in words ("5m ago").
+	Age string `json:"age"`
 }
 
 // PreviewArgs is the argument of rewind.preview.
@@ -342,6 +350,10 @@ type PlanTarget struct {
 	// Kind is the kind of the target entry: "turnStart" (the state before
 	// the turn), "turnEnd", "checkpoint", or "rewind" for an undo.
 	Kind string `json:"kind,omitempty"`
+	// Title names the target inside a sentence ("Rewind to …?"): "turn 3
+	// (refactor auth)", "the end of turn 3 (refactor auth)", "checkpoint
+	// @base", "before the rewind" (an undo's); for a revert, what it takes back.
+	Title string `json:"title"`
 }
 
 // PlanFile is one file a rewind changes.
@@ -360,8 +372,12 @@ type PlanFile struct {
 	Via      string `json:"via"`            // edit, disk
 	Kind     string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
 	Mode     string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changes
-	// What says the change in words, as every client shows it (What).
+	// What says the change in words: "+3 -1", "binary", "symlink", "mode +x"
+	// (empty for a revert's conflict, whose lines were not counted).
 	What string `json:"what,omitempty"`
+	// Line is the file's line in a plan: "M src/auth.go  +12 -30", with a
+	// note on a conflict ("… (conflict: changed since recorded)").
+	Line string `json:"line"`
 	// Overlaps, in a revert's plan, names who changed the file since the
 	// reverted turn where that turn's change lies ("turn N" or "user"):
 	// the file is in conflict and the revert is refused.
@@ -457,12 +473,14 @@ type OpenTurn struct {
 	Entry string `json:"entry"`
 	// Prompt is what the agent was asked.
 	Prompt string `json:"prompt"`
+	// Title names the turn in words: "Turn 3: refactor auth to JWT".
+	Title string `json:"title"`
 	// Source is who opened it.
 	Source string `json:"source"`
 	// Session is its agent session.
 	Session string `json:"session,omitempty"`
 	// Started is when it started (RFC 3339).
 	Started string `json:"started"`
-	// Age is how long ago the turn started, in words (Age).
-	Age string `json:"age,omitempty"`
+	// Age is how long ago the turn started, in words ("5m ago").
+	Age string `json:"age"`
 }

@@ -1,56 +1,59 @@
 package commands
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
-// The words every client shows the same way are made here, once, and sent
-// in the results (docs/PROTOCOL.md, "Words"): the command line prints
-// them, the Neovim plugin shows them as they come, and the server's own
-// hovers use them.
+// The results carry the words every client shows (docs/PROTOCOL.md,
+// "Words"); package words makes them, and these fill them in.
 
-// Age is how long ago an RFC 3339 time (as results carry it) was, for
-// people: "42s ago", "5m ago", "3h ago", "2d ago"; a time it cannot read
-// is returned as it is.
-func Age(stamp string) string {
-	t, err := time.Parse(time.RFC3339Nano, stamp)
-	if err != nil {
-		return stamp
-	}
-	d := time.Since(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-}
-
-// ageOf is Age for a result's field: "" for no time.
-func ageOf(stamp string) string {
-	if stamp == "" {
+// ageOf is how long ago t was, in words, when the server answers; "" for
+// no time.
+func ageOf(t time.Time) string {
+	if t.IsZero() {
 		return ""
 	}
-	return Age(stamp)
+	return words.Age(t, time.Now())
 }
 
-// What describes one file's change for people: its line counts ("+3 -1"),
-// or its kind when line counts do not apply ("binary", "symlink"), and a
-// change of its executable bit ("mode +x").
-func What(added, removed int, kind, mode string) string {
-	s := kind
-	if s == "" && (added != 0 || removed != 0 || mode == "") {
-		s = fmt.Sprintf("+%d -%d", added, removed)
+// fileChanges are a turn's changed files, with their words.
+func fileChanges(cs []journal.Change) []FileChange {
+	out := make([]FileChange, 0, len(cs))
+	for _, c := range cs {
+		f := FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode}
+		f.What = words.What(f.Added, f.Removed, f.Kind, f.Mode)
+		f.Line = words.Line(f.Change, f.Path, f.What, "")
+		out = append(out, f)
 	}
-	if mode != "" {
-		if s != "" {
-			s += " "
+	return out
+}
+
+// changesWhat says what a turn changed in all ("3 files changed (+4 -1)").
+func changesWhat(cs []FileChange) string {
+	added, removed := 0, 0
+	for _, c := range cs {
+		added += c.Added
+		removed += c.Removed
+	}
+	return words.Changes(len(cs), added, removed)
+}
+
+// fillWords sets the words of a plan: its target's name, unless set, and
+// each file's line (from its What, set where the file has line counts).
+func (p *Plan) fillWords() {
+	t := &p.Target
+	if t.Title == "" {
+		t.Title = words.Target(t.Kind, t.Turn, t.Label, t.Prompt, t.ID)
+	}
+	for i := range p.Files {
+		f := &p.Files[i]
+		note := ""
+		if f.Conflict {
+			note = words.Conflict(f.Overlaps)
 		}
-		s += "mode " + mode
+		f.Line = words.Line(f.Change, f.Path, f.What, note)
 	}
-	return s
 }

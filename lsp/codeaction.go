@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // Code action kinds: rewinding a file to before a turn and previewing that
@@ -96,15 +97,13 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 
 func turnTarget(n int) string { return fmt.Sprintf("turn:%d", n) }
 
+// promptSuffix is a turn's prompt after a code action's title, shortened
+// to its first line: ": fix auth".
 func promptSuffix(prompt string) string {
-	prompt = strings.TrimSpace(strings.SplitN(prompt, "\n", 2)[0])
-	if prompt == "" {
-		return ""
+	if p := words.Prompt(prompt, 41); p != "" {
+		return ": " + p
 	}
-	if r := []rune(prompt); len(r) > 40 {
-		prompt = string(r[:40]) + "…"
-	}
-	return ": " + prompt
+	return ""
 }
 
 func action(title, kind, cmd string, arg map[string]any) codeAction {

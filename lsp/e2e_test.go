@@ -210,7 +210,7 @@ func checkEditShape(t *testing.T, e *testkit.Editor, kind testkit.EditorKind) {
 	raw := string(e.Edits()[len(e.Edits())-1])
 	var p applyWorkspaceEditParams
 	json.Unmarshal([]byte(raw), &p)
-	if !strings.HasPrefix(p.Label, "Rewind to turn 1: ") {
+	if !strings.HasPrefix(p.Label, "Rewind to turn 1 (") {
 		t.Errorf("label %q", p.Label)
 	}
 	if strings.Contains(raw, "null]") || strings.Contains(raw, `"edits":null`) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // Agent blame in any LSP client: textDocument/hover on a line
@@ -79,13 +80,13 @@ func (s *Server) hover(ctx context.Context, p json.RawMessage) (any, error) {
 // blameMarkup describes the turn of a blame range, with command links
 // where the client renders markdown.
 func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) markupContent {
-	prompt := strings.TrimSpace(strings.SplitN(r.Prompt, "\n", 2)[0])
+	prompt := words.Prompt(r.Prompt, 200)
 	who := []string{}
 	if r.Agent != "" {
 		who = append(who, r.Agent)
 	}
 	if r.Session != "" {
-		who = append(who, "session "+shortID(r.Session))
+		who = append(who, "session "+words.Short(r.Session))
 	}
 	if r.Source != "" {
 		who = append(who, "via "+r.Source)
@@ -133,13 +134,6 @@ func markdownEscape(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-func shortID(s string) string {
-	if len(s) > 8 {
-		return s[:8]
-	}
-	return s
 }
 
 // warmBlame computes the blame of a document the editor just opened, in the

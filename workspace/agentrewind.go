@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // An agent's own rewind, completed. Claude Code rewinds its conversation
@@ -145,7 +146,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 
 // agentLabel is the title of the edit that completes an agent's rewind.
 func agentLabel(agent string, dropped *journal.Entry) string {
-	return fmt.Sprintf("Complete %s's rewind to turn %d: %s", agent, dropped.Turn, firstLine(dropped.Prompt))
+	return fmt.Sprintf("Complete %s's rewind to %s", agent, words.Target(dropped.Kind, dropped.Turn, "", dropped.Prompt, dropped.ID))
 }
 
 // droppedWrites is the set of files the turns of dropped's session from

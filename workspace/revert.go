@@ -9,6 +9,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // ModeRevert is the mode a revert's plan reports.
@@ -387,7 +388,7 @@ func revertLabel(ts []journal.Turn, sessionID string) string {
 	if sessionID != "" {
 		return fmt.Sprintf("Revert session %s (%s)", sessionID, turnsName(ts))
 	}
-	return fmt.Sprintf("Revert turn %d: %s", ts[0].Number, firstLine(ts[0].Start.Prompt))
+	return "Revert " + words.Target(journal.KindTurnStart, ts[0].Number, "", ts[0].Start.Prompt, ts[0].Start.ID)
 }
 
 // Revert takes back the changes of one turn, or of every turn of one

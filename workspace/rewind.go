@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // Rewind modes: what a rewind takes back (docs/PROTOCOL.md, "Rewind
@@ -224,27 +225,17 @@ func (s *Workspace) Preview(ctx context.Context, req RewindRequest, overlay snap
 	return out, err
 }
 
+// label is the title of a rewind's edit in the editor: "Rewind to turn 3
+// (fix auth)", naming the target as the plan does.
 func label(t *journal.Target) string {
-	switch {
-	case t.Turn > 0 && t.Entry != nil && t.Entry.Kind == journal.KindTurnEnd:
-		return fmt.Sprintf("Rewind to the end of turn %d: %s", t.Turn, firstLine(t.Prompt))
-	case t.Turn > 0:
-		return fmt.Sprintf("Rewind to turn %d: %s", t.Turn, firstLine(t.Prompt))
-	case t.Label != "":
-		return "Rewind to checkpoint @" + t.Label
+	if t.Entry == nil && t.Turn == 0 && t.Label == "" {
+		return "Rewind to " + t.Spec
 	}
-	return "Rewind to " + t.Spec
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + "…"
+	kind, id := "", ""
+	if t.Entry != nil {
+		kind, id = t.Entry.Kind, t.Entry.ID
 	}
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:79]) + "…"
-	}
-	return s
+	return "Rewind to " + words.Target(kind, t.Turn, t.Label, t.Prompt, id)
 }
 
 // Rewind rewinds files and/or the conversation, as its mode says. A turn

@@ -318,7 +318,7 @@ func (c *cli) turnEnd(args []string) error {
 	if r.Entry == "" {
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "turn %d ended: %s\n", r.Turn, changeSummary(r.Changed))
+	fmt.Fprintf(c.stdout, "turn %d ended: %s\n", r.Turn, r.What)
 	printChanges(c.stdout, r.Changed)
 	return nil
 }
@@ -386,7 +386,7 @@ func (c *cli) status(args []string) error {
 	fmt.Fprintf(c.stdout, "retention: %s\n", retentionText(st))
 	fmt.Fprintf(c.stdout, "changes:   %s\n", watchText(st))
 	if st.OpenTurn != nil {
-		fmt.Fprintf(c.stdout, "open turn: %d%s, since %s\n", st.OpenTurn.Turn, quoted(st.OpenTurn.Prompt), age(st.OpenTurn.Started))
+		fmt.Fprintf(c.stdout, "open turn: %d%s, since %s\n", st.OpenTurn.Turn, quoted(st.OpenTurn.Prompt), st.OpenTurn.Age)
 	} else {
 		fmt.Fprintln(c.stdout, "open turn: none")
 	}

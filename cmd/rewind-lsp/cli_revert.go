@@ -66,23 +66,9 @@ func printRevertPlan(w io.Writer, p *commands.Plan, verb string) {
 	if p == nil {
 		return
 	}
-	what := "turn " + fmt.Sprint(p.Target.Turn) + quoted(p.Target.Prompt)
-	if p.Target.Turn == 0 {
-		what = strings.TrimPrefix(p.Target.Label, "session:")
-		if what == "" {
-			what = "the session's turns"
-		}
-	}
-	fmt.Fprintf(w, "%s %s: %d files\n", verb, what, len(p.Files))
+	fmt.Fprintf(w, "%s %s: %s\n", verb, p.Target.Title, plural(len(p.Files), "file"))
 	for _, f := range p.Files {
-		flags := ""
-		if f.Binary {
-			flags += " binary"
-		}
-		if f.Conflict {
-			flags += " CONFLICT (changed since by " + strings.Join(f.Overlaps, ", ") + ")"
-		}
-		fmt.Fprintf(w, "  %s %s  +%d -%d%s\n", changeLetter[f.Change], f.Path, f.Added, f.Removed, flags)
+		fmt.Fprintf(w, "  %s\n", f.Line)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)
@@ -132,7 +118,7 @@ func (c *cli) blame(args []string) error {
 		if b.Agent != "" {
 			who += " " + b.Agent
 		}
-		fmt.Fprintf(c.stdout, "%s:%-9s turn %-3d %-9s%s%s\n", rel, lines, b.Turn, age(b.Time), quoted(b.Prompt), who)
+		fmt.Fprintf(c.stdout, "%s:%-9s turn %-3d %-9s%s%s\n", rel, lines, b.Turn, b.Age, quoted(b.Prompt), who)
 	}
 	return nil
 }

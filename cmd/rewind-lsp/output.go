@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // short abbreviates a snapshot id (hex) or an entry id (a UUIDv7, whose
@@ -26,16 +27,12 @@ func short(id string) string {
 // shortSnap is short for a snapshot ("" for none).
 func shortSnap(s journal.Snap) string { return short(s.String()) }
 
+// quoted is a prompt or a goal after a colon, shortened to its first line
+// and quoted: `: "add a greeting"`; "" for none.
 func quoted(s string) string {
-	s = strings.TrimSpace(s)
+	s = words.Prompt(s, 60)
 	if s == "" {
 		return ""
-	}
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + "…"
-	}
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:59]) + "…"
 	}
 	return fmt.Sprintf(": %q", s)
 }
@@ -52,23 +49,6 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// age is how long ago an RFC 3339 time was, for people (commands.Age).
-func age(stamp string) string { return commands.Age(stamp) }
-
-var changeLetter = map[string]string{"create": "A", "modify": "M", "delete": "D"}
-
-func changeSummary(cs []commands.FileChange) string {
-	if len(cs) == 0 {
-		return "no files changed"
-	}
-	add, rem := 0, 0
-	for _, c := range cs {
-		add += c.Added
-		rem += c.Removed
-	}
-	return fmt.Sprintf("%s changed (+%d -%d)", plural(len(cs), "file"), add, rem)
-}
-
 // plural writes "1 file", "2 files".
 func plural(n int, word string) string {
 	if n == 1 {
@@ -79,12 +59,12 @@ func plural(n int, word string) string {
 
 func printChanges(w io.Writer, cs []commands.FileChange) {
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %s %s  %s\n", changeLetter[c.Change], c.Path, commands.What(c.Added, c.Removed, c.Kind, c.Mode))
+		fmt.Fprintf(w, "  %s\n", c.Line)
 	}
 }
 
 // printLog prints the active branch: turns, checkpoints and rewinds in time
-// order.
+// order, with the words the server made (their ages, each turn's changes).
 func printLog(w io.Writer, l *commands.ListResult) {
 	type row struct {
 		when string
@@ -94,7 +74,7 @@ func printLog(w io.Writer, l *commands.ListResult) {
 	for _, t := range l.Turns {
 		state := "open"
 		if t.Ended != "" {
-			state = changeSummary(t.Changed)
+			state = t.What
 		}
 		extra := ""
 		if t.Abandoned {
@@ -106,14 +86,14 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		if who := sessionLabel(t.Agent, t.Session); who != "" {
 			extra += " [" + who + "]"
 		}
-		rows = append(rows, row{t.Started, fmt.Sprintf("turn %-3d %-9s %s%s — %s%s", t.Turn, age(t.Started), short(t.Entry), quoted(t.Prompt), state, extra)})
+		rows = append(rows, row{t.Started, fmt.Sprintf("turn %-3d %-9s %s%s — %s%s", t.Turn, t.Age, short(t.Entry), quoted(t.Prompt), state, extra)})
 	}
 	for _, c := range l.Checkpoints {
 		name := "(no label)"
 		if c.Label != "" {
 			name = "@" + c.Label
 		}
-		rows = append(rows, row{c.Time, fmt.Sprintf("checkpoint %-9s %s %s%s", age(c.Time), short(c.Entry), name, quoted(c.Goal))})
+		rows = append(rows, row{c.Time, fmt.Sprintf("checkpoint %-9s %s %s%s", c.Age, short(c.Entry), name, quoted(c.Goal))})
 	}
 	for _, r := range l.Rewinds {
 		undone := ""
@@ -125,13 +105,13 @@ func printLog(w io.Writer, l *commands.ListResult) {
 			continue
 		}
 		if r.Mode == "revert" {
-			rows = append(rows, row{r.Time, fmt.Sprintf("revert   %-9s %s of %s (later changes kept)%s", age(r.Time), short(r.Entry), r.Target, undone)})
+			rows = append(rows, row{r.Time, fmt.Sprintf("revert   %-9s %s of %s (later changes kept)%s", r.Age, short(r.Entry), r.Target, undone)})
 			continue
 		}
-		rows = append(rows, row{r.Time, fmt.Sprintf("rewind   %-9s %s to %s, mode %s%s", age(r.Time), short(r.Entry), r.Target, r.Mode, undone)})
+		rows = append(rows, row{r.Time, fmt.Sprintf("rewind   %-9s %s to %s, mode %s%s", r.Age, short(r.Entry), r.Target, r.Mode, undone)})
 	}
 	for _, s := range l.Summaries {
-		text := fmt.Sprintf("summary  %-9s %s for %s:", age(s.Time), short(s.Entry), s.Target)
+		text := fmt.Sprintf("summary  %-9s %s for %s:", s.Age, short(s.Entry), s.Target)
 		for _, line := range strings.Split(strings.TrimRight(s.Report, "\n"), "\n") {
 			text += "\n    " + line
 		}
@@ -151,7 +131,7 @@ func printLog(w io.Writer, l *commands.ListResult) {
 // to its conversation, what rewind-lsp restored and left, or what it
 // offers to restore.
 func agentRewindLine(r commands.RewindInfo, undone string) string {
-	text := fmt.Sprintf("rewind   %-9s %s by %s: conversation back to before turn %d%s", age(r.Time), short(r.Entry),
+	text := fmt.Sprintf("rewind   %-9s %s by %s: conversation back to before turn %d%s", r.Age, short(r.Entry),
 		sessionLabel(r.Agent, r.Session), r.Turn, quoted(r.Prompt))
 	if len(r.Files) > 0 {
 		text += "; restored " + strings.Join(r.Files, ", ")
@@ -193,38 +173,23 @@ func sessionLabel(agent, session string) string {
 	return agent
 }
 
-// printPlan prints a plan's files for people.
+// printPlan prints a plan for people: its target and its files' lines, as
+// the server wrote them.
 func printPlan(w io.Writer, p *commands.Plan, verb string) {
 	if p == nil {
 		return
 	}
-	prompt := quoted(p.Target.Prompt)
-	target := " to " + short(p.Target.ID)
-	switch {
-	case p.Target.Kind == "rewind":
-		target, prompt = ": back to before the rewind", ""
-	case p.Target.Kind == "turnEnd":
-		target = fmt.Sprintf(" to the end of turn %d", p.Target.Turn)
-	case p.Target.Turn > 0:
-		target = fmt.Sprintf(" to before turn %d", p.Target.Turn)
-	case p.Target.Label != "":
-		target = " to checkpoint @" + p.Target.Label
+	target := " to " + p.Target.Title
+	if p.Target.Kind == "rewind" || p.Target.Kind == "revert" || p.Target.Kind == "undo" {
+		target = ": back to " + p.Target.Title
 	}
-	fmt.Fprintf(w, "%s%s%s (mode %s): %s", verb, target, prompt, p.Mode, plural(len(p.Files), "file"))
+	fmt.Fprintf(w, "%s%s, mode %s: %s", verb, target, p.Mode, plural(len(p.Files), "file"))
 	if p.Conversation.EntriesAffected > 0 {
 		fmt.Fprintf(w, ", %d conversation entries", p.Conversation.EntriesAffected)
 	}
 	fmt.Fprintln(w)
 	for _, f := range p.Files {
-		kind := f.Kind
-		if kind == "" && f.Binary {
-			kind = "binary" // a server older than the kind field
-		}
-		flags := ""
-		if f.Conflict {
-			flags += " CONFLICT (edited since recorded)"
-		}
-		fmt.Fprintf(w, "  %s %s  %s%s\n", changeLetter[f.Change], f.Path, commands.What(f.Added, f.Removed, kind, f.Mode), flags)
+		fmt.Fprintf(w, "  %s\n", f.Line)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)

@@ -56,7 +56,7 @@ func TestOutputNamesKindsAndCounts(t *testing.T) {
 		t.Errorf("checkpoint output: %q", cp)
 	}
 	one := w.ok("rewind", "1", "--paths", "a.txt").stdout
-	if !strings.Contains(one, "(mode code): 1 file\n") {
+	if !strings.Contains(one, ", mode code: 1 file\n") {
 		t.Errorf("a one-file rewind should say \"1 file\":\n%s", one)
 	}
 	undo := w.ok("undo").stdout
@@ -66,7 +66,7 @@ func TestOutputNamesKindsAndCounts(t *testing.T) {
 		t.Errorf("a one-file checkpoint should say \"1 file\": %q", cp)
 	}
 	first := strings.SplitN(undo, "\n", 2)[0]
-	if first != "undone: back to before the rewind (mode code): 1 file" {
+	if first != "undone: back to before the rewind, mode code: 1 file" {
 		t.Errorf("undo header = %q", first)
 	}
 }
@@ -139,7 +139,7 @@ func TestDemoShowsTheAgentsEdits(t *testing.T) {
 		"$ rewind-lsp rewind 2", "$ cat README.md\n# shop\n",
 		`"prompt":"keep the old price for now",…}' | rewind-lsp hook codex` + "\n" +
 			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 2`,
-		"$ rewind-lsp undo", "undone: back to before the rewind (mode code): 2 files", "cat: README.md: no such file",
+		"$ rewind-lsp undo", "undone: back to before the rewind, mode code: 2 files", "cat: README.md: no such file",
 	}
 	at := 0
 	for _, want := range order {

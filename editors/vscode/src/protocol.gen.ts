@@ -131,6 +131,8 @@ export interface TurnEndResult {
   snapshot: string;
   /** Changed lists the files the turn changed. */
   changed: FileChange[] | null;
+  /** What says what the turn changed in all: "3 files changed (+4 -1)". */
+  what: string;
 }
 
 /** FileChange is one file a turn changed, with line counts. */
@@ -147,11 +149,10 @@ export interface FileChange {
   kind?: string;
   /** "+x" or "-x": the executable bit changed */
   mode?: string;
-  /**
-   * What says the change in words, as every client shows it: "+3 -1", "binary", "symlink", "mode
-   * +x" (What).
-   */
-  what?: string;
+  /** What says the change in words: "+3 -1", "binary", "symlink", "mode +x". */
+  what: string;
+  /** Line is the file's line in a list: "M src/auth.go +3 -1". */
+  line: string;
 }
 
 /** ListArgs is the argument of rewind.list. */
@@ -182,14 +183,16 @@ export interface TurnInfo {
   entry: string;
   /** Prompt is what the agent was asked. */
   prompt: string;
+  /** Title names the turn in words: "Turn 3: refactor auth to JWT". */
+  title: string;
   /** Summary says what the turn did, when its end said so. */
   summary: string;
   /** Started is when the turn started (RFC 3339). */
   started: string;
   /** empty while the turn is open */
   ended: string;
-  /** Age is how long ago the turn started, in words ("5m ago", Age). */
-  age?: string;
+  /** Age is how long ago the turn started, in words ("5m ago"). */
+  age: string;
   /** Source is who opened the turn: "hook", "cli", "editor", "mcp" or "auto". */
   source: string;
   /** Session is the agent session that ran the turn, when a hook said so. */
@@ -198,6 +201,11 @@ export interface TurnInfo {
   agent?: string;
   /** Changed lists the files the turn changed (empty while it is open). */
   changed: FileChange[] | null;
+  /**
+   * What says what the turn changed in all, once it ended: "3 files changed (+4 -1)", "no files
+   * changed".
+   */
+  what?: string;
   /** Abandoned is true for turns off the active branch (only with all). */
   abandoned?: boolean;
 }
@@ -214,8 +222,8 @@ export interface CheckpointInfo {
   time: string;
   /** Snapshot is the state captured. */
   snapshot: string;
-  /** Age is how long ago Time was, in words (Age). */
-  age?: string;
+  /** Age is how long ago Time was, in words ("5m ago"). */
+  age: string;
 }
 
 /** RewindInfo describes one rewind. */
@@ -252,8 +260,8 @@ export interface RewindInfo {
    * file (the editors offer it).
    */
   offered?: string[];
-  /** Age is how long ago Time was, in words (Age). */
-  age?: string;
+  /** Age is how long ago Time was, in words ("5m ago"). */
+  age: string;
 }
 
 /**
@@ -269,8 +277,8 @@ export interface SummaryInfo {
   report: string;
   /** Time is when the report was kept (RFC 3339). */
   time: string;
-  /** Age is how long ago Time was, in words (Age). */
-  age?: string;
+  /** Age is how long ago Time was, in words ("5m ago"). */
+  age: string;
 }
 
 /** PreviewArgs is the argument of rewind.preview. */
@@ -334,6 +342,12 @@ export interface PlanTarget {
    * "checkpoint", or "rewind" for an undo.
    */
   kind?: string;
+  /**
+   * Title names the target inside a sentence ("Rewind to …?"): "turn 3 (refactor auth)", "the
+   * end of turn 3 (refactor auth)", "checkpoint @base", "before the rewind" (an undo's); for a
+   * revert, what it takes back.
+   */
+  title: string;
 }
 
 /** PlanFile is one file a rewind changes. */
@@ -358,8 +372,16 @@ export interface PlanFile {
   kind?: string;
   /** "+x" or "-x": the executable bit changes */
   mode?: string;
-  /** What says the change in words, as every client shows it (What). */
+  /**
+   * What says the change in words: "+3 -1", "binary", "symlink", "mode +x" (empty for a revert's
+   * conflict, whose lines were not counted).
+   */
   what?: string;
+  /**
+   * Line is the file's line in a plan: "M src/auth.go +12 -30", with a note on a conflict ("…
+   * (conflict: changed since recorded)").
+   */
+  line: string;
   /**
    * Overlaps, in a revert's plan, names who changed the file since the reverted turn where that
    * turn's change lies ("turn N" or "user"): the file is in conflict and the revert is refused.
@@ -523,14 +545,16 @@ export interface OpenTurn {
   entry: string;
   /** Prompt is what the agent was asked. */
   prompt: string;
+  /** Title names the turn in words: "Turn 3: refactor auth to JWT". */
+  title: string;
   /** Source is who opened it. */
   source: string;
   /** Session is its agent session. */
   session?: string;
   /** Started is when it started (RFC 3339). */
   started: string;
-  /** Age is how long ago the turn started, in words (Age). */
-  age?: string;
+  /** Age is how long ago the turn started, in words ("5m ago"). */
+  age: string;
 }
 
 /**
@@ -578,6 +602,8 @@ export interface BlameRange {
   entry: string;
   /** Prompt is the turn's prompt. */
   prompt: string;
+  /** Title names the turn in words ("Turn 3: fix auth", Title). */
+  title: string;
   /** Session is the turn's agent session. */
   session: string;
   /** Agent is the session's agent. */
@@ -586,6 +612,6 @@ export interface BlameRange {
   source: string;
   /** when the turn ended */
   time: string;
-  /** Age is how long ago the turn ended, in words (Age). */
-  age?: string;
+  /** Age is how long ago the turn ended, in words ("5m ago", Age). */
+  age: string;
 }
