@@ -1,13 +1,14 @@
 // Agent blame (`rewindLsp.toggleBlame`): after each line an agent turn wrote and nobody
-// changed since, a faint note (turn, prompt, age); its hover shows the turn and links to the
-// turn's diff for the file and to reverting the turn in the file. Refreshed on `rewind/didChange`
-// and on text changes.
+// changed since, a faint note (the turn's title and age, as the server wrote them); its hover
+// shows the turn and links to the turn's diff for the file and to reverting the turn in the file.
+// Refreshed on `rewind/didChange`, on text changes, and once a minute while shown (the ages).
 
 import * as vscode from 'vscode';
 import { describeError, RewindClient } from './client';
 import { emit } from './events';
 import { Command, type BlameRange } from './protocol';
 import { blameHoverMarkdown, blameNote, commandUri } from './revertFormat';
+import { AGE_REFRESH_MS } from './timeline';
 import { toRootRelative } from './uris';
 
 /** Argument of the hover's command links. */
@@ -26,6 +27,7 @@ export class BlameController implements vscode.Disposable {
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
   });
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private ages: ReturnType<typeof setInterval> | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly client: RewindClient) {
@@ -44,8 +46,12 @@ export class BlameController implements vscode.Disposable {
   toggle(): void {
     this.on = !this.on;
     emit('blameToggled', { on: this.on });
-    if (this.on) this.refreshVisible();
-    else for (const ed of vscode.window.visibleTextEditors) ed.setDecorations(this.decoration, []);
+    if (this.ages) clearInterval(this.ages);
+    this.ages = undefined;
+    if (this.on) {
+      this.refreshVisible();
+      this.ages = setInterval(() => this.refreshVisible(), AGE_REFRESH_MS);
+    } else for (const ed of vscode.window.visibleTextEditors) ed.setDecorations(this.decoration, []);
   }
 
   private refreshVisible(): void {
@@ -105,6 +111,7 @@ export class BlameController implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.ages) clearInterval(this.ages);
     for (const t of this.timers.values()) clearTimeout(t);
     for (const s of this.subscriptions) s.dispose();
     this.decoration.dispose();

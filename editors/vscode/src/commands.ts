@@ -7,7 +7,7 @@ import { describeError, RewindClient, saveDocuments, ServerMissingError } from '
 import { config } from './config';
 import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { agentRewindMessage, ConflictChoice, conflictPrompt, conversationMessage, planTargetName, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
+import { agentRewindMessage, ConflictChoice, conflictPrompt, conversationMessage, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
 import { Command, type AgentRewindParams, type Plan, type RewindMode, type RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
@@ -15,7 +15,6 @@ import type { TimelineNode, TimelineProvider } from './timeline';
 interface Preset {
   root: vscode.WorkspaceFolder;
   target: string;
-  name: string;
   /** Set when the caller chose already: the mode (no mode picker), the files (the rewind is
    *  limited to them) and that the person asked for it (no second confirmation). */
   mode?: RewindMode;
@@ -63,11 +62,11 @@ export class Commands {
   }
 
   /** pickTurn picks a root and one of its turns (for a revert). */
-  async pickTurn(placeHolder: string): Promise<{ root: vscode.WorkspaceFolder; turn: number; name: string } | undefined> {
+  async pickTurn(placeHolder: string): Promise<{ root: vscode.WorkspaceFolder; turn: number } | undefined> {
     const root = await this.pickRoot();
     if (!root) return undefined;
     const t = await this.pickTarget(root, placeHolder, true);
-    return t ? { root, turn: Number(t.target), name: t.name.replace(/^Turn/, 'turn') } : undefined;
+    return t ? { root, turn: Number(t.target) } : undefined;
   }
 
   /** guard reports a command's failure as a notification with "Open Logs", never silently. */
@@ -117,7 +116,7 @@ export class Commands {
     emit('quickPickShown', { items: items.map((i) => i.label) });
     const chosen = await vscode.window.showQuickPick(picks, { placeHolder, matchOnDescription: true, matchOnDetail: true });
     if (!chosen?.item) return undefined;
-    return { root, target: chosen.item.target, name: chosen.item.label };
+    return { root, target: chosen.item.target };
   }
 
   private async pickMode(): Promise<RewindMode | undefined> {
@@ -143,7 +142,7 @@ export class Commands {
     const n = await openPlanDiffs(root, plan);
     const binary = (plan.files ?? []).filter((f) => f.binary).length;
     if (n === 0 && binary === 0) {
-      void vscode.window.showInformationMessage(`Rewind: the files already match ${planTargetName(plan)}; nothing to preview.`);
+      void vscode.window.showInformationMessage(`Rewind: the files already match ${plan.target.title}; nothing to preview.`);
     } else if (binary) {
       void vscode.window.showInformationMessage(`Rewind: ${plural(binary, 'binary file')} not shown in the diff.`);
     }
@@ -170,7 +169,7 @@ export class Commands {
     const summary = summarizePlan(plan);
     emit('planShown', { target: target.target, mode, summary });
     if (summary.nothingToDo) {
-      void vscode.window.showInformationMessage(`Rewind: the files already match ${planTargetName(plan)}; nothing to do.`);
+      void vscode.window.showInformationMessage(`Rewind: the files already match ${plan.target.title}; nothing to do.`);
       return;
     }
     // With the Refactor Preview the edit itself is the confirmation; conflicts still need a choice.
@@ -196,7 +195,7 @@ export class Commands {
       if (pick !== 'Rewind') return;
     }
     const { result, touched } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Rewinding to ${planTargetName(plan)}…` },
+      { location: vscode.ProgressLocation.Notification, title: `Rewinding to ${plan.target.title}…` },
       () =>
         this.client.editing({ confirm: confirmInPreview }, () =>
           this.client.command(Command.rewind, { root: rootArg, target: target.target, mode, force, report, ...(paths ? { paths } : {}) }),
@@ -276,7 +275,7 @@ export class Commands {
     const pick = await vscode.window.showInformationMessage(msg.text, ...msg.actions);
     emit('agentRewindChoice', { choice: pick ?? null });
     if (!pick || !root) return;
-    const preset: Preset = { root, target: p.target, name: `before turn ${p.turn}`, mode: 'code', paths: p.offered, confirmed: true };
+    const preset: Preset = { root, target: p.target, mode: 'code', paths: p.offered, confirmed: true };
     if (pick === 'Rewind the Files') await this.rewind(preset);
     else if (pick === 'Show Diff') await this.preview(preset);
     else if (pick === 'Undo') await this.undo(root);
@@ -333,7 +332,7 @@ export class Commands {
 
 function presetOf(node: TimelineNode | undefined): Preset | undefined {
   if (!node) return undefined;
-  if (node.kind === 'turn') return { root: node.root, target: targetForTurn(node.turn.turn), name: `turn ${node.turn.turn}` };
-  if (node.kind === 'checkpoint') return { root: node.root, target: targetForCheckpoint(node.checkpoint), name: node.checkpoint.label };
+  if (node.kind === 'turn') return { root: node.root, target: targetForTurn(node.turn.turn) };
+  if (node.kind === 'checkpoint') return { root: node.root, target: targetForCheckpoint(node.checkpoint) };
   return undefined;
 }

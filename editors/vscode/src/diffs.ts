@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { RewindClient } from './client';
 import { emit } from './events';
-import { basename, planTargetShort, planTargetName } from './format';
+import { basename, planTargetShort } from './format';
 import type { Plan } from './protocol';
 import { ABSENT_QUERY, joinRoot, parseViewQuery, REWIND_SCHEME, rewindUriString, viewQuery } from './uris';
 
@@ -54,7 +54,7 @@ export async function openPlanDiffs(root: vscode.WorkspaceFolder, plan: Plan): P
   } else if (pairs.length > 1) {
     await vscode.commands.executeCommand(
       'vscode.changes',
-      `Rewind preview: ${planTargetName(plan)} → now`,
+      `Rewind preview: ${plan.target.title} → now`,
       pairs.map((p) => [p.resource, p.then, p.now]),
     );
   }

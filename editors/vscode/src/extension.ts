@@ -28,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     timeline,
     status,
     view,
+    timeline.keepFresh(view),
     vscode.workspace.registerTextDocumentContentProvider(REWIND_SCHEME, new RewindContentProvider(client)),
     ...commands.register(),
     blame,

@@ -1,9 +1,12 @@
-// Pure presentation logic: labels, relative times, plan summaries and timeline ordering.
+// Pure presentation logic: quick-pick items, plan summaries, messages and timeline ordering.
+// The words the server makes — a turn's title, how long ago, a file's change, a plan's lines, a
+// target's name (docs/PROTOCOL.md, "Words") — are shown as they come, never made here.
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
 import type { AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 
-/** parseTime reads an RFC 3339 string or epoch seconds/milliseconds; NaN when unreadable. */
+/** parseTime reads an RFC 3339 string or epoch seconds/milliseconds (to order the view); NaN
+ *  when unreadable. */
 export function parseTime(t: unknown): number {
   if (typeof t === 'number') return t < 1e12 ? t * 1000 : t;
   if (typeof t !== 'string' || t === '') return NaN;
@@ -11,53 +14,15 @@ export function parseTime(t: unknown): number {
   return Date.parse(t);
 }
 
-/** relativeTime says how long before `now` the time `t` was, as people say it ("3 minutes ago"). */
-export function relativeTime(t: unknown, now: number = Date.now()): string {
-  const ms = parseTime(t);
-  if (Number.isNaN(ms)) return '';
-  const s = Math.round((now - ms) / 1000);
-  if (s < -30) return 'in the future';
-  if (s < 45) return 'just now';
-  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'} ago`;
-  const m = Math.round(s / 60);
-  if (m < 45) return plural(Math.max(1, m), 'minute');
-  const h = Math.round(s / 3600);
-  if (h < 22) return plural(Math.max(1, h), 'hour');
-  const d = Math.round(s / 86400);
-  if (d <= 1) return 'yesterday';
-  if (d < 30) return plural(d, 'day');
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-/** counts renders line counts as "+3 -1"; zero sides are left out, nothing at all for "0 0". */
-export function counts(added: number, removed: number): string {
-  const parts: string[] = [];
-  if (added) parts.push(`+${added}`);
-  if (removed) parts.push(`-${removed}`);
-  return parts.join(' ');
-}
-
-/** fileWords says one file's change in the server's words (`what`: "+3 -1", "binary", "symlink",
- *  "mode +x"); from a server that predates them, its line counts. */
-export function fileWords(f: Pick<FileChange, 'added' | 'removed' | 'what'>): string {
-  return f.what ?? counts(f.added, f.removed);
-}
-
 /** plural writes "1 file", "2 files". */
 export function plural(n: number, word: string, many = word + 's'): string {
   return `${n} ${n === 1 ? word : many}`;
 }
 
-/** firstLine shortens a prompt to its first line, at most `max` characters. */
+/** firstLine shortens a goal or a report to its first line, at most `max` characters. */
 export function firstLine(text: string | undefined, max = 80): string {
   const line = (text ?? '').trim().split(/\r?\n/)[0] ?? '';
   return line.length > max ? line.slice(0, max - 1) + '…' : line;
-}
-
-/** turnTitle is how a turn is named everywhere: "Turn 2: rename greet". */
-export function turnTitle(t: Pick<TurnInfo, 'turn' | 'prompt'>): string {
-  const p = firstLine(t.prompt);
-  return p ? `Turn ${t.turn}: ${p}` : `Turn ${t.turn}`;
 }
 
 /** sessionLabel names the agent session of a turn: "claude-code 1a2b3c4d". */
@@ -83,16 +48,6 @@ export function isOpen(t: TurnInfo): boolean {
   return !t.ended || Number.isNaN(parseTime(t.ended));
 }
 
-/** changedSummary says how many files a turn changed and the total line counts. */
-export function changedSummary(changed: FileChange[] | null | undefined): string {
-  const files = changed ?? [];
-  if (files.length === 0) return 'no files changed';
-  const added = files.reduce((n, f) => n + (f.added || 0), 0);
-  const removed = files.reduce((n, f) => n + (f.removed || 0), 0);
-  const c = counts(added, removed);
-  return `${plural(files.length, 'file')} changed${c ? ` (${c})` : ''}`;
-}
-
 /** A pickable rewind target: what the quick picks of the palette commands list. */
 export interface TargetItem {
   label: string;
@@ -105,14 +60,13 @@ export interface TargetItem {
   checkpoint?: CheckpointInfo;
 }
 
-/** turnItem builds the quick-pick entry of a turn: number and prompt, relative time, files changed. */
-export function turnItem(t: TurnInfo, now = Date.now()): TargetItem {
-  const when = relativeTime(t.started, now);
+/** turnItem builds the quick-pick entry of a turn: its title, age and files changed. */
+export function turnItem(t: TurnInfo): TargetItem {
   const state = isOpen(t) ? 'open' : '';
   return {
-    label: turnTitle(t),
-    description: [when, state, t.source ?? '', sessionLabel(t)].filter(Boolean).join(' · '),
-    detail: changedSummary(t.changed) + fileList(t.changed),
+    label: t.title,
+    description: [t.age, state, t.source ?? '', sessionLabel(t)].filter(Boolean).join(' · '),
+    detail: (t.what ?? '') + fileList(t.changed),
     target: targetForTurn(t.turn),
     kind: 'turn',
     turn: t,
@@ -122,15 +76,15 @@ export function turnItem(t: TurnInfo, now = Date.now()): TargetItem {
 function fileList(changed: FileChange[] | null | undefined, max = 4): string {
   const files = changed ?? [];
   if (files.length === 0) return '';
-  const names = files.slice(0, max).map((f) => `${basename(f.path)} ${fileWords(f)}`.trim());
+  const names = files.slice(0, max).map((f) => `${basename(f.path)} ${f.what}`);
   return ': ' + names.join(', ') + (files.length > max ? `, … ${files.length - max} more` : '');
 }
 
 /** checkpointItem builds the quick-pick entry of a checkpoint. */
-export function checkpointItem(c: CheckpointInfo, now = Date.now()): TargetItem {
+export function checkpointItem(c: CheckpointInfo): TargetItem {
   return {
     label: `Checkpoint: ${c.label || shortId(c.entry)}`,
-    description: relativeTime(c.time, now),
+    description: c.age,
     detail: firstLine(c.goal) || 'labeled checkpoint',
     target: targetForCheckpoint(c),
     kind: 'checkpoint',
@@ -139,9 +93,9 @@ export function checkpointItem(c: CheckpointInfo, now = Date.now()): TargetItem 
 }
 
 /** targetItems lists turns then checkpoints, newest first. */
-export function targetItems(list: ListResult, now = Date.now()): TargetItem[] {
-  const turns = [...(list.turns ?? [])].sort((a, b) => b.turn - a.turn).map((t) => turnItem(t, now));
-  const cps = [...(list.checkpoints ?? [])].sort((a, b) => parseTime(b.time) - parseTime(a.time)).map((c) => checkpointItem(c, now));
+export function targetItems(list: ListResult): TargetItem[] {
+  const turns = [...(list.turns ?? [])].sort((a, b) => b.turn - a.turn).map((t) => turnItem(t));
+  const cps = [...(list.checkpoints ?? [])].sort((a, b) => parseTime(b.time) - parseTime(a.time)).map((c) => checkpointItem(c));
   return [...turns, ...cps];
 }
 
@@ -167,15 +121,8 @@ export function dirname(p: string): string {
   return i > 0 ? p.slice(0, i) : '';
 }
 
-/** planTargetName names a plan's target: "turn 1 (add greeting)", "checkpoint @before-refactor". */
-export function planTargetName(plan: Plan): string {
-  const t = plan.target;
-  if (t.turn) return t.prompt ? `turn ${t.turn} (${firstLine(t.prompt, 60)})` : `turn ${t.turn}`;
-  if (t.label) return `checkpoint @${t.label}`;
-  return `entry ${shortId(t.id)}`;
-}
-
-/** planTargetShort names a plan's target in a diff title: "turn 1", "@before-refactor", "entry 0190a0b1". */
+/** planTargetShort names a plan's target in a diff editor's tab, where the server's title (the
+ *  plan's `target.title`) is too long: "turn 1", "@before-refactor", "entry 0190a0b1". */
 export function planTargetShort(plan: Plan): string {
   const t = plan.target;
   if (t.turn) return `turn ${t.turn}`;
@@ -183,17 +130,10 @@ export function planTargetShort(plan: Plan): string {
   return `entry ${shortId(t.id)}`;
 }
 
-const changeLetter: Record<string, string> = { modify: 'M', create: 'A', delete: 'D' };
-
-/** planFileLine renders one file of a plan: "M src/auth.go +12 -30 (conflict)", "A logo.png binary",
- *  "M run.sh mode +x". */
+/** planFileLine is one file of a plan: the server's line ("M src/auth.go  +12 -30  (conflict: …)"),
+ *  and whether the server writes it on disk rather than in the editor's edit. */
 export function planFileLine(f: PlanFile): string {
-  const notes: string[] = [];
-  if (f.binary && f.what === undefined) notes.push('binary');
-  if (f.conflict) notes.push('conflict: edited since, left alone');
-  if (f.via === 'disk') notes.push('written on disk');
-  const c = f.what ?? (f.binary ? '' : counts(f.added, f.removed));
-  return [changeLetter[f.change] ?? '?', f.path, c, notes.length ? `(${notes.join(', ')})` : ''].filter(Boolean).join(' ');
+  return f.via === 'disk' ? `${f.line}  (written on disk)` : f.line;
 }
 
 /** A plan made readable: a headline for the modal and the detail under it. */
@@ -221,8 +161,6 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   const skipped = plan.skipped ?? [];
   const conflicts = files.filter((f) => f.conflict);
   const changing = files.filter((f) => opts.force || !f.conflict);
-  const added = changing.reduce((n, f) => n + (f.added || 0), 0);
-  const removed = changing.reduce((n, f) => n + (f.removed || 0), 0);
   const touchesFiles = plan.mode !== 'conversation' && plan.mode !== 'summarize' && plan.mode !== 'plan';
   const entries = plan.conversation?.entriesAffected ?? 0;
   const touchesConversation = plan.mode === 'conversation' || plan.mode === 'both';
@@ -230,8 +168,7 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   const lines: string[] = [];
   if (touchesFiles) {
     if (changing.length) {
-      const c = counts(added, removed);
-      lines.push(`${plural(changing.length, 'file')} will change: ${changeCounts(changing)}${c ? ` (${c} lines)` : ''}.`);
+      lines.push(`${plural(changing.length, 'file')} will change: ${changeCounts(changing)}.`);
     } else {
       lines.push('No file will change.');
     }
@@ -257,7 +194,7 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   }
   lines.push('', 'The rewind can be undone with "Rewind: Undo Last Rewind".');
   return {
-    message: `Rewind to ${planTargetName(plan)}?`,
+    message: `Rewind to ${plan.target.title}?`,
     detail: lines.join('\n'),
     changing: touchesFiles ? changing.length : 0,
     conflicts: touchesFiles ? conflicts.length : 0,
@@ -304,7 +241,7 @@ export function conflictPrompt(
     { id: 'diff', label: 'Show Diff', detail: 'Open the preview; change nothing.' },
   );
   return {
-    title: `Rewind to ${planTargetName(plan)}?`,
+    title: `Rewind to ${plan.target.title}?`,
     placeHolder: `Not rewound yet: ${reasons.join('; ')}. Enter cancels.`,
     choices,
   };
@@ -315,7 +252,7 @@ export function resultMessage(kind: 'rewind' | 'undo', plan: Plan | null | undef
   const done = changeCounts((plan?.files ?? []).filter((f) => !f.conflict));
   const s = saved ? `, ${plural(saved, 'document')} saved` : '';
   if (kind === 'undo') return `Undid the last rewind: ${done}${s}.`;
-  return `Rewound to ${plan ? planTargetName(plan) : 'the target'}: ${done}${s}.`;
+  return `Rewound to ${plan ? plan.target.title : 'the target'}: ${done}${s}.`;
 }
 
 /** One row of the Rewind view under a root, newest first. */

@@ -10,7 +10,7 @@ import { RewindClient, saveDocuments } from './client';
 import { config } from './config';
 import { openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { targetForTurn, turnTitle } from './format';
+import { targetForTurn } from './format';
 import { Command } from './protocol';
 import { revertedMessage, revertPrompt } from './revertFormat';
 import type { TimelineNode, TimelineProvider } from './timeline';
@@ -19,15 +19,17 @@ import type { TimelineNode, TimelineProvider } from './timeline';
 export interface RevertRequest {
   root: vscode.WorkspaceFolder;
   turn: number;
-  name: string;
   paths?: string[];
 }
 
-/** revertTurn runs the dry run, asks, reverts and saves. */
+/** revertTurn runs the dry run, asks, reverts and saves. The messages name the turn as the dry
+ *  run's plan does ("turn 3 (fix auth)"). */
 export async function revertTurn(client: RewindClient, timeline: TimelineProvider, req: RevertRequest): Promise<void> {
   const args = { root: req.root.uri.fsPath, target: targetForTurn(req.turn), ...(req.paths ? { paths: req.paths } : {}) };
   const dry = await client.command(Command.revert, { ...args, dryRun: true });
-  const prompt = revertPrompt(req.name, dry);
+  if (!dry.plan) throw new Error('the server answered the revert without a plan');
+  const name = `${dry.plan.target.title}${req.paths ? ` in ${req.paths.join(', ')}` : ''}`;
+  const prompt = revertPrompt(name, dry);
   emit('revertPlanShown', { turn: req.turn, blocked: prompt.blocked, message: prompt.message, detail: prompt.detail });
   if (prompt.blocked) {
     void vscode.window.showWarningMessage(`Rewind: ${prompt.message}`, { detail: prompt.detail });
@@ -37,7 +39,7 @@ export async function revertTurn(client: RewindClient, timeline: TimelineProvide
   const pick = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, 'Revert');
   if (pick !== 'Revert') return;
   const { result, touched } = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Reverting ${req.name}…` },
+    { location: vscode.ProgressLocation.Notification, title: `Reverting ${name}…` },
     () => client.editing({ confirm: false }, () => client.command(Command.revert, args)),
   );
   const saved = result.applied && config().saveAfterRewind ? await saveDocuments(touched) : 0;
@@ -47,7 +49,7 @@ export async function revertTurn(client: RewindClient, timeline: TimelineProvide
     void vscode.window.showWarningMessage(`Rewind: nothing was changed: ${result.failureReason || 'the editor did not apply the edit'}`);
     return;
   }
-  void vscode.window.showInformationMessage(`Rewind: ${revertedMessage(req.name, result.plan, saved)}`);
+  void vscode.window.showInformationMessage(`Rewind: ${revertedMessage(name, result.plan, saved)}`);
 }
 
 /** RevertCommands are the command handlers of this file, registered by Commands. */
@@ -67,14 +69,14 @@ export class RevertCommands {
   /** view: "Revert This Turn Only" on a turn. */
   async revertItem(node: TimelineNode | undefined): Promise<void> {
     if (node?.kind !== 'turn') return;
-    await revertTurn(this.client, this.timeline, { root: node.root, turn: node.turn.turn, name: turnTitle(node.turn).replace(/^Turn/, 'turn') });
+    await revertTurn(this.client, this.timeline, { root: node.root, turn: node.turn.turn });
   }
 
   /** blame hover: revert a turn in one file. */
   async revertTurnFile(arg: TurnFileArg | undefined): Promise<void> {
     const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
     if (!arg || !root) return;
-    await revertTurn(this.client, this.timeline, { root, turn: arg.turn, name: `turn ${arg.turn} in ${arg.path}`, paths: [arg.path] });
+    await revertTurn(this.client, this.timeline, { root, turn: arg.turn, paths: [arg.path] });
   }
 
   /** blame hover: the file before the turn ↔ now. */

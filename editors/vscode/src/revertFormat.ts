@@ -1,20 +1,20 @@
 // Pure presentation of reverts and agent blame: the blame note after a line, its
 // hover text, and what the revert confirmation says. Nothing here imports `vscode`.
 
-import { firstLine, plural, relativeTime } from './format';
+import { firstLine, plural } from './format';
 import type { BlameRange, Plan, RewindResult } from './protocol';
 
-/** blameNote is the faint text after a line an agent turn wrote: "turn 3 · fix auth · 5 minutes ago". */
-export function blameNote(r: BlameRange, now = Date.now()): string {
-  return [`turn ${r.turn}`, firstLine(r.prompt, 50), relativeTime(r.time, now)].filter(Boolean).join(' · ');
+/** blameNote is the faint text after a line an agent turn wrote: "Turn 3: fix auth · 5m ago". */
+export function blameNote(r: BlameRange): string {
+  return [r.title, r.age].filter(Boolean).join(' · ');
 }
 
 /** blameHoverMarkdown is the hover of such a line: the turn, its prompt and who ran it, and two
  *  command links (their URIs built by the caller). */
-export function blameHoverMarkdown(r: BlameRange, previewLink: string, revertLink: string, now = Date.now()): string {
+export function blameHoverMarkdown(r: BlameRange, previewLink: string, revertLink: string): string {
   const esc = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
   const who = [r.agent, r.session ? `session ${r.session.slice(0, 8)}` : '', r.source ? `via ${r.source}` : ''].filter(Boolean);
-  const parts = [`**Agent turn ${r.turn}** · ${relativeTime(r.time, now) || r.time}`];
+  const parts = [`**Agent turn ${r.turn}** · ${r.age}`];
   const prompt = firstLine(r.prompt, 200);
   if (prompt) parts.push(`> ${esc(prompt)}`);
   if (who.length) parts.push(esc(who.join(' · ')));

@@ -1,24 +1,11 @@
 // The Rewind view: workspace roots → turns, checkpoints and rewinds (newest first) → the files a
-// turn changed. Refreshed on `rewind/didChange`.
+// turn changed, in the server's words (titles, ages, changes). Refreshed on `rewind/didChange`,
+// and re-listed once a minute while the view is visible, so its ages stay true.
 
 import * as vscode from 'vscode';
 import { describeError, RewindClient, ServerMissingError } from './client';
 import { emit } from './events';
-import {
-  basename,
-  changedSummary,
-  dirname,
-  fileWords,
-  firstLine,
-  isOpen,
-  plural,
-  relativeTime,
-  rewindTitle,
-  sessionLabel,
-  summaryTitle,
-  timelineEntries,
-  turnTitle,
-} from './format';
+import { basename, dirname, firstLine, isOpen, rewindTitle, sessionLabel, summaryTitle, timelineEntries } from './format';
 import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type SummaryInfo, type TurnInfo } from './protocol';
 import { joinRoot } from './uris';
 
@@ -30,6 +17,9 @@ export type TimelineNode =
   | { kind: 'summary'; root: vscode.WorkspaceFolder; summary: SummaryInfo }
   | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: FileChange }
   | { kind: 'message'; text: string; error?: boolean };
+
+/** How often a visible Rewind view and the blame notes are re-read, so their ages stay true. */
+export const AGE_REFRESH_MS = 60_000;
 
 /** TimelineProvider feeds the `rewindLsp.timeline` tree view from `rewind.list`. */
 export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
@@ -43,6 +33,31 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
   refresh(): void {
     this.lists.clear();
     this.emitter.fire(undefined);
+  }
+
+  /** keepFresh re-lists every AGE_REFRESH_MS while `view` is visible (and once when it shows
+   *  again), so the ages the server wrote stay true; nothing runs while the view is hidden. */
+  keepFresh(view: vscode.TreeView<TimelineNode>): vscode.Disposable {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let hidden = 0;
+    const update = (visible: boolean) => {
+      if (visible && !timer) {
+        if (hidden && Date.now() - hidden >= AGE_REFRESH_MS) this.refresh();
+        timer = setInterval(() => this.refresh(), AGE_REFRESH_MS);
+      } else if (!visible && timer) {
+        clearInterval(timer);
+        timer = undefined;
+        hidden = Date.now();
+      }
+    };
+    update(view.visible);
+    const sub = view.onDidChangeVisibility((e) => update(e.visible));
+    return {
+      dispose: () => {
+        sub.dispose();
+        if (timer) clearInterval(timer);
+      },
+    };
   }
 
   private list(root: vscode.WorkspaceFolder): Promise<ListResult> {
@@ -104,19 +119,19 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const open = isOpen(t);
         const files = t.changed ?? [];
         const item = new vscode.TreeItem(
-          turnTitle(t),
+          t.title,
           files.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `turn:${node.root.uri.toString()}:${t.entry}`;
-        item.description = [relativeTime(t.started), open ? 'open' : plural(files.length, 'file'), sessionLabel(t)].filter(Boolean).join(' · ');
+        item.description = [t.age, open ? 'open' : t.what, sessionLabel(t)].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(open ? 'sync~spin' : 'hubot');
         item.contextValue = open ? 'rewind.turn.open' : 'rewind.turn';
         const md = new vscode.MarkdownString();
-        md.appendMarkdown(`**Turn ${t.turn}**${open ? ' (open)' : ''} — ${relativeTime(t.started)}${t.source ? `, ${t.source}` : ''}\n\n`);
+        md.appendMarkdown(`**Turn ${t.turn}**${open ? ' (open)' : ''} — ${t.age}${t.source ? `, ${t.source}` : ''}\n\n`);
         if (t.session) md.appendText(`Session ${t.session}${t.agent ? ` (${t.agent})` : ''}\n\n`);
         if (t.prompt) md.appendText(t.prompt + '\n\n');
         if (t.summary) md.appendMarkdown('*Summary:* ').appendText(t.summary + '\n\n');
-        md.appendText(changedSummary(t.changed));
+        if (t.what) md.appendText(t.what);
         item.tooltip = md;
         return item;
       }
@@ -124,7 +139,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const c = node.checkpoint;
         const item = new vscode.TreeItem(c.label ? `@${c.label}` : `Checkpoint ${c.entry.slice(0, 8)}`);
         item.id = `checkpoint:${node.root.uri.toString()}:${c.entry}`;
-        item.description = [relativeTime(c.time), firstLine(c.goal, 60)].filter(Boolean).join(' · ');
+        item.description = [c.age, firstLine(c.goal, 60)].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon('bookmark');
         item.contextValue = 'rewind.checkpoint';
         item.tooltip = c.goal ? `Checkpoint ${c.label}: ${c.goal}` : `Checkpoint ${c.label}`;
@@ -134,7 +149,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const r = node.rewind;
         const item = new vscode.TreeItem(rewindTitle(r));
         item.id = `rewind:${node.root.uri.toString()}:${r.entry}`;
-        item.description = relativeTime(r.time);
+        item.description = r.age;
         item.iconPath = new vscode.ThemeIcon(r.undone ? 'circle-slash' : 'discard');
         item.contextValue = node.undoable ? 'rewind.rewind.active' : 'rewind.rewind';
         item.tooltip = node.undoable ? 'The latest rewind: "Undo" restores the files as they were before it.' : undefined;
@@ -145,11 +160,11 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const item = new vscode.TreeItem(summaryTitle(s));
         item.id = `summary:${node.root.uri.toString()}:${s.entry}`;
         const target = /^\d+$/.test(s.target) ? `turn ${s.target}` : s.target;
-        item.description = [relativeTime(s.time), target ? `since ${target}` : ''].filter(Boolean).join(' · ');
+        item.description = [s.age, target ? `since ${target}` : ''].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon('note');
         item.contextValue = 'rewind.summary';
         const md = new vscode.MarkdownString();
-        md.appendMarkdown(`**Report** kept ${relativeTime(s.time)}${target ? ` about the work since ${target}` : ''}\n\n`);
+        md.appendMarkdown(`**Report** kept ${s.age}${target ? ` about the work since ${target}` : ''}\n\n`);
         md.appendText(s.report);
         item.tooltip = md;
         return item;
@@ -159,10 +174,10 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const item = new vscode.TreeItem(basename(f.path));
         item.id = `file:${node.root.uri.toString()}:${node.turn.entry}:${f.path}`;
         item.resourceUri = vscode.Uri.file(joinRoot(node.root.uri.fsPath, f.path));
-        item.description = [dirname(f.path), fileWords(f), f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
+        item.description = [dirname(f.path), f.what, f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
           .filter(Boolean)
           .join(' · ');
-        item.tooltip = `${f.path}: ${f.change} ${fileWords(f)} in turn ${node.turn.turn}. Click to compare the file before turn ${node.turn.turn} with now.`;
+        item.tooltip = `${f.path}: ${f.change} ${f.what} in turn ${node.turn.turn}. Click to compare the file before turn ${node.turn.turn} with now.`;
         item.contextValue = 'rewind.file';
         item.command = { command: 'rewindLsp.openFileDiff', title: 'Open Diff', arguments: [node] };
         return item;

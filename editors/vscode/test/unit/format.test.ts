@@ -2,16 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   changeCounts,
-  changedSummary,
   conflictPrompt,
   conversationMessage,
-  counts,
-  fileWords,
   firstLine,
   openTurnNumber,
   planFileLine,
   planTargetShort,
-  relativeTime,
   resultMessage,
   rewindTitle,
   sessionLabel,
@@ -21,108 +17,85 @@ import {
   targetItems,
   timelineEntries,
   turnItem,
-  turnTitle,
 } from '../../src/format';
-import type { ListResult, Plan, PlanFile, TurnInfo } from '../../src/protocol';
+import type { FileChange, ListResult, Plan, PlanFile, TurnInfo } from '../../src/protocol';
 
+// The words in these fixtures (titles, ages, changes, lines) are the server's, as
+// commands/words.go and package words make them; the extension shows them as they come.
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
 
-describe('relativeTime', () => {
-  const cases: [unknown, string][] = [
-    [ago(5), 'just now'],
-    [ago(60), '1 minute ago'],
-    [ago(150), '3 minutes ago'],
-    [ago(50 * 60), '1 hour ago'],
-    [ago(5 * 3600), '5 hours ago'],
-    [ago(30 * 3600), 'yesterday'],
-    [ago(3 * 86400), '3 days ago'],
-    [ago(90 * 86400), '2026-08-24'],
-    [(NOW - 120_000) / 1000, '2 minutes ago'],
-    [NOW - 120_000, '2 minutes ago'],
-    ['', ''],
-    ['not a time', ''],
-    [undefined, ''],
-  ];
-  for (const [input, want] of cases) {
-    it(`${JSON.stringify(input)} → ${want || '(empty)'}`, () => assert.equal(relativeTime(input, NOW), want));
-  }
-});
-
 describe('labels', () => {
-  it('counts leaves out zero sides', () => {
-    assert.equal(counts(3, 1), '+3 -1');
-    assert.equal(counts(3, 0), '+3');
-    assert.equal(counts(0, 2), '-2');
-    assert.equal(counts(0, 0), '');
-  });
   it('firstLine keeps the first line and shortens it', () => {
     assert.equal(firstLine('  fix auth\nthen tests'), 'fix auth');
     assert.equal(firstLine('x'.repeat(100), 10), 'xxxxxxxxx…');
     assert.equal(firstLine(undefined), '');
   });
-  it('turnTitle has the number and prompt', () => {
-    assert.equal(turnTitle({ turn: 3, prompt: 'refactor auth to JWT\nplease' }), 'Turn 3: refactor auth to JWT');
-    assert.equal(turnTitle({ turn: 4, prompt: '' }), 'Turn 4');
-  });
-  it('changedSummary counts files and lines', () => {
-    assert.equal(changedSummary(null), 'no files changed');
-    assert.equal(
-      changedSummary([
-        { path: 'a.go', change: 'modify', added: 2, removed: 1 },
-        { path: 'b.go', change: 'create', added: 10, removed: 0 },
-      ]),
-      '2 files changed (+12 -1)',
-    );
-    assert.equal(changedSummary([{ path: 'a.bin', change: 'modify', added: 0, removed: 0 }]), '1 file changed');
-  });
   it('rewindTitle names turn targets and undone rewinds', () => {
-    assert.equal(rewindTitle({ entry: 'e', target: '1', mode: 'code', time: '', undone: false, applied: true }), 'Rewind to turn 1');
-    assert.equal(rewindTitle({ entry: 'e', target: '@base', mode: 'both', time: '', undone: true, applied: true }), 'Rewind to @base (both) — undone');
+    assert.equal(rewindTitle({ entry: 'e', target: '1', mode: 'code', time: '', undone: false, applied: true, age: '' }), 'Rewind to turn 1');
+    assert.equal(rewindTitle({ entry: 'e', target: '@base', mode: 'both', time: '', undone: true, applied: true, age: '' }), 'Rewind to @base (both) — undone');
   });
+});
+
+const change = (path: string, added: number, removed: number): FileChange => ({
+  path,
+  change: 'modify',
+  added,
+  removed,
+  what: `+${added} -${removed}`,
+  line: `M ${path}  +${added} -${removed}`,
 });
 
 const turn = (n: number, startedAgo: number, extra: Partial<TurnInfo> = {}): TurnInfo => ({
   turn: n,
   entry: `entry-${n}`,
-  prompt: `prompt ${n}`,
+  prompt: `prompt ${n}\nwith more`,
+  title: `Turn ${n}: prompt ${n}…`,
   summary: '',
   started: ago(startedAgo),
   ended: ago(startedAgo - 10),
+  age: `${Math.floor(startedAgo / 60)}m ago`,
   source: 'cli',
-  changed: [{ path: `src/f${n}.go`, change: 'modify', added: n, removed: 1 }],
+  changed: [change(`src/f${n}.go`, n, 1)],
+  what: `1 file changed (+${n} -1)`,
   ...extra,
 });
 
 describe('quick pick items', () => {
-  it('turnItem shows number, prompt, time, files changed', () => {
-    const item = turnItem(turn(2, 300), NOW);
-    assert.equal(item.label, 'Turn 2: prompt 2');
-    assert.equal(item.description, '5 minutes ago · cli');
+  it('turnItem shows the server\'s title, age and changes', () => {
+    const item = turnItem(turn(2, 300));
+    assert.equal(item.label, 'Turn 2: prompt 2…');
+    assert.equal(item.description, '5m ago · cli');
     assert.equal(item.detail, '1 file changed (+2 -1): f2.go +2 -1');
     assert.equal(item.target, '2');
   });
   it('an open turn says so', () => {
-    const item = turnItem(turn(3, 60, { ended: '' }), NOW);
+    const item = turnItem(turn(3, 60, { ended: '', changed: [], what: undefined }));
     assert.match(item.description, /open/);
+    assert.equal(item.detail, '');
+  });
+  it('a file\'s kind is the server\'s word for it', () => {
+    const item = turnItem(turn(4, 60, { changed: [{ ...change('logo.png', 0, 0), what: 'binary' }, { ...change('run.sh', 0, 0), what: 'mode +x' }] }));
+    assert.match(item.detail, /logo\.png binary, run\.sh mode \+x$/);
   });
   it('targetItems lists turns newest first, then checkpoints', () => {
     const list: ListResult = {
       turns: [turn(1, 600), turn(2, 300)],
       checkpoints: [
-        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1', goal: '' },
-        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2', goal: '' },
-        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3', goal: '' },
+        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1', goal: '', age: '15m ago' },
+        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2', goal: '', age: '1m ago' },
+        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3', goal: '', age: '50s ago' },
       ],
       rewinds: [],
       summaries: [],
     };
-    const items = targetItems(list, NOW);
+    const items = targetItems(list);
+    assert.equal(items[2].description, '50s ago');
     assert.deepEqual(
       items.map((i) => [i.label, i.target]),
       [
-        ['Turn 2: prompt 2', '2'],
-        ['Turn 1: prompt 1', '1'],
+        ['Turn 2: prompt 2…', '2'],
+        ['Turn 1: prompt 1…', '1'],
         ['Checkpoint: 0190abcd', '0190abcdef0123456789'],
         ['Checkpoint: new', '@new'],
         ['Checkpoint: old', '@old'],
@@ -130,7 +103,7 @@ describe('quick pick items', () => {
     );
   });
   it('targetItems copes with null lists', () => {
-    assert.deepEqual(targetItems({ turns: null, checkpoints: null, rewinds: null, summaries: null }, NOW), []);
+    assert.deepEqual(targetItems({ turns: null, checkpoints: null, rewinds: null, summaries: null }), []);
   });
 });
 
@@ -138,11 +111,11 @@ describe('timelineEntries', () => {
   it('merges turns, checkpoints and rewinds newest first and marks the undoable rewind', () => {
     const list: ListResult = {
       turns: [turn(1, 600), turn(2, 300)],
-      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's', goal: '' }],
+      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's', goal: '', age: '6m ago' }],
       rewinds: [
-        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true, applied: true },
-        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false, applied: true },
-        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true, applied: true },
+        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true, applied: true, age: '3m ago' },
+        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false, applied: true, age: '1m ago' },
+        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true, applied: true, age: '50s ago' },
       ],
       summaries: [],
     };
@@ -155,11 +128,11 @@ describe('timelineEntries', () => {
     const got = timelineEntries({
       turns: [turn(1, 600)],
       checkpoints: [],
-      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false, applied: true }],
-      summaries: [{ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(299) }],
+      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false, applied: true, age: '5m ago' }],
+      summaries: [{ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(299), age: '4m ago' }],
     }).map((e) => e.kind);
     assert.deepEqual(got, ['summary', 'rewind', 'turn']);
-    assert.equal(summaryTitle({ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(1) }), 'Report: the cache idea was wrong');
+    assert.equal(summaryTitle({ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(1), age: '1s ago' }), 'Report: the cache idea was wrong');
   });
   it('orders turns with equal times by number', () => {
     const t = ago(100);
@@ -169,13 +142,16 @@ describe('timelineEntries', () => {
 });
 
 const plan = (over: Partial<Plan> = {}): Plan => ({
-  target: { id: '0190aaaa', turn: 1, label: '', prompt: 'add greeting', snapshot: 'snap1' },
+  target: { id: '0190aaaa', turn: 1, label: '', prompt: 'add greeting', snapshot: 'snap1', kind: 'turnStart', title: 'turn 1 (add greeting)' },
   mode: 'code',
   files: [
-    { path: 'main.go', change: 'modify', added: 1, removed: 3, binary: false, conflict: false, via: 'edit' },
-    { path: 'util.go', change: 'delete', added: 0, removed: 5, binary: false, conflict: false, via: 'edit' },
-    { path: 'old.txt', change: 'create', added: 2, removed: 0, binary: false, conflict: true, via: 'edit' },
-    { path: 'logo.png', change: 'create', added: 0, removed: 0, binary: true, conflict: false, via: 'disk' },
+    { path: 'main.go', change: 'modify', added: 1, removed: 3, binary: false, conflict: false, via: 'edit', what: '+1 -3', line: 'M main.go  +1 -3' },
+    { path: 'util.go', change: 'delete', added: 0, removed: 5, binary: false, conflict: false, via: 'edit', what: '+0 -5', line: 'D util.go  +0 -5' },
+    {
+      path: 'old.txt', change: 'create', added: 2, removed: 0, binary: false, conflict: true, via: 'edit', what: '+2 -0',
+      line: 'A old.txt  +2 -0  (conflict: changed since recorded)',
+    },
+    { path: 'logo.png', change: 'create', added: 0, removed: 0, binary: true, conflict: false, via: 'disk', kind: 'binary', what: 'binary', line: 'A logo.png  binary' },
   ],
   skipped: [{ path: 'dump.sql', reason: 'larger than maxFileBytes when captured' }],
   conversation: { entriesAffected: 4 },
@@ -184,21 +160,12 @@ const plan = (over: Partial<Plan> = {}): Plan => ({
 });
 
 describe('plan formatting', () => {
-  it('planFileLine marks change, counts and notes', () => {
-    assert.equal(planFileLine(plan().files![0]), 'M main.go +1 -3');
-    assert.equal(planFileLine(plan().files![2]), 'A old.txt +2 (conflict: edited since, left alone)');
-    assert.equal(planFileLine(plan().files![3]), 'A logo.png (binary, written on disk)');
-  });
-  it('planFileLine shows the server\'s words: kinds and the executable bit', () => {
-    const f = (over: Partial<PlanFile>): PlanFile => ({ path: 'x', change: 'modify', added: 0, removed: 0, binary: false, conflict: false, via: 'edit', ...over });
-    assert.equal(planFileLine(f({ path: 'logo.png', binary: true, kind: 'binary', what: 'binary', via: 'disk' })), 'M logo.png binary (written on disk)');
-    assert.equal(planFileLine(f({ path: 'link', change: 'create', kind: 'symlink', what: 'symlink', via: 'disk' })), 'A link symlink (written on disk)');
-    assert.equal(planFileLine(f({ path: 'run.sh', mode: '+x', what: 'mode +x', via: 'disk' })), 'M run.sh mode +x (written on disk)');
-    assert.equal(planFileLine(f({ path: 'a.sh', added: 2, removed: 1, mode: '-x', what: '+2 -1 mode -x' })), 'M a.sh +2 -1 mode -x');
-  });
-  it('fileWords prefers the server\'s words', () => {
-    assert.equal(fileWords({ added: 1, removed: 2, what: 'symlink' }), 'symlink');
-    assert.equal(fileWords({ added: 1, removed: 2 }), '+1 -2');
+  it('planFileLine is the server\'s line, and says which files are written on disk', () => {
+    assert.equal(planFileLine(plan().files![0]), 'M main.go  +1 -3');
+    assert.equal(planFileLine(plan().files![2]), 'A old.txt  +2 -0  (conflict: changed since recorded)');
+    assert.equal(planFileLine(plan().files![3]), 'A logo.png  binary  (written on disk)');
+    const f = (over: Partial<PlanFile>): PlanFile => ({ path: 'x', change: 'modify', added: 0, removed: 0, binary: false, conflict: false, via: 'edit', line: '', ...over });
+    assert.equal(planFileLine(f({ path: 'run.sh', mode: '+x', what: 'mode +x', via: 'disk', line: 'M run.sh  mode +x' })), 'M run.sh  mode +x  (written on disk)');
   });
   it('summarizePlan gives counts, conflicts and skipped files', () => {
     const s = summarizePlan(plan());
@@ -207,10 +174,10 @@ describe('plan formatting', () => {
     assert.equal(s.conflicts, 1);
     assert.equal(s.nothingToDo, false);
     const lines = s.detail.split('\n');
-    assert.equal(lines[0], '3 files will change: 2 restored, 1 deleted (+1 -8 lines).');
+    assert.equal(lines[0], '3 files will change: 2 restored, 1 deleted.');
     assert.equal(lines[1], '1 conflict (edited since the agent\'s last turn): old.txt.');
     assert.equal(lines[2], '1 file skipped: dump.sql (larger than maxFileBytes when captured).');
-    assert.ok(lines.includes('D util.go -5'));
+    assert.ok(lines.includes('D util.go  +0 -5'));
     assert.doesNotMatch(s.detail, /Conversation/);
   });
   it('forced plans overwrite conflicts', () => {
@@ -232,7 +199,7 @@ describe('plan formatting', () => {
     assert.match(s.detail, /^No file will change\./);
   });
   it('checkpoint targets are named by label', () => {
-    const s = summarizePlan(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's' } }));
+    const s = summarizePlan(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's', kind: 'checkpoint', title: 'checkpoint @base' } }));
     assert.equal(s.message, 'Rewind to checkpoint @base?');
   });
   it('resultMessage says how many files were restored and deleted, and saved', () => {
@@ -258,8 +225,8 @@ describe('plan formatting', () => {
   });
   it('diff titles name the target, never a snapshot id', () => {
     assert.equal(planTargetShort(plan()), 'turn 1');
-    assert.equal(planTargetShort(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's' } })), '@base');
-    assert.equal(planTargetShort(plan({ target: { id: '0190abcdef012345', turn: 0, label: '', prompt: '', snapshot: 's' } })), 'entry 0190abcd');
+    assert.equal(planTargetShort(plan({ target: { id: 'x', turn: 0, label: 'base', prompt: '', snapshot: 's', title: 'checkpoint @base' } })), '@base');
+    assert.equal(planTargetShort(plan({ target: { id: '0190abcdef012345', turn: 0, label: '', prompt: '', snapshot: 's', title: 'entry 0190abcd' } })), 'entry 0190abcd');
   });
 });
 
@@ -286,7 +253,7 @@ describe('agent sessions and conversations', () => {
     assert.equal(sessionLabel({ agent: 'claude-code', session: '6db2232a-b3c4-4de3-a153-6da093ca6eba' }), 'claude-code 6db2232a');
     assert.equal(sessionLabel({ session: 'abc' }), 'abc');
     assert.equal(sessionLabel({}), '');
-    assert.match(turnItem(turn(3, 10, { agent: 'claude-code', session: '6db2232a-b3c4' }), NOW).description, /claude-code 6db2232a/);
+    assert.match(turnItem(turn(3, 10, { agent: 'claude-code', session: '6db2232a-b3c4' })).description, /claude-code 6db2232a/);
   });
   it('says how to resume a forked conversation, or why there is none', () => {
     assert.equal(

@@ -4,19 +4,19 @@ import { rewindTitle } from '../../src/format';
 import { blameHoverMarkdown, blameNote, commandUri, revertedMessage, revertPrompt } from '../../src/revertFormat';
 import type { BlameRange, RewindResult } from '../../src/protocol';
 
-const NOW = Date.parse('2026-11-22T12:00:00Z');
+// The title and age are the server's words (package words); the extension shows them as they come.
 const range: BlameRange = {
-  startLine: 2, endLine: 3, turn: 3, entry: '0190-abc', prompt: 'shout [the] *name*\nand more', session: 'sess-1234567890',
-  agent: 'claude-code', source: 'hook', time: new Date(NOW - 300_000).toISOString(),
+  startLine: 2, endLine: 3, turn: 3, entry: '0190-abc', prompt: 'shout [the] *name*\nand more', title: 'Turn 3: shout [the] *name*…',
+  session: 'sess-1234567890', agent: 'claude-code', source: 'hook', time: '2026-11-22T11:55:00Z', age: '5m ago',
 };
 
 describe('blame', () => {
-  it('notes the turn, the first line of its prompt and its age', () => {
-    assert.equal(blameNote(range, NOW), 'turn 3 · shout [the] *name* · 5 minutes ago');
+  it('notes the turn\'s title and its age', () => {
+    assert.equal(blameNote(range), 'Turn 3: shout [the] *name*… · 5m ago');
   });
   it('hover escapes the prompt and links preview and revert', () => {
-    const md = blameHoverMarkdown(range, 'command:p', 'command:r', NOW);
-    assert.match(md, /^\*\*Agent turn 3\*\* · 5 minutes ago/);
+    const md = blameHoverMarkdown(range, 'command:p', 'command:r');
+    assert.match(md, /^\*\*Agent turn 3\*\* · 5m ago/);
     assert.match(md, /> shout \\\[the\\\] \\\*name\\\*/);
     assert.match(md, /claude\\-code · session sess\\-123 · via hook/);
     assert.match(md, /\[Preview\]\(command:p\) · \[Revert turn 3 in this file\]\(command:r\)$/);
@@ -28,7 +28,7 @@ describe('blame', () => {
 });
 
 describe('revertPrompt', () => {
-  const plan = (files: object[]) => ({ target: { id: 'x', turn: 0, label: '', prompt: '', snapshot: 's' }, mode: 'revert', files, skipped: [], conversation: { entriesAffected: 0 }, diff: '' });
+  const plan = (files: object[]) => ({ target: { id: 'x', turn: 2, label: '', prompt: 'second', snapshot: 's', title: 'turn 2 (second)' }, mode: 'revert', files, skipped: [], conversation: { entriesAffected: 0 }, diff: '' });
   it('names each conflicting file and who changed it', () => {
     const dry: RewindResult = {
       applied: false, failureReason: 'conflict: …', entry: '',
@@ -37,9 +37,9 @@ describe('revertPrompt', () => {
         { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit' },
       ]) as RewindResult['plan'],
     };
-    const p = revertPrompt('turn 2: second', dry);
+    const p = revertPrompt('turn 2 (second)', dry);
     assert.equal(p.blocked, true);
-    assert.match(p.message, /^Cannot revert turn 2: second: later changes overlap it in 1 file/);
+    assert.match(p.message, /^Cannot revert turn 2 \(second\): later changes overlap it in 1 file/);
     assert.equal(p.detail, 'f.txt: changed since by user');
   });
   it('lists what a revert that goes through does', () => {
@@ -51,11 +51,11 @@ describe('revertPrompt', () => {
         { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit' },
       ]) as RewindResult['plan'],
     };
-    const p = revertPrompt('turn 2: second', dry);
+    const p = revertPrompt('turn 2 (second)', dry);
     assert.equal(p.blocked, false);
     assert.match(p.message, /2 files will change; everything after the turn is kept/);
     assert.equal(p.detail, 'revert f.txt\ndelete made.txt');
-    assert.match(revertedMessage('turn 2: second', dry.plan, 1), /^reverted turn 2: second: 2 files changed, 1 file saved/);
+    assert.match(revertedMessage('turn 2 (second)', dry.plan, 1), /^reverted turn 2 \(second\): 2 files changed, 1 file saved/);
   });
   it('says when there is nothing to revert', () => {
     assert.equal(revertPrompt('turn 1', { applied: false, entry: '', plan: plan([]) as RewindResult['plan'] }).blocked, true);
@@ -64,7 +64,7 @@ describe('revertPrompt', () => {
 
 describe('a revert in the Rewind view', () => {
   it('is titled as a revert of its turn', () => {
-    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: false, applied: true }), 'Revert turn 2 (later changes kept)');
-    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: true, applied: true }), 'Revert turn 2 (later changes kept) — undone');
+    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: false, applied: true, age: '' }), 'Revert turn 2 (later changes kept)');
+    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: true, applied: true, age: '' }), 'Revert turn 2 (later changes kept) — undone');
   });
 });
