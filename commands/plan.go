@@ -55,7 +55,7 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 		}
 		p.Diff = out.Diff.Text()
 	}
-	p.fillWords()
+	p.fillWords(s.opts.Applier != nil)
 	return p
 }
 

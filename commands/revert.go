@@ -77,6 +77,6 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 	if sess != "" {
 		r.Plan.Target.Title = "the turns of session " + words.Short(sess)
 	}
-	r.Plan.fillWords()
+	r.Plan.fillWords(s.opts.Applier != nil)
 	return r, nil
 }

@@ -25,7 +25,7 @@ func fileChanges(cs []journal.Change) []FileChange {
 	for _, c := range cs {
 		f := FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode}
 		f.What = words.What(f.Added, f.Removed, f.Kind, f.Mode)
-		f.Line = words.Line(f.Change, f.Path, f.What, "")
+		f.Line = words.Line(f.Change, f.Path, f.What)
 		out = append(out, f)
 	}
 	return out
@@ -42,18 +42,23 @@ func changesWhat(cs []FileChange) string {
 }
 
 // fillWords sets the words of a plan: its target's name, unless set, and
-// each file's line (from its What, set where the file has line counts).
-func (p *Plan) fillWords() {
+// each file's line (from its What, set where the file has line counts). In
+// a plan made for an editor, the lines say which files the server writes
+// on disk rather than in the editor's edit.
+func (p *Plan) fillWords(editor bool) {
 	t := &p.Target
 	if t.Title == "" {
 		t.Title = words.Target(t.Kind, t.Turn, t.Label, t.Prompt, t.ID)
 	}
 	for i := range p.Files {
 		f := &p.Files[i]
-		note := ""
+		var notes []string
 		if f.Conflict {
-			note = words.Conflict(f.Overlaps)
+			notes = append(notes, words.Conflict(f.Overlaps))
 		}
-		f.Line = words.Line(f.Change, f.Path, f.What, note)
+		if editor && f.Via == "disk" {
+			notes = append(notes, words.OnDisk)
+		}
+		f.Line = words.Line(f.Change, f.Path, f.What, notes...)
 	}
 }

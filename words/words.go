@@ -118,9 +118,9 @@ func Changes(files, added, removed int) string {
 var letters = map[string]string{"modify": "M", "create": "A", "delete": "D"}
 
 // Line is one file of a change, as lists show it: "M src/auth.go  +12 -30",
-// "A logo.png  binary", then the note in parentheses when there is one
-// ("M a.txt  +1 -2  (conflict: changed since recorded)").
-func Line(change, path, what, note string) string {
+// "A logo.png  binary", then its notes in parentheses, when it has any
+// ("M a.txt  +1 -2  (conflict: changed since recorded; written on disk)").
+func Line(change, path, what string, notes ...string) string {
 	l, ok := letters[change]
 	if !ok {
 		l = "?"
@@ -129,11 +129,21 @@ func Line(change, path, what, note string) string {
 	if what != "" {
 		s += "  " + what
 	}
-	if note != "" {
-		s += "  (" + note + ")"
+	var ns []string
+	for _, n := range notes {
+		if n != "" {
+			ns = append(ns, n)
+		}
+	}
+	if len(ns) > 0 {
+		s += "  (" + strings.Join(ns, "; ") + ")"
 	}
 	return s
 }
+
+// OnDisk is a plan file's note, in a plan made for an editor, when the
+// server writes the file itself rather than in the editor's edit.
+const OnDisk = "written on disk"
 
 // Conflict is a plan file's note when it is in conflict: who changed it
 // since, in a revert's plan ("conflict: changed since by turn 4, user"),

@@ -22,6 +22,9 @@ func TestAge(t *testing.T) {
 			t.Errorf("Age(now-%v) = %q, want %q", ago, got, want)
 		}
 	}
+	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
+		t.Errorf("a line with two notes = %q", got)
+	}
 }
 
 func TestPromptAndTitle(t *testing.T) {
@@ -38,6 +41,9 @@ func TestPromptAndTitle(t *testing.T) {
 	}
 	if got := Prompt("a goal that is long", 7); got != "a goal…" {
 		t.Errorf("Prompt cut at 7 = %q", got)
+	}
+	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
+		t.Errorf("a line with two notes = %q", got)
 	}
 }
 
@@ -68,6 +74,9 @@ func TestTarget(t *testing.T) {
 			t.Errorf("Target(%q, %d, %q, %q) = %q, want %q", c.kind, c.turn, c.label, c.prompt, got, c.want)
 		}
 	}
+	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
+		t.Errorf("a line with two notes = %q", got)
+	}
 }
 
 func TestWhatChangesAndLines(t *testing.T) {
@@ -97,6 +106,7 @@ func TestWhatChangesAndLines(t *testing.T) {
 		t.Errorf("Changes(3) = %q", got)
 	}
 	for _, c := range []struct{ change, path, what, note, want string }{
+		{"create", "logo.png", "binary", OnDisk, "A logo.png  binary  (written on disk)"},
 		{"modify", "src/auth.go", "+12 -30", "", "M src/auth.go  +12 -30"},
 		{"create", "logo.png", "binary", "", "A logo.png  binary"},
 		{"delete", "old.txt", "+0 -2", Conflict(nil), "D old.txt  +0 -2  (conflict: changed since recorded)"},
@@ -106,5 +116,8 @@ func TestWhatChangesAndLines(t *testing.T) {
 		if got := Line(c.change, c.path, c.what, c.note); got != c.want {
 			t.Errorf("Line(%q, %q, %q, %q) = %q, want %q", c.change, c.path, c.what, c.note, got, c.want)
 		}
+	}
+	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
+		t.Errorf("a line with two notes = %q", got)
 	}
 }
