@@ -130,12 +130,6 @@ export function planTargetShort(plan: Plan): string {
   return `entry ${shortId(t.id)}`;
 }
 
-/** planFileLine is one file of a plan: the server's line ("M src/auth.go  +12 -30  (conflict: …)"),
- *  and whether the server writes it on disk rather than in the editor's edit. */
-export function planFileLine(f: PlanFile): string {
-  return f.via === 'disk' ? `${f.line}  (written on disk)` : f.line;
-}
-
 /** A plan made readable: a headline for the modal and the detail under it. */
 export interface PlanSummary {
   message: string;
@@ -189,7 +183,7 @@ export function summarizePlan(plan: Plan, opts: { force?: boolean; maxFiles?: nu
   const max = opts.maxFiles ?? 12;
   if (touchesFiles && files.length) {
     lines.push('');
-    for (const f of files.slice(0, max)) lines.push(planFileLine(f));
+    for (const f of files.slice(0, max)) lines.push(f.line);
     if (files.length > max) lines.push(`… and ${files.length - max} more`);
   }
   lines.push('', 'The rewind can be undone with "Rewind: Undo Last Rewind".');

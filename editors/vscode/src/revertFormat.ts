@@ -35,12 +35,13 @@ export interface RevertPrompt {
   detail: string;
 }
 
-/** revertPrompt describes the dry run of reverting `turnName` ("turn 3: fix auth"). */
+/** revertPrompt describes the dry run of reverting `turnName` ("turn 3 (fix auth)"); each file is
+ *  the server's line of it ("M f.txt  (conflict: changed since by user)"). */
 export function revertPrompt(turnName: string, dry: RewindResult): RevertPrompt {
   const files = dry.plan?.files ?? [];
   const conflicts = files.filter((f) => f.conflict);
   if (conflicts.length || dry.failureReason) {
-    const lines = conflicts.map((f) => `${f.path}: changed since by ${(f.overlaps ?? ['someone']).join(', ')}`);
+    const lines = conflicts.map((f) => f.line);
     return {
       blocked: true,
       message: `Cannot revert ${turnName}: later changes overlap it in ${plural(conflicts.length, 'file')}. Nothing was changed.`,
@@ -50,7 +51,7 @@ export function revertPrompt(turnName: string, dry: RewindResult): RevertPrompt 
   if (files.length === 0) {
     return { blocked: true, message: `Nothing to revert: ${turnName} is already taken back.`, detail: '' };
   }
-  const lines = files.map((f) => `${f.change === 'delete' ? 'delete' : f.change === 'create' ? 'restore' : 'revert'} ${f.path}`);
+  const lines = files.map((f) => f.line);
   return {
     blocked: false,
     message: `Revert ${turnName}? ${plural(files.length, 'file')} will change; everything after the turn is kept.`,

@@ -211,7 +211,7 @@ try {
     await runCommand('Rewind: Preview Turn…');
     await quickRow('Turn 1: add a greeting function').waitFor({ timeout: 15000 });
     const turn2Row = await quickRow('Turn 2: greet by name and drop the notes').innerText().catch(() => '');
-    check('turn pick lists turn 2 with its time and files changed', /ago|just now/.test(turn2Row) && /3 files changed/.test(turn2Row), turn2Row);
+    check('turn pick lists turn 2 with the server\'s age and files changed', /\d+[smhd] ago/.test(turn2Row) && /3 files changed \(\+\d+ -\d+\)/.test(turn2Row), turn2Row);
     const turn1Row = await quickRow('Turn 1: add a greeting function').innerText();
     check('turn pick lists turn 1 with its files changed', /2 files changed/.test(turn1Row) && /greet\.go/.test(turn1Row), turn1Row);
     await pickQuick('Turn 1: add a greeting function');
@@ -305,6 +305,8 @@ try {
     const i2 = rows.findIndex((r) => r.includes('Turn 2: greet by name'));
     check('Rewind view lists both turns, newest first', i1 > 0 && i2 > 0 && i2 < i1, rows);
     check('Rewind view lists the undone rewind', rows.some((r) => /Rewind to turn 1 — undone/.test(r)), rows);
+    check('Rewind view shows the server\'s ages and changes ("5m ago", "3 files changed (+4 -1)")',
+      /\d+[smhd] ago · 3 files changed \(\+\d+ -\d+\)/.test(rows[i2]) && !/minutes? ago|just now|yesterday/.test(rows.join('\n')), rows);
     // SPEC §5.2: the changes a rewind or undo makes (and the editor's echoes of them) never become a turn.
     const turnRows = rows.filter((r) => /^Turn \d+:/.test(r));
     check('the rewind and its undo recorded no turn (still 2 turns)', turnRows.length === 2, turnRows);
@@ -641,10 +643,30 @@ try {
     await dialog.waitFor({ timeout: 15000 });
     const planText = await dialog.innerText();
     check('the plan names the kinds: "D logo.bin binary", "D greet-link symlink", "M greet.go mode -x"',
-      /D logo\.bin binary/.test(planText) && /D greet-link symlink/.test(planText) && /M greet\.go mode -x/.test(planText), planText);
+      /D logo\.bin\s+binary/.test(planText) && /D greet-link\s+symlink/.test(planText) && /M greet\.go\s+mode -x/.test(planText), planText);
     await shot(page, 'plan-kinds.png');
     await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).first().click().catch(() => page.keyboard.press('Escape'));
     await dialog.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
+  });
+
+  await section('Ages stay true while the Rewind view is open', async () => {
+    // ---- Nothing changes in the journal, yet the view's ages move on: it re-lists once a minute
+    // while visible (the server writes the ages; the extension never makes them).
+    await runCommand('Rewind: Focus on Timeline View');
+    const row = page.locator('.sidebar .monaco-list-row[aria-level="2"]', { hasText: 'Turn 1: add a greeting function' }).first();
+    await row.waitFor({ timeout: 20000 });
+    const seconds = (text) => {
+      const m = /(\d+)([smhd]) ago/.exec(text);
+      return m ? Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2]] : NaN;
+    };
+    const before = (await row.innerText()).replace(/\s+/g, ' ');
+    const t0 = Date.now();
+    const after = await waitFor('the age to move on', async () => {
+      const now = (await row.innerText().catch(() => '')).replace(/\s+/g, ' ');
+      return seconds(now) > seconds(before) ? now : '';
+    }, 80000).catch(() => '');
+    check('the open Rewind view\'s ages move on within a minute, with no journal change', !!after, { before, after, waited: Date.now() - t0 });
+    lap('ages refreshed');
   });
 
   await section('A missing server', async () => {

@@ -70,7 +70,7 @@ export async function revertScenario(h) {
     await pickQuick(`Turn ${tM}: story: shout the middle line`);
     const refused = await waitEvent('reverted', { after: mark, ms: 30000 });
     const plan1 = await waitEvent('revertPlanShown', { after: mark });
-    check('revert over the person\'s edit is refused naming user', refused.data.applied === false && /story\.txt: changed since by user/.test(plan1.data.detail), plan1.data);
+    check('revert over the person\'s edit is refused naming user', refused.data.applied === false && /story\.txt\s+\(conflict: changed since by user\)/.test(plan1.data.detail), plan1.data);
     check('a refused revert changes nothing', fs.existsSync(made) && fs.readFileSync(story, 'utf8') === text({ 0: 'ONE', 4: 'FIVE', 8: 'NINE' }));
     await shot(page, 'revert-refused.png');
     await runCommand('File: Revert File');

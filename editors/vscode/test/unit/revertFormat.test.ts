@@ -33,28 +33,28 @@ describe('revertPrompt', () => {
     const dry: RewindResult = {
       applied: false, failureReason: 'conflict: …', entry: '',
       plan: plan([
-        { path: 'f.txt', change: 'modify', added: 0, removed: 0, binary: false, conflict: true, via: 'edit', overlaps: ['user'] },
-        { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit' },
+        { path: 'f.txt', change: 'modify', added: 0, removed: 0, binary: false, conflict: true, via: 'edit', overlaps: ['user'], line: 'M f.txt  (conflict: changed since by user)' },
+        { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit', what: '+0 -1', line: 'D made.txt  +0 -1' },
       ]) as RewindResult['plan'],
     };
     const p = revertPrompt('turn 2 (second)', dry);
     assert.equal(p.blocked, true);
     assert.match(p.message, /^Cannot revert turn 2 \(second\): later changes overlap it in 1 file/);
-    assert.equal(p.detail, 'f.txt: changed since by user');
+    assert.equal(p.detail, 'M f.txt  (conflict: changed since by user)');
   });
   it('lists what a revert that goes through does', () => {
     const dry: RewindResult = {
       applied: false,
       entry: '',
       plan: plan([
-        { path: 'f.txt', change: 'modify', added: 1, removed: 1, binary: false, conflict: false, via: 'edit' },
-        { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit' },
+        { path: 'f.txt', change: 'modify', added: 1, removed: 1, binary: false, conflict: false, via: 'edit', what: '+1 -1', line: 'M f.txt  +1 -1' },
+        { path: 'made.txt', change: 'delete', added: 0, removed: 1, binary: false, conflict: false, via: 'edit', what: '+0 -1', line: 'D made.txt  +0 -1' },
       ]) as RewindResult['plan'],
     };
     const p = revertPrompt('turn 2 (second)', dry);
     assert.equal(p.blocked, false);
     assert.match(p.message, /2 files will change; everything after the turn is kept/);
-    assert.equal(p.detail, 'revert f.txt\ndelete made.txt');
+    assert.equal(p.detail, 'M f.txt  +1 -1\nD made.txt  +0 -1');
     assert.match(revertedMessage('turn 2 (second)', dry.plan, 1), /^reverted turn 2 \(second\): 2 files changed, 1 file saved/);
   });
   it('says when there is nothing to revert', () => {
