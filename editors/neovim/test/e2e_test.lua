@@ -118,8 +118,9 @@ H.section(':RewindLog', function()
   logbuf = vim.api.nvim_get_current_buf()
   local lines = vim.api.nvim_buf_get_lines(logbuf, 0, -1, false)
   local text = table.concat(lines, '\n')
-  check('log lists turn 2 with its prompt', text:find('Turn 2%s+.-second prompt') ~= nil, lines)
-  check('log lists turn 1 with its prompt', text:find('Turn 1%s+.-first prompt') ~= nil, lines)
+  check('log lists turn 2 with its title', text:find('Turn 2: second prompt', 1, true) ~= nil, lines)
+  check('log lists turn 1 with its title', text:find('Turn 1: first prompt', 1, true) ~= nil, lines)
+  check('log shows the server\'s ages', text:find('Turn 2: second prompt  %d+[smhd] ago') ~= nil, lines)
   check('turn 2 is listed before turn 1', (text:find('Turn 2', 1, true) or 1e9) < (text:find('Turn 1', 1, true) or 0), lines)
   check('log lists changed files', text:find('M a.txt', 1, true) ~= nil and text:find('A c.txt', 1, true) ~= nil
     and text:find('D b.txt', 1, true) ~= nil, lines)
@@ -127,7 +128,7 @@ H.section(':RewindLog', function()
   -- <CR> on the "Turn 1" line previews turn 1
   local lnum
   for i, l in ipairs(lines) do
-    if l:match('^Turn 1%s') then
+    if l:match('^Turn 1:') then
       lnum = i
     end
   end
@@ -279,7 +280,7 @@ H.section(':Rewind with pickers', function()
   end), H.select_calls)
   local turns = H.select_calls[calls0 + 1]
   check('turn picker lists turn 2 first, with prompt and file count', turns and turns.items[1]:find('Turn 2', 1, true)
-    and turns.items[1]:find('second prompt', 1, true) and turns.items[1]:find('(2 files)', 1, true), turns and turns.items)
+    and turns.items[1]:find('second prompt', 1, true) and turns.items[1]:find('2 files changed (+', 1, true), turns and turns.items)
   check('turn picker shows an age', turns and turns.items[1]:find('%d+[smhd] ago') ~= nil, turns and turns.items)
   local modes = H.select_calls[calls0 + 2]
   check('mode picker offers the five modes', modes and #modes.items == 5, modes and modes.items)
@@ -343,6 +344,36 @@ H.section('refresh on rewind/didChange', function()
     return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n'):find('@from-cli', 1, true) ~= nil
   end), vim.api.nvim_buf_get_lines(buf, 0, -1, false))
   vim.cmd('close')
+end)
+
+H.section('an open log re-reads its ages from the server', function()
+  -- The ages are the server's words; a log left open asks again every
+  -- util.age_refresh_ms (a minute; shortened here), with no journal change.
+  local util = require('rewind.util')
+  local logview = require('rewind.logview')
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(b) and vim.bo[b].filetype == 'rewindlog' then
+      vim.api.nvim_buf_delete(b, { force = true })
+    end
+  end
+  util.age_refresh_ms = 200
+  vim.cmd('RewindLog')
+  check('log open', wait(T, function()
+    return vim.bo.filetype == 'rewindlog' and logview.view(vim.api.nvim_get_current_buf()) ~= nil
+  end))
+  local buf = vim.api.nvim_get_current_buf()
+  local change = require('rewind.events').last_change
+  local gen = logview.view(buf).generation or 0
+  check('the open log is re-listed with nothing changed', wait(T, function()
+    return (logview.view(buf).generation or 0) >= gen + 2
+  end), logview.view(buf))
+  check('… and not because the journal changed', require('rewind.events').last_change == change)
+  local age = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n'):match('Turn 1: first prompt  (%d+[smhd] ago)')
+  check('… showing the server\'s age', age ~= nil, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  vim.api.nvim_buf_delete(buf, { force = true })
+  util.age_refresh_ms = 60000
+  gen = logview.view(buf) and logview.view(buf).generation
+  check('a wiped log is no longer refreshed', gen == nil)
 end)
 
 H.section('errors reach the user as messages', function()
@@ -513,7 +544,7 @@ H.section(':RewindResume after a conversation rewind; sessions and reports in :R
   vim.cmd('RewindLog')
   check(':RewindLog shows the turn\'s agent session', wait(T, function()
     local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-    return vim.bo.filetype == 'rewindlog' and text:find('resume me later  [claude-code ab12cd34]', 1, true) ~= nil
+    return vim.bo.filetype == 'rewindlog' and text:find('resume me later  %d+[smhd] ago  hook  %[claude%-code ab12cd34%]') ~= nil
   end), vim.api.nvim_buf_get_lines(0, 0, -1, false))
   vim.cmd('close')
 

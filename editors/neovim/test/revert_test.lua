@@ -78,7 +78,8 @@ H.section(':RewindBlame', function()
   end), blame.lines(buf))
   local marks = vim.api.nvim_buf_get_extmarks(buf, blame.ns, { 4, 0 }, { 4, -1 }, { details = true })
   local text = marks[1] and marks[1][4].virt_text[1][1] or ''
-  check('the note names turn, prompt and age', text:find('turn ' .. M, 1, true) == 1 and text:find('shout the middle line', 1, true) ~= nil, text)
+  check('the note is the turn\'s title and age, as the server wrote them', text:find('Turn ' .. M .. ': story: shout the middle line', 1, true) == 1
+    and text:find(' · %d+[smhd] ago$') ~= nil, text)
 
   -- Any LSP client: hover on an agent's line names the turn.
   local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {
@@ -108,7 +109,7 @@ H.section(':RewindRevert refused over the person\'s edit', function()
     return #H.notes_matching('Cannot revert turn ' .. M, from) > 0
   end), H.notes_since(from))
   local note = (H.notes_matching('Cannot revert', from)[1] or {}).msg or ''
-  check('… "story.txt (changed since by user)"', note:find('story.txt (changed since by user)', 1, true) ~= nil, note)
+  check('… "M story.txt  (conflict: changed since by user)"', note:find('M story.txt  (conflict: changed since by user)', 1, true) ~= nil, note)
   eq('nothing changed on disk', { H.read(path('story.txt')), H.read(path('made.txt')) },
     { story({ [1] = 'ONE', [5] = 'FIVE', [9] = 'NINE' }), 'made by the middle turn\n' })
   vim.cmd('edit!') -- the person drops the edit

@@ -249,8 +249,7 @@ function M.finish(client, root, op, result, tracker, mode)
   if op == 'undo' then
     msg = 'Undid the last rewind: ' .. plan_ui.summary(plan) .. ' restored'
   elseif op == 'revert' then
-    msg = 'Reverted turn ' .. tostring(plan.target and plan.target.turn or '') .. ' (later changes kept): '
-      .. plan_ui.summary(plan) .. '. :RewindUndo undoes it.'
+    msg = 'Reverted ' .. target .. ', later changes kept: ' .. plan_ui.summary(plan) .. '. :RewindUndo undoes it.'
   elseif mode == 'conversation' then
     msg = 'Moved the conversation back to ' .. target
   elseif mode == 'summarize' then

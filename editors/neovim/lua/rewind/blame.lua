@@ -1,7 +1,8 @@
 -- rewind.blame: :RewindBlame toggles virtual text at the end of each line an
--- agent turn wrote and nobody changed since: "turn N · prompt · age"
--- (rewind.blame). Refreshed on rewind/didChange and when a buffer's text
--- changes; an answer for a text the buffer has left is dropped.
+-- agent turn wrote and nobody changed since: the turn's title and age, as the
+-- server wrote them ("Turn 3: fix auth · 5m ago", rewind.blame). Refreshed on
+-- rewind/didChange, when a buffer's text changes, and once a minute in the
+-- buffers shown (the ages); an answer for a text the buffer has left is dropped.
 local client_mod = require('rewind.client')
 local log = require('rewind.log')
 local protocol = require('rewind.protocol')
@@ -19,16 +20,7 @@ local attached = {}
 local DEBOUNCE_MS = 300
 
 local function note(r)
-  local parts = { 'turn ' .. tostring(r.turn) }
-  local prompt = util.str(r.prompt)
-  if prompt then
-    parts[#parts + 1] = util.truncate(prompt, 50)
-  end
-  local age = util.ago(r.age, r.time)
-  if age ~= '' then
-    parts[#parts + 1] = age
-  end
-  return table.concat(parts, ' · ')
+  return tostring(r.title) .. ' · ' .. tostring(r.age)
 end
 
 local function clear(buf)
@@ -145,10 +137,15 @@ function M.refresh_root(root)
 end
 
 local augroup
+local stop_ages
 
 --- :RewindBlame: shows the notes in every buffer of a running root, or hides them.
 function M.toggle()
   M.enabled = not M.enabled
+  if stop_ages then
+    stop_ages()
+    stop_ages = nil
+  end
   if not M.enabled then
     for _, buf in ipairs(vim.api.nvim_list_bufs()) do
       clear(buf)
@@ -171,6 +168,13 @@ function M.toggle()
     end,
   })
   M.refresh_root(nil)
+  stop_ages = util.every(util.age_refresh_ms, function()
+    for _, buf in ipairs(file_buffers(nil)) do
+      if vim.fn.bufwinid(buf) ~= -1 then
+        M.refresh(buf)
+      end
+    end
+  end)
   util.notify('agent blame on: lines an agent turn wrote show the turn at the end')
 end
 

@@ -83,7 +83,7 @@ function M.rewind_flow(opts)
     return plan
   end
   if mode == 'code' and #plan_ui.files(plan) == 0 then
-    util.notify('nothing to rewind: the files already match ' .. plan_ui.target_name(plan.target, target))
+    util.notify('nothing to rewind: the files already match ' .. plan_ui.target_name(plan.target))
     return plan
   end
 

@@ -3,22 +3,23 @@
 -- Lists the turns (newest first) with their files and agent session, then
 -- checkpoints, rewinds and kept reports. <CR> previews the turn (or file, or checkpoint) under the cursor;
 -- `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q` closes.
--- The buffer refreshes itself on `rewind/didChange`.
+-- The buffer refreshes itself on `rewind/didChange`, and once a minute while
+-- it is in a window, so the ages the server wrote stay true.
 local client_mod = require('rewind.client')
 local picker = require('rewind.picker')
-local plan_ui = require('rewind.plan')
 local util = require('rewind.util')
 
 local M = {}
 
 -- buf -> { root, client, targets = { [lnum] = {target, paths?} } }
 local views = {}
-
-local letters = { modify = 'M', create = 'A', delete = 'D' }
+-- Stops the timer that refreshes the views' ages (nil while there are none).
+local stop_ages
 
 local HELP = '<CR> preview  r rewind  u undo  R refresh  q close'
 
---- The lines of a list result and the target of each line.
+--- The lines of a list result and the target of each line, in the server's
+--- words (titles, ages, each file's line).
 function M.render(root, list)
   local lines, targets = {}, {}
   local turns = util.list(list.turns)
@@ -45,11 +46,10 @@ function M.render(root, list)
         end
       end
       add(string.format(
-        'Turn %-3d %-8s %-6s %s%s%s',
-        tonumber(t.turn) or 0,
-        util.ago(t.age, t.started),
+        '%s  %s  %s%s%s',
+        util.truncate(t.title, 80),
+        tostring(t.age),
         util.str(t.source) or '',
-        util.truncate(util.str(t.prompt) or '(no prompt)', 70),
         util.str(t.ended) and '' or '  [open]',
         #who > 0 and ('  [' .. table.concat(who, ' ') .. ']') or ''
       ), target)
@@ -58,8 +58,7 @@ function M.render(root, list)
       end
       for _, c in ipairs(util.list(t.changed)) do
         if type(c) == 'table' then
-          add(string.format('    %s %s  %s', letters[c.change] or '?', tostring(c.path), plan_ui.what(c)),
-            { target = target.target, paths = { c.path } })
+          add('    ' .. tostring(c.line), { target = target.target, paths = { c.path } })
         end
       end
     end
@@ -75,7 +74,7 @@ function M.render(root, list)
         add(string.format(
           '  %s  %-8s %s',
           label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
-          util.ago(c.age, c.time),
+          tostring(c.age),
           util.str(c.goal) or ''
         ), { target = label and ('@' .. label) or tostring(c.entry) })
       end
@@ -90,7 +89,7 @@ function M.render(root, list)
       if type(r) == 'table' then
         add(string.format(
           r.mode == 'revert' and '  %-8s revert of %s (%s: later changes kept)%s' or '  %-8s to %s (%s)%s',
-          util.ago(r.age, r.time),
+          tostring(r.age),
           tostring(r.target),
           tostring(r.mode),
           r.undone == true and '  undone' or ''
@@ -106,7 +105,7 @@ function M.render(root, list)
       local s = sums[i]
       if type(s) == 'table' then
         local target = tostring(s.target or '')
-        add(string.format('  %-8s since %s', util.ago(s.age, s.time), target:match('^%d+$') and ('turn ' .. target) or target))
+        add(string.format('  %-8s since %s', tostring(s.age), target:match('^%d+$') and ('turn ' .. target) or target))
         for _, l in ipairs(vim.split(util.str(s.report) or '', '\n', { plain = true })) do
           add('    ' .. l)
         end
@@ -240,8 +239,28 @@ local function setup_buffer(buf, root)
     once = true,
     callback = function()
       views[buf] = nil
+      if next(views) == nil and stop_ages then
+        stop_ages()
+        stop_ages = nil
+      end
     end,
   })
+end
+
+-- Refreshes the views in a window every util.age_refresh_ms (the hidden
+-- ones when shown again), while there are views.
+local function keep_ages_fresh()
+  if stop_ages then
+    return
+  end
+  stop_ages = util.every(util.age_refresh_ms, function()
+    if next(views) == nil then
+      stop_ages()
+      stop_ages = nil
+      return
+    end
+    M.refresh(nil)
+  end)
 end
 
 --- In a coroutine: the :RewindLog flow.
@@ -252,6 +271,7 @@ function M.flow()
     buf = vim.api.nvim_create_buf(true, true)
     views[buf] = { root = root, client = client, targets = {} }
     setup_buffer(buf, root)
+    keep_ages_fresh()
   end
   views[buf].client = client
   M.redraw(buf)

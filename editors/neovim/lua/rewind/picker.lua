@@ -16,20 +16,17 @@ function M.list(client, root)
   return list
 end
 
+--- A turn in a picker, in the server's words: "Turn 2: fix auth  5m ago  2 files changed (+3 -1)".
 local function turn_item(t)
-  local files = #util.list(t.changed)
   return {
     kind = 'turn',
     target = tostring(t.turn),
     turn = t,
     text = string.format(
-      'Turn %-3d %-8s %s  (%d file%s)%s',
-      tonumber(t.turn) or 0,
-      util.ago(t.age, t.started),
-      util.truncate(util.str(t.prompt) or '(no prompt)', 60),
-      files,
-      files == 1 and '' or 's',
-      util.str(t.ended) and '' or '  [open]'
+      '%s  %s  %s',
+      util.truncate(t.title, 70),
+      tostring(t.age),
+      util.str(t.ended) and tostring(t.what) or '[open]'
     ),
   }
 end
@@ -42,7 +39,7 @@ local function checkpoint_item(c)
     checkpoint = c,
     text = string.format(
       'Checkpoint %-8s %s%s',
-      util.ago(c.age, c.time),
+      tostring(c.age),
       label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
       util.str(c.goal) and ('  ' .. util.truncate(c.goal, 50)) or ''
     ),

@@ -1,27 +1,14 @@
--- rewind.plan: turning a plan (docs/PROTOCOL.md, "The plan") into words, a float or an echo.
+-- rewind.plan: a plan (docs/PROTOCOL.md, "The plan") in a float or an echo. Its words — the
+-- target's name, each file's line — are the server's (docs/PROTOCOL.md, "Words").
 local util = require('rewind.util')
 
 local M = {}
 
 local verbs = { modify = 'modified', create = 'created', delete = 'deleted' }
-local letters = { modify = 'M', create = 'A', delete = 'D' }
 
---- "turn 3 (refactor auth)", "checkpoint @before-jwt", or the fallback.
-function M.target_name(t, fallback)
-  t = type(t) == 'table' and t or {}
-  local label, turn, prompt = util.str(t.label), tonumber(t.turn), util.str(t.prompt)
-  local name
-  if label then
-    name = 'checkpoint @' .. label
-  elseif turn and turn > 0 then
-    name = 'turn ' .. turn
-  else
-    name = fallback or (util.str(t.id) and ('entry ' .. t.id:sub(1, 8))) or 'the target'
-  end
-  if prompt and not label then
-    name = name .. ' ("' .. util.truncate(prompt, 50) .. '")'
-  end
-  return name
+--- The target's name, as the server wrote it: "turn 3 (refactor auth)", "checkpoint @before-jwt".
+function M.target_name(t)
+  return type(t) == 'table' and util.str(t.title) or 'the target'
 end
 
 --- The files a plan changes (entries with a known change).
@@ -67,31 +54,6 @@ function M.summary(plan)
   return s
 end
 
---- A file's change in the server's words (`what`: "+1 -2", "binary",
---- "symlink", "mode +x"), or its line counts from a server that predates them.
-function M.what(f)
-  return util.str(f.what) or string.format('+%d -%d', tonumber(f.added) or 0, tonumber(f.removed) or 0)
-end
-
---- One line describing a plan file: "M a.txt  +1 -2  [conflict]".
-function M.file_line(f)
-  local flags = {}
-  if f.conflict == true then
-    flags[#flags + 1] = 'conflict: changed since last recorded'
-  end
-  if f.binary == true and not util.str(f.what) then
-    flags[#flags + 1] = 'binary'
-  end
-  if f.via == 'disk' then
-    flags[#flags + 1] = 'written by the server'
-  end
-  local s = string.format('%s %s  %s', letters[f.change] or '?', f.path, M.what(f))
-  if #flags > 0 then
-    s = s .. '  [' .. table.concat(flags, ', ') .. ']'
-  end
-  return s
-end
-
 local function mode_line(plan)
   local mode = plan.mode or 'code'
   local entries = plan.conversation and tonumber(plan.conversation.entriesAffected) or 0
@@ -116,7 +78,7 @@ function M.lines(plan, max_diff)
     else
       lines[#lines + 1] = 'Files: ' .. M.summary(plan)
       for _, f in ipairs(files) do
-        lines[#lines + 1] = '  ' .. M.file_line(f)
+        lines[#lines + 1] = '  ' .. tostring(f.line)
       end
     end
   end

@@ -179,7 +179,7 @@ function M.show(s, i)
 
   win_do(s.left, 'diffthis')
   win_do(s.right, 'diffthis')
-  local pos = string.format('[%d/%d] %s +%d -%d', i, #s.files, f.change, tonumber(f.added) or 0, tonumber(f.removed) or 0)
+  local pos = string.format('[%d/%d] %s %s', i, #s.files, f.change, tostring(f.what))
   vim.wo[s.left].statusline = ' now: ' .. esc(f.path) .. (f.change == 'create' and ' (does not exist)' or ' %m')
     .. '%=' .. esc(pos) .. ' '
   vim.wo[s.right].statusline = ' ' .. esc(s.label_long) .. ': ' .. esc(f.path)
@@ -217,7 +217,7 @@ function M.open(client, root, target, plan)
     snapshot = util.str(t.snapshot),
     files = files,
     label = label,
-    label_long = plan_ui.target_name(t, target),
+    label_long = plan_ui.target_name(t),
     idx = 0,
     contents = {},
     mapped = {},
@@ -245,7 +245,7 @@ function M.flow(opts)
     util.fail('rewind.preview returned no plan for ' .. target)
   end
   if #plan_ui.files(plan) == 0 then
-    util.notify('nothing would change: the files already match ' .. plan_ui.target_name(plan.target, target))
+    util.notify('nothing would change: the files already match ' .. plan_ui.target_name(plan.target))
     return
   end
   if not util.str(plan.target and plan.target.snapshot) then

@@ -8,6 +8,7 @@ local apply = require('rewind.apply')
 local client_mod = require('rewind.client')
 local config = require('rewind.config')
 local picker = require('rewind.picker')
+local plan_ui = require('rewind.plan')
 local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
@@ -48,24 +49,26 @@ function M.flow(opts)
   local dry = util.exec(client, protocol.commands.revert, vim.tbl_extend('force', args, { dryRun = true }))
   dry = type(dry) == 'table' and dry or {}
   local plan = type(dry.plan) == 'table' and dry.plan or {}
+  -- The turn and each file in the server's words: "turn 3 (fix auth)", "M a.txt  (conflict: …)".
+  local name = plan_ui.target_name(plan.target)
   local conflicts, lines = {}, {}
   for _, f in ipairs(util.list(plan.files)) do
     if f.conflict then
       conflicts[f.path] = util.list(f.overlaps)
-      lines[#lines + 1] = f.path .. ' (changed since by ' .. table.concat(util.list(f.overlaps), ', ') .. ')'
+      lines[#lines + 1] = tostring(f.line)
     end
   end
   if util.str(dry.failureReason) or #lines > 0 then
     M.last_refused = { turn = target, reason = dry.failureReason, conflicts = conflicts }
     util.notify(
-      'Cannot revert turn ' .. target .. ': later changes overlap it in ' .. table.concat(lines, ', ') .. '. Nothing was changed.',
+      'Cannot revert ' .. name .. ': later changes overlap it in ' .. table.concat(lines, ', ') .. '. Nothing was changed.',
       vim.log.levels.WARN
     )
     return dry
   end
   local files = util.list(plan.files)
   if #files == 0 then
-    util.notify('nothing to revert: turn ' .. target .. ' is already taken back')
+    util.notify('nothing to revert: ' .. name .. ' is already taken back')
     return dry
   end
   local ask = opts.confirm
@@ -78,7 +81,7 @@ function M.flow(opts)
       names[#names + 1] = f.path
     end
     local choice = util.select({ 'Revert', 'Cancel' }, {
-      prompt = string.format('Revert turn %s? %d file(s) change (%s); later changes are kept', target, #files, table.concat(names, ', ')),
+      prompt = string.format('Revert %s? %d file(s) change (%s); later changes are kept', name, #files, table.concat(names, ', ')),
       kind = 'rewind.confirm',
     })
     if choice ~= 'Revert' then

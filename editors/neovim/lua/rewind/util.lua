@@ -398,65 +398,22 @@ function M.read_file(path)
 end
 
 -- ---------------------------------------------------------------------------
--- Time.
+-- Views that stay open.
 
-local function days_from_civil(y, m, d)
-  y = m <= 2 and y - 1 or y
-  local era = math.floor(y / 400)
-  local yoe = y - era * 400
-  local mp = (m + 9) % 12
-  local doy = math.floor((153 * mp + 2) / 5) + d - 1
-  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-end
+--- How often a view that stays open (the log, the blame notes) asks the
+--- server again, so the ages it wrote ("5m ago") stay true (milliseconds).
+M.age_refresh_ms = 60000
 
---- Seconds since the epoch of an RFC 3339 time, or nil.
-function M.parse_time(s)
-  if type(s) ~= 'string' then
-    return nil
+--- Calls fn on the main loop every `ms` until the returned function is called.
+function M.every(ms, fn)
+  local timer = M.uv.new_timer()
+  timer:start(ms, ms, vim.schedule_wrap(fn))
+  return function()
+    if not timer:is_closing() then
+      timer:stop()
+      timer:close()
+    end
   end
-  local y, mo, d, h, mi, sec, rest = s:match('^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)(.*)$')
-  if not y then
-    return nil
-  end
-  local t = days_from_civil(tonumber(y), tonumber(mo), tonumber(d)) * 86400
-    + tonumber(h) * 3600 + tonumber(mi) * 60 + tonumber(sec)
-  rest = rest:gsub('^%.%d+', '')
-  local sign, oh, om = rest:match('^([+-])(%d%d):?(%d%d)$')
-  if sign then
-    local off = tonumber(oh) * 3600 + tonumber(om) * 60
-    t = sign == '+' and t - off or t + off
-  end
-  return t
-end
-
---- How long ago a time was, in the server's words (a result's `age`:
---- "5m ago"), or from the time itself for a server that predates them.
-function M.ago(words, stamp)
-  return M.str(words) or M.age(stamp)
-end
-
---- "12s ago", "5m ago", "3h ago", "2d ago", or the date for older times
---- (for a server whose results carry no `age`).
-function M.age(s)
-  local t = M.parse_time(s)
-  if not t then
-    return ''
-  end
-  local d = os.time() - t
-  if d < 0 then
-    d = 0
-  end
-  if d < 60 then
-    return d .. 's ago'
-  elseif d < 3600 then
-    return math.floor(d / 60) .. 'm ago'
-  elseif d < 86400 then
-    return math.floor(d / 3600) .. 'h ago'
-  elseif d < 86400 * 30 then
-    return math.floor(d / 86400) .. 'd ago'
-  end
-  return s:sub(1, 10)
 end
 
 --- Shortens s to at most n display cells, on one line.
