@@ -96,7 +96,7 @@ export async function revertScenario(h) {
     check('the Rewind view offers "Revert This Turn Only" on a turn', menu);
     await dialog.waitFor({ timeout: 15000 });
     const confirmText = await dialog.innerText();
-    check('the confirmation says what changes and that later changes are kept', /2 files will change/.test(confirmText) && /everything after the turn is kept/.test(confirmText) && /delete made\.txt/.test(confirmText), confirmText);
+    check('the confirmation says what changes and that later changes are kept', /2 files will change/.test(confirmText) && /everything after the turn is kept/.test(confirmText) && /D made\.txt\s+\+0 -1/.test(confirmText), confirmText);
     await dialog.locator('.monaco-button', { hasText: /^Revert$/ }).first().click();
     const done = await waitEvent('reverted', { after: mark, ms: 60000, where: (d) => d.applied });
     const want = text({ 0: 'ONE', 8: 'NINE' });
