@@ -103,15 +103,20 @@ func What(added, removed int, kind, mode string) string {
 }
 
 // Changes says what a turn changed in all: "3 files changed (+4 -1)",
-// "1 file changed (+0 -2)", "no files changed".
+// "1 file changed (+0 -2)", "no files changed", and "2 files changed" when
+// no line changed (binary files, links, modes).
 func Changes(files, added, removed int) string {
+	s := fmt.Sprintf("%d files changed", files)
 	switch files {
 	case 0:
 		return "no files changed"
 	case 1:
-		return fmt.Sprintf("1 file changed (+%d -%d)", added, removed)
+		s = "1 file changed"
 	}
-	return fmt.Sprintf("%d files changed (+%d -%d)", files, added, removed)
+	if added == 0 && removed == 0 {
+		return s
+	}
+	return fmt.Sprintf("%s (+%d -%d)", s, added, removed)
 }
 
 // letters mark a file's change in a line: modified, added, deleted.

@@ -105,6 +105,9 @@ func TestWhatChangesAndLines(t *testing.T) {
 	if got := Changes(3, 4, 1); got != "3 files changed (+4 -1)" {
 		t.Errorf("Changes(3) = %q", got)
 	}
+	if got := Changes(2, 0, 0); got != "2 files changed" {
+		t.Errorf("Changes of a binary file and a link = %q, want no line counts", got)
+	}
 	for _, c := range []struct{ change, path, what, note, want string }{
 		{"create", "logo.png", "binary", OnDisk, "A logo.png  binary  (written on disk)"},
 		{"modify", "src/auth.go", "+12 -30", "", "M src/auth.go  +12 -30"},
