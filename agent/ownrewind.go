@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -23,6 +25,19 @@ import (
 // relative to the session's folder, a backupFileName of null for a file
 // that did not exist), and file-history-delta lines add the files first
 // tracked during a prompt (snapshotMessageId names it).
+//
+// A fork continues from an earlier point too, in a new session: `claude
+// --resume <id> --fork-session [--resume-session-at <uuid>]` (the SDK's
+// forkSession, resumeSessionAt) and the interface's /branch (then Esc Esc)
+// write a new transcript beside the original that copies its entries up to
+// the fork point with their uuids, sessionId rewritten (and, with
+// --fork-session, every copied promptId set to the fork's first prompt's).
+// The fork's new prompt then hangs where the dropped prompt hung in the
+// original: the same parentUuid, in another file. Its first hook event,
+// SessionStart with source "fork", names the new session and transcript;
+// nothing names the original. The transcript does not exist yet at the
+// fork's first UserPromptSubmit. What each writes, measured:
+// docs/ARCHITECTURE.md, "An agent's own rewind".
 
 // PromptRef is one prompt of a Claude Code session as a hook recorded it:
 // the transcript, where it stood when the prompt was submitted (its length
@@ -38,6 +53,10 @@ type PromptRef struct {
 type PromptEntry struct {
 	UUID, Parent, PromptID string
 	Offset                 int64 // where its line starts
+	// First says that no prompt entry comes before it in the file (known
+	// only when the file was read from its start): the first prompt of a
+	// conversation, which nothing can have dropped.
+	First bool
 }
 
 // OwnRewind is a session's own rewind, seen at a later prompt.
@@ -53,21 +72,21 @@ type OwnRewind struct {
 // FindOwnRewind reports whether prompt cur of a Claude Code session
 // continues from an earlier point of its conversation than the end of the
 // prompts before it (earlier, oldest first): its entry is a sibling of an
-// earlier prompt's entry. It is nil when cur continues from the end, or
-// when cur's entry is not on disk yet. Only the parts of the transcript
-// after each recorded fork point are read, and the whole file only for
-// the tracked files once a rewind is found.
+// earlier prompt's entry. The earlier prompts may be the session's own or,
+// for a fork, those of the session it was forked from, in that session's
+// transcript: the fork copied its entries, uuids kept. It is nil when cur
+// continues from the end, or when cur's entry is not on disk yet. Only the
+// parts of the transcripts after each recorded fork point are read, and
+// the whole files only for the tracked files once a rewind is found.
 func FindOwnRewind(cur PromptRef, earlier []PromptRef) (*OwnRewind, error) {
 	e, err := FindPrompt(cur.Transcript, cur.ForkBytes, cur.PromptID)
-	if err != nil || e == nil || e.Parent == cur.ForkUUID && cur.ForkUUID != "" {
+	if err != nil || e == nil || e.First || e.Parent == cur.ForkUUID && cur.ForkUUID != "" {
 		return nil, err
 	}
-	var uuids []string
+	var dropped []string
+	transcripts := []string{cur.Transcript}
 	found := -1
 	for i, p := range earlier {
-		if p.Transcript != cur.Transcript {
-			continue
-		}
 		d, err := FindPrompt(p.Transcript, p.ForkBytes, p.PromptID)
 		if err != nil {
 			return nil, err
@@ -75,20 +94,49 @@ func FindOwnRewind(cur PromptRef, earlier []PromptRef) (*OwnRewind, error) {
 		if d == nil || d.UUID == e.UUID {
 			continue
 		}
-		if found < 0 && d.Parent == e.Parent && d.Offset < e.Offset {
-			found = i
+		if found < 0 && d.Parent == e.Parent {
+			sibling := d.Offset < e.Offset
+			if p.Transcript != cur.Transcript {
+				// Every conversation's first prompt has no parent: one
+				// in another file is this one's only if the fork copied
+				// it (the interface's /branch, then Esc Esc to it).
+				if sibling = d.Parent != ""; !sibling {
+					sibling, err = holdsUUID(cur.Transcript, d.UUID)
+					if err != nil {
+						return nil, err
+					}
+				}
+			}
+			if sibling {
+				found = i
+			}
 		}
 		if found >= 0 {
-			uuids = append(uuids, d.UUID)
+			dropped = append(dropped, d.UUID)
+			if !slices.Contains(transcripts, p.Transcript) {
+				transcripts = append(transcripts, p.Transcript)
+			}
 		}
 	}
 	if found < 0 {
 		return nil, nil
 	}
-	tracked, err := TrackedFiles(cur.Transcript, uuids)
-	if err != nil {
-		return nil, err
+	// A fork copies the original's file-history snapshots of the prompts
+	// it dropped too (with their deltas folded in); the original has them
+	// as Claude Code wrote them. Either may lack a file the other has.
+	var tracked []string
+	for _, tr := range transcripts {
+		t, err := TrackedFiles(tr, dropped)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range t {
+			if !slices.Contains(tracked, p) {
+				tracked = append(tracked, p)
+			}
+		}
 	}
+	sort.Strings(tracked)
 	return &OwnRewind{Dropped: found, Tracked: tracked}, nil
 }
 
@@ -97,7 +145,10 @@ func FindOwnRewind(cur PromptRef, earlier []PromptRef) (*OwnRewind, error) {
 // whose content is text, not a tool result; not meta, not a sidechain)
 // with promptId promptID ("" takes the first prompt). Should Claude Code
 // have written it before from (before the hook ran), the file is searched
-// from its start. It is nil when there is none yet.
+// from its start. From the start (from 0: the transcript was empty when
+// the prompt was submitted, as a fork's is) it is the last such entry: a
+// fork made with --fork-session gives every entry it copied the promptId
+// of its first prompt. It is nil when there is none yet.
 func FindPrompt(path string, from int64, promptID string) (*PromptEntry, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -107,19 +158,23 @@ func FindPrompt(path string, from int64, promptID string) (*PromptEntry, error) 
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	e, err := scanPrompt(f, from, promptID)
+	e, err := scanPrompt(f, from, promptID, from == 0 && promptID != "")
 	if e != nil || err != nil || from == 0 || promptID == "" {
 		return e, err
 	}
-	return scanPrompt(f, 0, promptID)
+	return scanPrompt(f, 0, promptID, false)
 }
 
-func scanPrompt(f *os.File, from int64, promptID string) (*PromptEntry, error) {
+// scanPrompt reads f from byte from for the prompt entry of promptID: the
+// first one, or with last the last one.
+func scanPrompt(f *os.File, from int64, promptID string, last bool) (*PromptEntry, error) {
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("transcript %s: %w", f.Name(), err)
 	}
 	r := bufio.NewReaderSize(f, 256<<10)
 	off := from
+	var found *PromptEntry
+	prompts := 0 // prompt entries read, any prompt id
 	for {
 		line, err := r.ReadSlice('\n')
 		n := len(line)
@@ -133,22 +188,38 @@ func scanPrompt(f *os.File, from int64, promptID string) (*PromptEntry, error) {
 			}
 			off += int64(n)
 			if err != nil {
-				return nil, nil
+				return found, nil
 			}
 			continue
 		}
 		if err != nil {
-			return nil, nil // the end, or a last line still being written
+			return found, nil // the end, or a last line still being written
 		}
 		body := line[:len(line)-1]
-		if info, ok := readLine(body); ok && info.typ == "user" && !info.meta && !info.side &&
-			(promptID == "" || info.promptID == promptID) {
+		if info, ok := readLine(body); ok && info.typ == "user" && !info.meta && !info.side {
 			if _, isPrompt := promptText(body); isPrompt {
-				return &PromptEntry{UUID: info.uuid, Parent: info.parent, PromptID: info.promptID, Offset: off}, nil
+				if promptID == "" || info.promptID == promptID {
+					found = &PromptEntry{UUID: info.uuid, Parent: info.parent, PromptID: info.promptID, Offset: off,
+						First: from == 0 && prompts == 0}
+					if !last {
+						return found, nil
+					}
+				}
+				prompts++
 			}
 		}
 		off += int64(n)
 	}
+}
+
+// holdsUUID reports whether the transcript at path has an entry (or a
+// file-history snapshot) that names uuid.
+func holdsUUID(path, uuid string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("transcript: %w", err)
+	}
+	return bytes.Contains(data, []byte(`"`+uuid+`"`)), nil
 }
 
 // TrackedFiles lists the absolute paths of the files Claude Code tracks

@@ -16,59 +16,81 @@ import (
 // it.
 func rewindFixture(t *testing.T) (string, []PromptRef) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "claude-rewind", "transcript.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join("testdata", "claude-rewind", "prompts.json"))
+	files, refs := loadRewindFixture(t, "claude-rewind")
+	return files["transcript.jsonl"], refs
+}
+
+// loadRewindFixture copies the transcripts of agent/testdata/<name> to a
+// folder of the test and returns their paths by name, and each prompt as
+// its hook recorded it, in its transcript.
+func loadRewindFixture(t *testing.T, name string) (map[string]string, []PromptRef) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name, "prompts.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var prompts []struct {
-		Prompt    string
-		ForkLines int
-		ForkUUID  string
-		PromptID  string
+		Prompt     string
+		Transcript string
+		ForkLines  int
+		ForkUUID   string
+		PromptID   string
 	}
 	if err := json.Unmarshal(raw, &prompts); err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
+	files, data := map[string]string{}, map[string][]byte{}
 	var refs []PromptRef
 	for _, p := range prompts {
-		off := 0
-		for i := 0; i < p.ForkLines; i++ {
-			off += strings.IndexByte(string(data[off:]), '\n') + 1
+		if p.Transcript == "" {
+			p.Transcript = "transcript.jsonl"
 		}
-		refs = append(refs, PromptRef{Transcript: path, ForkBytes: int64(off), ForkUUID: p.ForkUUID, PromptID: p.PromptID})
+		if _, ok := files[p.Transcript]; !ok {
+			d, err := os.ReadFile(filepath.Join("testdata", name, p.Transcript))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[p.Transcript], data[p.Transcript] = filepath.Join(dir, p.Transcript), d
+			if err := os.WriteFile(files[p.Transcript], d, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		off, d := 0, data[p.Transcript]
+		for i := 0; i < p.ForkLines; i++ {
+			off += strings.IndexByte(string(d[off:]), '\n') + 1
+		}
+		refs = append(refs, PromptRef{Transcript: files[p.Transcript], ForkBytes: int64(off), ForkUUID: p.ForkUUID, PromptID: p.PromptID})
 	}
 	if len(refs) != 3 {
 		t.Fatalf("the fixture has %d prompts, want 3", len(refs))
 	}
-	return path, refs
+	return files, refs
 }
 
-// TestFindOwnRewind: prompt three's entry is a sibling of prompt two's:
-// the rewind dropped prompt two (index 1), and Claude Code tracks a.txt
-// there (the file its Edit wrote). Prompts that continue from the end are
-// no rewind.
+// TestFindOwnRewind: prompt three's entry is a sibling of prompt two's —
+// in the same transcript after Claude Code's rewind in place, in the fork's
+// after a fork from before prompt two (claude-fork): the rewind dropped
+// prompt two (index 1), and Claude Code tracks a.txt there (the file its
+// Edit wrote). Prompts that continue from the end are no rewind.
 func TestFindOwnRewind(t *testing.T) {
-	_, refs := rewindFixture(t)
-	r, err := FindOwnRewind(refs[2], refs[:2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r == nil || r.Dropped != 1 {
-		t.Fatalf("FindOwnRewind(prompt three) = %+v, want prompt two dropped", r)
-	}
-	if want := []string{"/w/project/a.txt"}; !reflect.DeepEqual(r.Tracked, want) {
-		t.Fatalf("tracked %v, want %v", r.Tracked, want)
-	}
-	if r, err := FindOwnRewind(refs[1], refs[:1]); err != nil || r != nil {
-		t.Fatalf("prompt two continues from the end, but FindOwnRewind = %+v, %v", r, err)
+	for _, name := range []string{"claude-rewind", "claude-fork"} {
+		t.Run(name, func(t *testing.T) {
+			_, refs := loadRewindFixture(t, name)
+			r, err := FindOwnRewind(refs[2], refs[:2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r == nil || r.Dropped != 1 {
+				t.Fatalf("FindOwnRewind(prompt three) = %+v, want prompt two dropped", r)
+			}
+			if want := []string{"/w/project/a.txt"}; !reflect.DeepEqual(r.Tracked, want) {
+				t.Fatalf("tracked %v, want %v", r.Tracked, want)
+			}
+			if r, err := FindOwnRewind(refs[1], refs[:1]); err != nil || r != nil {
+				t.Fatalf("prompt two continues from the end, but FindOwnRewind = %+v, %v", r, err)
+			}
+		})
 	}
 }
 

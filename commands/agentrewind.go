@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -85,18 +86,23 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 }
 
 // findOwnRewind looks in a Claude Code session's transcript for the open
-// turn's prompt continuing from before an earlier prompt of the session:
-// it returns that earlier turn's start and the files Claude Code tracks
-// there (absolute paths), or nil.
+// turn's prompt continuing from before an earlier prompt of its
+// conversation: it returns that earlier turn's start and the files Claude
+// Code tracks there (absolute paths), or nil. The earlier prompts are the
+// session's own turns on the branch and, should the session be a fork
+// (Claude Code's --fork-session or /branch), the turns of older Claude Code
+// sessions it may have been forked from (forkLineage).
 func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptID string) (*journal.Entry, []string, error) {
 	cur := agent.PromptRef{Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID}
 	if cur.PromptID == "" {
 		cur.PromptID = promptID
 	}
+	older := forkLineage(h, open.Session)
 	var earlier []agent.PromptRef
 	var starts []*journal.Entry
 	for _, t := range h.Turns(false) {
-		if t.Start.Session != open.Session || t.Start.ID == open.ID || t.Start.Transcript == "" || t.Start.Turn > open.Turn {
+		if t.Start.ID == open.ID || t.Start.Transcript == "" || t.Start.Turn > open.Turn ||
+			t.Start.Session != open.Session && (t.Start.Agent != open.Agent || !older[t.Start.ID]) {
 			continue
 		}
 		earlier = append(earlier, agent.PromptRef{Transcript: t.Start.Transcript, ForkBytes: t.Start.ForkBytes,
@@ -111,4 +117,33 @@ func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptI
 		return nil, nil, err
 	}
 	return starts[rw.Dropped], rw.Tracked, nil
+}
+
+// forkLineage is the set of turn starts of other sessions that session's
+// conversation may have been copied from, were it a fork: those recorded
+// before the session first appears in the journal (a fork copies only
+// what its original had then). A conversation fork rewind-lsp made
+// (rewind --mode conversation|both) copied only what came before the
+// rewind's target: the turns from the target on are no part of it, and
+// its first prompt, a sibling of the target's, is no rewind of Claude
+// Code's.
+func forkLineage(h *journal.History, session string) map[string]bool {
+	cut := -1
+	for i, e := range h.Entries {
+		if e.Session != session {
+			continue
+		}
+		cut = i
+		if e.Kind == journal.KindSession && e.Source == journal.SourceRewindFork {
+			cut = slices.IndexFunc(h.Entries, func(t *journal.Entry) bool { return t.ID == e.TargetEntry })
+		}
+		break
+	}
+	older := map[string]bool{}
+	for _, e := range h.Entries[:max(cut, 0)] {
+		if e.Kind == journal.KindTurnStart && e.Session != session {
+			older[e.ID] = true
+		}
+	}
+	return older
 }

@@ -44,6 +44,11 @@ const (
 	KindRevert = "revert"
 )
 
+// SourceRewindFork is the Source of a session entry that records a
+// conversation fork rewind-lsp made (rewind --mode conversation|both): its
+// TargetEntry is the rewind's target.
+const SourceRewindFork = "rewind"
+
 // IsOperation reports whether kind changes files and is undoable: a
 // rewind, a revert or an undo (undoing an undo is a redo).
 func IsOperation(kind string) bool {

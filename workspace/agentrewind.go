@@ -16,7 +16,9 @@ import (
 // then. CompleteAgentRewind records what happened and finishes the job:
 //
 //   - a rewind entry (Agent set) moves the conversation back to the start
-//     of the earliest dropped turn; the open turn carries on after it as a
+//     of the earliest dropped turn, in the session that continues: the
+//     same one, or a fork of it (Claude Code's --fork-session, /branch),
+//     whose dropped turns are the original session's; the open turn carries on after it as a
 //     new turn start (Continues), the same prompt, so later turns number
 //     from there as in the agent;
 //   - if the agent restored its tracked files (one of them was changed by
@@ -35,7 +37,9 @@ type AgentRewindRequest struct {
 	Session string
 	// Turn is the session's open turn (its start entry), whose prompt
 	// continues from the earlier point; Dropped is the start entry of the
-	// earliest turn of the session whose prompt the rewind dropped.
+	// earliest turn whose prompt the rewind dropped: a turn of the session,
+	// or, when the session is a fork, of the agent's session it was
+	// forked from.
 	Turn, Dropped string
 	// Tracked are the root-relative files the agent itself restores at the
 	// dropped turn (Claude Code: the dropped prompt's file-history
@@ -66,9 +70,9 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 		if open == nil || open.ID != req.Turn || open.Continues != "" {
 			return nil // moved on, or done already
 		}
-		if dropped == nil || dropped.Kind != journal.KindTurnStart || dropped.Session != req.Session || !h.OnBranch(dropped.ID) ||
+		if dropped == nil || dropped.Kind != journal.KindTurnStart || dropped.Session != req.Session && (req.Agent == "" || dropped.Agent != req.Agent) || !h.OnBranch(dropped.ID) ||
 			dropped.Turn >= open.Turn || !dropped.Snapshot.Set || h.Gone(dropped.Snapshot) {
-			return fmt.Errorf("agent rewind of session %s: %s is not an earlier turn of that session", req.Session, req.Dropped)
+			return fmt.Errorf("agent rewind of session %s: %s is not an earlier turn of that session or of the one it was forked from", req.Session, req.Dropped)
 		}
 		scope := droppedWrites(h, dropped, open)
 		before := stateBefore(h, open)
@@ -149,8 +153,9 @@ func agentLabel(agent string, dropped *journal.Entry) string {
 	return fmt.Sprintf("Complete %s's rewind to %s", agent, words.Target(dropped.Kind, dropped.Turn, "", dropped.Prompt, dropped.ID))
 }
 
-// droppedWrites is the set of files the turns of dropped's session from
-// dropped up to open (exclusive) wrote, on the active branch.
+// droppedWrites is the set of files the turns from dropped up to open
+// (exclusive) of dropped's session and of open's (a fork's own turns before
+// its rewind) wrote, on the active branch.
 func droppedWrites(h *journal.History, dropped, open *journal.Entry) map[string]bool {
 	scope := map[string]bool{}
 	in := false
@@ -161,7 +166,7 @@ func droppedWrites(h *journal.History, dropped, open *journal.Entry) map[string]
 		if t.Start.ID == open.ID {
 			break
 		}
-		if !in || t.Start.Session != dropped.Session || t.End == nil {
+		if !in || t.Start.Session != dropped.Session && t.Start.Session != open.Session || t.End == nil {
 			continue
 		}
 		if t.End.Attributed {

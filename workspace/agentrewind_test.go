@@ -157,3 +157,43 @@ func TestAgentRewindMovedOn(t *testing.T) {
 		t.Fatalf("another session's request: %v", err)
 	}
 }
+
+// TestAgentRewindInFork: session F, a fork of A made at the point before
+// A's turn 2 (Claude Code's --fork-session, or /branch then Esc Esc), sends
+// its first prompt after Claude Code put a.txt back. The rewind is F's: its
+// dropped turn is A's turn 2, whose shell's b.txt comes back and whose c.txt,
+// changed since by the person, is left; F's prompt carries on as turn 2,
+// and F hears of it at its next prompt, A does not.
+func TestAgentRewindInFork(t *testing.T) {
+	f, two, three := agentRewindFixture(t, true)
+	f.end("A") // A's third prompt ended: the fork is made afterwards
+	fork := f.start("F", "three, forked")
+	// Another agent's session has no fork of Claude Code's turns.
+	if _, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "codex", Session: "G", Turn: f.start("G", "x").ID, Dropped: two.ID},
+		nil, ApplyOnDisk(f.root)); err == nil {
+		t.Fatal("a Claude Code turn was taken for one another agent's session dropped")
+	}
+	out, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "claude-code", Session: "F", Turn: fork.ID, Dropped: two.ID,
+		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, ApplyOnDisk(f.root))
+	if err != nil || out == nil || !out.Applied || !out.Restored {
+		t.Fatalf("complete: %v %+v", err, out)
+	}
+	if got := f.read("a.txt") + f.read("b.txt") + f.read("c.txt"); got != "a1\nb1\nthe person's\n" {
+		t.Fatalf("a, b, c = %q", got)
+	}
+	if e := out.Entry; e.Session != "F" || e.TargetEntry != two.ID || !reflect.DeepEqual(e.Files, []string{"b.txt"}) ||
+		!reflect.DeepEqual(e.Kept, []string{"c.txt"}) {
+		t.Fatalf("the rewind entry: %+v", e)
+	}
+	h := f.history()
+	if open := h.OpenTurnOf("F"); open == nil || open.Continues != fork.ID || open.Turn != 2 || open.Session != "F" {
+		t.Fatalf("the fork's open turn: %+v", open)
+	}
+	if h.OnBranch(two.ID) || h.OnBranch(three.ID) {
+		t.Fatal("A's dropped turns are still on the branch")
+	}
+	f.start("F", "four")
+	if got := f.notices("F"); len(got) == 0 || got[0].ID != out.Entry.ID {
+		t.Fatalf("F's notices: %v", got)
+	}
+}

@@ -30,7 +30,7 @@ type ForkDiff struct {
 func (s *Workspace) RecordFork(sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
-		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: "rewind",
+		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: journal.SourceRewindFork,
 			Agent: agent, Transcript: transcript, TargetEntry: rewind.TargetEntry, Mode: rewind.Mode}
 		return l.Append(out)
 	})

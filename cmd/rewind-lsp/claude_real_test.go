@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,8 +267,13 @@ func TestRealClaudeConversationNotice(t *testing.T) {
 	if c.read("b.txt") != "two\n" || c.read("a.txt") != "the person's\n" {
 		t.Fatal("a conversation rewind changed files")
 	}
-	c.model.On("prompt three", fakemodel.Say("ok three"))
+	c.model.On("prompt three", fakemodel.Tools(agents.Shell(agents.Claude, "true")), fakemodel.Say("ok three"))
 	c.e.Resume(c.ws, fork, "prompt three")
+	// The fork's first prompt hangs where prompt two hung, as in a fork of
+	// Claude Code's own; but this one is rewind-lsp's, recorded already.
+	if rw := c.rewinds(); len(rw) != 1 || rw[0].Agent != "" {
+		t.Fatalf("rewind-lsp's own fork was taken for Claude Code's rewind: %+v", rw)
+	}
 	reqs := c.model.For("prompt three")
 	if len(reqs) == 0 {
 		t.Fatal("the fork never asked the model")
@@ -333,6 +339,23 @@ func (c *realClaude) claude(args ...string) string {
 	return string(out)
 }
 
+// restoreTwo has Claude Code put back the files of session sid's prompt
+// two (--rewind-files: its Edit's a.txt, not the shell's b.txt and c.txt),
+// after the person edited c.txt, and returns prompt two's parent entry,
+// where a rewind to before prompt two continues.
+func (c *realClaude) restoreTwo(sid string) string {
+	c.t.Helper()
+	c.write("c.txt", "the person's\n")
+	two, parent := c.promptEntry(sid, "prompt two")
+	if out := c.claude("-p", "--resume", sid, "--rewind-files", two); !strings.Contains(out, "rewound") {
+		c.t.Fatalf("--rewind-files said %q", out)
+	}
+	if c.read("a.txt") != "one\n" || c.read("b.txt") != "b2\n" {
+		c.t.Fatalf("Claude Code's own restore: a.txt %q b.txt %q", c.read("a.txt"), c.read("b.txt"))
+	}
+	return parent
+}
+
 type realRewind struct {
 	Entry, Target, Mode, Agent, Session string
 	Turn                                int
@@ -378,14 +401,7 @@ func (c *realClaude) twoPrompts() string {
 func TestRealClaudeOwnRewindRestoredCode(t *testing.T) {
 	c := newRealClaude(t)
 	sid := c.twoPrompts()
-	c.write("c.txt", "the person's\n")
-	two, parent := c.promptEntry(sid, "prompt two")
-	if out := c.claude("-p", "--resume", sid, "--rewind-files", two); !strings.Contains(out, "rewound") {
-		t.Fatalf("--rewind-files said %q", out)
-	}
-	if c.read("a.txt") != "one\n" || c.read("b.txt") != "b2\n" {
-		t.Fatalf("Claude Code's own restore: a.txt %q b.txt %q", c.read("a.txt"), c.read("b.txt"))
-	}
+	parent := c.restoreTwo(sid)
 	c.claude("-p", "--output-format", "json", "--allowedTools", "Write,Edit,Bash,Read", "--resume", sid, "--resume-session-at", parent, "--", "prompt three")
 	if got := c.read("a.txt") + c.read("b.txt") + c.read("c.txt") + c.read("d.txt"); got != "one\nb1\nthe person's\nd3\n" {
 		t.Fatalf("after the completed rewind: a, b, c, d = %q", got)
@@ -401,7 +417,7 @@ func TestRealClaudeOwnRewindRestoredCode(t *testing.T) {
 	}
 	c.checkHooks(nil)
 	if *updateFixtures {
-		c.saveRewindFixtures(sid)
+		c.saveRewindFixtures("claude-rewind", sid)
 	}
 	if r := c.cli("undo"); r.code != 0 || c.read("b.txt") != "b2\n" {
 		t.Fatalf("undo: exit %d %s, b.txt %q", r.code, r.stderr, c.read("b.txt"))
@@ -448,15 +464,17 @@ func TestRealClaudeOwnRewindRestoredNothing(t *testing.T) {
 	}
 }
 
-var updateFixtures = flag.Bool("update", false, "rewrite agent/testdata/claude-rewind/ from what the real Claude Code wrote")
+var updateFixtures = flag.Bool("update", false, "rewrite agent/testdata/claude-rewind/ and claude-fork/ from what the real Claude Code wrote")
 
-// saveRewindFixtures keeps what Claude Code wrote in a session with its
-// own rewind, for the agent package's tests: the transcript, every hook
-// payload, and each prompt's recorded fork point as a line count (the
-// folders are renamed as in agent/testdata, which changes byte offsets).
-func (c *realClaude) saveRewindFixtures(sid string) {
+// saveRewindFixtures keeps what Claude Code wrote in sessions with its own
+// rewind, in agent/testdata/<name>, for the agent package's tests: each
+// session's transcript (the first transcript.jsonl, a second, its fork,
+// fork.jsonl), every hook payload, and each prompt's recorded fork point
+// as a line count in its transcript (the folders are renamed as in
+// agent/testdata, which changes byte offsets).
+func (c *realClaude) saveRewindFixtures(name string, sids ...string) {
 	c.t.Helper()
-	dir := filepath.Join("..", "..", "agent", "testdata", "claude-rewind")
+	dir := filepath.Join("..", "..", "agent", "testdata", name)
 	if err := os.RemoveAll(dir); err != nil {
 		c.t.Fatal(err)
 	}
@@ -464,12 +482,16 @@ func (c *realClaude) saveRewindFixtures(sid string) {
 	dash := regexp.MustCompile(`[^A-Za-z0-9]`)
 	norm := strings.NewReplacer(c.ws, "/w/project", c.e.Home, "/w/home", c.e.Dir(), "/w",
 		dash.ReplaceAllString(c.ws, "-"), "-w-project").Replace
-	tr := filepath.Join(c.e.Home, ".claude", "projects", dash.ReplaceAllString(c.ws, "-"), sid+".jsonl")
-	data, err := os.ReadFile(tr)
-	if err != nil {
-		c.t.Fatal(err)
+	files := []string{"transcript.jsonl", "fork.jsonl"}
+	transcripts := map[string][]byte{}
+	for i, sid := range sids {
+		data, err := os.ReadFile(filepath.Join(c.e.Home, ".claude", "projects", dash.ReplaceAllString(c.ws, "-"), sid+".jsonl"))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		transcripts[sid] = data
+		os.WriteFile(filepath.Join(dir, files[i]), []byte(norm(string(data))), 0o644)
 	}
-	os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(norm(string(data))), 0o644)
 	var hooks []string
 	for _, h := range c.e.HookRuns() {
 		hooks = append(hooks, `{"event":"`+h.Event()+`","payload":`+strings.TrimSpace(norm(string(h.Payload)))+`}`)
@@ -482,20 +504,21 @@ func (c *realClaude) saveRewindFixtures(sid string) {
 		c.t.Fatal(err)
 	}
 	type prompt struct {
-		Prompt    string `json:"prompt"`
-		ForkLines int    `json:"forkLines"`
-		ForkUUID  string `json:"forkUuid"`
-		PromptID  string `json:"promptId"`
+		Prompt     string `json:"prompt"`
+		Transcript string `json:"transcript"`
+		ForkLines  int    `json:"forkLines"`
+		ForkUUID   string `json:"forkUuid"`
+		PromptID   string `json:"promptId"`
 	}
 	var prompts []prompt
 	for _, l := range strings.Split(strings.TrimSpace(string(journal)), "\n") {
 		var e struct {
-			Kind, Prompt, ForkUUID, PromptID, Continues string
-			ForkBytes                                   int
+			Kind, Prompt, ForkUUID, PromptID, Continues, Session string
+			ForkBytes                                            int
 		}
 		json.Unmarshal([]byte(l[9:]), &e)
-		if e.Kind == "turnStart" && e.Continues == "" {
-			prompts = append(prompts, prompt{e.Prompt, strings.Count(string(data[:e.ForkBytes]), "\n"), e.ForkUUID, e.PromptID})
+		if i := slices.Index(sids, e.Session); i >= 0 && e.Kind == "turnStart" && e.Continues == "" {
+			prompts = append(prompts, prompt{e.Prompt, files[i], strings.Count(string(transcripts[e.Session][:e.ForkBytes]), "\n"), e.ForkUUID, e.PromptID})
 		}
 	}
 	out, _ := json.MarshalIndent(prompts, "", "  ")
@@ -620,15 +643,18 @@ func (u *tui) stops() int {
 // rewind-lsp restores what its shell wrote in prompt two and leaves c.txt,
 // which the person changed since; with only the conversation restored, no
 // file changes and the files are offered. Either way the new prompt is
-// turn 2.
+// turn 2. "branch" does it in a fork: /branch first (a new session that
+// copies the conversation), then the rewind there; the rewind is the
+// fork's, its dropped turn the original session's.
 func TestRealClaudeTUIRewind(t *testing.T) {
 	for _, restore := range []bool{true, false} {
 		name := map[bool]string{true: "restore code and conversation", false: "restore conversation"}[restore]
-		t.Run(name, func(t *testing.T) { tuiRewind(t, restore) })
+		t.Run(name, func(t *testing.T) { tuiRewind(t, restore, false) })
 	}
+	t.Run("branch, restore code and conversation", func(t *testing.T) { tuiRewind(t, true, true) })
 }
 
-func tuiRewind(t *testing.T, restore bool) {
+func tuiRewind(t *testing.T, restore, branch bool) {
 	c := newRealClaude(t)
 	c.model.On("prompt one", fakemodel.Tools(agents.WriteFile(agents.Claude, c.ws, filepath.Join(c.ws, "a.txt"), "one\n")),
 		fakemodel.Tools(agents.Shell(agents.Claude, "echo b1 > b.txt")), fakemodel.Say("ok one done"))
@@ -636,10 +662,31 @@ func tuiRewind(t *testing.T, restore bool) {
 		fakemodel.Tools(agents.Shell(agents.Claude, "echo c2 > c.txt; echo b2 > b.txt")), fakemodel.Say("ok two done"))
 	c.model.On("prompt three", fakemodel.Tools(agents.Shell(agents.Claude, "echo d3 > d.txt")), fakemodel.Say("ok three done"))
 	u := c.tui()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("Claude Code's screen:\n%s", u.screen())
+		}
+	})
 	u.waitFor("auto mode")
 	u.prompt("prompt one", "ok one done")
 	u.prompt("prompt two", "ok two done")
 	c.write("c.txt", "the person's\n")
+	session := c.e.HookRuns()[0].Field("session_id")
+	if branch {
+		u.keys("-l", "/branch")
+		time.Sleep(300 * time.Millisecond)
+		u.keys("Enter")
+		u.waitFor("Branched session")
+		session = ""
+		for _, h := range c.e.HookRuns() {
+			if h.Event() == "SessionStart" && h.Field("source") == "fork" {
+				session = h.Field("session_id")
+			}
+		}
+		if session == "" {
+			t.Fatal("/branch ran no SessionStart hook with source fork")
+		}
+	}
 	u.keys("Escape")
 	time.Sleep(200 * time.Millisecond)
 	u.keys("Escape")
@@ -657,16 +704,11 @@ func tuiRewind(t *testing.T, restore bool) {
 	u.keys("C-u") // the rewound prompt is put back in the input box
 	time.Sleep(300 * time.Millisecond)
 	u.prompt("prompt three", "ok three done")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("Claude Code's screen:\n%s", u.screen())
-		}
-	})
 
 	files := c.read("a.txt") + c.read("b.txt") + c.read("c.txt") + c.read("d.txt")
 	rw := c.rewinds()
-	if len(rw) != 1 || rw[0].Agent != "claude-code" || rw[0].Turn != 2 {
-		t.Fatalf("the agent's rewind: %+v", rw)
+	if len(rw) != 1 || rw[0].Agent != "claude-code" || rw[0].Turn != 2 || rw[0].Session != session {
+		t.Fatalf("the agent's rewind: %+v, want one of session %s", rw, session)
 	}
 	if restore {
 		if files != "one\nb1\nthe person's\nd3\n" || rw[0].Mode != "both" || strings.Join(rw[0].Files, ",") != "b.txt" ||
@@ -677,7 +719,7 @@ func tuiRewind(t *testing.T, restore bool) {
 		t.Fatalf("restored nothing: a, b, c, d = %q; rewind %+v", files, rw[0])
 	}
 	ts := c.turns(false)
-	if len(ts) != 2 || ts[1].Prompt != "prompt three" || ts[1].Ended == "" || strings.Join(changedPaths(ts[1]), ",") != "d.txt" {
+	if len(ts) != 2 || ts[1].Prompt != "prompt three" || ts[1].Ended == "" || ts[1].Session != session || strings.Join(changedPaths(ts[1]), ",") != "d.txt" {
 		t.Fatalf("turns on the branch: %+v", ts)
 	}
 	c.checkHooks(nil)
