@@ -309,9 +309,10 @@ func (d *Dir) ReadFileInto(buf []byte, name string, sizeHint int64) ([]byte, err
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
 		}
+		want := cap(data) - len(data)
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
-		if err == io.EOF {
+		if err == io.EOF || err == nil && shortAtSize(n, want, len(data), sizeHint) {
 			return data, nil
 		}
 		if err != nil {

@@ -253,6 +253,7 @@ func (d *Dir) ReadFileInto(buf []byte, name string, sizeHint int64) ([]byte, err
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
 		}
+		want := cap(data) - len(data)
 		n, err := unix.Read(fd, data[len(data):cap(data)])
 		if n > 0 {
 			data = data[:len(data)+n]
@@ -263,7 +264,7 @@ func (d *Dir) ReadFileInto(buf []byte, name string, sizeHint int64) ([]byte, err
 			}
 			return nil, pathErr("read", join(d.rel, name), mapErr(err))
 		}
-		if n == 0 {
+		if n == 0 || shortAtSize(n, want, len(data), sizeHint) {
 			return data, nil
 		}
 	}

@@ -147,6 +147,17 @@ func (l *Listing) finish() {
 	sort.Slice(l.Entries, func(i, j int) bool { return bytes.Compare(l.Entries[i].Name, l.Entries[j].Name) < 0 })
 }
 
+// shortAtSize reports whether a read that asked for want bytes and got n
+// ended the file: it stopped short exactly at the size Lstat gave
+// (total bytes read so far). A short read of a regular file is its end at
+// that moment, so the read that would only say "end of file" is saved (one
+// system call per file: a first capture reads every file). A file that grew
+// meanwhile is read on (a full read), and one whose content changed after
+// its Lstat has a newer mtime: the next capture reads it again.
+func shortAtSize(n, want, total int, size int64) bool {
+	return n > 0 && n < want && int64(total) == size
+}
+
 // checkName reports whether name is one plain name this system can hold
 // and that may be written: nil, or ErrBadName or ErrGitName.
 func checkName(name string) error {

@@ -383,7 +383,9 @@ func gone(err error) bool {
 // trees computes the tree of every folder walked, bottom-up: a folder whose
 // files and subfolders are unchanged keeps its cached tree ID; the others
 // are encoded and stored (as a delta against their previous tree when
-// that pays). It returns the root's result.
+// that pays). Folders of one depth do not depend on each other: a level
+// with many of them is done on every core (a first capture encodes and
+// stores a tree per folder). It returns the root's result.
 func (s *scan) trees(start string) (*dirResult, error) {
 	byRel := make(map[string]*dirResult, len(s.results))
 	for _, r := range s.results {
@@ -396,50 +398,103 @@ func (s *scan) trees(start string) (*dirResult, error) {
 		return strings.Count(rel, "/")
 	}
 	sort.Slice(s.results, func(i, j int) bool { return depth(s.results[i].rel) > depth(s.results[j].rel) })
-	for _, r := range s.results {
-		var dirs []treeEntry
-		for _, name := range r.subdirs {
-			if ch := byRel[join(r.rel, name)]; ch != nil && ch.nonEmpty {
-				dirs = append(dirs, treeEntry{name: name, kind: kindDir, id: ch.id})
-			}
+	for i := 0; i < len(s.results); {
+		j, d := i+1, depth(s.results[i].rel)
+		for j < len(s.results) && depth(s.results[j].rel) == d {
+			j++
 		}
-		var prev ID
-		if r.rec != nil {
-			cr := openRec(r.rec)
-			prev = cr.tree
-			if r.same && !prev.IsZero() && !s.dmg[prev] && sameDirs(cr, dirs) {
-				r.id, r.nonEmpty, r.verbatim = prev, true, true
-				continue
-			}
-		}
-		files := r.files
-		if files == nil && r.same {
-			// Unchanged files were not kept while walking: the record has
-			// them. (A changed folder left with no files has none.)
-			files = recFiles(r.rec)
-			r.files = files
-		}
-		ents := make([]treeEntry, 0, len(files)+len(dirs))
-		for _, f := range files {
-			ents = append(ents, treeEntry{name: f.name, kind: f.e.Kind, id: f.e.ID, size: f.e.Size})
-		}
-		ents = append(ents, dirs...)
-		sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
-		if len(ents) == 0 && r.rel != start {
-			continue // an empty folder is not part of a snapshot
-		}
-		data := encodeTree(ents)
-		r.id = Sum(data)
-		r.nonEmpty = true
-		if err := s.c.objects.putTree(r.id, data, ents, prev); err != nil {
+		if err := s.level(s.results[i:j], byRel, start); err != nil {
 			return nil, fmt.Errorf("capture %s: %w", s.c.root, err)
 		}
+		i = j
 	}
 	root := byRel[start]
 	if root == nil {
 		return nil, fmt.Errorf("capture %s: the folder was not walked", s.c.root)
 	}
 	return root, nil
+}
+
+// parallelTrees is the number of folders of one depth past which their
+// trees are made on every core.
+const parallelTrees = 64
+
+// level makes the trees of folders of one depth (their subfolders' are
+// made).
+func (s *scan) level(rs []*dirResult, byRel map[string]*dirResult, start string) error {
+	n := runtime.GOMAXPROCS(0)
+	if len(rs) < parallelTrees || n < 2 {
+		for _, r := range rs {
+			if err := s.tree(r, byRel, start); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var first atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(rs) || first.Load() != nil {
+					return
+				}
+				if err := s.tree(rs[i], byRel, start); err != nil {
+					first.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if p := first.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// tree sets r's tree ID: the cached one when nothing in it changed, else
+// its entries encoded and stored.
+func (s *scan) tree(r *dirResult, byRel map[string]*dirResult, start string) error {
+	var dirs []treeEntry
+	for _, name := range r.subdirs {
+		if ch := byRel[join(r.rel, name)]; ch != nil && ch.nonEmpty {
+			dirs = append(dirs, treeEntry{name: name, kind: kindDir, id: ch.id})
+		}
+	}
+	var prev ID
+	if r.rec != nil {
+		cr := openRec(r.rec)
+		prev = cr.tree
+		if r.same && !prev.IsZero() && !s.dmg[prev] && sameDirs(cr, dirs) {
+			r.id, r.nonEmpty, r.verbatim = prev, true, true
+			return nil
+		}
+	}
+	files := r.files
+	if files == nil && r.same {
+		// Unchanged files were not kept while walking: the record has
+		// them. (A changed folder left with no files has none.)
+		files = recFiles(r.rec)
+		r.files = files
+	}
+	ents := make([]treeEntry, 0, len(files)+len(dirs))
+	for _, f := range files {
+		ents = append(ents, treeEntry{name: f.name, kind: f.e.Kind, id: f.e.ID, size: f.e.Size})
+	}
+	ents = append(ents, dirs...)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	if len(ents) == 0 && r.rel != start {
+		return nil // an empty folder is not part of a snapshot
+	}
+	data := encodeTree(ents)
+	r.id = Sum(data)
+	r.nonEmpty = true
+	return s.c.objects.putTree(r.id, data, ents, prev)
 }
 
 // sameDirs reports whether the folder entries of record cr are dirs.

@@ -222,7 +222,11 @@ func (o *Objects) rewrite(cands []*candidate, keep func(ID) bool, loose []ID) (*
 		}
 		written[id] = true
 		delete(damaged, id)
-		return w.add(id, kind, payload)
+		w.add(id, kind, payload)
+		if w.full() {
+			return w.flush()
+		}
+		return nil
 	}
 	fail := func(err error) (*RepackReport, error) {
 		if w != nil {

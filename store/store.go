@@ -250,7 +250,10 @@ func (o *Objects) PutPacked(id ID, packed []byte) error {
 		return nil
 	}
 	if len(packed) >= 64 {
-		if c := o.encoder(false).EncodeAll(packed, make([]byte, 0, len(packed)/2+64)); len(c) < len(packed) {
+		o.mu.Lock()
+		fast := o.fast
+		o.mu.Unlock()
+		if c := o.encoder(fast).EncodeAll(packed, make([]byte, 0, len(packed)/2+64)); len(c) < len(packed) {
 			return o.append(id, kindPackZ, c)
 		}
 	}

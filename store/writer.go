@@ -9,20 +9,38 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // writer is the pack this process appends to. Records are gathered in buf
 // and written in large pieces; the pack is made durable (one fsync) and
-// given its index when sealed.
+// given its index when sealed. A piece is written outside the store's
+// lock (detach, then writeChunk), so other goroutines go on storing
+// objects meanwhile; until it is written, reads of its records are served
+// from it.
 type writer struct {
 	path string
 	f    *os.File
-	off  int64 // bytes written to the file
+	off  int64 // bytes handed to the file: written, or in a pending chunk
 	buf  []byte
 	ents []entry
 	byID map[ID]int
+
+	mu       sync.Mutex // guards pending, free, failedAt, err
+	pending  []*chunk   // detached pieces being written
+	free     [][]byte   // written pieces' buffers, for the next ones
+	failedAt int64      // the offset of the first piece whose write failed, or -1
+	err      error      // that write's error
+	writing  sync.WaitGroup
+}
+
+// chunk is a piece of a pack detached from the writer's buffer, at offset
+// off of the file.
+type chunk struct {
+	off int64
+	b   []byte
 }
 
 // A pack smaller than this (records and bytes) gets no index: a reader
@@ -70,36 +88,102 @@ func newWriter(dir string) (*writer, error) {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("create pack: %w", err)
 	}
-	return &writer{path: path, f: f, off: packHeader, byID: map[ID]int{}}, nil
+	return &writer{path: path, f: f, off: packHeader, byID: map[ID]int{}, failedAt: -1}, nil
 }
 
 func (w *writer) has(id ID) bool { _, ok := w.byID[id]; return ok }
 
 func (w *writer) size() int64 { return w.off + int64(len(w.buf)) }
 
-// add appends one record.
-func (w *writer) add(id ID, kind byte, payload []byte) error {
+// add appends one record. The caller writes the buffer out when full():
+// flush, or detach and writeChunk.
+func (w *writer) add(id ID, kind byte, payload []byte) {
 	off := w.size()
 	w.buf = appendRecord(w.buf, id, kind, payload)
 	e := entry{id: id, off: off, n: uint32(w.size() - off)}
 	w.byID[id] = len(w.ents)
 	w.ents = append(w.ents, e)
-	if len(w.buf) >= flushAt {
-		return w.flush()
+}
+
+// full reports whether the pending bytes are to be written now.
+func (w *writer) full() bool { return len(w.buf) >= flushAt }
+
+// flush writes the pending bytes to the pack and waits for the pieces
+// being written: then everything added is in the file.
+func (w *writer) flush() error {
+	if len(w.buf) > 0 {
+		if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
+			w.fail(w.off, err)
+		} else {
+			w.off += int64(len(w.buf))
+			w.buf = w.buf[:0]
+		}
+	}
+	w.writing.Wait()
+	if err := w.failure(); err != nil {
+		return fmt.Errorf("write pack %s: %w", baseName(w.path), err)
 	}
 	return nil
 }
 
-// flush writes the pending bytes to the pack.
-func (w *writer) flush() error {
-	if len(w.buf) == 0 {
-		return nil
+// fail notes that the bytes from off on may not be in the file.
+func (w *writer) fail(off int64, err error) {
+	w.mu.Lock()
+	if w.failedAt < 0 || off < w.failedAt {
+		w.failedAt, w.err = off, err
 	}
-	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
+	w.mu.Unlock()
+}
+
+// failure is the error of the first piece whose write failed, or nil.
+func (w *writer) failure() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// detach takes the pending bytes out of the buffer as a chunk for
+// writeChunk (called under the store's lock).
+func (w *writer) detach() *chunk {
+	c := &chunk{off: w.off, b: w.buf}
+	w.off += int64(len(w.buf))
+	w.mu.Lock()
+	w.pending = append(w.pending, c)
+	if n := len(w.free); n > 0 {
+		w.buf, w.free = w.free[n-1][:0], w.free[:n-1]
+	} else {
+		w.buf = nil
+	}
+	w.mu.Unlock()
+	w.writing.Add(1)
+	return c
+}
+
+// writeChunk writes a detached chunk (without the store's lock), and asks
+// the system to start writing it to the disk, so the fsync that seals the
+// pack waits for less.
+func (w *writer) writeChunk(c *chunk) error {
+	defer w.writing.Done()
+	_, err := w.f.WriteAt(c.b, c.off)
+	if err != nil {
+		w.fail(c.off, err)
+	} else {
+		osfile.StartWriteback(w.f, c.off, int64(len(c.b)))
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, p := range w.pending {
+		if p == c {
+			w.pending = append(w.pending[:i], w.pending[i+1:]...)
+			break
+		}
+	}
+	if len(w.free) < 2 {
+		w.free = append(w.free, c.b[:0])
+	}
+	if err != nil {
 		return fmt.Errorf("write pack %s: %w", baseName(w.path), err)
 	}
-	w.off += int64(len(w.buf))
-	w.buf = w.buf[:0]
 	return nil
 }
 
@@ -114,6 +198,15 @@ func (w *writer) record(id ID) []byte {
 		s := w.buf[e.off-w.off : e.off-w.off+int64(e.n)]
 		return append([]byte(nil), s...)
 	}
+	w.mu.Lock()
+	for _, c := range w.pending {
+		if e.off >= c.off && e.off+int64(e.n) <= c.off+int64(len(c.b)) {
+			s := c.b[e.off-c.off : e.off-c.off+int64(e.n)]
+			w.mu.Unlock()
+			return append([]byte(nil), s...)
+		}
+	}
+	w.mu.Unlock()
 	b := make([]byte, e.n)
 	if _, err := w.f.ReadAt(b, e.off); err != nil {
 		return nil
@@ -149,35 +242,54 @@ func (w *writer) seal() error {
 }
 
 // append adds a record for id to this process's pack, creating one when
-// needed.
+// needed. A full buffer is written out after the lock is let go.
 func (o *Objects) append(id ID, kind byte, payload []byte) error {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if _, ok := o.known[id]; ok && !o.dmg.has(id) {
+		o.mu.Unlock()
 		return nil
 	}
 	if o.w != nil && o.w.has(id) && !o.dmg.has(id) {
+		o.mu.Unlock()
 		return nil
 	}
 	if o.w != nil && o.w.size() > maxPackBytes {
 		if err := o.sealLocked(false); err != nil {
+			o.mu.Unlock()
 			return err
 		}
 	}
 	if o.w == nil {
 		w, err := newWriter(o.packs)
 		if err != nil {
+			o.mu.Unlock()
 			return fmt.Errorf("store object %s: %w", id, err)
 		}
 		o.w = w
 	}
-	if err := o.w.add(id, kind, payload); err != nil {
-		o.abandonLocked(o.w)
-		return fmt.Errorf("store object %s: %w", id, err)
-	}
+	w := o.w
+	w.add(id, kind, payload)
 	o.known[id] = struct{}{}
 	if o.dmg.has(id) {
 		o.dmg.healed(id)
+	}
+	var c *chunk
+	if w.full() {
+		c = w.detach()
+	}
+	o.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	if err := w.writeChunk(c); err != nil {
+		// The records of this pack that are not in the file are
+		// forgotten: a later Put stores them again.
+		o.mu.Lock()
+		if o.w == w {
+			o.abandonLocked(w)
+		}
+		o.mu.Unlock()
+		return fmt.Errorf("store object %s: %w", id, err)
 	}
 	return nil
 }
@@ -192,9 +304,16 @@ func (o *Objects) abandonLocked(w *writer) {
 	if o.w == w {
 		o.w = nil
 	}
-	durable := w.f.Truncate(w.off) == nil && w.f.Sync() == nil
+	w.writing.Wait()
+	good := w.off
+	w.mu.Lock()
+	if w.failedAt >= 0 && w.failedAt < good {
+		good = w.failedAt
+	}
+	w.mu.Unlock()
+	durable := w.f.Truncate(good) == nil && w.f.Sync() == nil
 	for _, e := range w.ents {
-		if !durable || e.off+int64(e.n) > w.off {
+		if !durable || e.off+int64(e.n) > good {
 			delete(o.known, e.id)
 		}
 	}
