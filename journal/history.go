@@ -2,82 +2,185 @@ package journal
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // History is a read-only view of a journal: the entry tree, the active
-// branch (root entry to current leaf) and the turns on it.
+// branch (root entry to current leaf) and the turns on it. It is safe for
+// concurrent use.
 type History struct {
-	Entries  []*Entry // in journal order
-	Branch   []*Entry // the active branch, root first
-	byID     map[string]*Entry
-	onBranch map[string]bool
-	endOf    map[string]*Entry   // turnStart id → its turnEnd
-	undone   map[string][]*Entry // operation id → the undos of it
-	done     map[string]*Entry   // operation id → its done entry
-	byKey    map[string]*Entry   // idempotency key → the entry it made
-	gone     map[store.ID]bool   // snapshots dropped by gc
-	pos      map[string]int      // entry id → its index in Entries
-	gcCount  int
+	Entries []*Entry // in journal order
+	Branch  []*Entry // the active branch, root first
 
-	undoneMemo map[string]int8 // Undone's answers: 1 yes, 2 no, 3 computing
+	ix *index // shared with the histories it was extended from or to
+	n  int32  // the entries of ix this history holds
+	// standIns and onBranch are set only when the journal refers to
+	// entries not written before them (bridgeBranch): the turn starts
+	// lost to damaged lines, stood in for, and the branch's entries.
+	standIns map[string]*Entry
+	onBranch map[string]bool
+
+	nextTurn  int               // the number the next turn on the branch gets
+	lastStart map[string]*Entry // session → its latest turn start on the branch
 }
 
 // NewHistory builds the view of ents (journal order).
 func NewHistory(ents []*Entry) *History {
-	h := &History{Entries: ents, byID: map[string]*Entry{}, onBranch: map[string]bool{},
-		endOf: map[string]*Entry{}, undone: map[string][]*Entry{}, done: map[string]*Entry{},
-		byKey: map[string]*Entry{}, gone: map[store.ID]bool{}, pos: map[string]int{}}
-	var leaf *Entry
-	var tree []*Entry // the conversation tree's entries, in journal order
-	for _, e := range ents {
-		h.byID[e.ID] = e
-		h.pos[e.ID] = len(h.pos)
-		if e.Key != "" && e.Kind != KindDone && h.byKey[e.Key] == nil {
-			h.byKey[e.Key] = e
-		}
-		switch e.Kind {
-		case KindTurnEnd:
-			if e.Start != "" {
-				h.endOf[e.Start] = e
-			}
-		case KindUndo:
-			if e.Undoes != "" {
-				h.undone[e.Undoes] = append(h.undone[e.Undoes], e)
-			}
-		case KindDone:
-			if e.Of != "" && h.done[e.Of] == nil {
-				h.done[e.Of] = e
-			}
-			continue // done entries complete an operation; not in the tree
-		case KindGC:
-			h.gcCount++
-			for _, s := range e.Gone {
-				h.gone[s] = true
-			}
-			continue // gc entries are not part of the conversation tree
-		case KindTool, KindNotice:
-			continue // nor are tool calls and notices
-		}
-		leaf = e
-		tree = append(tree, e)
+	ix := newIndex()
+	ix.add(ents)
+	return ix.view(int32(len(ents)), nil)
+}
+
+// Extend is the history of h's entries followed by more (journal order):
+// built from h's work, so that it costs what the new entries cost (a
+// history read again after an append, or With). h itself is not changed.
+func (h *History) Extend(more []*Entry) *History {
+	if len(more) == 0 {
+		return h
 	}
-	h.buildBranch(tree, leaf)
+	ix := h.ix
+	ix.mu.Lock()
+	if int(h.n) < len(ix.ents) {
+		// Another history was extended from h: reuse its entries when
+		// they are these (the same ids: an entry With added, then read
+		// from the journal), else build anew.
+		same := int(h.n)+len(more) <= len(ix.ents)
+		for i := 0; same && i < len(more); i++ {
+			same = ix.ents[int(h.n)+i].ID == more[i].ID
+		}
+		ix.mu.Unlock()
+		if !same {
+			ents := make([]*Entry, 0, len(h.Entries)+len(more))
+			return NewHistory(append(append(ents, h.Entries...), more...))
+		}
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		return ix.viewLocked(h.n+int32(len(more)), h, false)
+	}
+	defer ix.mu.Unlock()
+	ix.add(more)
+	return ix.viewLocked(int32(len(ix.ents)), h, true)
+}
+
+// With is the history with e appended: the view after an entry was just
+// written under the lock, without reading the journal again.
+func (h *History) With(e *Entry) *History { return h.Extend([]*Entry{e}) }
+
+// view is the history of the first n entries of ix; prev, when not nil,
+// is a history of fewer of them whose branch may be reused.
+func (ix *index) view(n int32, prev *History) *History {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.viewLocked(n, prev, true)
+}
+
+// viewLocked is view with ix.mu held (for writing when own: then the
+// branch may be appended to in place).
+func (ix *index) viewLocked(n int32, prev *History, own bool) *History {
+	h := &History{Entries: ix.ents[:n:n], ix: ix, n: n}
+	if ix.irregular >= 0 && ix.irregular < n {
+		h.bridgeBranch()
+		h.summarize(nil)
+		return h
+	}
+	leaf := lastBefore(ix.trees, n)
+	if leaf < 0 {
+		h.summarize(nil)
+		return h
+	}
+	// Walk up from the leaf to the first entry on prev's branch (every
+	// entry's parent was written before it), then take prev's branch up
+	// to there.
+	var up []*Entry
+	keep := 0
+	for p := leaf; ; {
+		e := ix.ents[p]
+		d := ix.depth[p]
+		if prev != nil && prev.onBranch == nil && int(d) < len(prev.Branch) && prev.Branch[d] == e {
+			keep = int(d) + 1
+			break
+		}
+		up = append(up, e)
+		if e.Parent == "" {
+			break
+		}
+		p, _ = ix.at(e.Parent, p)
+	}
+	var b []*Entry
+	switch {
+	case own && keep > 0 && keep == len(prev.Branch) && keep == ix.branchLen && &prev.Branch[0] == &ix.branch[0]:
+		b = ix.branch[:keep] // prev's branch is the buffer's: append to it
+	case own:
+		b = make([]*Entry, keep, 2*(keep+len(up))+16)
+	default:
+		b = make([]*Entry, keep, keep+len(up))
+	}
+	if keep > 0 && &b[0] != &prev.Branch[0] {
+		copy(b, prev.Branch[:keep])
+	}
+	for i := len(up) - 1; i >= 0; i-- {
+		b = append(b, up[i])
+	}
+	if own {
+		ix.branch, ix.branchLen = b, len(b)
+	}
+	h.Branch = b[:len(b):len(b)]
+	if prev != nil && keep > 0 && keep == len(prev.Branch) {
+		h.summarize(prev)
+	} else {
+		h.summarize(nil)
+	}
 	return h
 }
 
-// buildBranch walks parent links up from leaf to the root entry. A parent
-// lost to a damaged journal line does not end the branch: every writer
-// appends an entry right after its parent (the leaf it read under the
-// lock), so the walk goes on from the intact entry written just before the
-// child. A turn whose start line is damaged stays on the branch through a
-// stand-in start (Damaged, no snapshot) made from its end. A cycle (only a
-// forged journal has one) ends the branch.
-// tree holds the entries of the conversation tree in journal order.
-func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
+// summarize notes the branch's turn numbers and each session's latest
+// turn start; prev, when not nil, is a history whose branch h's begins
+// with (only the rest is looked at).
+func (h *History) summarize(prev *History) {
+	from := 0
+	h.nextTurn, h.lastStart = 1, map[string]*Entry{}
+	if prev != nil {
+		from, h.nextTurn = len(prev.Branch), prev.nextTurn
+		for k, v := range prev.lastStart {
+			h.lastStart[k] = v
+		}
+	}
+	for _, e := range h.Branch[from:] {
+		if e.Kind != KindTurnStart {
+			continue
+		}
+		if e.Turn >= h.nextTurn {
+			h.nextTurn = e.Turn + 1
+		}
+		h.lastStart[e.Session] = e
+	}
+}
+
+// bridgeBranch walks parent links up from the leaf to the root entry, for
+// a journal whose entries refer to ones not written before them (ix.mu
+// held). A parent lost to a damaged journal line does not end the branch:
+// every writer appends an entry right after its parent (the leaf it read
+// under the lock), so the walk goes on from the intact entry written just
+// before the child. A turn whose start line is damaged stays on the branch
+// through a stand-in start (Damaged, no snapshot) made from its end. A
+// cycle (only a forged journal has one) ends the branch.
+func (h *History) bridgeBranch() {
+	ix := h.ix
+	h.onBranch = map[string]bool{}
+	h.standIns = map[string]*Entry{}
+	var tree []*Entry // the conversation tree's entries, in journal order
+	for _, p := range ix.trees {
+		if p >= h.n {
+			break
+		}
+		tree = append(tree, ix.ents[p])
+	}
+	var leaf *Entry
+	if len(tree) > 0 {
+		leaf = tree[len(tree)-1]
+	}
 	pos := make(map[*Entry]int, len(tree))
 	for i, e := range tree {
 		pos[e] = i
@@ -91,7 +194,7 @@ func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
 	}
 	standIns := map[string]*Entry{}
 	for _, e := range tree {
-		if e.Kind == KindTurnEnd && e.Start != "" && h.byID[e.Start] == nil && standIns[e.Start] == nil {
+		if e.Kind == KindTurnEnd && e.Start != "" && h.entryLocked(e.Start) == nil && standIns[e.Start] == nil {
 			standIns[e.Start] = &Entry{ID: e.Start, Kind: KindTurnStart, Turn: e.Turn, Session: e.Session, Damaged: true}
 		}
 	}
@@ -104,7 +207,7 @@ func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
 		if e.Parent == "" {
 			break
 		}
-		next := h.byID[e.Parent]
+		next := h.entryLocked(e.Parent)
 		if next == nil {
 			if s := standIns[e.Parent]; s != nil && !h.onBranch[s.ID] {
 				add(s)
@@ -114,7 +217,7 @@ func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
 		e = next
 	}
 	for _, s := range standIns {
-		h.byID[s.ID] = s
+		h.standIns[s.ID] = s
 		if h.onBranch[s.ID] {
 			// The stand-in's parent is where the walk went on after it.
 			for i, b := range h.Branch {
@@ -129,13 +232,6 @@ func (h *History) buildBranch(tree []*Entry, leaf *Entry) {
 	}
 }
 
-// With is the history with e appended: the view after an entry was just
-// written under the lock, without reading the journal again.
-func (h *History) With(e *Entry) *History {
-	ents := make([]*Entry, 0, len(h.Entries)+1)
-	return NewHistory(append(append(ents, h.Entries...), e))
-}
-
 // Leaf is the current leaf ("" when the journal is empty).
 func (h *History) Leaf() string {
 	if len(h.Branch) == 0 {
@@ -145,16 +241,96 @@ func (h *History) Leaf() string {
 }
 
 // Entry returns the entry with id, or nil.
-func (h *History) Entry(id string) *Entry { return h.byID[id] }
+func (h *History) Entry(id string) *Entry {
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	return h.entryLocked(id)
+}
+
+// entryLocked is Entry with h.ix.mu held.
+func (h *History) entryLocked(id string) *Entry {
+	if s := h.standIns[id]; s != nil {
+		return s
+	}
+	if p, ok := h.ix.at(id, h.n); ok {
+		return h.ix.ents[p]
+	}
+	return nil
+}
 
 // OnBranch reports whether entry id is on the active branch.
-func (h *History) OnBranch(id string) bool { return h.onBranch[id] }
+func (h *History) OnBranch(id string) bool {
+	if h.onBranch != nil {
+		return h.onBranch[id]
+	}
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	p, ok := h.ix.at(id, h.n)
+	if !ok {
+		return false
+	}
+	d := h.ix.depth[p]
+	return d >= 0 && int(d) < len(h.Branch) && h.Branch[d] == h.ix.ents[p]
+}
 
 // Gone reports whether snapshot s was dropped by gc.
-func (h *History) Gone(s Snap) bool { return s.Set && h.gone[s.ID] }
+func (h *History) Gone(s Snap) bool {
+	if !s.Set {
+		return false
+	}
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	p, ok := h.ix.gone[s.ID]
+	return ok && p < h.n
+}
 
 // GCCount is the number of gc entries, so caches can notice a gc.
-func (h *History) GCCount() int { return h.gcCount }
+func (h *History) GCCount() int {
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	return sort.Search(len(h.ix.gcs), func(i int) bool { return h.ix.gcs[i] >= h.n })
+}
+
+// endOf is the end entry of turn start id (the last one), or nil.
+func (h *History) endOf(id string) *Entry {
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	if p := lastBefore(h.ix.ends[id], h.n); p >= 0 {
+		return h.ix.ents[p]
+	}
+	return nil
+}
+
+// undos are the undo entries of operation id, in journal order.
+func (h *History) undos(id string) []*Entry {
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	var out []*Entry
+	for _, p := range h.ix.undos[id] {
+		if p < h.n {
+			out = append(out, h.ix.ents[p])
+		}
+	}
+	return out
+}
+
+// first is the entry at position p of m[k] when it is one of h's.
+func first[K comparable](h *History, m map[K]int32, k K) *Entry {
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	if p, ok := m[k]; ok && p < h.n {
+		return h.ix.ents[p]
+	}
+	return nil
+}
+
+// position is where entry id is in the journal (0 when it is not).
+func (h *History) position(id string) int32 {
+	h.ix.mu.RLock()
+	defer h.ix.mu.RUnlock()
+	p, _ := h.ix.at(id, h.n)
+	return p
+}
 
 // Turn is one turn: its start entry and, once it ended, its end entry.
 type Turn struct {
@@ -176,21 +352,13 @@ func (h *History) Turns(all bool) []Turn {
 		if e.Kind != KindTurnStart {
 			continue
 		}
-		ts = append(ts, Turn{Number: e.Turn, Start: e, End: h.endOf[e.ID], Abandoned: !h.onBranch[e.ID]})
+		ts = append(ts, Turn{Number: e.Turn, Start: e, End: h.endOf(e.ID), Abandoned: !h.OnBranch(e.ID)})
 	}
 	return ts
 }
 
 // NextTurn is the number the next turn on the active branch gets.
-func (h *History) NextTurn() int {
-	n := 0
-	for _, e := range h.Branch {
-		if e.Kind == KindTurnStart && e.Turn > n {
-			n = e.Turn
-		}
-	}
-	return n + 1
-}
+func (h *History) NextTurn() int { return h.nextTurn }
 
 // OpenTurns are the start entries of the turns open on the active branch,
 // oldest first, at most one per session id (one turn may be open per
@@ -199,21 +367,38 @@ func (h *History) NextTurn() int {
 // ended, a crash, has moved on).
 func (h *History) OpenTurns() []*Entry {
 	var out []*Entry
-	seen := map[string]bool{}
-	for i := len(h.Branch) - 1; i >= 0; i-- {
-		e := h.Branch[i]
-		if e.Kind != KindTurnStart || seen[e.Session] {
-			continue
-		}
-		seen[e.Session] = true
-		if h.endOf[e.ID] == nil {
+	for _, e := range h.lastStart {
+		if h.endOf(e.ID) == nil {
 			out = append(out, e)
 		}
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	if len(out) < 2 {
+		return out
 	}
+	// Oldest first: in the order of the branch.
+	at := make(map[*Entry]int, len(out))
+	for _, e := range out {
+		at[e] = h.branchIndex(e)
+	}
+	sort.Slice(out, func(i, j int) bool { return at[out[i]] < at[out[j]] })
 	return out
+}
+
+// branchIndex is where entry e is on the active branch.
+func (h *History) branchIndex(e *Entry) int {
+	if h.onBranch == nil {
+		h.ix.mu.RLock()
+		defer h.ix.mu.RUnlock()
+		if p, ok := h.ix.at(e.ID, h.n); ok && h.ix.ents[p] == e {
+			return int(h.ix.depth[p])
+		}
+	}
+	for i, b := range h.Branch {
+		if b == e {
+			return i
+		}
+	}
+	return -1
 }
 
 // OpenTurn is the start entry of the latest turn open on the active
@@ -276,20 +461,28 @@ func (h *History) ByKey(key string) *Entry {
 	if key == "" {
 		return nil
 	}
-	return h.byKey[key]
+	return first(h, h.ix.keys, key)
 }
 
 // Done returns the done entry of operation id, or nil (not completed, or
 // recorded before operations had done entries).
-func (h *History) Done(id string) *Entry { return h.done[id] }
+func (h *History) Done(id string) *Entry { return first(h, h.ix.done, id) }
 
 // Unfinished lists the operations recorded before they changed files that
 // have no done entry: interrupted, unless their process still runs (which
 // holds the journal lock while it does).
 func (h *History) Unfinished() []*Entry {
+	h.ix.mu.RLock()
+	var pending []*Entry
+	for _, p := range h.ix.ops {
+		if p < h.n {
+			pending = append(pending, h.ix.ents[p])
+		}
+	}
+	h.ix.mu.RUnlock()
 	var out []*Entry
-	for _, e := range h.Entries {
-		if e.Pending && h.done[e.ID] == nil {
+	for _, e := range pending {
+		if h.Done(e.ID) == nil {
 			out = append(out, e)
 		}
 	}
@@ -299,7 +492,7 @@ func (h *History) Unfinished() []*Entry {
 // Applied reports whether operation e changed the files as planned: from
 // its done entry, or for older journals its own applied field.
 func (h *History) Applied(e *Entry) bool {
-	if d := h.done[e.ID]; d != nil {
+	if d := h.Done(e.ID); d != nil {
 		return d.Applied == nil || *d.Applied
 	}
 	if e.Pending {
@@ -310,7 +503,7 @@ func (h *History) Applied(e *Entry) bool {
 
 // FailureReason is why operation e did not apply ("" when it did).
 func (h *History) FailureReason(e *Entry) string {
-	if d := h.done[e.ID]; d != nil {
+	if d := h.Done(e.ID); d != nil {
 		return d.FailureReason
 	}
 	return e.FailureReason
@@ -318,11 +511,12 @@ func (h *History) FailureReason(e *Entry) string {
 
 // Undone reports whether operation id is undone: an undo of it is itself
 // in effect (an undo that was undone in turn — a redo — no longer counts).
-func (h *History) Undone(id string) bool {
-	if h.undoneMemo == nil {
-		h.undoneMemo = map[string]int8{}
-	}
-	switch h.undoneMemo[id] {
+func (h *History) Undone(id string) bool { return h.undone(id, map[string]int8{}) }
+
+// undone is Undone with memo holding the answers so far: 1 yes, 2 no, 3
+// computing.
+func (h *History) undone(id string, memo map[string]int8) bool {
+	switch memo[id] {
 	case 1:
 		return true
 	case 2:
@@ -330,25 +524,25 @@ func (h *History) Undone(id string) bool {
 	case 3:
 		return false // a cycle (a damaged or crafted journal): not undone
 	}
-	h.undoneMemo[id] = 3
+	memo[id] = 3
 	res := false
-	for _, u := range h.undone[id] {
+	for _, u := range h.undos(id) {
 		// An undo counts only if it comes after what it undoes.
-		if h.Applied(u) && h.after(u, id) && !h.Undone(u.ID) {
+		if h.Applied(u) && h.after(u, id) && !h.undone(u.ID, memo) {
 			res = true
 			break
 		}
 	}
-	h.undoneMemo[id] = 2
+	memo[id] = 2
 	if res {
-		h.undoneMemo[id] = 1
+		memo[id] = 1
 	}
 	return res
 }
 
 // after reports whether entry e comes after entry id in the journal.
 func (h *History) after(e *Entry, id string) bool {
-	return h.pos[e.ID] > h.pos[id]
+	return h.position(e.ID) > h.position(id)
 }
 
 // UndoCandidates are the operations `undo` may take back, best first: the
@@ -358,9 +552,10 @@ func (h *History) after(e *Entry, id string) bool {
 // did not apply are included; the caller checks whether they left traces.
 func (h *History) UndoCandidates() []*Entry {
 	var ops, undos []*Entry
+	memo := map[string]int8{}
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
-		if !IsOperation(e.Kind) || h.Undone(e.ID) {
+		if !IsOperation(e.Kind) || h.undone(e.ID, memo) {
 			continue
 		}
 		if e.Kind == KindUndo {
@@ -443,7 +638,7 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		}
 		var found *Entry
 		for _, e := range h.Entries {
-			if e.Kind == KindCheckpoint && e.Label == label && (found == nil || h.onBranch[e.ID] || !h.onBranch[found.ID]) {
+			if e.Kind == KindCheckpoint && e.Label == label && (found == nil || h.OnBranch(e.ID) || !h.OnBranch(found.ID)) {
 				found = e
 			}
 		}

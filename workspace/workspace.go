@@ -34,6 +34,9 @@ type Workspace struct {
 	captured    bool      // a capture happened under the journal lock
 
 	blame blameCache // line owners per file (blame.go)
+
+	histMu sync.Mutex
+	hist   *journal.History // the journal's history as last read (History)
 }
 
 // SetOpenPaths tells the workspace which root-relative paths the editor
@@ -162,7 +165,21 @@ func (s *Workspace) History() (*journal.History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return journal.NewHistory(ents), nil
+	// The journal only grows: the history last read is extended by the
+	// entries appended since (a long journal is not indexed again at each
+	// call). A journal that is not the last one read followed by more
+	// (replaced, restored) is read anew.
+	s.histMu.Lock()
+	defer s.histMu.Unlock()
+	if h := s.hist; h != nil {
+		n := len(h.Entries)
+		if n <= len(ents) && (n == 0 || ents[0].ID == h.Entries[0].ID && ents[n-1].ID == h.Entries[n-1].ID) {
+			s.hist = h.Extend(ents[n:])
+			return s.hist, nil
+		}
+	}
+	s.hist = journal.NewHistory(ents)
+	return s.hist, nil
 }
 
 // capture snapshots the root; h is the history read under the lock (a gc
