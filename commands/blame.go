@@ -41,6 +41,8 @@ type BlameRange struct {
 	Session string `json:"session"`
 	// Agent is the session's agent.
 	Agent string `json:"agent"`
+	// SessionLabel names the session in words ("claude-code 6db2232a").
+	SessionLabel string `json:"sessionLabel,omitempty"`
 	// Source is who opened the turn.
 	Source string `json:"source"`
 	Time   string `json:"time"` // when the turn ended
@@ -76,7 +78,8 @@ func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) 
 		}
 		br := BlameRange{StartLine: r.StartLine, EndLine: r.EndLine, Turn: t.Number, Entry: t.Start.ID,
 			Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt), Session: t.Start.Session, Agent: t.Start.Agent,
-			Source: t.Start.Source, Time: stamp(when), Age: ageOf(when)}
+			SessionLabel: words.Session(t.Start.Agent, t.Start.Session),
+			Source:       t.Start.Source, Time: stamp(when), Age: ageOf(when)}
 		out.Ranges = append(out.Ranges, br)
 	}
 	return out, nil

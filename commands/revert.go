@@ -75,7 +75,7 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 	}
 	sort.SliceStable(r.Plan.Files, func(i, j int) bool { return r.Plan.Files[i].Path < r.Plan.Files[j].Path })
 	if sess != "" {
-		r.Plan.Target.Title = "the turns of session " + words.Short(sess)
+		r.Plan.Target.Title = words.SessionTurns(sess)
 	}
 	r.Plan.fillWords(s.opts.Applier != nil)
 	return r, nil

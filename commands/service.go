@@ -162,7 +162,8 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	for _, t := range h.Turns(a.All) {
 		ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt),
 			Started: stamp(t.Start.Time), Age: ageOf(t.Start.Time),
-			Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, Changed: []FileChange{}, Abandoned: t.Abandoned}
+			Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, SessionLabel: words.Session(t.Start.Agent, t.Start.Session),
+			Changed: []FileChange{}, Abandoned: t.Abandoned}
 		if t.End != nil {
 			ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
 			ti.What = changesWhat(ti.Changed)
@@ -177,10 +178,10 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 		switch e.Kind {
 		case journal.KindCheckpoint:
 			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot,
-				Age: ageOf(e.Time)})
+				Age: ageOf(e.Time), Title: words.Checkpoint(e.Label, e.Goal, e.ID)})
 		case journal.KindSummary:
 			out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time),
-				Age: ageOf(e.Time)})
+				Age: ageOf(e.Time), Title: words.Report(targetTitle(h, e))})
 		}
 	}
 	// Rewinds are listed from the whole journal: a conversation rewind
@@ -195,6 +196,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 					ri.Prompt = t.Prompt
 				}
 			}
+			ri.fillWords(h, e)
 			out.Rewinds = append(out.Rewinds, ri)
 		}
 	}
@@ -402,7 +404,7 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24
 	if open := h.OpenTurn(); open != nil {
 		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Title: words.Title(open.Turn, open.Prompt),
-			Source: open.Source, Session: open.Session,
+			Source: open.Source, Session: open.Session, SessionLabel: words.Session(open.Agent, open.Session),
 			Started: stamp(open.Time), Age: ageOf(open.Time)}
 	}
 	return st, nil

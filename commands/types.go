@@ -144,6 +144,9 @@ type SummaryInfo struct {
 	Time string `json:"time"`
 	// Age is how long ago Time was, in words ("5m ago").
 	Age string `json:"age"`
+	// Title names the report in words, by its rewind's target: "Report
+	// since turn 3 (fix auth)".
+	Title string `json:"title"`
 }
 
 // TurnInfo describes one turn.
@@ -169,6 +172,9 @@ type TurnInfo struct {
 	Session string `json:"session,omitempty"`
 	// Agent is the session's agent ("claude-code", "codex", "gemini", "copilot").
 	Agent string `json:"agent,omitempty"`
+	// SessionLabel names the session in words, when there is one:
+	// "claude-code 6db2232a", "codex …6c0d1a72".
+	SessionLabel string `json:"sessionLabel,omitempty"`
 	// Changed lists the files the turn changed (empty while it is open).
 	Changed []FileChange `json:"changed"`
 	// What says what the turn changed in all, once it ended: "3 files
@@ -192,6 +198,9 @@ type CheckpointInfo struct {
 	Snapshot journal.Snap `json:"snapshot"`
 	// Age is how long ago Time was, in words ("5m ago").
 	Age string `json:"age"`
+	// Title names the checkpoint in words: "Checkpoint @base: before the
+	// refactor", "Checkpoint 0190a0b1".
+	Title string `json:"title"`
 }
 
 // RewindInfo describes one rewind.
@@ -224,8 +233,18 @@ type RewindInfo struct {
 	// Offered are what a code rewind to the target would still restore
 	// when the agent restored no file (the editors offer it).
 	Offered []string `json:"offered,omitempty"`
+	// SessionLabel names the agent's session in words ("claude-code
+	// 6db2232a").
+	SessionLabel string `json:"sessionLabel,omitempty"`
+	// Message says what the agent's own rewind did and what rewind-lsp
+	// did about it, in a sentence (the text of rewind/agentRewind).
+	Message string `json:"message,omitempty"`
 	// Age is how long ago Time was, in words ("5m ago").
 	Age string `json:"age"`
+	// Title names the rewind in words: "Rewind to turn 3 (fix auth)",
+	// "Revert turn 3 (fix auth), later changes kept", "Claude Code rewound
+	// to turn 2 (add a cache), conversation only", "… — undone".
+	Title string `json:"title"`
 }
 
 // PreviewArgs is the argument of rewind.preview.
@@ -479,6 +498,8 @@ type OpenTurn struct {
 	Source string `json:"source"`
 	// Session is its agent session.
 	Session string `json:"session,omitempty"`
+	// SessionLabel names the session in words ("claude-code 6db2232a").
+	SessionLabel string `json:"sessionLabel,omitempty"`
 	// Started is when it started (RFC 3339).
 	Started string `json:"started"`
 	// Age is how long ago the turn started, in words ("5m ago").

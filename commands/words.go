@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/words"
 )
@@ -61,4 +63,51 @@ func (p *Plan) fillWords(editor bool) {
 		}
 		f.Line = words.Line(f.Change, f.Path, f.What, notes...)
 	}
+}
+
+// targetTitle names the state a rewind, revert or report went back to,
+// its entry e's target, as a plan's target is named ("turn 3 (fix
+// auth)"); a revert of a whole session names its turns.
+func targetTitle(h *journal.History, e *journal.Entry) string {
+	if e.Kind == journal.KindRevert && e.Session != "" {
+		return words.SessionTurns(e.Session)
+	}
+	t := h.Entry(e.TargetEntry)
+	if t == nil { // a target gc dropped: what the entry itself says
+		label := ""
+		if strings.HasPrefix(e.Target, "@") {
+			label = e.Target[1:]
+		}
+		return words.Target("", e.Turn, label, "", e.Target)
+	}
+	prompt := t.Prompt
+	if t.Kind == journal.KindTurnEnd {
+		if s := h.Entry(t.Start); s != nil {
+			prompt = s.Prompt
+		}
+	}
+	return words.Target(t.Kind, t.Turn, t.Label, prompt, t.ID)
+}
+
+// fillWords sets the words of a rewind listed from entry e: its title,
+// and for an agent's own rewind its session's label and the sentence that
+// says what it did.
+func (r *RewindInfo) fillWords(h *journal.History, e *journal.Entry) {
+	target := targetTitle(h, e)
+	by := ""
+	if r.Agent != "" {
+		by = agentTitle(r.Agent)
+		r.SessionLabel = words.Session(r.Agent, r.Session)
+		r.Message = words.AgentRewound(by, target, r.Files, r.Kept, r.Offered)
+	}
+	r.Title = words.Rewind(r.Mode, target, by, r.Undone)
+}
+
+// agentTitle is the name people know an agent by ("Claude Code"), or its
+// name as recorded when rewind-lsp does not know it.
+func agentTitle(name string) string {
+	if a := agent.Lookup(name); a != nil {
+		return a.Title()
+	}
+	return name
 }

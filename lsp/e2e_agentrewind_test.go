@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/testkit"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // claudeReplay plays back, in a test's workspace, the session the real
@@ -198,6 +199,25 @@ func TestClaudeOwnRewindReachesEditor(t *testing.T) {
 
 			if n.Agent != "claude-code" || n.Turn != 2 || n.Prompt != "prompt two" || n.Root != w.Root || n.Target == "" {
 				t.Fatalf("rewind/agentRewind %s", m.Params)
+			}
+			// The words the editors show come with it.
+			if want := words.Session("claude-code", n.Session); n.SessionLabel != want || n.Session == "" {
+				t.Errorf("sessionLabel %q, want %q", n.SessionLabel, want)
+			}
+			shown := map[bool][3]string{
+				true: {"Claude Code rewound to turn 2 (prompt two), code and conversation",
+					"Claude Code rewound to turn 2 (prompt two) and restored its own edits; rewind-lsp restored what its shell changed too: b.txt. Left as they are (changed since by someone else): c.txt.",
+					"undo:Undo"},
+				false: {"Claude Code rewound to turn 2 (prompt two), conversation only",
+					"Claude Code rewound its conversation to turn 2 (prompt two) but restored no files; 3 files still differ: a.txt, b.txt, c.txt.",
+					"rewindFiles:Rewind the Files showDiff:Show Diff"},
+			}[restore]
+			var actions []string
+			for _, a := range n.Actions {
+				actions = append(actions, a.ID+":"+a.Title)
+			}
+			if n.Title != shown[0] || n.Message != shown[1] || strings.Join(actions, " ") != shown[2] {
+				t.Errorf("title %q\nmessage %q\nactions %q\nwant %q", n.Title, n.Message, actions, shown)
 			}
 			got := map[string]string{}
 			for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {

@@ -82,11 +82,8 @@ func (s *Server) hover(ctx context.Context, p json.RawMessage) (any, error) {
 func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) markupContent {
 	prompt := words.Prompt(r.Prompt, 200)
 	who := []string{}
-	if r.Agent != "" {
-		who = append(who, r.Agent)
-	}
-	if r.Session != "" {
-		who = append(who, "session "+words.Short(r.Session))
+	if r.SessionLabel != "" {
+		who = append(who, r.SessionLabel)
 	}
 	if r.Source != "" {
 		who = append(who, "via "+r.Source)

@@ -111,11 +111,25 @@ func (s *Server) announceAgentRewinds(ctx context.Context, f *folder, list *comm
 			continue
 		}
 		n := agentRewindParams{Root: f.svc.Root(), Entry: r.Entry, Agent: r.Agent, Session: r.Session, Turn: r.Turn,
-			Prompt: r.Prompt, Target: r.Target, Mode: r.Mode, Files: nonNil(r.Files), Kept: nonNil(r.Kept), Offered: nonNil(r.Offered)}
+			Prompt: r.Prompt, Target: r.Target, Mode: r.Mode, Files: nonNil(r.Files), Kept: nonNil(r.Kept), Offered: nonNil(r.Offered),
+			SessionLabel: r.SessionLabel, Title: r.Title, Message: r.Message, Actions: agentRewindActions(r)}
 		if err := s.conn.Notify(ctx, "rewind/agentRewind", n); err != nil {
 			s.log.Printf("rewind/agentRewind: %v", err)
 		}
 	}
+}
+
+// agentRewindActions are what an editor offers after an agent's own
+// rewind: the rewind of the files the agent did not restore and their
+// diff, or the undo of what rewind-lsp restored for it.
+func agentRewindActions(r commands.RewindInfo) []agentRewindAction {
+	switch {
+	case len(r.Offered) > 0:
+		return []agentRewindAction{{ID: "rewindFiles", Title: "Rewind the Files"}, {ID: "showDiff", Title: "Show Diff"}}
+	case len(r.Files) > 0:
+		return []agentRewindAction{{ID: "undo", Title: "Undo"}}
+	}
+	return []agentRewindAction{}
 }
 
 func nonNil(s []string) []string {

@@ -355,7 +355,8 @@ type didChangeJournal struct {
 // Mode is "both" when the agent restored its files and rewind-lsp restored
 // Files besides and left Kept alone (changed since by someone else), or
 // "conversation" when the agent restored nothing and Offered lists what a
-// code rewind to Target would restore.
+// code rewind to Target would restore. Title, Message and the actions'
+// titles are the words the editors show (docs/PROTOCOL.md, "Words").
 type agentRewindParams struct {
 	Root    string   `json:"root"`
 	Entry   string   `json:"entry"`
@@ -368,4 +369,23 @@ type agentRewindParams struct {
 	Files   []string `json:"files"`
 	Kept    []string `json:"kept"`
 	Offered []string `json:"offered"`
+	// SessionLabel names the session ("claude-code 6db2232a").
+	SessionLabel string `json:"sessionLabel"`
+	// Title names the rewind as rewind.list does ("Claude Code rewound to
+	// turn 2 (add a cache), conversation only").
+	Title string `json:"title"`
+	// Message says what the agent did and what rewind-lsp did about it.
+	Message string `json:"message"`
+	// Actions are what to offer, in this order (none when nothing is left
+	// to do).
+	Actions []agentRewindAction `json:"actions"`
+}
+
+// agentRewindAction is one action an editor offers after an agent's own
+// rewind: ID says what it does ("rewindFiles": rewind.rewind to Target,
+// mode code, paths Offered; "showDiff": rewind.preview of the same;
+// "undo": rewind.undo), Title is its label.
+type agentRewindAction struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }

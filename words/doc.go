@@ -1,7 +1,9 @@
 // Package words makes the words people read about a root's history — a
-// turn's title, the name of a rewind's target, how long ago something
-// happened, a file's change and its line in a list — once, for every
-// client: the results carry them (docs/PROTOCOL.md, "Words"), and the
-// command line, the server's own hovers and edit labels, and the editors
-// show them as they come.
+// turn's title, the name of a rewind's target, a checkpoint's, a
+// rewind's and a report's title, an agent session's label, how long ago
+// something happened, a file's change and its line in a list, the
+// sentence about an agent's own rewind — once, for every client: the
+// results carry them (docs/PROTOCOL.md, "Words"), and the command line,
+// the server's own hovers and edit labels, and the editors show them as
+// they come.
 package words

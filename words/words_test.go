@@ -22,9 +22,6 @@ func TestAge(t *testing.T) {
 			t.Errorf("Age(now-%v) = %q, want %q", ago, got, want)
 		}
 	}
-	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
-		t.Errorf("a line with two notes = %q", got)
-	}
 }
 
 func TestPromptAndTitle(t *testing.T) {
@@ -41,9 +38,6 @@ func TestPromptAndTitle(t *testing.T) {
 	}
 	if got := Prompt("a goal that is long", 7); got != "a goal…" {
 		t.Errorf("Prompt cut at 7 = %q", got)
-	}
-	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
-		t.Errorf("a line with two notes = %q", got)
 	}
 }
 
@@ -73,9 +67,6 @@ func TestTarget(t *testing.T) {
 		if got := Target(c.kind, c.turn, c.label, c.prompt, c.id); got != c.want {
 			t.Errorf("Target(%q, %d, %q, %q) = %q, want %q", c.kind, c.turn, c.label, c.prompt, got, c.want)
 		}
-	}
-	if got := Line("modify", "a", "+1 -1", Conflict(nil), "", OnDisk); got != "M a  +1 -1  (conflict: changed since recorded; written on disk)" {
-		t.Errorf("a line with two notes = %q", got)
 	}
 }
 

@@ -386,7 +386,7 @@ func revertConflictReason(ts []journal.Turn, cs []RevertConflict) string {
 // revertLabel is the title of a revert's edit in the editor.
 func revertLabel(ts []journal.Turn, sessionID string) string {
 	if sessionID != "" {
-		return fmt.Sprintf("Revert session %s (%s)", sessionID, turnsName(ts))
+		return fmt.Sprintf("Revert %s (%s)", words.SessionTurns(sessionID), turnsName(ts))
 	}
 	return "Revert " + words.Target(journal.KindTurnStart, ts[0].Number, "", ts[0].Start.Prompt, ts[0].Start.ID)
 }

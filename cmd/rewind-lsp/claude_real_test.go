@@ -451,7 +451,7 @@ func TestRealClaudeOwnRewindRestoredNothing(t *testing.T) {
 		t.Fatalf("turns on the branch: %+v", ts)
 	}
 	c.checkHooks(nil)
-	if log := c.cli("log").stdout; !strings.Contains(log, "files not restored: a.txt, b.txt, c.txt (rewind-lsp rewind ") {
+	if log := c.cli("log").stdout; !strings.Contains(log, "3 files still differ: a.txt, b.txt, c.txt.\n    rewind-lsp rewind ") {
 		t.Fatalf("log does not offer the rewind:\n%s", log)
 	}
 	// The offer is an ordinary rewind to the dropped turn's start, of those

@@ -386,7 +386,11 @@ func (c *cli) status(args []string) error {
 	fmt.Fprintf(c.stdout, "retention: %s\n", retentionText(st))
 	fmt.Fprintf(c.stdout, "changes:   %s\n", watchText(st))
 	if st.OpenTurn != nil {
-		fmt.Fprintf(c.stdout, "open turn: %d%s, since %s\n", st.OpenTurn.Turn, quoted(st.OpenTurn.Prompt), st.OpenTurn.Age)
+		who := ""
+		if st.OpenTurn.SessionLabel != "" {
+			who = " [" + st.OpenTurn.SessionLabel + "]"
+		}
+		fmt.Fprintf(c.stdout, "open turn: %s%s, since %s\n", st.OpenTurn.Title, who, st.OpenTurn.Age)
 	} else {
 		fmt.Fprintln(c.stdout, "open turn: none")
 	}

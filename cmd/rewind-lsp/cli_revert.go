@@ -112,13 +112,10 @@ func (c *cli) blame(args []string) error {
 			lines = fmt.Sprintf("%d-%d", b.StartLine+1, b.EndLine)
 		}
 		who := ""
-		if b.Session != "" {
-			who += " session " + b.Session
+		if b.SessionLabel != "" {
+			who = " [" + b.SessionLabel + "]"
 		}
-		if b.Agent != "" {
-			who += " " + b.Agent
-		}
-		fmt.Fprintf(c.stdout, "%s:%-9s turn %-3d %-9s%s%s\n", rel, lines, b.Turn, b.Age, quoted(b.Prompt), who)
+		fmt.Fprintf(c.stdout, "%s:%-9s %-9s %s%s\n", rel, lines, b.Age, b.Title, who)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func TestRevertAndBlameCommandLine(t *testing.T) {
 		blame.Ranges[1].Turn != 2 || blame.Ranges[1].Prompt != "second" || blame.Ranges[1].Entry == "" || blame.Ranges[1].Time == "" {
 		t.Fatalf("blame: %+v", blame)
 	}
-	if out := w.ok("blame", "f.txt").stdout; !strings.Contains(out, "f.txt:3") || !strings.Contains(out, `"second"`) {
+	if out := w.ok("blame", "f.txt").stdout; !strings.Contains(out, "f.txt:3") || !strings.Contains(out, "Turn 2: second") {
 		t.Fatalf("human blame:\n%s", out)
 	}
 
@@ -59,10 +59,13 @@ func TestRevertAndBlameCommandLine(t *testing.T) {
 	if w.Read("f.txt") != "ONE\ntwo\nthree\nfour\nFIVE\n" || w.Read("made.txt") != "<missing>" {
 		t.Fatalf("after revert: f.txt=%q made.txt=%q", w.Read("f.txt"), w.Read("made.txt"))
 	}
-	if log := w.ok("log").stdout; !strings.Contains(log, "revert ") || !strings.Contains(log, "of 2 (later changes kept)") {
+	if log := w.ok("log").stdout; !strings.Contains(log, "Revert turn 2 (second), later changes kept\n") {
 		t.Errorf("log does not list the revert:\n%s", log)
 	}
 	w.ok("undo")
+	if log := w.ok("log").stdout; !strings.Contains(log, "Revert turn 2 (second), later changes kept — undone\n") {
+		t.Errorf("log does not say the revert was undone:\n%s", log)
+	}
 	if w.Read("f.txt") != "ONE\ntwo\nTHREE\nfour\nFIVE\n" || w.Read("made.txt") != "by turn 2\n" {
 		t.Fatalf("after undo: f.txt=%q made.txt=%q", w.Read("f.txt"), w.Read("made.txt"))
 	}

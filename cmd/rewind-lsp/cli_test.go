@@ -39,7 +39,7 @@ func TestTurnLogDiffRewindUndo(t *testing.T) {
 		t.Errorf("source %q, want cli", list.Turns[0].Source)
 	}
 	human := w.ok("log").stdout
-	if !strings.Contains(human, `"add b"`) || !strings.Contains(human, "2 files changed") {
+	if !strings.Contains(human, "Turn 1: add b — 2 files changed") {
 		t.Errorf("human log lacks the prompt or counts:\n%s", human)
 	}
 
@@ -185,6 +185,14 @@ func TestConversationModesAndCheckpoints(t *testing.T) {
 	w.okJSON(&list, "log")
 	if len(list.Turns) != 2 || list.Turns[1].Prompt != "two again" {
 		t.Fatalf("branch after undo: %+v", list.Turns)
+	}
+	// The log names each of them in the server's words.
+	human := w.ok("log").stdout
+	for _, want := range []string{"Checkpoint @good: before two\n", "Rewind to turn 2 (two), conversation only\n",
+		"Report since turn 2 (two):\n    two was a dead end\n", "Rewind to checkpoint @good, code and conversation — undone\n"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("log lacks %q:\n%s", want, human)
+		}
 	}
 }
 

@@ -63,59 +63,54 @@ func printChanges(w io.Writer, cs []commands.FileChange) {
 	}
 }
 
-// printLog prints the active branch: turns, checkpoints and rewinds in time
-// order, with the words the server made (their ages, each turn's changes).
+// printLog prints the active branch: turns, checkpoints, rewinds and
+// reports in time order, each as its age, its entry and the title the
+// server made, then the turn's changes and session, an agent's rewind's
+// sentence, a report's text.
 func printLog(w io.Writer, l *commands.ListResult) {
 	type row struct {
 		when string
 		text string
 	}
 	var rows []row
+	add := func(when, age, entry, text string) {
+		rows = append(rows, row{when, fmt.Sprintf("%-9s %-18s %s", age, short(entry), text)})
+	}
 	for _, t := range l.Turns {
-		state := "open"
+		text := t.Title + " — open"
 		if t.Ended != "" {
-			state = t.What
+			text = t.Title + " — " + t.What
 		}
-		extra := ""
 		if t.Abandoned {
-			extra = " [abandoned]"
+			text += " [abandoned]"
 		}
 		if t.Source != "" {
-			extra += " [" + t.Source + "]"
+			text += " [" + t.Source + "]"
 		}
-		if who := sessionLabel(t.Agent, t.Session); who != "" {
-			extra += " [" + who + "]"
+		if t.SessionLabel != "" {
+			text += " [" + t.SessionLabel + "]"
 		}
-		rows = append(rows, row{t.Started, fmt.Sprintf("turn %-3d %-9s %s%s — %s%s", t.Turn, t.Age, short(t.Entry), quoted(t.Prompt), state, extra)})
+		add(t.Started, t.Age, t.Entry, text)
 	}
 	for _, c := range l.Checkpoints {
-		name := "(no label)"
-		if c.Label != "" {
-			name = "@" + c.Label
-		}
-		rows = append(rows, row{c.Time, fmt.Sprintf("checkpoint %-9s %s %s%s", c.Age, short(c.Entry), name, quoted(c.Goal))})
+		add(c.Time, c.Age, c.Entry, c.Title)
 	}
 	for _, r := range l.Rewinds {
-		undone := ""
-		if r.Undone {
-			undone = " (undone)"
+		text := r.Title
+		if r.Message != "" {
+			text += "\n    " + r.Message
 		}
-		if r.Agent != "" {
-			rows = append(rows, row{r.Time, agentRewindLine(r, undone)})
-			continue
+		if len(r.Offered) > 0 {
+			text += fmt.Sprintf("\n    rewind-lsp rewind %s --paths %s restores them", short(r.Target), strings.Join(r.Offered, ","))
 		}
-		if r.Mode == "revert" {
-			rows = append(rows, row{r.Time, fmt.Sprintf("revert   %-9s %s of %s (later changes kept)%s", r.Age, short(r.Entry), r.Target, undone)})
-			continue
-		}
-		rows = append(rows, row{r.Time, fmt.Sprintf("rewind   %-9s %s to %s, mode %s%s", r.Age, short(r.Entry), r.Target, r.Mode, undone)})
+		add(r.Time, r.Age, r.Entry, text)
 	}
 	for _, s := range l.Summaries {
-		text := fmt.Sprintf("summary  %-9s %s for %s:", s.Age, short(s.Entry), s.Target)
+		text := s.Title + ":"
 		for _, line := range strings.Split(strings.TrimRight(s.Report, "\n"), "\n") {
 			text += "\n    " + line
 		}
-		rows = append(rows, row{s.Time, text})
+		add(s.Time, s.Age, s.Entry, text)
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].when < rows[j].when })
 	if len(rows) == 0 {
@@ -125,25 +120,6 @@ func printLog(w io.Writer, l *commands.ListResult) {
 	for _, r := range rows {
 		fmt.Fprintln(w, r.text)
 	}
-}
-
-// agentRewindLine is the log line of an agent's own rewind: what it did
-// to its conversation, what rewind-lsp restored and left, or what it
-// offers to restore.
-func agentRewindLine(r commands.RewindInfo, undone string) string {
-	text := fmt.Sprintf("rewind   %-9s %s by %s: conversation back to before turn %d%s", r.Age, short(r.Entry),
-		sessionLabel(r.Agent, r.Session), r.Turn, quoted(r.Prompt))
-	if len(r.Files) > 0 {
-		text += "; restored " + strings.Join(r.Files, ", ")
-	}
-	if len(r.Kept) > 0 {
-		text += "; left " + strings.Join(r.Kept, ", ") + " (changed since by someone else)"
-	}
-	if len(r.Offered) > 0 {
-		text += fmt.Sprintf("; files not restored: %s (rewind-lsp rewind %s --paths %s)", strings.Join(r.Offered, ", "),
-			short(r.Target), strings.Join(r.Offered, ","))
-	}
-	return text + undone
 }
 
 // printConversation says what a conversation rewind did to the agent's
@@ -156,21 +132,6 @@ func printConversation(w io.Writer, c *commands.ConversationResult) {
 	default:
 		fmt.Fprintf(w, "conversation: %s\n", c.Reason)
 	}
-}
-
-// sessionLabel names an agent session for people: its agent and the
-// start of its id.
-func sessionLabel(agent, session string) string {
-	if len(session) > 8 {
-		session = session[:8]
-	}
-	switch {
-	case agent != "" && session != "":
-		return agent + " " + session
-	case session != "":
-		return "session " + session
-	}
-	return agent
 }
 
 // printPlan prints a plan for people: its target and its files' lines, as

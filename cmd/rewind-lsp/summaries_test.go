@@ -34,7 +34,8 @@ func TestSummariesVisible(t *testing.T) {
 		t.Fatalf("log --json summaries: %+v", list.Summaries)
 	}
 	human := w.ok("log").stdout
-	for _, want := range []string{"summary", "caching did not help", "    the bottleneck is the parser", "turn two broke the build"} {
+	for _, want := range []string{"Report since turn 1 (one):\n    caching did not help\n    the bottleneck is the parser\n",
+		"Rewind to turn 2 (two)\n", "Report since turn 2 (two):\n    turn two broke the build\n"} {
 		if !strings.Contains(human, want) {
 			t.Errorf("log lacks %q:\n%s", want, human)
 		}
@@ -64,5 +65,20 @@ func TestLogShowsSessions(t *testing.T) {
 	human := w.ok("log").stdout
 	if !strings.Contains(human, "claude-code 5e55a0aa") || !strings.Contains(human, "claude-code b0b0b0b0") {
 		t.Errorf("log lacks the sessions:\n%s", human)
+	}
+
+	// Codex's session ids are UUIDv7: two sessions started in the same
+	// minute begin alike, and the log still tells them apart.
+	codex := func(ev string) {
+		t.Helper()
+		if r := w.runIn(ev, "hook", "codex"); r.code != 0 {
+			t.Fatalf("hook: %+v", r)
+		}
+	}
+	codex(`{"hook_event_name":"UserPromptSubmit","session_id":"019a1b2c-3d4e-7f60-8a1b-2c3d4e5f6a7b","prompt":"one"}`)
+	codex(`{"hook_event_name":"UserPromptSubmit","session_id":"019a1b2c-8e21-7c05-9b3a-77d0e1f2a3c4","prompt":"two"}`)
+	human = w.ok("log").stdout
+	if !strings.Contains(human, "Turn 3: one — open [hook] [codex …4e5f6a7b]") || !strings.Contains(human, "Turn 4: two — open [hook] [codex …e1f2a3c4]") {
+		t.Errorf("log does not tell the Codex sessions apart:\n%s", human)
 	}
 }

@@ -199,6 +199,11 @@ export interface TurnInfo {
   session?: string;
   /** Agent is the session's agent ("claude-code", "codex", "gemini", "copilot"). */
   agent?: string;
+  /**
+   * SessionLabel names the session in words, when there is one: "claude-code 6db2232a", "codex
+   * …6c0d1a72".
+   */
+  sessionLabel?: string;
   /** Changed lists the files the turn changed (empty while it is open). */
   changed: FileChange[] | null;
   /**
@@ -224,6 +229,11 @@ export interface CheckpointInfo {
   snapshot: string;
   /** Age is how long ago Time was, in words ("5m ago"). */
   age: string;
+  /**
+   * Title names the checkpoint in words: "Checkpoint @base: before the refactor", "Checkpoint
+   * 0190a0b1".
+   */
+  title: string;
 }
 
 /** RewindInfo describes one rewind. */
@@ -260,8 +270,21 @@ export interface RewindInfo {
    * file (the editors offer it).
    */
   offered?: string[];
+  /** SessionLabel names the agent's session in words ("claude-code 6db2232a"). */
+  sessionLabel?: string;
+  /**
+   * Message says what the agent's own rewind did and what rewind-lsp did about it, in a sentence
+   * (the text of rewind/agentRewind).
+   */
+  message?: string;
   /** Age is how long ago Time was, in words ("5m ago"). */
   age: string;
+  /**
+   * Title names the rewind in words: "Rewind to turn 3 (fix auth)", "Revert turn 3 (fix auth),
+   * later changes kept", "Claude Code rewound to turn 2 (add a cache), conversation only", "…
+   * — undone".
+   */
+  title: string;
 }
 
 /**
@@ -279,6 +302,8 @@ export interface SummaryInfo {
   time: string;
   /** Age is how long ago Time was, in words ("5m ago"). */
   age: string;
+  /** Title names the report in words, by its rewind's target: "Report since turn 3 (fix auth)". */
+  title: string;
 }
 
 /** PreviewArgs is the argument of rewind.preview. */
@@ -551,6 +576,8 @@ export interface OpenTurn {
   source: string;
   /** Session is its agent session. */
   session?: string;
+  /** SessionLabel names the session in words ("claude-code 6db2232a"). */
+  sessionLabel?: string;
   /** Started is when it started (RFC 3339). */
   started: string;
   /** Age is how long ago the turn started, in words ("5m ago"). */
@@ -608,6 +635,8 @@ export interface BlameRange {
   session: string;
   /** Agent is the session's agent. */
   agent: string;
+  /** SessionLabel names the session in words ("claude-code 6db2232a"). */
+  sessionLabel?: string;
   /** Source is who opened the turn. */
   source: string;
   /** when the turn ended */
