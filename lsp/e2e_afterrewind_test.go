@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -60,5 +61,35 @@ func TestAgentChangeRightAfterRewind(t *testing.T) {
 				t.Fatalf("the automatic turn lists %v, want the agent's a.txt and dir/new.txt", got)
 			}
 		})
+	}
+}
+
+// TestSaveCaughtHalfWayIsNoAutoTurn: the person saves a file in place, as
+// editors do — the file is cut to nothing, then written — and the server
+// sees it empty in between. The save is the person's, not an agent's
+// change: no automatic turn.
+func TestSaveCaughtHalfWayIsNoAutoTurn(t *testing.T) {
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "one\n")
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+	e.Server = srv
+	e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurnQuietMs": 200})
+	e.MustCmd(commands.NameCheckpoint, map[string]any{}, nil)
+	e.Open(w.Abs("a.txt"))
+	e.MustCmd(commands.NameList, map[string]any{}, nil) // the server has read the didOpen
+	for i := 0; i < 3; i++ {
+		e.TypeText(w.Abs("a.txt"), testkit.Range{Start: testkit.Position{Line: 1 + i}, End: testkit.Position{Line: 1 + i}}, "typed\n")
+		if err := os.Truncate(w.Abs("a.txt"), 0); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond) // the server sees it empty
+		e.Save(w.Abs("a.txt"))
+		time.Sleep(time.Second)
+	}
+	var l commands.ListResult
+	e.MustCmd(commands.NameList, map[string]any{}, &l)
+	if len(l.Turns) != 0 {
+		t.Fatalf("the person's saves made turns: %+v", l.Turns)
 	}
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -59,19 +60,51 @@ func (t *Tracker) decide(b batch) {
 func (t *Tracker) agentPaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		data, kind, isDir, ok := t.read(p)
-		if !ok || !t.isNew(p, data, kind, isDir) {
-			continue
-		}
-		if !isDir && t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(p, data) {
-			continue
-		}
-		// IsEditor may have waited: look again at what is known now.
-		if t.stillNew(p) {
+		if t.agentChange(p) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// writeSettle is how long an empty file is watched for the rest of a
+// write: editors save in place (the file truncated, then written), and a
+// change seen in between is no one's yet.
+const writeSettle = 500 * time.Millisecond
+
+// agentChange judges rel's content now. A file caught empty is looked at
+// again until it fills (or writeSettle passes); a file that changes
+// between two reads is judged again on what it became, so a save caught
+// half-way is judged by what the editor saved.
+func (t *Tracker) agentChange(rel string) bool {
+	data, kind, isDir, ok := t.settledRead(rel)
+	for i := 0; ; i++ {
+		if !ok || !t.isNew(rel, data, kind, isDir) {
+			return false
+		}
+		if !isDir && t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(rel, data) {
+			return false
+		}
+		// IsEditor may have waited: look again at what is there now.
+		d2, k2, dir2, ok2 := t.settledRead(rel)
+		if i == 3 || ok2 == ok && dir2 == isDir && k2 == kind && bytes.Equal(d2, data) {
+			return ok2 && t.isNew(rel, d2, k2, dir2)
+		}
+		data, kind, isDir, ok = d2, k2, dir2, ok2
+	}
+}
+
+// settledRead is read, waiting (up to writeSettle) while rel is an empty
+// file: most likely a write in progress.
+func (t *Tracker) settledRead(rel string) (data []byte, kind snapshot.Kind, isDir, ok bool) {
+	deadline := time.Now().Add(writeSettle)
+	for {
+		data, kind, isDir, ok = t.read(rel)
+		if !ok || isDir || data == nil || len(data) > 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // stillNew reads rel again and reports whether it is a new change.
