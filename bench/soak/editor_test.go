@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -127,6 +128,12 @@ func (s *editorSide) userEdit(rel, line string) error {
 			return err
 		}
 		s.e.Open(p)
+		// The person looks at it before typing: the server has read the
+		// didOpen (notifications are read in order before the answer to a
+		// later request). A file opened and saved within the moment the
+		// server takes to read its didOpen is another matter: see
+		// bench/README.md, "soak.sh".
+		s.e.Cmd(commands.NameList, map[string]any{"limit": 1}, nil)
 	}
 	s.open[rel], s.byUser[rel] = true, true
 	text, _ := s.e.Text(p)

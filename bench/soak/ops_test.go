@@ -244,6 +244,9 @@ func (d *driver) undo(cli bool) {
 	d.counts["undos"]++
 	// An undo is not what the next undo takes back: the operation before is.
 	d.ops = d.ops[:len(d.ops)-1]
+	if top.conv {
+		d.epoch++ // the conversation moved back too: turn numbers changed
+	}
 	d.settle(what, want, pre, false)
 }
 
@@ -331,6 +334,7 @@ func (d *driver) forkClaude() {
 	d.counts["conversation rewinds"]++
 	d.epoch++
 	d.settle(what, t.start, pre, true)
+	d.ops[len(d.ops)-1].conv = true
 	d.notice = noticeMaybe
 	c := res.Conversation
 	if c == nil || c.Agent != "claude-code" {

@@ -72,7 +72,8 @@ type target struct {
 type op struct {
 	what      string
 	pre, post state
-	seq       int // how many operations ran before it, it included
+	seq       int  // how many operations ran before it, it included
+	conv      bool // it moved the conversation: its undo moves it back
 }
 
 type driver struct {

@@ -194,6 +194,7 @@ func (d *driver) apply(c change) {
 	if d.debug {
 		d.logf("change %s (shell %v): %v", c.rel, c.shell, paths)
 	}
+	d.ed.reload() // the editor follows the disk at once, as VS Code does
 	if err != nil {
 		d.logf("change %s: %v", c.rel, err)
 	}
