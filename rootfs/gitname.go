@@ -13,6 +13,17 @@ func IsGitName(name string) bool {
 	if len(name) < 4 {
 		return false
 	}
+	if c := name[0]; c < 0x80 && c != '.' && c != 'g' && c != 'G' {
+		return false // most names: no spelling of .git starts so
+	}
+	if ascii(name) {
+		// No character HFS+ ignores: compare in place.
+		if i := strings.IndexByte(name, ':'); i >= 0 {
+			name = name[:i]
+		}
+		name = strings.TrimRight(name, ". ")
+		return strings.EqualFold(name, ".git") || strings.EqualFold(name, "git~1")
+	}
 	var b strings.Builder
 	for _, r := range name {
 		if hfsIgnored(r) {
@@ -45,4 +56,13 @@ func hfsIgnored(r rune) bool {
 		return true
 	}
 	return false
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -440,12 +440,12 @@ func TestGitNames(t *testing.T) {
 }
 
 func TestIsGitName(t *testing.T) {
-	for _, n := range []string{".git", ".GIT", ".gIt", ".git.", ".git ", ".git. .", "GIT~1", "git~1", ".git::$INDEX_ALLOCATION", ".g\u200cit", "\ufeff.git", ".gi\u206at"} {
+	for _, n := range []string{".git", ".GIT", ".gIt", ".git.", ".git ", ".git. .", "GIT~1", "git~1", ".git::$INDEX_ALLOCATION", ".g\u200cit", "\ufeff.git", ".gi\u206at", "GiT~1. ", ".Git:stream:$DATA", ".g\u200cIT::$INDEX_ALLOCATION"} {
 		if !IsGitName(n) {
 			t.Errorf("%q is not taken for .git", n)
 		}
 	}
-	for _, n := range []string{".gitignore", ".github", "git", ".git2", "x.git", ".gi", "GIT~2", "..git", ""} {
+	for _, n := range []string{".gitignore", ".github", "git", ".git2", "x.git", ".gi", "GIT~2", "..git", "", "go.mod", "gIt~1x", "\u00e9.git"} {
 		if IsGitName(n) {
 			t.Errorf("%q is taken for .git", n)
 		}

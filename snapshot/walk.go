@@ -197,16 +197,19 @@ func (s *scan) dir(j walkJob, w *walker, more func(walkJob)) {
 		}
 		return recEntry{}, false
 	}
-	var files []fileResult
-	keep := func(name []byte, e Entry, k statKey) {
-		files = append(files, fileResult{name: string(name), e: e, key: k})
+	// The files found are kept in the walker's scratch, by their place in
+	// the listing: only a folder that changed (or a running server's
+	// capture) makes them results, with names of their own.
+	kept := w.kept[:0]
+	keep := func(i int, e Entry, k statKey) {
+		kept = append(kept, keptFile{i: i, e: e, key: k})
 	}
 	var subdirs []string
 	var at int64
 	if s.cache != nil {
 		at = s.cache.at
 	}
-	for _, ent := range l.Entries {
+	for i, ent := range l.Entries {
 		name := ent.Name
 		if rootfs.IsGitName(string(name)) {
 			continue // .git, in any spelling a file system may take for it
@@ -287,14 +290,14 @@ func (s *scan) dir(j walkJob, w *walker, more func(walkJob)) {
 			if !cached || m.kind != KindSkipped || m.key != k {
 				r.same = false
 			}
-			keep(name, Entry{Kind: KindSkipped, Size: k.size}, k)
+			keep(i, Entry{Kind: KindSkipped, Size: k.size}, k)
 			continue
 		}
 		r.count++
 		racy := false
 		if !hasOv && cached && m.kind == kind && m.key == k && !s.dmg[m.id] {
 			if !isRacy(k, at) {
-				keep(name, Entry{Kind: kind, ID: m.id, Size: k.size}, k)
+				keep(i, Entry{Kind: kind, ID: m.id, Size: k.size}, k)
 				continue
 			}
 			racy = true
@@ -328,7 +331,7 @@ func (s *scan) dir(j walkJob, w *walker, more func(walkJob)) {
 		if !cached || m.kind != kind || m.id != id || m.key != key {
 			r.same = false
 		}
-		keep(name, Entry{Kind: kind, ID: id, Size: int64(len(data))}, key)
+		keep(i, Entry{Kind: kind, ID: id, Size: int64(len(data))}, key)
 		s.mu.Lock()
 		s.read++
 		if racy {
@@ -343,8 +346,9 @@ func (s *scan) dir(j walkJob, w *walker, more func(walkJob)) {
 		haveCE = cr.next(&ce)
 	}
 	if !r.same || s.materialize {
-		r.files = files
+		r.files = keptFiles(kept, l)
 	}
+	w.kept = kept[:0]
 	r.subdirs = subdirs
 	s.mu.Lock()
 	s.results = append(s.results, r)
@@ -355,8 +359,42 @@ func (s *scan) dir(j walkJob, w *walker, more func(walkJob)) {
 // file to file: a first capture reads gigabytes, and a buffer per file
 // would be that much garbage.
 type walker struct {
-	l   rootfs.Listing
-	buf []byte // the last file read, up to maxReusedBuf
+	l    rootfs.Listing
+	buf  []byte     // the last file read, up to maxReusedBuf
+	kept []keptFile // the files of the folder being walked
+}
+
+// keptFile is a file of a folder being walked: its entry's place in the
+// listing, and what was found.
+type keptFile struct {
+	i   int
+	e   Entry
+	key statKey
+}
+
+// keptFiles makes the results of the files kept from listing l, their
+// names in one string.
+func keptFiles(kept []keptFile, l *rootfs.Listing) []fileResult {
+	if len(kept) == 0 {
+		return nil
+	}
+	n := 0
+	for _, k := range kept {
+		n += len(l.Entries[k.i].Name)
+	}
+	b := make([]byte, 0, n)
+	for _, k := range kept {
+		b = append(b, l.Entries[k.i].Name...)
+	}
+	names := string(b)
+	out := make([]fileResult, len(kept))
+	off := 0
+	for j, k := range kept {
+		m := len(l.Entries[k.i].Name)
+		out[j] = fileResult{name: names[off : off+m], e: k.e, key: k.key}
+		off += m
+	}
+	return out
 }
 
 // maxReusedBuf is the largest read buffer a walker keeps.
