@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/osfile"
@@ -144,7 +144,7 @@ func (l *Listing) finish() {
 	for _, sp := range l.spans {
 		l.Entries = append(l.Entries, Entry{Name: l.arena[sp.off : sp.off+sp.n : sp.off+sp.n], Type: sp.t, Stat: sp.st, Statted: sp.statted})
 	}
-	sort.Slice(l.Entries, func(i, j int) bool { return bytes.Compare(l.Entries[i].Name, l.Entries[j].Name) < 0 })
+	slices.SortFunc(l.Entries, func(a, b Entry) int { return bytes.Compare(a.Name, b.Name) })
 }
 
 // shortAtSize reports whether a read that asked for want bytes and got n

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -525,7 +526,7 @@ func (s *scan) tree(r *dirResult, byRel map[string]*dirResult, start string) err
 		ents = append(ents, treeEntry{name: f.name, kind: f.e.Kind, id: f.e.ID, size: f.e.Size})
 	}
 	ents = append(ents, dirs...)
-	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	slices.SortFunc(ents, func(a, b treeEntry) int { return strings.Compare(a.name, b.name) })
 	if len(ents) == 0 && r.rel != start {
 		return nil // an empty folder is not part of a snapshot
 	}
