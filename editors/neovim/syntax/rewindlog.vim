@@ -7,7 +7,7 @@ syntax match rewindlogHelp     /\%2l.*/
 syntax match rewindlogTurn     /^Turn\s\+\d\+/
 syntax match rewindlogAge      /\<\d\+[smhd] ago\>/
 syntax match rewindlogOpen     /\[open\]/
-syntax match rewindlogSection  /^\(Checkpoints\|Rewinds\)$/
+syntax match rewindlogSection  /^\(Checkpoints\|Rewinds\|Reports\)$/
 syntax match rewindlogLabel    /@\S\+/
 syntax match rewindlogModified /^\s\+M\s/
 syntax match rewindlogCreated  /^\s\+A\s/

@@ -48,20 +48,29 @@ H.section('rewind/agentRewind', function()
   local handler = client.config.handlers['rewind/agentRewind']
   check('the plugin handles rewind/agentRewind', type(handler) == 'function')
   local mark = #H.notes
+  -- The message and the actions are the server's (package words, lsp/notify.go).
   handler(nil, {
     root = WS, entry = 'e1', agent = 'claude-code', session = 's1', turn = 2, prompt = 'two: add b and c\nmore',
     target = two, mode = 'conversation', files = {}, kept = {}, offered = { 'b.txt' },
+    sessionLabel = 'claude-code s1', title = 'Claude Code rewound to turn 2 (two: add b and c…), conversation only',
+    message = 'Claude Code rewound its conversation to turn 2 (two: add b and c…) but restored no files; 1 file still differs: b.txt.',
+    actions = { { id = 'rewindFiles', title = 'Rewind the Files' }, { id = 'showDiff', title = 'Show Diff' } },
   }, { client_id = client.id })
-  local want = 'rewind: Claude Code rewound its conversation to before turn 2 ("two: add b and c") but restored no files; '
+  local want = 'rewind: Claude Code rewound its conversation to turn 2 (two: add b and c…) but restored no files; '
     .. '1 file still differs: b.txt. :Rewind ' .. two .. ' code b.txt restores them.'
   check('the message names :Rewind with the target and the files', wait(T, function()
     return H.notes[mark + 1] and H.notes[mark + 1].msg == want
   end), H.notes_since(mark + 1))
   eq('it is kept for the log', events.agent_rewinds and #events.agent_rewinds, 1)
+  local restored = 'Claude Code rewound to turn 2 (p) and restored its own edits; rewind-lsp restored what its shell changed too: b.txt.'
+    .. ' Left as they are (changed since by someone else): c.txt.'
   eq('restored files are named, and the undo',
-    events.agent_rewind_message({ agent = 'claude-code', turn = 2, prompt = 'p', mode = 'both', files = { 'b.txt' }, kept = { 'c.txt' } }),
-    'Claude Code rewound to before turn 2 ("p") and restored its own edits; rewind-lsp restored what its shell changed too: b.txt.'
-      .. ' Left as they are (changed since by someone else): c.txt. :RewindUndo takes it back.')
+    events.agent_rewind_message({ agent = 'claude-code', turn = 2, prompt = 'p', mode = 'both', files = { 'b.txt' }, kept = { 'c.txt' },
+      message = restored, actions = { { id = 'undo', title = 'Undo' } } }),
+    restored .. ' :RewindUndo takes it back.')
+  eq('nothing left to do: the sentence alone',
+    events.agent_rewind_message({ agent = 'claude-code', turn = 2, mode = 'both', message = 'Claude Code rewound its conversation to turn 2; no file needed restoring.', actions = {} }),
+    'Claude Code rewound its conversation to turn 2; no file needed restoring.')
 end)
 
 H.section(':Rewind target code path', function()

@@ -590,7 +590,8 @@ H.section(':RewindResume after a conversation rewind; sessions and reports in :R
   check(':RewindLog lists the kept report, whole', wait(T, function()
     vim.cmd('normal R')
     local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-    return text:find('Reports', 1, true) ~= nil and text:find('    greeting first\n    then the rest', 1, true) ~= nil
+    return text:find('Reports', 1, true) ~= nil and text:find('Report since turn 1', 1, true) ~= nil
+      and text:find('    greeting first\n    then the rest', 1, true) ~= nil
   end), vim.api.nvim_buf_get_lines(0, 0, -1, false))
   vim.cmd('close')
   vim.cmd('edit ' .. vim.fn.fnameescape(path('a.txt')))

@@ -7,7 +7,7 @@ import { describeError, RewindClient, saveDocuments, ServerMissingError } from '
 import { config } from './config';
 import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { agentRewindMessage, ConflictChoice, conflictPrompt, conversationMessage, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
+import { agentRewindChoice, agentRewindPrompt, ConflictChoice, conflictPrompt, conversationMessage, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
 import { Command, type AgentRewindParams, type Plan, type RewindMode, type RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
@@ -270,15 +270,16 @@ export class Commands {
    *  undo of what rewind-lsp restored for it. */
   async agentRewound(p: AgentRewindParams): Promise<void> {
     const root = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.fsPath === p.root);
-    const msg = agentRewindMessage(p);
-    emit('agentRewindShown', { text: msg.text, actions: msg.actions });
-    const pick = await vscode.window.showInformationMessage(msg.text, ...msg.actions);
+    const msg = agentRewindPrompt(p);
+    emit('agentRewindShown', { text: msg.text, actions: msg.buttons });
+    const pick = await vscode.window.showInformationMessage(msg.text, ...msg.buttons);
     emit('agentRewindChoice', { choice: pick ?? null });
-    if (!pick || !root) return;
+    const action = agentRewindChoice(p, pick);
+    if (!action || !root) return;
     const preset: Preset = { root, target: p.target, mode: 'code', paths: p.offered, confirmed: true };
-    if (pick === 'Rewind the Files') await this.rewind(preset);
-    else if (pick === 'Show Diff') await this.preview(preset);
-    else if (pick === 'Undo') await this.undo(root);
+    if (action === 'rewindFiles') await this.rewind(preset);
+    else if (action === 'showDiff') await this.preview(preset);
+    else if (action === 'undo') await this.undo(root);
   }
 
   /** resume opens an integrated terminal in the root running the latest conversation rewind's

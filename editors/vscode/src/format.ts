@@ -3,7 +3,7 @@
 // target's name (docs/PROTOCOL.md, "Words") — are shown as they come, never made here.
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
-import type { AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
+import type { AgentRewindAction, AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 
 /** parseTime reads an RFC 3339 string or epoch seconds/milliseconds (to order the view); NaN
  *  when unreadable. */
@@ -23,17 +23,6 @@ export function plural(n: number, word: string, many = word + 's'): string {
 export function firstLine(text: string | undefined, max = 80): string {
   const line = (text ?? '').trim().split(/\r?\n/)[0] ?? '';
   return line.length > max ? line.slice(0, max - 1) + '…' : line;
-}
-
-/** sessionLabel names the agent session of a turn: "claude-code 1a2b3c4d". */
-export function sessionLabel(t: Pick<TurnInfo, 'agent' | 'session'>): string {
-  const s = (t.session ?? '').slice(0, 8);
-  return [t.agent ?? '', s].filter(Boolean).join(' ');
-}
-
-/** summaryTitle names a kept report in the view: "Report: the JWT idea broke login". */
-export function summaryTitle(s: SummaryInfo): string {
-  return `Report: ${firstLine(s.report, 70) || '(empty)'}`;
 }
 
 /** conversationMessage says what a conversation rewind did to the agent's conversation. */
@@ -65,7 +54,7 @@ export function turnItem(t: TurnInfo): TargetItem {
   const state = isOpen(t) ? 'open' : '';
   return {
     label: t.title,
-    description: [t.age, state, t.source ?? '', sessionLabel(t)].filter(Boolean).join(' · '),
+    description: [t.age, state, t.source ?? '', t.sessionLabel ?? ''].filter(Boolean).join(' · '),
     detail: (t.what ?? '') + fileList(t.changed),
     target: targetForTurn(t.turn),
     kind: 'turn',
@@ -80,12 +69,12 @@ function fileList(changed: FileChange[] | null | undefined, max = 4): string {
   return ': ' + names.join(', ') + (files.length > max ? `, … ${files.length - max} more` : '');
 }
 
-/** checkpointItem builds the quick-pick entry of a checkpoint. */
+/** checkpointItem builds the quick-pick entry of a checkpoint: its title (with its goal) and age. */
 export function checkpointItem(c: CheckpointInfo): TargetItem {
   return {
-    label: `Checkpoint: ${c.label || shortId(c.entry)}`,
+    label: c.title,
     description: c.age,
-    detail: firstLine(c.goal) || 'labeled checkpoint',
+    detail: '',
     target: targetForCheckpoint(c),
     kind: 'checkpoint',
     checkpoint: c,
@@ -277,13 +266,6 @@ function turnOrder(e: TimelineEntry): number {
   return e.kind === 'turn' ? e.turn.turn : 0;
 }
 
-/** rewindTitle names a recorded rewind in the view: "Rewind to 1 (code)", "… undone". */
-export function rewindTitle(r: RewindInfo): string {
-  const target = /^\d+$/.test(r.target) ? `turn ${r.target}` : r.target;
-  if (r.mode === 'revert') return `Revert ${target} (later changes kept)${r.undone ? ' — undone' : ''}`;
-  return `Rewind to ${target}${r.mode && r.mode !== 'code' ? ` (${r.mode})` : ''}${r.undone ? ' — undone' : ''}`;
-}
-
 /** openTurnNumber reads `rewind.status`'s openTurn, whatever shape the server gives it. */
 export function openTurnNumber(openTurn: unknown): number | undefined {
   if (openTurn === null || openTurn === undefined || openTurn === false || openTurn === 0 || openTurn === '') return undefined;
@@ -305,25 +287,13 @@ export function statusText(turns: number, open: number | undefined): { text: str
   return { text: `$(history) ${plural(turns, 'turn')}`, tooltip: `${plural(turns, 'agent turn')} recorded. Click to show the Rewind timeline.` };
 }
 
-/** agentRewindMessage says what an agent's own rewind did and what rewind-lsp did about it (the
- *  notification of `rewind/agentRewind`), and which actions to offer. */
-export function agentRewindMessage(p: AgentRewindParams): { text: string; actions: string[] } {
-  const who = p.agent === 'claude-code' ? 'Claude Code' : p.agent;
-  const prompt = firstLine(p.prompt, 60);
-  const where = `before turn ${p.turn}${prompt ? ` (“${prompt}”)` : ''}`;
-  const list = (fs: string[]) => (fs.length > 3 ? `${fs.slice(0, 3).join(', ')} and ${fs.length - 3} more` : fs.join(', '));
-  if ((p.offered ?? []).length > 0) {
-    return {
-      text: `Rewind: ${who} rewound its conversation to ${where} but restored no files; ${plural(p.offered.length, 'file')} ${p.offered.length === 1 ? 'still differs' : 'still differ'}: ${list(p.offered)}.`,
-      actions: ['Rewind the Files', 'Show Diff'],
-    };
-  }
-  if ((p.files ?? []).length > 0) {
-    const kept = (p.kept ?? []).length ? ` Left as they are (changed since by someone else): ${list(p.kept)}.` : '';
-    return {
-      text: `Rewind: ${who} rewound to ${where} and restored its own edits; rewind-lsp restored what its shell changed too: ${list(p.files)}.${kept}`,
-      actions: ['Undo'],
-    };
-  }
-  return { text: `Rewind: ${who} rewound its conversation to ${where}; no file needed restoring.`, actions: [] };
+/** agentRewindPrompt is the notification of an agent's own rewind (`rewind/agentRewind`): the
+ *  server's sentence, and its actions' titles as buttons. */
+export function agentRewindPrompt(p: AgentRewindParams): { text: string; buttons: string[] } {
+  return { text: `Rewind: ${p.message}`, buttons: (p.actions ?? []).map((a) => a.title) };
+}
+
+/** agentRewindChoice is the action whose button was picked, if any. */
+export function agentRewindChoice(p: AgentRewindParams, pick: string | undefined): AgentRewindAction['id'] | undefined {
+  return (p.actions ?? []).find((a) => a.title === pick)?.id;
 }

@@ -23,7 +23,8 @@ export const didChangeNotification = new NotificationType<DidChangeParams>('rewi
  *  its hook afterwards) back to before turn `turn`. Mode `both`: the agent restored its files and
  *  rewind-lsp restored `files` besides, leaving `kept` (changed since by someone else). Mode
  *  `conversation`: the agent restored no file; `offered` lists what a code rewind to `target`
- *  (an entry id) would restore (docs/PROTOCOL.md, "Messages"). */
+ *  (an entry id) would restore (docs/PROTOCOL.md, "Messages"). `message` says so in the server's
+ *  words, and `actions` are what to offer ("Words"). */
 export interface AgentRewindParams {
   root: string;
   entry: string;
@@ -36,6 +37,21 @@ export interface AgentRewindParams {
   files: string[];
   kept: string[];
   offered: string[];
+  /** The session in words: "claude-code 6db2232a". */
+  sessionLabel: string;
+  /** The rewind as the Rewind view names it: "Claude Code rewound to turn 2 (add a cache), conversation only". */
+  title: string;
+  /** What the agent did and what rewind-lsp did about it, in a sentence. */
+  message: string;
+  /** What to offer, in order; none when nothing is left to do. */
+  actions: AgentRewindAction[];
+}
+
+/** One action offered after an agent's own rewind: `rewindFiles` (rewind.rewind to `target`, mode
+ *  code, paths `offered`), `showDiff` (its preview), `undo` (rewind.undo); `title` labels its button. */
+export interface AgentRewindAction {
+  id: 'rewindFiles' | 'showDiff' | 'undo';
+  title: string;
 }
 
 export const agentRewindNotification = new NotificationType<AgentRewindParams>('rewind/agentRewind');

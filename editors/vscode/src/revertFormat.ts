@@ -13,7 +13,7 @@ export function blameNote(r: BlameRange): string {
  *  command links (their URIs built by the caller). */
 export function blameHoverMarkdown(r: BlameRange, previewLink: string, revertLink: string): string {
   const esc = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-  const who = [r.agent, r.session ? `session ${r.session.slice(0, 8)}` : '', r.source ? `via ${r.source}` : ''].filter(Boolean);
+  const who = [r.sessionLabel ?? '', r.source ? `via ${r.source}` : ''].filter(Boolean);
   const parts = [`**Agent turn ${r.turn}** · ${r.age}`];
   const prompt = firstLine(r.prompt, 200);
   if (prompt) parts.push(`> ${esc(prompt)}`);

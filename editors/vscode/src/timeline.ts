@@ -1,11 +1,11 @@
-// The Rewind view: workspace roots → turns, checkpoints and rewinds (newest first) → the files a
-// turn changed, in the server's words (titles, ages, changes). Refreshed on `rewind/didChange`,
+// The Rewind view: workspace roots → turns, checkpoints, rewinds and reports (newest first) → the
+// files a turn changed, in the server's words (titles, ages, changes, session labels). Refreshed on `rewind/didChange`,
 // and re-listed once a minute while the view is visible, so its ages stay true.
 
 import * as vscode from 'vscode';
 import { describeError, RewindClient, ServerMissingError } from './client';
 import { emit } from './events';
-import { basename, dirname, firstLine, isOpen, rewindTitle, sessionLabel, summaryTitle, timelineEntries } from './format';
+import { basename, dirname, firstLine, isOpen, timelineEntries } from './format';
 import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type SummaryInfo, type TurnInfo } from './protocol';
 import { joinRoot } from './uris';
 
@@ -123,7 +123,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
           files.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `turn:${node.root.uri.toString()}:${t.entry}`;
-        item.description = [t.age, open ? 'open' : t.what, sessionLabel(t)].filter(Boolean).join(' · ');
+        item.description = [t.age, open ? 'open' : t.what, t.sessionLabel].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(open ? 'sync~spin' : 'hubot');
         item.contextValue = open ? 'rewind.turn.open' : 'rewind.turn';
         const md = new vscode.MarkdownString();
@@ -137,36 +137,33 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       }
       case 'checkpoint': {
         const c = node.checkpoint;
-        const item = new vscode.TreeItem(c.label ? `@${c.label}` : `Checkpoint ${c.entry.slice(0, 8)}`);
+        const item = new vscode.TreeItem(c.title);
         item.id = `checkpoint:${node.root.uri.toString()}:${c.entry}`;
-        item.description = [c.age, firstLine(c.goal, 60)].filter(Boolean).join(' · ');
+        item.description = c.age;
         item.iconPath = new vscode.ThemeIcon('bookmark');
         item.contextValue = 'rewind.checkpoint';
-        item.tooltip = c.goal ? `Checkpoint ${c.label}: ${c.goal}` : `Checkpoint ${c.label}`;
+        item.tooltip = c.goal || c.title;
         return item;
       }
       case 'rewind': {
         const r = node.rewind;
-        const item = new vscode.TreeItem(rewindTitle(r));
+        const item = new vscode.TreeItem(r.title);
         item.id = `rewind:${node.root.uri.toString()}:${r.entry}`;
-        item.description = r.age;
+        item.description = [r.age, r.sessionLabel].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(r.undone ? 'circle-slash' : 'discard');
         item.contextValue = node.undoable ? 'rewind.rewind.active' : 'rewind.rewind';
-        item.tooltip = node.undoable ? 'The latest rewind: "Undo" restores the files as they were before it.' : undefined;
+        const undo = node.undoable ? 'The latest rewind: "Undo" restores the files as they were before it.' : '';
+        item.tooltip = [r.message, undo].filter(Boolean).join('\n\n') || undefined;
         return item;
       }
       case 'summary': {
         const s = node.summary;
-        const item = new vscode.TreeItem(summaryTitle(s));
+        const item = new vscode.TreeItem(s.title);
         item.id = `summary:${node.root.uri.toString()}:${s.entry}`;
-        const target = /^\d+$/.test(s.target) ? `turn ${s.target}` : s.target;
-        item.description = [s.age, target ? `since ${target}` : ''].filter(Boolean).join(' · ');
+        item.description = [s.age, firstLine(s.report, 70)].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon('note');
         item.contextValue = 'rewind.summary';
-        const md = new vscode.MarkdownString();
-        md.appendMarkdown(`**Report** kept ${s.age}${target ? ` about the work since ${target}` : ''}\n\n`);
-        md.appendText(s.report);
-        item.tooltip = md;
+        item.tooltip = s.report;
         return item;
       }
       case 'file': {

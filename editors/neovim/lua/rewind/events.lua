@@ -55,32 +55,19 @@ function M.changed(root, client_id, params)
   M.fire('RewindChanged', { root = root, turns = params.turns, latest = params.latest })
 end
 
---- The message for `rewind/agentRewind`: what an agent's own rewind did
---- and what rewind-lsp did about it, naming the command that restores what
---- is left. Pure (tested directly).
+--- The message for `rewind/agentRewind`: the server's sentence saying what an
+--- agent's own rewind did and what rewind-lsp did about it, then, for each
+--- action it offers, the command that does it here. Pure (tested directly).
 function M.agent_rewind_message(p)
-  local who = p.agent == 'claude-code' and 'Claude Code' or tostring(p.agent or 'the agent')
-  local prompt = tostring(p.prompt or ''):match('^[^\n]*')
-  local where = 'before turn ' .. tostring(p.turn) .. (prompt ~= '' and (' ("' .. prompt .. '")') or '')
-  local offered, files, kept = p.offered or {}, p.files or {}, p.kept or {}
-  if #offered > 0 then
-    return string.format(
-      '%s rewound its conversation to %s but restored no files; %d %s: %s. :Rewind %s code %s restores them.',
-      who, where, #offered, #offered == 1 and 'file still differs' or 'files still differ', table.concat(offered, ', '),
-      tostring(p.target), table.concat(offered, ' ')
-    )
-  end
-  if #files > 0 then
-    local msg = string.format(
-      '%s rewound to %s and restored its own edits; rewind-lsp restored what its shell changed too: %s.',
-      who, where, table.concat(files, ', ')
-    )
-    if #kept > 0 then
-      msg = msg .. ' Left as they are (changed since by someone else): ' .. table.concat(kept, ', ') .. '.'
+  local msg = tostring(p.message or '')
+  for _, a in ipairs(util.list(p.actions)) do
+    if type(a) == 'table' and a.id == 'rewindFiles' then
+      msg = msg .. ' :Rewind ' .. tostring(p.target) .. ' code ' .. table.concat(util.list(p.offered), ' ') .. ' restores them.'
+    elseif type(a) == 'table' and a.id == 'undo' then
+      msg = msg .. ' :RewindUndo takes it back.'
     end
-    return msg .. ' :RewindUndo takes it back.'
   end
-  return string.format('%s rewound its conversation to %s; no file needed restoring.', who, where)
+  return msg
 end
 
 --- Called on `rewind/agentRewind` from a client: tells the person, and

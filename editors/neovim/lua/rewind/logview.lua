@@ -19,7 +19,8 @@ local stop_ages
 local HELP = '<CR> preview  r rewind  u undo  R refresh  q close'
 
 --- The lines of a list result and the target of each line, in the server's
---- words (titles, ages, each file's line).
+--- words (titles, ages, each file's line, session labels, an agent's rewind's
+--- sentence).
 function M.render(root, list)
   local lines, targets = {}, {}
   local turns = util.list(list.turns)
@@ -39,19 +40,14 @@ function M.render(root, list)
     local t = turns[i]
     if type(t) == 'table' then
       local target = { target = tostring(t.turn) }
-      local who = {}
-      for _, w in ipairs({ util.str(t.agent), util.str(t.session) and t.session:sub(1, 8) }) do
-        if w then
-          who[#who + 1] = w
-        end
-      end
+      local who = util.str(t.sessionLabel)
       add(string.format(
         '%s  %s  %s%s%s',
         util.truncate(t.title, 80),
         tostring(t.age),
         util.str(t.source) or '',
         util.str(t.ended) and '' or '  [open]',
-        #who > 0 and ('  [' .. table.concat(who, ' ') .. ']') or ''
+        who and ('  [' .. who .. ']') or ''
       ), target)
       if util.str(t.summary) then
         add('    ' .. util.truncate(t.summary, 90), target)
@@ -71,12 +67,8 @@ function M.render(root, list)
       local c = cps[i]
       if type(c) == 'table' then
         local label = util.str(c.label)
-        add(string.format(
-          '  %s  %-8s %s',
-          label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
-          tostring(c.age),
-          util.str(c.goal) or ''
-        ), { target = label and ('@' .. label) or tostring(c.entry) })
+        add(string.format('  %-8s %s', tostring(c.age), tostring(c.title)),
+          { target = label and ('@' .. label) or tostring(c.entry) })
       end
     end
   end
@@ -87,13 +79,10 @@ function M.render(root, list)
     for i = #rws, 1, -1 do
       local r = rws[i]
       if type(r) == 'table' then
-        add(string.format(
-          r.mode == 'revert' and '  %-8s revert of %s (%s: later changes kept)%s' or '  %-8s to %s (%s)%s',
-          tostring(r.age),
-          tostring(r.target),
-          tostring(r.mode),
-          r.undone == true and '  undone' or ''
-        ))
+        add(string.format('  %-8s %s', tostring(r.age), tostring(r.title)))
+        if util.str(r.message) then
+          add('    ' .. r.message)
+        end
       end
     end
   end
@@ -104,8 +93,7 @@ function M.render(root, list)
     for i = #sums, 1, -1 do
       local s = sums[i]
       if type(s) == 'table' then
-        local target = tostring(s.target or '')
-        add(string.format('  %-8s since %s', tostring(s.age), target:match('^%d+$') and ('turn ' .. target) or target))
+        add(string.format('  %-8s %s', tostring(s.age), tostring(s.title)))
         for _, l in ipairs(vim.split(util.str(s.report) or '', '\n', { plain = true })) do
           add('    ' .. l)
         end

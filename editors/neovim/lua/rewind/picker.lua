@@ -31,18 +31,14 @@ local function turn_item(t)
   }
 end
 
+--- A checkpoint in a picker, in the server's words: "Checkpoint @base: try JWT  5m ago".
 local function checkpoint_item(c)
   local label = util.str(c.label)
   return {
     kind = 'checkpoint',
     target = label and ('@' .. label) or tostring(c.entry),
     checkpoint = c,
-    text = string.format(
-      'Checkpoint %-8s %s%s',
-      tostring(c.age),
-      label and ('@' .. label) or ('(unlabeled ' .. tostring(c.entry):sub(1, 8) .. ')'),
-      util.str(c.goal) and ('  ' .. util.truncate(c.goal, 50)) or ''
-    ),
+    text = string.format('%s  %s', util.truncate(c.title, 70), tostring(c.age)),
   }
 end
 

@@ -304,7 +304,7 @@ try {
     const i1 = rows.findIndex((r) => r.includes('Turn 1: add a greeting function'));
     const i2 = rows.findIndex((r) => r.includes('Turn 2: greet by name'));
     check('Rewind view lists both turns, newest first', i1 > 0 && i2 > 0 && i2 < i1, rows);
-    check('Rewind view lists the undone rewind', rows.some((r) => /Rewind to turn 1 — undone/.test(r)), rows);
+    check('Rewind view lists the undone rewind, titled by the server', rows.some((r) => /Rewind to turn 1 \(add a greeting function\) — undone/.test(r)), rows);
     check('Rewind view shows the server\'s ages and changes ("5m ago", "3 files changed (+4 -1)")',
       /\d+[smhd] ago · 3 files changed \(\+\d+ -\d+\)/.test(rows[i2]) && !/minutes? ago|just now|yesterday/.test(rows.join('\n')), rows);
     // SPEC §5.2: the changes a rewind or undo makes (and the editor's echoes of them) never become a turn.
@@ -360,7 +360,7 @@ try {
     await page.keyboard.press('Enter');
     const cp = await waitEvent('checkpointCreated', { after: mark });
     check('checkpoint created', !!cp.data.entry, cp.data);
-    const cpRow = await waitFor('checkpoint in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: '@e2e-checkpoint' }).count()) > 0, 15000).then(() => true, () => false);
+    const cpRow = await waitFor('checkpoint in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Checkpoint @e2e-checkpoint' }).count()) > 0, 15000).then(() => true, () => false);
     check('Rewind view lists the checkpoint', cpRow);
   });
 
@@ -549,7 +549,7 @@ try {
 
     // A report kept with mode summarize shows in the view.
     execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, 'rewind', '1', '--mode', 'summarize', '--report', 'greeting by name needs i18n first']);
-    const report = await waitFor('the report in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: 'Report: greeting by name needs i18n first' }).count()) > 0, 20000).then(() => true, () => false);
+    const report = await waitFor('the report in the view', async () => (await page.locator('.sidebar .monaco-list-row', { hasText: /Report since turn 1 \(add a greeting function\).*greeting by name needs i18n first/ }).count()) > 0, 20000).then(() => true, () => false);
     check('the Rewind view lists a kept report', report, (await page.locator('.sidebar .monaco-list-row').allInnerTexts()).slice(0, 12));
     await shot(page, 'timeline-report.png');
   });

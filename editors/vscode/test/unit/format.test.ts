@@ -8,10 +8,7 @@ import {
   openTurnNumber,
   planTargetShort,
   resultMessage,
-  rewindTitle,
-  sessionLabel,
   statusText,
-  summaryTitle,
   summarizePlan,
   targetItems,
   timelineEntries,
@@ -29,10 +26,6 @@ describe('labels', () => {
     assert.equal(firstLine('  fix auth\nthen tests'), 'fix auth');
     assert.equal(firstLine('x'.repeat(100), 10), 'xxxxxxxxx…');
     assert.equal(firstLine(undefined), '');
-  });
-  it('rewindTitle names turn targets and undone rewinds', () => {
-    assert.equal(rewindTitle({ entry: 'e', target: '1', mode: 'code', time: '', undone: false, applied: true, age: '' }), 'Rewind to turn 1');
-    assert.equal(rewindTitle({ entry: 'e', target: '@base', mode: 'both', time: '', undone: true, applied: true, age: '' }), 'Rewind to @base (both) — undone');
   });
 });
 
@@ -81,9 +74,9 @@ describe('quick pick items', () => {
     const list: ListResult = {
       turns: [turn(1, 600), turn(2, 300)],
       checkpoints: [
-        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1', goal: '', age: '15m ago' },
-        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2', goal: '', age: '1m ago' },
-        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3', goal: '', age: '50s ago' },
+        { entry: 'c1', label: 'old', time: ago(900), snapshot: 's1', goal: '', age: '15m ago', title: 'Checkpoint @old' },
+        { entry: 'c2', label: 'new', time: ago(100), snapshot: 's2', goal: 'try JWT', age: '1m ago', title: 'Checkpoint @new: try JWT' },
+        { entry: '0190abcdef0123456789', label: '', time: ago(50), snapshot: 's3', goal: '', age: '50s ago', title: 'Checkpoint 0190abcd' },
       ],
       rewinds: [],
       summaries: [],
@@ -95,9 +88,9 @@ describe('quick pick items', () => {
       [
         ['Turn 2: prompt 2…', '2'],
         ['Turn 1: prompt 1…', '1'],
-        ['Checkpoint: 0190abcd', '0190abcdef0123456789'],
-        ['Checkpoint: new', '@new'],
-        ['Checkpoint: old', '@old'],
+        ['Checkpoint 0190abcd', '0190abcdef0123456789'],
+        ['Checkpoint @new: try JWT', '@new'],
+        ['Checkpoint @old', '@old'],
       ],
     );
   });
@@ -110,11 +103,11 @@ describe('timelineEntries', () => {
   it('merges turns, checkpoints and rewinds newest first and marks the undoable rewind', () => {
     const list: ListResult = {
       turns: [turn(1, 600), turn(2, 300)],
-      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's', goal: '', age: '6m ago' }],
+      checkpoints: [{ entry: 'c', label: 'cp', time: ago(400), snapshot: 's', goal: '', age: '6m ago', title: 'Checkpoint @cp' }],
       rewinds: [
-        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true, applied: true, age: '3m ago' },
-        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false, applied: true, age: '1m ago' },
-        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true, applied: true, age: '50s ago' },
+        { entry: 'r1', target: '2', mode: 'code', time: ago(200), undone: true, applied: true, age: '3m ago', title: 'Rewind to turn 2 (prompt 2…) — undone' },
+        { entry: 'r2', target: '1', mode: 'code', time: ago(100), undone: false, applied: true, age: '1m ago', title: 'Rewind to turn 1 (prompt 1…)' },
+        { entry: 'r3', target: '1', mode: 'code', time: ago(50), undone: true, applied: true, age: '50s ago', title: 'Rewind to turn 1 (prompt 1…) — undone' },
       ],
       summaries: [],
     };
@@ -127,11 +120,10 @@ describe('timelineEntries', () => {
     const got = timelineEntries({
       turns: [turn(1, 600)],
       checkpoints: [],
-      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false, applied: true, age: '5m ago' }],
-      summaries: [{ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(299), age: '4m ago' }],
+      rewinds: [{ entry: 'r1', target: '1', mode: 'code', time: ago(300), undone: false, applied: true, age: '5m ago', title: 'Rewind to turn 1 (prompt 1…)' }],
+      summaries: [{ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(299), age: '4m ago', title: 'Report since turn 1 (prompt 1…)' }],
     }).map((e) => e.kind);
     assert.deepEqual(got, ['summary', 'rewind', 'turn']);
-    assert.equal(summaryTitle({ entry: 's1', target: '1', report: 'the cache idea was wrong\nbecause…', time: ago(1), age: '1s ago' }), 'Report: the cache idea was wrong');
   });
   it('orders turns with equal times by number', () => {
     const t = ago(100);
@@ -248,11 +240,10 @@ describe('status bar', () => {
 });
 
 describe('agent sessions and conversations', () => {
-  it('names a turn\'s session and agent', () => {
-    assert.equal(sessionLabel({ agent: 'claude-code', session: '6db2232a-b3c4-4de3-a153-6da093ca6eba' }), 'claude-code 6db2232a');
-    assert.equal(sessionLabel({ session: 'abc' }), 'abc');
-    assert.equal(sessionLabel({}), '');
-    assert.match(turnItem(turn(3, 10, { agent: 'claude-code', session: '6db2232a-b3c4' })).description, /claude-code 6db2232a/);
+  it('names a turn\'s session by the server\'s label', () => {
+    const t = turn(3, 10, { agent: 'codex', session: '019a1b2c-3d4e-7f60-8a1b-2c3d4e5f6a7b', sessionLabel: 'codex …4e5f6a7b' });
+    assert.equal(turnItem(t).description, '0m ago · cli · codex …4e5f6a7b');
+    assert.equal(turnItem(turn(3, 10)).description, '0m ago · cli');
   });
   it('says how to resume a forked conversation, or why there is none', () => {
     assert.equal(

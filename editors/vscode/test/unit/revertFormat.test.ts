@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rewindTitle } from '../../src/format';
 import { blameHoverMarkdown, blameNote, commandUri, revertedMessage, revertPrompt } from '../../src/revertFormat';
 import type { BlameRange, RewindResult } from '../../src/protocol';
 
 // The title and age are the server's words (package words); the extension shows them as they come.
 const range: BlameRange = {
   startLine: 2, endLine: 3, turn: 3, entry: '0190-abc', prompt: 'shout [the] *name*\nand more', title: 'Turn 3: shout [the] *name*…',
-  session: 'sess-1234567890', agent: 'claude-code', source: 'hook', time: '2026-11-22T11:55:00Z', age: '5m ago',
+  session: 'sess-1234567890', agent: 'claude-code', sessionLabel: 'claude-code sess-123', source: 'hook', time: '2026-11-22T11:55:00Z', age: '5m ago',
 };
 
 describe('blame', () => {
@@ -18,7 +17,7 @@ describe('blame', () => {
     const md = blameHoverMarkdown(range, 'command:p', 'command:r');
     assert.match(md, /^\*\*Agent turn 3\*\* · 5m ago/);
     assert.match(md, /> shout \\\[the\\\] \\\*name\\\*/);
-    assert.match(md, /claude\\-code · session sess\\-123 · via hook/);
+    assert.match(md, /claude\\-code sess\\-123 · via hook/);
     assert.match(md, /\[Preview\]\(command:p\) · \[Revert turn 3 in this file\]\(command:r\)$/);
   });
   it('command links carry their one argument as JSON', () => {
@@ -59,12 +58,5 @@ describe('revertPrompt', () => {
   });
   it('says when there is nothing to revert', () => {
     assert.equal(revertPrompt('turn 1', { applied: false, entry: '', plan: plan([]) as RewindResult['plan'] }).blocked, true);
-  });
-});
-
-describe('a revert in the Rewind view', () => {
-  it('is titled as a revert of its turn', () => {
-    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: false, applied: true, age: '' }), 'Revert turn 2 (later changes kept)');
-    assert.equal(rewindTitle({ entry: 'e', target: '2', mode: 'revert', time: '', undone: true, applied: true, age: '' }), 'Revert turn 2 (later changes kept) — undone');
   });
 });
