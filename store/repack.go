@@ -69,13 +69,16 @@ func (o *Objects) mergeSmall() error {
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].size < all[j].size })
-	// The smallest packs whose sizes do not double from one to the next.
+	// The smallest packs, up to one at least twice their total size (so
+	// that a large pack is not rewritten for a few small ones); at least
+	// two of them, or a pack much smaller than all the others would keep
+	// every pack from being merged.
 	var total int64
 	k := 0
 	for k < len(all) {
 		total += all[k].size
 		k++
-		if k < len(all) && all[k].size >= 2*total {
+		if k >= 2 && k < len(all) && all[k].size >= 2*total {
 			break
 		}
 	}

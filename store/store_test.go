@@ -285,11 +285,24 @@ func TestFallbackHeals(t *testing.T) {
 }
 
 // TestSmallPacksMerged: one pack per capture does not pile up: past
-// mergeMin the small ones are merged, and everything still reads.
+// mergeMin the small ones are merged, and everything still reads; also
+// when the first pack is much smaller than the next ones (a capture of one
+// small file), which must not keep the others from being merged.
 func TestSmallPacksMerged(t *testing.T) {
+	t.Run("even", func(t *testing.T) { testSmallPacksMerged(t, false) })
+	t.Run("a tiny first pack", func(t *testing.T) { testSmallPacksMerged(t, true) })
+}
+
+func testSmallPacksMerged(t *testing.T, tiny bool) {
 	dir := t.TempDir()
 	o := open(t, dir)
 	var ids []ID
+	if tiny {
+		o.Put([]byte("tiny"))
+		if err := o.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for turn := 0; turn < 60; turn++ {
 		for j := 0; j < 3; j++ {
 			id, _ := o.Put(content(turn*3 + j))
@@ -306,7 +319,11 @@ func TestSmallPacksMerged(t *testing.T) {
 	for i, id := range ids {
 		mustGet(t, fresh, id, content(i))
 	}
-	if rep, _ := fresh.Verify(); len(rep.Problems) != 0 || rep.Objects != len(ids) {
+	want := len(ids)
+	if tiny {
+		want++
+	}
+	if rep, _ := fresh.Verify(); len(rep.Problems) != 0 || rep.Objects != want {
 		t.Fatalf("verify: %+v", rep)
 	}
 }
