@@ -160,10 +160,17 @@ func (t *Tracker) restartQuiet() {
 func (t *Tracker) endAuto() {
 	t.mu.Lock()
 	mine := t.autoTurn
+	if t.closed {
+		mine = "" // stopped: the turn stays open, the next turn ends it
+	}
+	if mine != "" {
+		t.ending.Add(1) // under mu and before closed: Close waits for it
+	}
 	t.mu.Unlock()
 	if mine == "" {
 		return
 	}
+	defer t.ending.Done()
 	err := t.s.locked(func(l *journal.Lock, h *journal.History) error {
 		open := h.OpenTurn()
 		if open == nil || open.ID != mine {

@@ -51,6 +51,9 @@ type Tracker struct {
 	cleared  map[string]bool // changed paths the decision loop found no agent's change
 	autoTurn string          // entry id of the automatic turn this tracker opened
 	quiet    *time.Timer
+	// ending counts the quiet timer's endAuto calls under way: Close waits
+	// for them, since they write to the store.
+	ending   sync.WaitGroup
 	lockFile *os.File // the recorder lock, once held
 	closed   bool
 	expected map[string]expectation // what a rewind in this process is writing
@@ -124,8 +127,16 @@ func (t *Tracker) Close() {
 	t.ch.Close()
 	t.cancel() // an initial capture still walking stops
 	close(t.wake)
-	select { // the tracker's goroutine ends before its store is let go
-	case <-t.done:
+	// The tracker's goroutine, and an automatic turn's end under way on the
+	// quiet timer's, finish before the store is let go: both write to it.
+	idle := make(chan struct{})
+	go func() {
+		<-t.done
+		t.ending.Wait()
+		close(idle)
+	}()
+	select {
+	case <-idle:
 	case <-time.After(10 * time.Second):
 	}
 	t.s.capturer.Flush()

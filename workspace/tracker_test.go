@@ -2,9 +2,12 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,4 +142,81 @@ func TestPollingFallbackRecordsTurn(t *testing.T) {
 		ts := turns(t, s)
 		return len(ts) == 1 && ts[0].End != nil && len(ts[0].End.Changed) == 1
 	})
+}
+
+// TestCloseWaitsForAutoTurnEnd: an automatic turn whose quiet period ran out
+// just before the tracker closes (its end waits for the journal lock) is
+// still ended before Close returns, so a server that closes a root and
+// exits records it, and nothing writes to the store after Close (a test's
+// temporary store is deleted right after it).
+func TestCloseWaitsForAutoTurnEnd(t *testing.T) {
+	s, tr, root := trackedWorkspace(t, TrackOptions{})
+	// Hold the journal lock while the automatic turn is open, so its end
+	// (after the 300 ms quiet period) waits for it. Under load the turn may
+	// end before the lock is taken: then another change opens another.
+	var l *journal.Lock
+	for try := 0; l == nil; try++ {
+		if try == 10 {
+			t.Fatal("the automatic turn always ended before the journal lock was taken")
+		}
+		os.WriteFile(filepath.Join(root, "keep.txt"), []byte(fmt.Sprintf("agent %d\n", try)), 0o644)
+		waitUntil(t, "an open automatic turn", func() bool {
+			ts := turns(t, s)
+			return len(ts) == try+1 && ts[try].End == nil
+		})
+		lock, err := s.journal.Lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts := turns(t, s); ts[try].End == nil {
+			l = lock
+		} else {
+			lock.Unlock()
+		}
+	}
+	n := len(turns(t, s))
+	waitUntil(t, "the automatic turn's end waiting for the lock", func() bool { return goroutineIn("(*Tracker).endAuto") })
+	closed := make(chan struct{})
+	go func() {
+		tr.Close()
+		close(closed)
+	}()
+	waitUntil(t, "Close waiting for the automatic turn's end", func() bool {
+		select {
+		case <-closed:
+			l.Unlock()
+			t.Fatal("Close returned while the automatic turn's end was under way")
+		default:
+		}
+		return goroutineWaitingIn("(*Tracker).Close")
+	})
+	l.Unlock()
+	<-closed
+	if ts := turns(t, s); ts[n-1].End == nil {
+		t.Fatalf("the automatic turn was left open: %+v", ts[n-1])
+	}
+}
+
+// goroutineIn reports whether some goroutine is running fn (a function name
+// as stack traces print it).
+func goroutineIn(fn string) bool {
+	return strings.Contains(allStacks(), "."+fn+"(")
+}
+
+// goroutineWaitingIn reports whether some goroutine is blocked in a select
+// or channel operation in fn itself.
+func goroutineWaitingIn(fn string) bool {
+	for _, g := range strings.Split(allStacks(), "\n\n") {
+		header, rest, _ := strings.Cut(g, "\n")
+		top, _, _ := strings.Cut(rest, "\n")
+		if (strings.Contains(header, "[select") || strings.Contains(header, "[chan receive")) && strings.Contains(top, "."+fn+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+func allStacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }
