@@ -40,23 +40,34 @@ func stampOf(p string) stamp {
 // File calls onChange, on its own goroutine, each time the file at path
 // changes (its size or time; it appearing or going away), whoever changed
 // it: notifications on its folder say so at once, a stat check every 30 s
-// (every 400 ms without notifications) catches what they miss. log, when
-// set, hears why notifications are unavailable. It runs until ctx ends;
-// the returned channel is closed once it stopped.
+// (every 400 ms without notifications) catches what they miss. Any change
+// made after File returns is reported: the folder is watched and the
+// file's state noted before it returns. log, when set, hears why
+// notifications are unavailable. It runs until ctx ends; the returned
+// channel is closed once it stopped.
 func File(ctx context.Context, path string, onChange func(), log func(string)) <-chan struct{} {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		fw = nil
+		if log != nil {
+			log("no file-system notifications for " + path + " (" + err.Error() + "); checking it every " + filePoll.String())
+		}
+	}
+	watching := fw != nil && fw.Add(filepath.Dir(path)) == nil
+	last := stampOf(path)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runFile(ctx, path, onChange, log)
+		runFile(ctx, path, fw, watching, last, onChange, log)
 	}()
 	return done
 }
 
-func runFile(ctx context.Context, path string, onChange func(), log func(string)) {
+// runFile is File's loop: fw (nil without notifications) watches path's
+// folder when watching, and last is the file's state File noted.
+func runFile(ctx context.Context, path string, fw *fsnotify.Watcher, watching bool, last stamp, onChange func(), log func(string)) {
 	var events chan fsnotify.Event
 	var errs chan error
-	var fw *fsnotify.Watcher
-	watching := false
 	addWatch := func() {
 		if watching || fw == nil {
 			return
@@ -65,17 +76,10 @@ func runFile(ctx context.Context, path string, onChange func(), log func(string)
 			watching = true
 		}
 	}
-	if w, err := fsnotify.NewWatcher(); err == nil {
-		fw = w
-		defer fw.Close()
-		events, errs = fw.Events, fw.Errors
-		addWatch()
-	} else if log != nil {
-		log("no file-system notifications for " + path + " (" + err.Error() + "); checking it every " + filePoll.String())
-	}
-	last := stampOf(path)
 	period := filePoll
 	if fw != nil {
+		defer fw.Close()
+		events, errs = fw.Events, fw.Errors
 		period = fileSafetyPoll
 	}
 	ticker := time.NewTicker(period)
