@@ -63,12 +63,25 @@ func (c *Changes) record(paths []string, full bool) {
 	}
 }
 
+// settleMax bounds Take's wait for the notifications queued before it. The
+// sentinel's event comes within a millisecond on an idle machine, but under
+// load the watcher's goroutine may run hundreds of milliseconds later (or
+// still be busy watching a large folder that just appeared), and a Take
+// that returned before would miss the agent's last writes. The bound only
+// matters when the sentinel's event never comes, which Settle notices.
+const settleMax = 5 * time.Second
+
 // Take returns what changed since the last Take (once the notifications
 // the kernel queued before the call are in), and forgets it: the changed
 // paths, or full when a walk of the whole root is needed instead.
 func (c *Changes) Take() (paths []string, full bool) {
-	c.tree.Settle(50 * time.Millisecond)
-	c.tree.Flush()
+	c.mu.Lock()
+	walk := c.full
+	c.mu.Unlock()
+	if !walk { // a walk sees every change made before it anyway
+		c.tree.Settle(settleMax)
+		c.tree.Flush()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.full || c.tree.Mode() == "poll" {

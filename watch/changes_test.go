@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -103,5 +104,21 @@ func TestFileReportsChanges(t *testing.T) {
 	case <-done:
 	case <-time.After(2 * time.Second):
 		t.Fatal("File did not stop with its context")
+	}
+}
+
+// TestTakeWaitsForASlowWatcher: a Take sees a change made before it even
+// when the watcher's goroutine gets to its events late, as on a loaded
+// machine (here each event waits 200 ms before it is handled): a turn
+// boundary right after an agent's last write must not miss it.
+func TestTakeWaitsForASlowWatcher(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	c := Watch(root, Options{SentinelDir: store})
+	defer c.Close()
+	c.Take()
+	c.tree.eventDelay.Store(int64(200 * time.Millisecond))
+	os.WriteFile(filepath.Join(root, "last.txt"), []byte("the agent's last write"), 0o644)
+	if paths, full := c.Take(); full || !slices.Contains(paths, "last.txt") {
+		t.Fatalf("Take missed a write made before it: %v (full %v)", paths, full)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,6 +63,11 @@ type Tree struct {
 	settleN  uint64        // sentinel writes made
 	seenN    uint64        // sentinel events seen
 	settled  chan struct{} // closed and replaced when a sentinel event arrives
+	// settleMissed: a Settle ran out of time before its sentinel event came.
+	settleMissed bool
+	// eventDelay is how long each event waits before it is handled (in
+	// nanoseconds; zero but in tests, where it stands for a loaded machine).
+	eventDelay atomic.Int64
 }
 
 // ErrTooManyWatches is why a watcher polls: the folders (with kqueue, the
@@ -142,7 +148,10 @@ func (w *Tree) Close() {
 // before the call has been received and batched, so a capture that follows
 // sees every change made before Settle was called. With a sentinel folder
 // it writes the sentinel file and waits for its event: the kernel queues
-// events in order, so every earlier one has been read by then. Without,
+// events in order, so every earlier one has been read by then. max bounds
+// a wait for a sentinel whose event does not come; once a wait ran out
+// before any sentinel event ever came (a folder whose file system sends
+// none), Settle stops waiting for them until one does. Without a sentinel
 // it waits for a short quiet spell.
 func (w *Tree) Settle(max time.Duration) {
 	deadline := time.Now().Add(max)
@@ -151,7 +160,7 @@ func (w *Tree) Settle(max time.Duration) {
 		w.mu.Unlock()
 		return
 	}
-	if w.sentinel != "" {
+	if w.sentinel != "" && !(w.seenN == 0 && w.settleMissed) {
 		w.settleN++
 		n := w.settleN
 		w.mu.Unlock()
@@ -159,8 +168,11 @@ func (w *Tree) Settle(max time.Duration) {
 			for {
 				w.mu.Lock()
 				seen, ch := w.seenN, w.settled
-				w.mu.Unlock()
 				left := time.Until(deadline)
+				if seen < n && left <= 0 {
+					w.settleMissed = true
+				}
+				w.mu.Unlock()
 				if seen >= n || left <= 0 {
 					return
 				}
@@ -269,6 +281,9 @@ func (w *Tree) loop() {
 }
 
 func (w *Tree) event(ev fsnotify.Event) {
+	if d := w.eventDelay.Load(); d > 0 {
+		time.Sleep(time.Duration(d))
+	}
 	if w.sentinel != "" && ev.Name == w.sentinel {
 		if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
 			w.mu.Lock()
