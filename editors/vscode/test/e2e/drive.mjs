@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { agentRewindScenario } from './agent-rewind-scenario.mjs';
 import { revertScenario } from './revert-scenario.mjs';
 
 const require = createRequire(path.join(process.env.TOOLS_NODE_MODULES, 'noop.js'));
@@ -703,6 +704,8 @@ try {
     const again = await waitEvent('serverStarted', { after: mark, ms: 30000 }).catch(() => undefined);
     check('clearing rewind.serverPath restarts the bundled server', again && again.data.source === 'bundled' && again.data.command === bundled, again?.data);
   });
+
+  await agentRewindScenario({ page, section, check, runCommand, waitEvent, waitFor, events, shot, lap, tree });
 
   // Last: it adds turns and files of its own (issue 12).
   await revertScenario({ page, section, check, runCommand, pickQuick, editorText, focusTab, dialog, waitEvent, waitFor, events, shot, lap, quickInput });
