@@ -62,7 +62,8 @@ func BenchmarkPlanAndEdits(b *testing.B) {
 }
 
 // TestEditSize keeps the WorkspaceEdit of the benchmark case within 3× the
-// changed text (old and new lines), and its build under 100 ms.
+// changed text (old and new lines); BenchmarkPlanAndEdits measures its
+// build time.
 func TestEditSize(t *testing.T) {
 	files, changed, changedNew := benchChange(2)
 	caps := clientCaps{documentChanges: true, createFiles: true, deleteFiles: true}
@@ -75,9 +76,6 @@ func TestEditSize(t *testing.T) {
 		took, len(raw), changed, changedNew, ratio, float64(len(raw))/float64(changedNew))
 	if ratio > 3 {
 		t.Errorf("the edit is %.2f× the changed text; want ≤ 3×", ratio)
-	}
-	if !testing.Short() && !raceEnabled && took > time.Second {
-		t.Errorf("building the edit took %v", took)
 	}
 	for _, f := range files {
 		var edits []TextEdit

@@ -190,7 +190,7 @@ func TestClaudeOwnRewindReachesEditor(t *testing.T) {
 			mark := e.Conn.NotifCount()
 			slowest := r.run(w.Store, restore)
 			t.Logf("slowest hook: %v", slowest)
-			m, _ := e.Conn.WaitNotification("rewind/agentRewind", mark, 3*time.Second, nil)
+			m, _ := e.Conn.WaitNotification("rewind/agentRewind", mark, didChangeWait, nil)
 			if m == nil {
 				t.Fatal("the editor was not told of Claude Code's rewind")
 			}

@@ -206,7 +206,7 @@ func TestLiveTwoServersAndCommandLine(t *testing.T) {
 		wg.Wait()
 	}
 	for _, e := range []*testkit.Editor{e1, e2} {
-		if m, _ := e.Conn.WaitNotification("rewind/didChange", map[*testkit.Editor]int{e1: mark1, e2: mark2}[e], 2*time.Second, nil); m == nil {
+		if m, _ := e.Conn.WaitNotification("rewind/didChange", map[*testkit.Editor]int{e1: mark1, e2: mark2}[e], didChangeWait, nil); m == nil {
 			t.Error("a server did not send rewind/didChange")
 		}
 	}

@@ -78,15 +78,20 @@ func TestShutdownWithCommandInFlight(t *testing.T) {
 	_, e := oneTurn(t, testkit.VSCodeLike)
 	block := make(chan struct{})
 	t.Cleanup(func() { e.Stop(); close(block) })
-	e.SetBeforeApply(func(*testkit.Editor) { <-block })
+	asked := make(chan struct{}, 1)
+	e.SetBeforeApply(func(*testkit.Editor) { asked <- struct{}{}; <-block })
 	_, rewindCh := e.Conn.Start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
 		"arguments": []any{map[string]any{"target": "1"}}})
-	time.Sleep(300 * time.Millisecond) // the rewind is waiting for the editor
+	waitApplyEdit(t, asked) // the rewind is waiting for the editor
 	start := time.Now()
 	if err := e.Conn.Call("shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > time.Second {
+	// The rewind waits a minute for the editor's answer: a shutdown answered
+	// well within that did not wait for it (the bound is wide for a loaded
+	// machine; the time it took is logged).
+	t.Logf("shutdown took %v", time.Since(start))
+	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("shutdown took %v with a command in flight", d)
 	}
 	select {
@@ -98,7 +103,7 @@ func TestShutdownWithCommandInFlight(t *testing.T) {
 	start = time.Now()
 	waitExit(t, e.Server, 0)
 	t.Logf("exit took %v", time.Since(start))
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("exit took %v with a command in flight", d)
 	}
 }
@@ -109,13 +114,25 @@ func TestCancelRequest(t *testing.T) {
 	_, e := oneTurn(t, testkit.VSCodeLike)
 	block := make(chan struct{})
 	t.Cleanup(func() { e.Stop(); close(block) })
-	e.SetBeforeApply(func(*testkit.Editor) { <-block })
+	asked := make(chan struct{}, 1)
+	e.SetBeforeApply(func(*testkit.Editor) { asked <- struct{}{}; <-block })
 	id, ch := e.Conn.Start("workspace/executeCommand", map[string]any{"command": commands.NameRewind,
 		"arguments": []any{map[string]any{"target": "1"}}})
-	time.Sleep(300 * time.Millisecond)
+	waitApplyEdit(t, asked)
 	e.Conn.Notify("$/cancelRequest", map[string]any{"id": id})
 	err := e.Conn.Wait("rewind", ch, nil, 5*time.Second)
 	wantCode(t, err, codeRequestCancelled, "cancelled")
+}
+
+// waitApplyEdit waits until the editor was asked to apply an edit (asked is
+// signalled by its before-apply hook).
+func waitApplyEdit(t *testing.T, asked <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the rewind never asked the editor to apply its edit")
+	}
 }
 
 // TestProgress: a command slower than 200 ms reports work-done progress to
@@ -310,8 +327,23 @@ func TestUTF8Rewind(t *testing.T) {
 	}
 }
 
+// didChangeWait bounds the wait for a rewind/didChange: well under the 30 s
+// of the journal watcher's stat check, so one that comes proves the file
+// notification path, with room for a loaded machine (the time is logged).
+const didChangeWait = 10 * time.Second
+
+// namesLatest accepts a rewind/didChange whose newest entry is entry. The
+// journal may change more than once for one command (created empty, then
+// written): the notification that matters is the one that lists it.
+func namesLatest(entry string) func(*testkit.Message) bool {
+	return func(m *testkit.Message) bool {
+		var n didChangeJournal
+		return json.Unmarshal(m.Params, &n) == nil && n.Latest == entry
+	}
+}
+
 // TestJournalChangeFromOtherProcess: a checkpoint made on the command line
-// reaches the editor as rewind/didChange within a second.
+// right after the editor started reaches it as rewind/didChange.
 func TestJournalChangeFromOtherProcess(t *testing.T) {
 	w := testkit.NewSandbox(t)
 	w.Write("a.txt", "a\n")
@@ -323,20 +355,18 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 	e := testkit.NewEditor(t, c, testkit.PlainClient)
 	e.Server = srv
 	e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "rewindDidChange": true})
-	time.Sleep(100 * time.Millisecond)
 	mark, plainMark := e.Conn.NotifCount(), plain.Conn.NotifCount()
 	start := time.Now()
-	w.MustRun("checkpoint", "here")
-	m, _ := e.Conn.WaitNotification("rewind/didChange", mark, 2*time.Second, nil)
+	var cp commands.CheckpointResult
+	unmarshalT(t, w.MustRun("--json", "checkpoint", "here"), &cp)
+	m, _ := e.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, namesLatest(cp.Entry))
 	if m == nil {
-		t.Fatal("no rewind/didChange for a checkpoint made by another process")
+		t.Fatalf("no rewind/didChange naming the checkpoint %s made by another process", cp.Entry)
 	}
-	if d := time.Since(start); d > time.Second+500*time.Millisecond {
-		t.Errorf("rewind/didChange took %v", d)
-	}
+	t.Logf("rewind/didChange %v after the command started", time.Since(start))
 	var n didChangeJournal
 	json.Unmarshal(m.Params, &n)
-	if n.Root != w.Root || n.Latest == "" {
+	if n.Root != w.Root {
 		t.Fatalf("rewind/didChange %s", m.Params)
 	}
 	if m, _ := plain.Conn.WaitNotification("rewind/didChange", plainMark, 500*time.Millisecond, nil); m != nil {
@@ -346,27 +376,18 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 
 // TestJournalChangeFromOtherServer: two editors on one root; a checkpoint
 // made through one server reaches the other editor as rewind/didChange
-// within a second (the journal is written by another process).
+// (the journal is written by another process).
 func TestJournalChangeFromOtherServer(t *testing.T) {
 	w := testkit.NewSandbox(t)
 	w.Write("a.txt", "a\n")
 	_, first := startServer(t, w, testkit.VSCodeLike)
 	_, second := startServer(t, w, testkit.NeovimLike)
-	time.Sleep(100 * time.Millisecond)
 	mark := second.Conn.NotifCount()
 	start := time.Now()
 	var cp commands.CheckpointResult
 	first.MustCmd(commands.NameCheckpoint, map[string]any{"label": "from-the-first"}, &cp)
-	m, _ := second.Conn.WaitNotification("rewind/didChange", mark, 2*time.Second, nil)
-	if m == nil {
-		t.Fatal("the second editor heard nothing of the first server's checkpoint")
+	if m, _ := second.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, namesLatest(cp.Entry)); m == nil {
+		t.Fatalf("the second editor heard nothing of the first server's checkpoint %s", cp.Entry)
 	}
-	if d := time.Since(start); d > time.Second+500*time.Millisecond {
-		t.Errorf("rewind/didChange took %v", d)
-	}
-	var n didChangeJournal
-	json.Unmarshal(m.Params, &n)
-	if n.Latest != cp.Entry {
-		t.Fatalf("latest %q; want the checkpoint %q", n.Latest, cp.Entry)
-	}
+	t.Logf("rewind/didChange %v after the checkpoint started", time.Since(start))
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
@@ -51,7 +50,7 @@ func TestSymlinkedFolderIsOneRoot(t *testing.T) {
 	w.Write("a.txt", "after\n")
 	e.Reload(linked)
 	run(w.Root, alone, "turn", "end")
-	if m, _ := c.WaitNotification("rewind/didChange", mark, 5*time.Second, nil); m == nil {
+	if m, _ := c.WaitNotification("rewind/didChange", mark, didChangeWait, nil); m == nil {
 		t.Fatal("the editor on the link heard nothing of the hook's turn")
 	}
 	turns := waitTurns(e, 1)

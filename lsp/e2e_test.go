@@ -90,7 +90,7 @@ func twoTurnSession(t *testing.T, kind testkit.EditorKind) {
 	w.MustRun("turn", "end", "--summary", "done")
 	reloadAll()
 	if kind != testkit.PlainClient {
-		if m, _ := e.Conn.WaitNotification("rewind/didChange", mark, 3*time.Second, nil); m == nil {
+		if m, _ := e.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, nil); m == nil {
 			t.Fatal("no rewind/didChange after a turn made on the command line")
 		}
 	} // a plain client did not declare rewind/didChange (TestJournalChangeFromOtherProcess)
@@ -173,11 +173,13 @@ func twoTurnSession(t *testing.T, kind testkit.EditorKind) {
 	}
 }
 
-// waitSaved gives a Neovim-like editor (which echoes and saves after it
-// answers) time to finish.
+// waitSaved waits until the editor has applied, sent back and saved every
+// edit it was sent: a Neovim-like editor does that after it answers, and
+// any editor after its server died while waiting for the answer.
 func waitSaved(t *testing.T, e *testkit.Editor) {
-	if e.Kind == testkit.NeovimLike {
-		time.Sleep(200 * time.Millisecond)
+	t.Helper()
+	if !e.WaitApplied(10 * time.Second) {
+		t.Fatal("the editor did not finish applying, sending back and saving an edit")
 	}
 }
 

@@ -62,6 +62,7 @@ type Editor struct {
 	// before it sends its didChange (1.5 s unless set).
 	echoDelay  time.Duration
 	echoed     int      // applyEdits whose changes were sent to the server
+	pending    int      // applyEdits received whose answer, echo and save are not all done
 	gone       bool     // the test ended: touch nothing any more
 	shown      []string // URIs the server asked to show (window/showDocument)
 	clientName string   // sent as clientInfo.name when set ("Neovim")
@@ -127,6 +128,25 @@ func (e *Editor) Echoed() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.echoed
+}
+
+// WaitApplied waits (at most timeout) until every applyEdit the editor
+// received is done with: answered and, when applied, its changes sent back
+// to the server and saved by an editor that saves (a Neovim-like editor
+// does that after it answers; a test may go on as soon as the server
+// answered, or died). It reports whether they were.
+func (e *Editor) WaitApplied(timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
+		e.mu.Lock()
+		done := e.pending == 0
+		e.mu.Unlock()
+		if done {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // Shown are the URIs the server asked the editor to show

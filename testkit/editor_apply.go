@@ -22,8 +22,17 @@ func (e *Editor) applyEdit(raw json.RawMessage) map[string]any {
 	}
 	e.mu.Lock()
 	e.edits = append(e.edits, raw)
+	e.pending++
 	hook := e.before
 	e.mu.Unlock()
+	echo := false // afterApply ends the pending edit when it echoes
+	defer func() {
+		if !echo {
+			e.mu.Lock()
+			e.pending--
+			e.mu.Unlock()
+		}
+	}()
 	if hook != nil {
 		hook(e)
 	}
@@ -49,6 +58,7 @@ func (e *Editor) applyEdit(raw json.RawMessage) map[string]any {
 		return map[string]any{"applied": false, "failureReason": stale}
 	}
 	answer := map[string]any{"applied": true}
+	echo = true
 	switch e.Kind {
 	case NeovimLike:
 		// Neovim answers first; its didChange follows (debounced).
@@ -188,6 +198,7 @@ func (e *Editor) afterApply(touched []*touch) {
 	defer func() {
 		e.mu.Lock()
 		e.echoed++
+		e.pending--
 		e.mu.Unlock()
 	}()
 	for _, tc := range touched {
