@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -49,18 +50,18 @@ func serverKilledDuringRevert(t *testing.T, kind testkit.EditorKind, next string
 	before := w.State()
 
 	journal := filepath.Join(w.Store, "journal")
-	var pendingSeen bool
+	var pendingSeen atomic.Bool // set on the editor's goroutine
 	e.SetBeforeApply(func(e *testkit.Editor) {
 		e.SetBeforeApply(nil)
 		data, _ := os.ReadFile(journal)
-		pendingSeen = strings.Contains(string(data), `"pending":true`)
+		pendingSeen.Store(strings.Contains(string(data), `"pending":true`))
 		srv.Proc.Signal(syscall.SIGKILL)
 		<-e.Conn.Closed()
 	})
 	if err := e.Cmd(commands.NameRevert, map[string]any{"target": "1"}, nil); err == nil {
 		t.Fatal("the revert answered although its server was killed")
 	}
-	if !pendingSeen {
+	if !pendingSeen.Load() {
 		t.Error("the revert was not recorded as pending before its edit was sent")
 	}
 	waitSaved(t, e) // the editor applies (and saves) the edit anyway
