@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // Bounds that keep a notice whole: Claude Code passes ~10,000 characters
@@ -34,7 +35,7 @@ func NoticeText(ents []*journal.Entry, h *journal.History) string {
 		case journal.KindRewind:
 			if e.Agent != "" {
 				fmt.Fprintf(&b, "A rewind of %s session %s to %s was completed: its own restore missed files its shell changed, "+
-					"and these were restored too: %s.", e.Agent, shortID(e.Session), where(e, h), fileList(e.Files))
+					"and these were restored too: %s.", e.Agent, words.SessionID(e.Session), where(e, h), fileList(e.Files))
 				if len(e.Kept) > 0 {
 					fmt.Fprintf(&b, " These were left as they are (changed since by someone else): %s.", fileList(e.Kept))
 				}
@@ -159,13 +160,6 @@ func where(e *journal.Entry, h *journal.History) string {
 		return e.Target
 	}
 	return "an earlier state"
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 func promptOf(p string) string {

@@ -199,7 +199,7 @@ type CheckpointInfo struct {
 	// Age is how long ago Time was, in words ("5m ago").
 	Age string `json:"age"`
 	// Title names the checkpoint in words: "Checkpoint @base: before the
-	// refactor", "Checkpoint 0190a0b1".
+	// refactor", "Checkpoint 0190a0b1-2c3d-7e4f".
 	Title string `json:"title"`
 }
 

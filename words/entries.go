@@ -61,7 +61,7 @@ func SessionTurns(id string) string {
 
 // Checkpoint names a checkpoint where it is listed: "Checkpoint @base:
 // before the refactor" (its goal's first line, at most 80 characters),
-// "Checkpoint 0190a0b1" for one without a label or goal.
+// "Checkpoint 0190a0b1-2c3d-7e4f" for one without a label or goal.
 func Checkpoint(label, goal, id string) string {
 	s := "Checkpoint @" + label
 	if label == "" {

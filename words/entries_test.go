@@ -36,10 +36,10 @@ func TestSessionTellsSessionsApart(t *testing.T) {
 
 func TestEntryTitles(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{Checkpoint("base", "", "0190a0b1-2222"), "Checkpoint @base"},
-		{Checkpoint("base", "before the refactor\nand more", "0190a0b1-2222"), "Checkpoint @base: before the refactor…"},
-		{Checkpoint("", "", "0190a0b1-2222"), "Checkpoint 0190a0b1"},
-		{Checkpoint("", "try JWT", "0190a0b1-2222"), "Checkpoint 0190a0b1: try JWT"},
+		{Checkpoint("base", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab"), "Checkpoint @base"},
+		{Checkpoint("base", "before the refactor\nand more", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab"), "Checkpoint @base: before the refactor…"},
+		{Checkpoint("", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab"), "Checkpoint 0190a0b1-2c3d-7e4f"},
+		{Checkpoint("", "try JWT", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab"), "Checkpoint 0190a0b1-2c3d-7e4f: try JWT"},
 		{Report("turn 3 (fix auth)"), "Report since turn 3 (fix auth)"},
 		{Rewind("code", "turn 3 (fix auth)", "", false), "Rewind to turn 3 (fix auth)"},
 		{Rewind("", "checkpoint @base", "", true), "Rewind to checkpoint @base — undone"},

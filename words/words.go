@@ -52,8 +52,8 @@ func Title(turn int, prompt string) string {
 
 // Target names the state a rewind goes to, inside a sentence ("Rewind to
 // …?"): "turn 3 (refactor auth)" (the state before turn 3), "the end of
-// turn 3 (refactor auth)", "checkpoint @base", "checkpoint 0190a0b1",
-// "before the rewind" (an undo's), or "entry 0190a0b1". Kind is
+// turn 3 (refactor auth)", "checkpoint @base", "checkpoint 0190a0b1-2c3d-7e4f",
+// "before the rewind" (an undo's), or "entry 0190a0b1-2c3d-7e4f". Kind is
 // the kind of the target's journal entry; id is the entry's.
 func Target(kind string, turn int, label, prompt, id string) string {
 	with := func(s string) string {
@@ -77,10 +77,19 @@ func Target(kind string, turn int, label, prompt, id string) string {
 	return "entry " + Short(id)
 }
 
-// Short abbreviates an entry or snapshot id to its first 8 characters.
+// Short abbreviates an entry or snapshot id so that ids tell apart and the
+// short form still names the entry wherever an id prefix is taken: a
+// UUID's first 18 characters ("0190a0b1-2c3d-7e4f": the millisecond it was
+// made, its version and three random digits — entry ids are time-ordered
+// UUIDs, whose first 8 characters are the same for a minute), another id's
+// first 12.
 func Short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+	n := 12
+	if strings.Count(id, "-") == 4 {
+		n = 18
+	}
+	if len(id) > n {
+		return id[:n]
 	}
 	return id
 }

@@ -55,14 +55,14 @@ func TestTarget(t *testing.T) {
 		turn                    int
 		want                    string
 	}{
-		{"turnStart", "", "add a greeting\nplease", "0190a0b1-2222", 1, "turn 1 (add a greeting…)"},
-		{"turnStart", "", "", "0190a0b1-2222", 2, "turn 2"},
-		{"turnEnd", "", "add a greeting", "0190a0b1-2222", 1, "the end of turn 1 (add a greeting)"},
-		{"checkpoint", "base", "", "0190a0b1-2222", 0, "checkpoint @base"},
-		{"checkpoint", "", "", "0190a0b1-2222", 0, "checkpoint 0190a0b1"},
-		{"rewind", "", "", "0190a0b1-2222", 1, "before the rewind"},
-		{"revert", "", "", "0190a0b1-2222", 3, "before the revert"},
-		{"", "", "", "0190a0b1-2222", 0, "entry 0190a0b1"},
+		{"turnStart", "", "add a greeting\nplease", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 1, "turn 1 (add a greeting…)"},
+		{"turnStart", "", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 2, "turn 2"},
+		{"turnEnd", "", "add a greeting", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 1, "the end of turn 1 (add a greeting)"},
+		{"checkpoint", "base", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 0, "checkpoint @base"},
+		{"checkpoint", "", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 0, "checkpoint 0190a0b1-2c3d-7e4f"},
+		{"rewind", "", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 1, "before the rewind"},
+		{"revert", "", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 3, "before the revert"},
+		{"", "", "", "0190a0b1-2c3d-7e4f-8a9b-0123456789ab", 0, "entry 0190a0b1-2c3d-7e4f"},
 	} {
 		if got := Target(c.kind, c.turn, c.label, c.prompt, c.id); got != c.want {
 			t.Errorf("Target(%q, %d, %q, %q) = %q, want %q", c.kind, c.turn, c.label, c.prompt, got, c.want)

@@ -11,21 +11,8 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
-// short abbreviates a snapshot id (hex) or an entry id (a UUIDv7, whose
-// first 13 characters are a millisecond time, so more are shown).
-func short(id string) string {
-	n := 12
-	if strings.Count(id, "-") == 4 {
-		n = 18
-	}
-	if len(id) > n {
-		return id[:n]
-	}
-	return id
-}
-
 // shortSnap is short for a snapshot ("" for none).
-func shortSnap(s journal.Snap) string { return short(s.String()) }
+func shortSnap(s journal.Snap) string { return words.Short(s.String()) }
 
 // quoted is a prompt or a goal after a colon, shortened to its first line
 // and quoted: `: "add a greeting"`; "" for none.
@@ -74,7 +61,7 @@ func printLog(w io.Writer, l *commands.ListResult) {
 	}
 	var rows []row
 	add := func(when, age, entry, text string) {
-		rows = append(rows, row{when, fmt.Sprintf("%-9s %-18s %s", age, short(entry), text)})
+		rows = append(rows, row{when, fmt.Sprintf("%-9s %-18s %s", age, words.Short(entry), text)})
 	}
 	for _, t := range l.Turns {
 		text := t.Title + " — open"
@@ -101,7 +88,7 @@ func printLog(w io.Writer, l *commands.ListResult) {
 			text += "\n    " + r.Message
 		}
 		if len(r.Offered) > 0 {
-			text += fmt.Sprintf("\n    rewind-lsp rewind %s --paths %s restores them", short(r.Target), strings.Join(r.Offered, ","))
+			text += fmt.Sprintf("\n    rewind-lsp rewind %s --paths %s restores them", words.Short(r.Target), strings.Join(r.Offered, ","))
 		}
 		add(r.Time, r.Age, r.Entry, text)
 	}

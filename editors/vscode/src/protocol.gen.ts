@@ -231,7 +231,7 @@ export interface CheckpointInfo {
   age: string;
   /**
    * Title names the checkpoint in words: "Checkpoint @base: before the refactor", "Checkpoint
-   * 0190a0b1".
+   * 0190a0b1-2c3d-7e4f".
    */
   title: string;
 }
