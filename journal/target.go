@@ -1,0 +1,159 @@
+package journal
+
+// Resolving a rewind target ("3", "turn:3:end", "@label", "~1", an id prefix) in a History.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Target is a resolved rewind target.
+type Target struct {
+	Spec     string // as written
+	Entry    *Entry // the entry the target names
+	Snapshot Snap   // the files' state to restore
+	Turn     int    // turn number, 0 for checkpoints and ids of other entries
+	Label    string
+	Prompt   string
+	// Point is the entry the conversation leaf moves back to ("" = before
+	// the first entry).
+	Point string
+}
+
+// UnknownTargetError is a target that names nothing in the journal.
+type UnknownTargetError struct {
+	Spec   string
+	Reason string
+}
+
+func (e *UnknownTargetError) Error() string {
+	return fmt.Sprintf("unknown target %q: %s", e.Spec, e.Reason)
+}
+
+// Resolve turns a target string into a Target: "3" or "turn:3" (the state
+// when turn 3 started), "turn:3:end" (when it ended), "~1" (the start of
+// the latest turn; "~2" the one before), "@label" (a checkpoint), an entry
+// id or a unique prefix of at least 6 characters.
+func (h *History) Resolve(spec string) (*Target, error) {
+	s := strings.TrimSpace(spec)
+	bad := func(reason string) error { return &UnknownTargetError{Spec: spec, Reason: reason} }
+	if s == "" {
+		return nil, bad("empty target")
+	}
+	turnTarget := func(n int, end bool) (*Target, error) {
+		for _, t := range h.Turns(false) {
+			if t.Number != n {
+				continue
+			}
+			if !end {
+				if t.Start.Damaged {
+					return nil, bad(fmt.Sprintf("the start of turn %d is a damaged journal line (fsck names it); turn:%d:end is intact", n, n))
+				}
+				return &Target{Spec: spec, Entry: t.Start, Snapshot: t.Start.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
+			}
+			if t.End == nil {
+				return nil, bad(fmt.Sprintf("turn %d has not ended", n))
+			}
+			return &Target{Spec: spec, Entry: t.End, Snapshot: t.End.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.End.ID}, nil
+		}
+		return nil, bad(fmt.Sprintf("there is no turn %d on the active branch (%d turns)", n, len(h.Turns(false))))
+	}
+	switch {
+	case strings.HasPrefix(s, "~"):
+		k, err := strconv.Atoi(s[1:])
+		if err != nil || k < 1 {
+			return nil, bad("~N needs a number of at least 1")
+		}
+		ts := h.Turns(false)
+		if k > len(ts) {
+			return nil, bad(fmt.Sprintf("only %d turns on the active branch", len(ts)))
+		}
+		return turnTarget(ts[len(ts)-k].Number, false)
+	case strings.HasPrefix(s, "@"):
+		label := s[1:]
+		if label == "" {
+			return nil, bad("@ needs a checkpoint label")
+		}
+		var found *Entry
+		for _, e := range h.Entries {
+			if e.Kind == KindCheckpoint && e.Label == label && (found == nil || h.OnBranch(e.ID) || !h.OnBranch(found.ID)) {
+				found = e
+			}
+		}
+		if found == nil {
+			return nil, bad("no checkpoint has that label")
+		}
+		return &Target{Spec: spec, Entry: found, Snapshot: found.Snapshot, Label: label, Point: found.ID}, nil
+	case strings.HasPrefix(s, "turn:"):
+		rest := s[len("turn:"):]
+		end := strings.HasSuffix(rest, ":end")
+		rest = strings.TrimSuffix(rest, ":end")
+		n, err := strconv.Atoi(rest)
+		if err != nil {
+			return nil, bad("turn:N needs a turn number, as in turn:3 or turn:3:end")
+		}
+		if n < 1 {
+			return nil, bad("turn numbers start at 1")
+		}
+		return turnTarget(n, end)
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 1 {
+			return nil, bad("turn numbers start at 1")
+		}
+		return turnTarget(n, false)
+	}
+	if len(s) < 6 {
+		return nil, bad("an entry id prefix needs at least 6 characters")
+	}
+	var matches []*Entry
+	for _, e := range h.Entries {
+		if strings.HasPrefix(e.ID, s) {
+			matches = append(matches, e)
+		}
+	}
+	if len(matches) > 1 {
+		return nil, bad(ambiguous(matches))
+	}
+	var match *Entry
+	if len(matches) == 1 {
+		match = matches[0]
+	}
+	if match == nil {
+		return nil, bad("no entry has that id")
+	}
+	if !match.Snapshot.Set {
+		return nil, bad(fmt.Sprintf("entry %s (%s) recorded no state", match.ID, match.Kind))
+	}
+	t := &Target{Spec: spec, Entry: match, Snapshot: match.Snapshot, Turn: match.Turn, Prompt: match.Prompt, Label: match.Label, Point: match.ID}
+	if match.Kind == KindTurnStart {
+		t.Point = match.Parent
+	}
+	return t, nil
+}
+
+// ambiguous says which entries an id prefix matches, so that the user can
+// pick one: "the id prefix is ambiguous: it matches 3 entries: 0190… (turn 2,
+// turnStart), …; give more characters".
+func ambiguous(matches []*Entry) string {
+	const show = 5
+	var b strings.Builder
+	fmt.Fprintf(&b, "the id prefix is ambiguous: it matches %d entries:", len(matches))
+	for i, e := range matches {
+		if i == show {
+			fmt.Fprintf(&b, " and %d more", len(matches)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		what := string(e.Kind)
+		if e.Turn > 0 {
+			what = fmt.Sprintf("turn %d, %s", e.Turn, e.Kind)
+		}
+		fmt.Fprintf(&b, " %s (%s)", e.ID, what)
+	}
+	b.WriteString("; give more characters")
+	return b.String()
+}
