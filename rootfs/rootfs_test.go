@@ -292,6 +292,72 @@ func TestRename(t *testing.T) {
 	}
 }
 
+// TestReplace: a file takes the place of a file or of a link (the link's
+// target untouched), the old entry is gone and so is the name it came
+// from; a name that is gone by then is made; a folder in the place is
+// refused and left where it is, the file too.
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "f"), "old")
+	write(t, filepath.Join(dir, "target"), "the link's target")
+	d := openDir(t, openRoot(t, dir), "")
+	read := func(name string) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	gone := func(name string) {
+		t.Helper()
+		if _, err := os.Lstat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s is still there", name)
+		}
+	}
+	write(t, filepath.Join(dir, "tmp"), "new")
+	if err := d.Replace("tmp", "f"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("f"); got != "new" {
+		t.Fatalf("after replace: %q", got)
+	}
+	gone("tmp")
+
+	write(t, filepath.Join(dir, "tmp"), "not a link")
+	if runtime.GOOS != "windows" {
+		link(t, "target", filepath.Join(dir, "l"))
+		if err := d.Replace("tmp", "l"); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, "l")); err != nil || !fi.Mode().IsRegular() || read("l") != "not a link" {
+			t.Fatalf("the link replaced: %v %v", fi, err)
+		}
+		if got := read("target"); got != "the link's target" {
+			t.Fatalf("the link's target changed: %q", got)
+		}
+		gone("tmp")
+	}
+
+	write(t, filepath.Join(dir, "tmp"), "made")
+	if err := d.Replace("tmp", "none"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("none"); got != "made" {
+		t.Fatalf("a missing name replaced: %q", got)
+	}
+	gone("tmp")
+
+	write(t, filepath.Join(dir, "tmp"), "file")
+	write(t, filepath.Join(dir, "folder", "inside"), "kept")
+	if err := d.Replace("tmp", "folder"); err == nil {
+		t.Fatal("a folder was replaced by a file")
+	}
+	if got, tmp := read("folder/inside"), read("tmp"); got != "kept" || tmp != "file" {
+		t.Fatalf("after the refused replace: folder/inside %q, tmp %q", got, tmp)
+	}
+}
+
 // TestSymlink: a link holds its target as given; where the system refuses
 // links to this process it is ErrLinksRefused and nothing is made.
 func TestSymlink(t *testing.T) {

@@ -91,6 +91,13 @@ func (d *Dir) Rename(from, to string) error {
 	return nil
 }
 
+// Replace puts file or link from in the place of file or link to, in one
+// step (to names the old entry or the new one, never nothing), and removes
+// the old one: here a rename.
+func (d *Dir) Replace(from, to string) error {
+	return d.Rename(from, to)
+}
+
 // Remove removes file or link name (never what a link points to); a folder
 // is ErrIsDir.
 func (d *Dir) Remove(name string) error {

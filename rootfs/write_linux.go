@@ -5,6 +5,7 @@ package rootfs
 import (
 	"errors"
 	"io/fs"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -88,6 +89,50 @@ func (d *Dir) Rename(from, to string) error {
 		return pathErr("rename", p, mapErr(err))
 	}
 	return nil
+}
+
+var noExchange atomic.Bool // the file system refuses RENAME_EXCHANGE
+
+// Replace puts file or link from in the place of file or link to, in one
+// step (to names the old entry or the new one, never nothing), and removes
+// the old one. Here the two names are exchanged (renameat2
+// RENAME_EXCHANGE), then from, now the old entry, is removed: a rename
+// over an existing file makes ext4 (auto_da_alloc) and btrfs start writing
+// the new file out at once, one small write per file that Root.Sync would
+// have written together with the others; a thousand files' writes took
+// three times as long so. Where exchanges are refused it is a rename.
+// If the process stops between the two steps, from is left holding the
+// old entry.
+func (d *Dir) Replace(from, to string) error {
+	p := join(d.rel, to)
+	if err := checkName(to); err != nil {
+		return pathErr("rename", p, err)
+	}
+	if err := checkName(from); err != nil {
+		return pathErr("rename", join(d.rel, from), err)
+	}
+	if !noExchange.Load() {
+		err := unix.Renameat2(d.fd, from, d.fd, to, unix.RENAME_EXCHANGE)
+		switch {
+		case err == nil:
+			err := unix.Unlinkat(d.fd, from, 0)
+			if errors.Is(err, unix.EISDIR) {
+				// to became a folder since the caller looked: put it back.
+				unix.Renameat2(d.fd, from, d.fd, to, unix.RENAME_EXCHANGE)
+			}
+			if err != nil {
+				return pathErr("rename", p, mapErr(err))
+			}
+			return nil
+		case errors.Is(err, unix.ENOENT):
+			// to is gone since the caller looked: a rename makes it.
+		case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EPERM):
+			noExchange.Store(true)
+		default:
+			return pathErr("rename", p, mapErr(err))
+		}
+	}
+	return d.Rename(from, to)
 }
 
 // Remove removes file or link name (never what a link points to); a folder

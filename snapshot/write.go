@@ -55,7 +55,10 @@ func IsTempName(name string) bool {
 	return strings.HasPrefix(name, TempPrefix) && strings.HasSuffix(name, TempSuffix)
 }
 
-var tempSeq atomic.Uint64
+var (
+	tempSeq atomic.Uint64
+	tempPid = os.Getpid()
+)
 
 // Writer changes files under one workspace root. It is not safe for
 // concurrent use; callers serialize operations (the journal lock).
@@ -111,6 +114,21 @@ func (w *Writer) parent(rel string, mkdir bool) (d *rootfs.Dir, name string, ok 
 		return nil, "", false, &UnsafePathError{Path: rel, Reason: "not a clean path inside the root (or inside .git)"}
 	}
 	els := strings.Split(rel, "/")
+	name = els[len(els)-1]
+	if rootfs.IsGitName(name) {
+		return nil, "", false, &UnsafePathError{Path: rel, Reason: "a file system may take " + name + " for .git"}
+	}
+	// Most folders exist: Root.OpenDir opens one in a single call that
+	// refuses any link on the way (openat2 on Linux). Anything else (a
+	// missing folder, a link, a file) is found by the walk below, one
+	// folder at a time, which also says which folder is in the way.
+	dir := ""
+	if len(els) > 1 {
+		dir = rel[:len(rel)-len(name)-1]
+	}
+	if d, err = w.fs.OpenDir(dir); err == nil {
+		return d, name, true, nil
+	}
 	d, err = w.fs.OpenDir("")
 	if err != nil {
 		return nil, "", false, fmt.Errorf("%s: %w", rel, err)
@@ -140,11 +158,6 @@ func (w *Writer) parent(rel string, mkdir bool) (d *rootfs.Dir, name string, ok 
 		}
 		return nil, "", false, fmt.Errorf("%s: folder %s: %w", rel, dir, err)
 	}
-	name = els[len(els)-1]
-	if rootfs.IsGitName(name) {
-		d.Close()
-		return nil, "", false, &UnsafePathError{Path: rel, Reason: "a file system may take " + name + " for .git"}
-	}
 	return d, name, true, nil
 }
 
@@ -159,7 +172,7 @@ func lstat(d *rootfs.Dir, name string) (st rootfs.Stat, ok bool, err error) {
 }
 
 func (w *Writer) tempName() string {
-	return fmt.Sprintf("%s%s-%d-%d%s", TempPrefix, w.tag, os.Getpid(), tempSeq.Add(1), TempSuffix)
+	return fmt.Sprintf("%s%s-%d-%d%s", TempPrefix, w.tag, tempPid, tempSeq.Add(1), TempSuffix)
 }
 
 // Write makes rel hold data: a regular file (kind KindFile or KindExec,
@@ -214,7 +227,11 @@ func (w *Writer) Write(rel string, data []byte, kind Kind) error {
 		}
 	}
 	w.dirty.Store(true)
-	if err := d.Rename(tmp, name); err != nil {
+	put := d.Rename
+	if exists {
+		put = d.Replace // see rootfs: no write-out of each file on its own
+	}
+	if err := put(tmp, name); err != nil {
 		d.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, err)
 	}

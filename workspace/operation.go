@@ -190,17 +190,14 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 	// someone changed them; either way they are left.
 	var todo []snapshot.FileOp
 	for _, op := range d.Ops {
-		// An empty file where the operation creates one is its own
-		// create half done (an editor's CreateFile before the text).
-		halfCreated := op.Change == "modify" && len(op.Before) == 0 && op.BeforeKind != snapshot.KindSymlink
-		if halfCreated {
-			_, inBefore, err := snapshot.Lookup(s.objects, before, op.Path)
-			if err != nil {
-				return err
-			}
-			halfCreated = !inBefore
-		}
-		if !op.Conflict || halfCreated {
+		// An empty file where the operation writes content is its own
+		// write half done: an editor's CreateFile before the text, an
+		// editor's save cut short (saves write in place), or a file whose
+		// new name reached the disk before its content did (the power went
+		// before the operation's sync; Writer's contents are written out
+		// only then).
+		halfDone := op.Change == "modify" && len(op.Before) == 0 && op.BeforeKind != snapshot.KindSymlink
+		if !op.Conflict || halfDone {
 			todo = append(todo, op)
 		}
 	}
