@@ -53,7 +53,7 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 		for _, sk := range out.Diff.Skipped {
 			p.Skipped = append(p.Skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
 		}
-		p.Diff = out.Diff.Text()
+		p.diff = out.Diff.Text
 	}
 	p.fillWords(s.opts.Applier != nil)
 	return p

@@ -1,6 +1,10 @@
 package commands
 
-import "github.com/rewind-lsp/rewind-lsp/journal"
+import (
+	"encoding/json"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
+)
 
 // Scope selects a workspace root when a server has several. Every argument
 // struct embeds it; the single-root command line ignores it.
@@ -352,6 +356,26 @@ type Plan struct {
 	Conversation Conversation `json:"conversation"`
 	// Diff is the unified diff from the current state to the target, paths relative to the root.
 	Diff string `json:"diff"`
+
+	// diff makes Diff when it is first asked for (DiffText, or the plan
+	// encoded as JSON): the command line's own output never shows it, and
+	// a thousand files' diff takes longer to make than to write the files.
+	diff func() string
+}
+
+// DiffText returns the plan's Diff, made when first asked for.
+func (p *Plan) DiffText() string {
+	if p.diff != nil {
+		p.Diff, p.diff = p.diff(), nil
+	}
+	return p.Diff
+}
+
+// MarshalJSON encodes the plan, its Diff made first.
+func (p *Plan) MarshalJSON() ([]byte, error) {
+	p.DiffText()
+	type plain Plan
+	return json.Marshal((*plain)(p))
 }
 
 // PlanTarget names the state a rewind goes to.

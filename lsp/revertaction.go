@@ -121,7 +121,7 @@ func (s *Server) showPlan(ctx context.Context, f *folder, plan *commands.Plan) e
 	if p := strings.TrimSpace(strings.SplitN(t.Prompt, "\n", 2)[0]); p != "" {
 		fmt.Fprintf(&b, "# turn %d: %s\n", t.Turn, p)
 	}
-	if plan.Diff == "" {
+	if plan.DiffText() == "" {
 		b.WriteString("# no file would change\n")
 	}
 	b.WriteString(plan.Diff)

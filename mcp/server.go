@@ -274,7 +274,7 @@ func (s *Server) diff(ctx context.Context, _ *sdk.CallToolRequest, in DiffIn) (*
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
-	if p.Diff == "" && len(p.Files) == 0 {
+	if p.DiffText() == "" && len(p.Files) == 0 {
 		return text("No difference: the files are as they were at %s.", target), nil, nil
 	}
 	out := p.Diff

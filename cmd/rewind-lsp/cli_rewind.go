@@ -73,7 +73,7 @@ func (c *cli) diff(args []string) error {
 	if c.g.json {
 		return c.printJSON(plan)
 	}
-	fmt.Fprint(c.stdout, plan.Diff)
+	fmt.Fprint(c.stdout, plan.DiffText())
 	for _, s := range plan.Skipped {
 		fmt.Fprintf(c.stderr, "skipped %s: %s\n", s.Path, s.Reason)
 	}
