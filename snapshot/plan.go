@@ -191,7 +191,7 @@ func FillOp(op *FileOp) {
 	op.Binary = (op.Before != nil && !IsText(op.Before)) || (op.After != nil && !IsText(op.After))
 	op.Added, op.Removed, op.Diff = 0, 0, ""
 	if !op.Binary && op.BeforeKind != KindSymlink && op.AfterKind != KindSymlink {
-		op.Added, op.Removed = textdiff.LineCounts(string(op.Before), string(op.After))
+		op.Added, op.Removed = textdiff.LineCounts(op.Before, op.After)
 	}
 }
 

@@ -34,12 +34,39 @@ func lineScript(a, b string) []lineOp {
 	return ops
 }
 
-// LineCounts returns the added and removed line counts of before → after.
-func LineCounts(before, after string) (added, removed int) {
-	if before == after {
+// LineCounts returns the added and removed line counts of before → after,
+// those of LineHunks. The whole lines both share at the start and at the
+// end are skipped before the rest is split into lines (LineHunks skips
+// them too), so a small change to a large file costs little, and contents
+// held as bytes are not copied.
+func LineCounts[T ~string | ~[]byte](before, after T) (added, removed int) {
+	n := min(len(before), len(after))
+	p := 0
+	for p < n && before[p] == after[p] {
+		p++
+	}
+	if p == len(before) && p == len(after) {
 		return 0, 0
 	}
-	la, lb := SplitLines(before), SplitLines(after)
+	for p > 0 && before[p-1] != '\n' {
+		p--
+	}
+	before, after = before[p:], after[p:]
+	n = min(len(before), len(after))
+	s := 0
+	for s < n && before[len(before)-1-s] == after[len(after)-1-s] {
+		s++
+	}
+	// Keep the common end from just after a line break inside it: both
+	// have that line break, so what follows is whole lines in both.
+	k := s - 1
+	for k > 0 && before[len(before)-1-k] != '\n' {
+		k--
+	}
+	if k > 0 {
+		before, after = before[:len(before)-k], after[:len(after)-k]
+	}
+	la, lb := SplitLines(string(before)), SplitLines(string(after))
 	for _, h := range LineHunks(la, lb) {
 		removed += h.A1 - h.A0
 		added += h.B1 - h.B0
