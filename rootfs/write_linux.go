@@ -100,7 +100,7 @@ var noExchange atomic.Bool // the file system refuses RENAME_EXCHANGE
 // over an existing file makes ext4 (auto_da_alloc) and btrfs start writing
 // the new file out at once, one small write per file that Root.Sync would
 // have written together with the others; a thousand files' writes took
-// three times as long so. Where exchanges are refused it is a rename.
+// three times as long so. Where an exchange is refused it is a rename.
 // If the process stops between the two steps, from is left holding the
 // old entry.
 func (d *Dir) Replace(from, to string) error {
@@ -126,10 +126,11 @@ func (d *Dir) Replace(from, to string) error {
 			return nil
 		case errors.Is(err, unix.ENOENT):
 			// to is gone since the caller looked: a rename makes it.
-		case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EPERM):
-			noExchange.Store(true)
 		default:
-			return pathErr("rename", p, mapErr(err))
+			// Refused (EINVAL, ENOSYS, EXDEV on some file systems, a
+			// sandbox's EPERM), and nothing changed: renames from now on,
+			// which say what is wrong if anything is.
+			noExchange.Store(true)
 		}
 	}
 	return d.Rename(from, to)
