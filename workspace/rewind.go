@@ -373,7 +373,10 @@ type UndoRequest struct {
 // caller's own (ownturn.go).
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
 	var out *Outcome
+	tr := snapshot.NewTracer("undo")
+	defer tr.Done()
 	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+		tr.Mark("lock and journal")
 		if e := h.ByKey(req.Key); e != nil {
 			out = s.recorded(h, e)
 			return nil
@@ -382,6 +385,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if err != nil {
 			return err
 		}
+		tr.Mark("capture")
 		var r *journal.Entry
 		for _, c := range h.UndoCandidates() {
 			if !h.Applied(c) && !s.leftTrace(res, c) {
@@ -440,6 +444,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		s.skipRefusedLinks(d)
 		req.Via.decide(d)
 		out.Diff = d
+		tr.Mark("plan")
 		if cs := d.Conflicts(); len(cs) > 0 && !req.Force {
 			out.FailureReason = conflictReason(cs)
 			return nil
