@@ -466,7 +466,7 @@ for sz in "${sizes[@]}"; do
 	tr=$TMP/trace-rewind-$sz
 	echo "  $(name "$sz") rewind $(ms "${R[$sz,RW]}") ms: capture $(phase "$tr" rewind capture), plan $(phase "$tr" rewind plan), intent $(phase "$tr" "rewind steps" "intent recorded"), file writes $(phase "$tr" "disk writes" "$nrew files") + sync $(phase "$tr" "disk writes" sync) ms; git checkout $(ms "${R[$sz,CO]}") ms"
 	tr=$TMP/trace-undo-$sz
-	echo "  $(name "$sz") undo $(ms "${R[$sz,UD]}") ms: capture $(phase "$tr" capture walk) (walk), file writes $(phase "$tr" "disk writes" "$nrew files") + sync $(phase "$tr" "disk writes" sync) ms"
+	echo "  $(name "$sz") undo $(ms "${R[$sz,UD]}") ms: capture $(phase "$tr" undo capture) (walk $(phase "$tr" capture walk), reading the files the rewind wrote), plan $(phase "$tr" undo plan), intent $(phase "$tr" "undo steps" "intent recorded"), file writes $(phase "$tr" "disk writes" "$nrew files") + sync $(phase "$tr" "disk writes" sync) ms"
 done
 echo
 for sz in "${sizes[@]}"; do
