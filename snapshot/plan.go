@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
@@ -58,24 +59,22 @@ func (d *Diff) Text() string {
 }
 
 // parallel runs fn(0..n-1) on all cores and returns the first error in
-// index order.
+// index order. Each worker takes the next index from a counter: handing
+// indexes over a channel woke the workers one at a time on the sender's
+// core, and a thousand files' contents were read at the speed of one.
 func parallel(n int, fn func(i int) error) error {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	var next atomic.Int64
+	for range min(n, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
 				errs[i] = fn(i)
 			}
 		}()
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
