@@ -60,114 +60,90 @@ type PathDiff struct {
 
 // DiffTrees lists the paths that differ between snapshots a and b (a zero
 // ID is the empty snapshot), sorted by path. Folders equal in both are not
-// read.
+// read; the folders of one depth are read on every core.
 func DiffTrees(o *Objects, a, b ID) ([]PathDiff, error) {
-	var out []PathDiff
-	var walk func(prefix string, a, b ID) error
+	// pair is a folder to compare: its trees in a and in b (zero where the
+	// folder is on one side only).
+	type pair struct {
+		prefix string
+		a, b   ID
+	}
 	load := func(id ID) ([]treeEntry, error) {
 		if id.IsZero() {
 			return nil, nil
 		}
 		return o.tree(id)
 	}
-	var addAll func(prefix string, id ID, side int) error
-	addAll = func(prefix string, id ID, side int) error {
-		ents, err := load(id)
-		if err != nil {
-			return err
-		}
-		for _, e := range ents {
-			p := join(prefix, e.name)
-			if e.kind == kindDir {
-				if err := addAll(p, e.id, side); err != nil {
-					return err
-				}
-				continue
+	entry := func(e treeEntry) Entry { return Entry{Kind: e.kind, ID: e.id, Size: e.size} }
+	var out []PathDiff
+	var level []pair
+	if a != b {
+		level = append(level, pair{"", a, b})
+	}
+	for len(level) > 0 {
+		ents := make([][2][]treeEntry, len(level))
+		err := parallel(len(level), func(i int) error {
+			var err error
+			if ents[i][0], err = load(level[i].a); err != nil {
+				return err
 			}
-			d := PathDiff{Path: p}
-			if side == 0 {
-				d.A, d.InA = Entry{Kind: e.kind, ID: e.id, Size: e.size}, true
+			ents[i][1], err = load(level[i].b)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		var next []pair
+		// onA and onB note an entry found on one side only: a folder's
+		// files are compared with nothing at the next depth.
+		onA := func(p string, x treeEntry) {
+			if x.kind == kindDir {
+				next = append(next, pair{p, x.id, ID{}})
 			} else {
-				d.B, d.InB = Entry{Kind: e.kind, ID: e.id, Size: e.size}, true
+				out = append(out, PathDiff{Path: p, A: entry(x), InA: true})
 			}
-			out = append(out, d)
 		}
-		return nil
-	}
-	walk = func(prefix string, a, b ID) error {
-		if a == b {
-			return nil
+		onB := func(p string, y treeEntry) {
+			if y.kind == kindDir {
+				next = append(next, pair{p, ID{}, y.id})
+			} else {
+				out = append(out, PathDiff{Path: p, B: entry(y), InB: true})
+			}
 		}
-		ea, err := load(a)
-		if err != nil {
-			return err
-		}
-		eb, err := load(b)
-		if err != nil {
-			return err
-		}
-		i, j := 0, 0
-		for i < len(ea) || j < len(eb) {
-			switch {
-			case j >= len(eb) || (i < len(ea) && ea[i].name < eb[j].name):
-				if err := side(prefix, ea[i], 0, addAll, &out); err != nil {
-					return err
-				}
-				i++
-			case i >= len(ea) || eb[j].name < ea[i].name:
-				if err := side(prefix, eb[j], 1, addAll, &out); err != nil {
-					return err
-				}
-				j++
-			default:
-				x, y := ea[i], eb[j]
-				i++
-				j++
-				p := join(prefix, x.name)
+		for n, pr := range level {
+			ea, eb := ents[n][0], ents[n][1]
+			i, j := 0, 0
+			for i < len(ea) || j < len(eb) {
 				switch {
-				case x.kind == kindDir && y.kind == kindDir:
-					if err := walk(p, x.id, y.id); err != nil {
-						return err
+				case j >= len(eb) || (i < len(ea) && ea[i].name < eb[j].name):
+					onA(join(pr.prefix, ea[i].name), ea[i])
+					i++
+				case i >= len(ea) || eb[j].name < ea[i].name:
+					onB(join(pr.prefix, eb[j].name), eb[j])
+					j++
+				default:
+					x, y := ea[i], eb[j]
+					i++
+					j++
+					p := join(pr.prefix, x.name)
+					switch {
+					case x.kind == kindDir && y.kind == kindDir:
+						if x.id != y.id {
+							next = append(next, pair{p, x.id, y.id})
+						}
+					case x.kind == kindDir || y.kind == kindDir:
+						onA(p, x)
+						onB(p, y)
+					case x.kind != y.kind || x.id != y.id || x.size != y.size:
+						out = append(out, PathDiff{Path: p, A: entry(x), InA: true, B: entry(y), InB: true})
 					}
-				case x.kind == kindDir:
-					if err := addAll(p, x.id, 0); err != nil {
-						return err
-					}
-					out = append(out, PathDiff{Path: p, B: Entry{Kind: y.kind, ID: y.id, Size: y.size}, InB: true})
-				case y.kind == kindDir:
-					out = append(out, PathDiff{Path: p, A: Entry{Kind: x.kind, ID: x.id, Size: x.size}, InA: true})
-					if err := addAll(p, y.id, 1); err != nil {
-						return err
-					}
-				case x.kind != y.kind || x.id != y.id || x.size != y.size:
-					out = append(out, PathDiff{Path: p, A: Entry{Kind: x.kind, ID: x.id, Size: x.size}, InA: true,
-						B: Entry{Kind: y.kind, ID: y.id, Size: y.size}, InB: true})
 				}
 			}
 		}
-		return nil
-	}
-	if err := walk("", a, b); err != nil {
-		return nil, err
+		level = next
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
-}
-
-func side(prefix string, e treeEntry, s int, addAll func(string, ID, int) error, out *[]PathDiff) error {
-	p := join(prefix, e.name)
-	if e.kind == kindDir {
-		return addAll(p, e.id, s)
-	}
-	d := PathDiff{Path: p}
-	en := Entry{Kind: e.kind, ID: e.id, Size: e.size}
-	if s == 0 {
-		d.A, d.InA = en, true
-	} else {
-		d.B, d.InB = en, true
-	}
-	*out = append(*out, d)
-	return nil
 }
 
 func join(prefix, name string) string {
