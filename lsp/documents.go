@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,10 +42,28 @@ type documents struct {
 	// after the document closes: an agent's rewind must not overwrite what
 	// the person saved since its checkpoint.
 	savedAt map[string]time.Time
+	// closedSaves is what the editor last saved of each document it closed
+	// since (by path, for closedSaveKeep): a person who saves and closes at
+	// once does so before the server has looked at the change on disk, and
+	// the change is still the person's.
+	closedSaves map[string]closedSave
 }
 
+// closedSave is the last save of a document closed since.
+type closedSave struct {
+	sum      [32]byte // sha256 of the text saved
+	lineOnly bool     // the text saved was "\n" (see holds)
+	at       time.Time
+}
+
+// closedSaveKeep is how long a closed document's last save still tells the
+// person's change from an agent's: far longer than the server takes to
+// look at a change on disk, even under load.
+const closedSaveKeep = time.Minute
+
 func newDocuments() *documents {
-	return &documents{byKey: map[string]*document{}, changed: make(chan struct{}), savedAt: map[string]time.Time{}}
+	return &documents{byKey: map[string]*document{}, changed: make(chan struct{}), savedAt: map[string]time.Time{},
+		closedSaves: map[string]closedSave{}}
 }
 
 func docKey(uri string) (key, path string) {
@@ -84,6 +103,7 @@ func (ds *documents) open(uri string, version int, text string) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	ds.byKey[key] = &document{uri: uri, path: p, version: version, text: text}
+	delete(ds.closedSaves, p)
 	ds.notify()
 }
 
@@ -167,6 +187,15 @@ func (ds *documents) close(uri string) {
 	key, _ := docKey(uri)
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
+	now := time.Now()
+	for p, c := range ds.closedSaves {
+		if now.Sub(c.at) > closedSaveKeep {
+			delete(ds.closedSaves, p)
+		}
+	}
+	if d := ds.byKey[key]; d != nil && d.saved && d.path != "" {
+		ds.closedSaves[d.path] = closedSave{sum: sha256.Sum256([]byte(d.savedText)), lineOnly: d.savedText == "\n", at: now}
+	}
 	delete(ds.byKey, key)
 	ds.notify()
 }
@@ -281,18 +310,22 @@ func (o *rootOverlay) EditorTouched(rel string, since time.Time) bool {
 }
 
 // editorHolds reports whether data is what the editor saved to path p: the
-// text of its last didSave, or its buffer's text followed by a didSave
-// within wait (the editor writes the file before it says so). A buffer
-// reloaded from the disk after an agent wrote it gets no didSave.
+// text of its last didSave (of a document closed since, within
+// closedSaveKeep), or its buffer's text followed by a didSave within wait
+// (the editor writes the file before it says so). A buffer reloaded from
+// the disk after an agent wrote it gets no didSave.
 func (ds *documents) editorHolds(p string, data []byte, wait time.Duration) bool {
 	deadline := time.Now().Add(wait)
-	key := "path:" + filepath.Clean(p)
+	p = filepath.Clean(p)
+	key := "path:" + p
 	for {
 		ds.mu.Lock()
 		d := ds.byKey[key]
 		if d == nil {
+			c, ok := ds.closedSaves[p]
 			ds.mu.Unlock()
-			return false
+			return ok && time.Since(c.at) <= closedSaveKeep &&
+				(sha256.Sum256(data) == c.sum || len(data) == 0 && c.lineOnly && ds.emptyAsLine.Load())
 		}
 		if d.saved && ds.holds(d.savedText, data) {
 			ds.mu.Unlock()

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -92,4 +93,58 @@ func TestSaveCaughtHalfWayIsNoAutoTurn(t *testing.T) {
 	if len(l.Turns) != 0 {
 		t.Fatalf("the person's saves made turns: %+v", l.Turns)
 	}
+}
+
+// TestSaveThenCloseIsNoAutoTurn: the person saves a file and closes it at
+// once (Ctrl+S, Ctrl+W), before the server has looked at the change on
+// disk; then an agent with no hooks writes another file. The save is the
+// person's: the one automatic turn lists the agent's file only.
+func TestSaveThenCloseIsNoAutoTurn(t *testing.T) {
+	w := testkit.NewSandbox(t)
+	w.Write("a.txt", "one\n")
+	w.Write("b.txt", "two\n")
+	srv, c := testkit.StartServer(w)
+	e := testkit.NewEditor(t, c, testkit.VSCodeLike)
+	e.Server = srv
+	e.Initialize([]string{w.Root}, map[string]any{"storeDir": w.Store, "autoTurnQuietMs": 200})
+	e.MustCmd(commands.NameCheckpoint, map[string]any{}, nil)
+	e.Open(w.Abs("a.txt"))
+	e.MustCmd(commands.NameList, map[string]any{}, nil) // the server has read the didOpen
+	e.TypeText(w.Abs("a.txt"), testkit.Range{Start: testkit.Position{Line: 1}, End: testkit.Position{Line: 1}}, "typed by the person\n")
+	e.Save(w.Abs("a.txt"))
+	e.Close(w.Abs("a.txt"))
+	e.MustCmd(commands.NameList, map[string]any{}, nil) // the server has read the didClose
+	time.Sleep(300 * time.Millisecond)                  // the agent comes a moment later
+	w.Write("b.txt", "two, by the agent\n")
+	var turns []commands.TurnInfo
+	for t0 := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		var l commands.ListResult
+		e.MustCmd(commands.NameList, map[string]any{}, &l)
+		turns = l.Turns
+		if n := len(turns); n > 0 && turns[n-1].Ended != "" && changedSet(turns[n-1]) == "b.txt" {
+			time.Sleep(500 * time.Millisecond) // a late turn for the person's save would show now
+			e.MustCmd(commands.NameList, map[string]any{}, &l)
+			turns = l.Turns
+			break
+		}
+		if time.Since(t0) > 15*time.Second {
+			break
+		}
+	}
+	if len(turns) != 1 || turns[0].Source != "auto" || changedSet(turns[0]) != "b.txt" {
+		var got []string
+		for _, tu := range turns {
+			got = append(got, fmt.Sprintf("turn %d (%s) changed %q", tu.Turn, tu.Source, changedSet(tu)))
+		}
+		t.Fatalf("want one automatic turn that changed b.txt (the agent's), got %v", got)
+	}
+}
+
+func changedSet(tu commands.TurnInfo) string {
+	var out []string
+	for _, ch := range tu.Changed {
+		out = append(out, ch.Path)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
 }
