@@ -213,6 +213,43 @@ func (c *Capturer) CaptureChanged(ctx context.Context, changed []string) (*Resul
 
 func isDirIn(lt *liveTree, p string) bool { return lt.node(p, false) != nil }
 
+// Patch records writes the caller made and knows the content of (a
+// rewind's): the kept live tree gets each path set to its entry (nil: gone;
+// the content is stored already), as a capture of those paths would. It
+// returns the snapshot of the tree then, or false when no live tree is
+// kept.
+func (c *Capturer) Patch(changes map[string]*Entry) (ID, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.live == nil {
+		return ID{}, false
+	}
+	for p, e := range changes {
+		c.live.remove(p)
+		if c.cache != nil {
+			delete(c.cache.files, p) // read again at the next capture of p
+		}
+		if e != nil {
+			c.live.put(p, *e)
+		}
+	}
+	if _, err := c.live.root.hash(c.objects); err != nil {
+		c.live = nil
+		return ID{}, false
+	}
+	c.noteRoot(c.live.root.id)
+	return c.live.root.id, true
+}
+
+// Live reports whether the tree of the last capture is kept in memory, so
+// that CaptureChanged visits only the changed paths; without it (before
+// the first capture, after Reset) CaptureChanged walks the whole root.
+func (c *Capturer) Live() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.live != nil
+}
+
 // update brings path p of the live tree up to date with the disk and
 // returns the number of files read.
 func (c *Capturer) update(ctx context.Context, root *rootfs.Root, lt *liveTree, p string) (int, error) {

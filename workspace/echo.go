@@ -26,6 +26,9 @@ type expectation struct {
 	before snapshot.ID // the content before the rewind (zero: there was none)
 	window time.Time   // until then the states on the way are the rewind's
 	until  time.Time   // until then the target content is the rewind's
+	// reached: the file was seen at its target (or the rewind wrote it
+	// there itself); whatever it becomes next is someone's new change.
+	reached bool
 }
 
 // decide opens or extends an automatic turn for a batch of changes.
@@ -194,7 +197,39 @@ func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte, kind snaps
 
 // expect notes what a rewind or undo of this process is about to write, so
 // those changes (and the editor's echoes of them) are never an agent's.
-func (t *Tracker) expect(ops []snapshot.FileOp) {
+// Called again once the rewind is applied (done), the files already at
+// their target are marked reached: an editor that applies a rewind later
+// (it saves after it answered) still passes through the states on the way,
+// a file written by the server itself does not. When every file is at its
+// target, the rewind's writes become part of the last capture: a file put
+// back as it was before is a change from the rewind's state.
+func (t *Tracker) expect(ops []snapshot.FileOp, done bool) {
+	var at map[string]bool
+	if done {
+		at = map[string]bool{}
+		changes := map[string]*snapshot.Entry{}
+		for _, op := range ops {
+			data, kind, isDir, ok := t.read(op.Path)
+			if !ok || isDir {
+				continue
+			}
+			if op.Change == "delete" && data == nil {
+				at[op.Path], changes[op.Path] = true, nil
+				continue
+			}
+			e := snapshot.Entry{Kind: op.AfterKind, ID: snapshot.Sum(op.After), Size: int64(len(op.After))}
+			if op.Change != "delete" && sameFile(e, data, kind) {
+				at[op.Path], changes[op.Path] = true, &e
+			}
+		}
+		if len(at) == len(ops) {
+			t.capMu.Lock()
+			if id, ok := t.s.capturer.Patch(changes); ok {
+				t.s.noteCapture(&snapshot.Result{ID: id})
+			}
+			t.capMu.Unlock()
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.expected == nil {
@@ -212,6 +247,7 @@ func (t *Tracker) expect(ops []snapshot.FileOp) {
 		if op.Before != nil {
 			e.before = snapshot.Sum(op.Before)
 		}
+		e.reached = at[op.Path]
 		t.expected[op.Path] = e
 	}
 }
@@ -224,6 +260,15 @@ func (t *Tracker) expect(ops []snapshot.FileOp) {
 // agent writing the file right after the rewind — even within the window.
 const echoWindow = 5 * time.Second
 
+// expects reports whether a rewind or undo of this process wrote rel
+// lately (an expectation still holds).
+func (t *Tracker) expects(rel string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.expected[rel]
+	return ok && time.Now().Before(e.until)
+}
+
 func (t *Tracker) expectedWrite(rel string, data []byte, kind snapshot.Kind) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -231,13 +276,13 @@ func (t *Tracker) expectedWrite(rel string, data []byte, kind snapshot.Kind) boo
 	if !ok || time.Now().After(e.until) {
 		return false
 	}
-	if time.Now().Before(e.window) && onTheWay(data, e.before) {
-		return true // the editor is still applying it
+	if e.gone && data == nil || !e.gone && sameFile(snapshot.Entry{Kind: e.kind, ID: e.id}, data, kind) {
+		e.reached = true
+		t.expected[rel] = e
+		return true
 	}
-	if e.gone {
-		return data == nil
-	}
-	return sameFile(snapshot.Entry{Kind: e.kind, ID: e.id}, data, kind)
+	// The editor is still applying it.
+	return !e.reached && time.Now().Before(e.window) && onTheWay(data, e.before)
 }
 
 // onTheWay reports whether data (nil: the file is gone) is a state a file
@@ -282,7 +327,9 @@ func (t *Tracker) rewindTouches(rel string) bool {
 
 // isRewindEcho reports whether rel holds what a recent rewind or undo
 // (from any process) made it, so the change is that rewind's, not an
-// agent's.
+// agent's. Only the files an operation changed are its echoes: a file it
+// left alone that now matches its target (a file made since and deleted
+// again, say) was changed by someone else.
 func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind snapshot.Kind) bool {
 	cutoff := time.Now().Add(-30 * time.Second)
 	for i := len(h.Entries) - 1; i >= 0; i-- {
@@ -290,11 +337,12 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 		if e.Time.Before(cutoff) {
 			return false
 		}
-		if !journal.IsOperation(e.Kind) || !e.Snapshot.Set {
+		if !journal.IsOperation(e.Kind) || !e.Snapshot.Set || !slices.Contains(e.Files, rel) {
 			continue
 		}
-		if time.Since(e.Time) < echoWindow && slices.Contains(e.Files, rel) {
-			// Another process's rewind, perhaps still being applied.
+		if time.Since(e.Time) < echoWindow && !t.expects(rel) {
+			// Another process's rewind, perhaps still being applied (this
+			// process's own are its expectations, which know more).
 			var before snapshot.ID
 			if e.UndoSnapshot.Set {
 				if ent, ok, err := snapshot.Lookup(t.s.objects, e.UndoSnapshot.ID, rel); err == nil && ok {

@@ -87,9 +87,9 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	t := s.tracker
 	s.mu.Unlock()
 	if t != nil {
-		t.expect(ops)
+		t.expect(ops, false)
 		// The editor may take its time; the echoes come after.
-		defer t.expect(ops)
+		defer t.expect(ops, true)
 	}
 	applyErr := apply(ctx, label, ops, e.ID[len(e.ID)-8:])
 	tr.Mark("applied")

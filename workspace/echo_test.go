@@ -1,0 +1,89 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestAgentDeletesAFileMadeAfterARewind: a rewind, then a hook's turn that
+// makes new.txt, then — within seconds, no turn open — an agent deletes
+// new.txt and edits keep.txt. The rewind never touched new.txt (its target
+// has none): the deletion is the agent's, and the automatic turn lists it.
+func TestAgentDeletesAFileMadeAfterARewind(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("turn one\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "new.txt"), []byte("made by turn two\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	// The agent, with no turn open.
+	os.Remove(filepath.Join(root, "new.txt"))
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	waitUntil(t, "an ended automatic turn", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 3 && ts[2].End != nil
+	})
+	var got []string
+	for _, c := range turns(t, s)[2].End.Changed {
+		got = append(got, c.Path+" "+c.Change)
+	}
+	sort.Strings(got)
+	if strings.Join(got, ", ") != "keep.txt modify, new.txt delete" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, new.txt delete", strings.Join(got, ", "))
+	}
+}
+
+// TestAgentUndoesARewindAtOnce: a rewind written on disk brings back
+// new.txt, which the last turn deleted; a second later — no turn open —
+// the agent deletes it again and edits keep.txt. The rewind was done when
+// it returned: the file gone again is the agent's change, not a state on
+// the rewind's way, and the automatic turn lists both files.
+func TestAgentUndoesARewindAtOnce(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	os.WriteFile(filepath.Join(root, "new.txt"), []byte("made before the checkpoint\n"), 0o644)
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "new.txt"))
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	// The agent, with no turn open.
+	os.Remove(filepath.Join(root, "new.txt"))
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	waitUntil(t, "an ended automatic turn", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 2 && ts[1].End != nil
+	})
+	var got []string
+	for _, c := range turns(t, s)[1].End.Changed {
+		got = append(got, c.Path+" "+c.Change)
+	}
+	sort.Strings(got)
+	if strings.Join(got, ", ") != "keep.txt modify, new.txt delete" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, new.txt delete", strings.Join(got, ", "))
+	}
+}
