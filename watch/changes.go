@@ -97,6 +97,21 @@ func (c *Changes) Take() (paths []string, full bool) {
 	return paths, false
 }
 
+// Pending returns the changed paths the next Take would return (nil when
+// it would say full), without forgetting them.
+func (c *Changes) Pending() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
+		return nil
+	}
+	paths := make([]string, 0, len(c.dirty))
+	for p := range c.dirty {
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 // GiveBack returns what a Take gave to the changes (a capture of them
 // failed), so the next Take has them again.
 func (c *Changes) GiveBack(paths []string, full bool) {

@@ -2,9 +2,11 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -59,6 +61,7 @@ func (t *Tracker) agentChanged(agent []string) {
 	if !t.holdRecorder() {
 		return
 	}
+	agent = t.judgePending(agent)
 	var started *journal.Entry
 	err = t.s.locked(func(l *journal.Lock, h *journal.History) error {
 		if h.OpenTurn() != nil {
@@ -102,9 +105,12 @@ func (t *Tracker) agentChanged(agent []string) {
 		t.giveBack(later, false)
 		var res *snapshot.Result
 		var err error
-		if full {
+		switch {
+		case full:
 			res, err = t.walk(context.Background())
-		} else {
+		case !t.s.capturer.Live():
+			res, err = t.walkWithout(context.Background(), later)
+		default:
 			res, err = t.s.capturer.CaptureChanged(context.Background(), keep)
 		}
 		if err != nil {
@@ -126,6 +132,82 @@ func (t *Tracker) agentChanged(agent []string) {
 	t.autoTurn = started.ID
 	t.mu.Unlock()
 	t.restartQuiet()
+}
+
+// judgePending judges the changes whose batches wait behind the one that
+// opens an automatic turn (the decisions lag behind the disk when the
+// editor is slow to say it saved): a file the person saved just before the
+// agent's first change belongs in the turn's start, not in the turn. It
+// returns agent with the agent's changes among them added.
+func (t *Tracker) judgePending(agent []string) []string {
+	seen := map[string]bool{}
+	for _, p := range agent {
+		seen[p] = true
+	}
+	t.mu.Lock()
+	for p := range t.cleared {
+		seen[p] = true
+	}
+	t.mu.Unlock()
+	for _, p := range t.ch.Pending() {
+		if seen[p] || t.isFolder(p) {
+			continue
+		}
+		if t.agentChange(p) {
+			agent = append(agent, p)
+			continue
+		}
+		t.mu.Lock()
+		if t.cleared == nil {
+			t.cleared = map[string]bool{}
+		}
+		t.cleared[p] = true
+		t.mu.Unlock()
+	}
+	return agent
+}
+
+// walkWithout captures the whole root with the paths in undecided (files
+// or folders) put back as the last capture had them. It stands for
+// CaptureChanged of every other path when no live tree is kept (retention
+// lets go of it): a walk sees every change on disk, those not judged yet —
+// an agent's — too, and an automatic turn's start must not hold them.
+func (t *Tracker) walkWithout(ctx context.Context, undecided []string) (*snapshot.Result, error) {
+	last := t.s.lastCaptured()
+	res, err := t.walk(ctx)
+	if err != nil || last.IsZero() || len(undecided) == 0 {
+		return res, err
+	}
+	before, err := snapshot.ReadTree(t.s.objects, last)
+	if err != nil {
+		t.logf("automatic turn: the last capture is no longer stored (%v): the turn starts from the disk as it is", err)
+		return res, nil
+	}
+	now := res.Manifest
+	if now == nil {
+		if now, err = snapshot.ReadTree(t.s.objects, res.ID); err != nil {
+			return nil, err
+		}
+	}
+	under := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+	changes := map[string]*snapshot.Entry{}
+	for _, u := range undecided {
+		for p := range now {
+			if under(p, u) {
+				changes[p] = nil
+			}
+		}
+		for p, e := range before {
+			if under(p, u) {
+				changes[p] = &e
+			}
+		}
+	}
+	id, err := snapshot.PatchTree(t.s.objects, res.ID, changes)
+	if err != nil {
+		return nil, fmt.Errorf("automatic turn: its start: %w", err)
+	}
+	return &snapshot.Result{ID: id, Read: res.Read, FileCount: res.FileCount, Duration: res.Duration}, nil
 }
 
 // isFolder reports whether rel is a folder on disk now.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +220,67 @@ func goroutineWaitingIn(fn string) bool {
 func allStacks() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// TestAutoTurnRightAfterRetention: retention has just run (it lets go of
+// the running server's in-memory tree, so the next capture walks the
+// root) when an agent with no hooks edits a file. The automatic turn's
+// start is the state before the edit, so the turn lists it.
+func TestAutoTurnRightAfterRetention(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	if _, err := s.GC(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	waitUntil(t, "an ended automatic turn", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 1 && ts[0].End != nil
+	})
+	var got []string
+	for _, c := range turns(t, s)[0].End.Changed {
+		got = append(got, c.Path+" "+c.Change)
+	}
+	if strings.Join(got, ", ") != "keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", strings.Join(got, ", "))
+	}
+}
+
+// TestSaveBeforeAgentWhileDecisionsLag: the decisions lag behind the disk
+// (the editor is slow to say whether it saved a file), so when an agent
+// with no hooks changes files right after a hook's turn, the change that
+// opens the automatic turn is judged while the person's save made just
+// before it still waits for its turn. The save is the person's: the
+// automatic turn lists the agent's files only.
+func TestSaveBeforeAgentWhileDecisionsLag(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
+		if rel == "slow.txt" {
+			time.Sleep(400 * time.Millisecond)
+		}
+		return rel == "keep.txt" && string(data) == "typed by the person\n"
+	}})
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("turn one\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // slow.txt's batch is being judged
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("typed by the person\n"), 0o644)
+	time.Sleep(50 * time.Millisecond)
+	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("by the agent\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "b.txt"), []byte("by the agent\n"), 0o644)
+	waitUntil(t, "an ended automatic turn", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 2 && ts[1].End != nil
+	})
+	var got []string
+	for _, c := range turns(t, s)[1].End.Changed {
+		got = append(got, c.Path)
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "b.txt slow.txt" {
+		t.Fatalf("the automatic turn changed %v, want the agent's b.txt and slow.txt", got)
+	}
 }
