@@ -37,17 +37,8 @@ func TestAgentDeletesAFileMadeAfterARewind(t *testing.T) {
 	// The agent, with no turn open.
 	os.Remove(filepath.Join(root, "new.txt"))
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
-	waitUntil(t, "an ended automatic turn", func() bool {
-		ts := turns(t, s)
-		return len(ts) == 3 && ts[2].End != nil
-	})
-	var got []string
-	for _, c := range turns(t, s)[2].End.Changed {
-		got = append(got, c.Path+" "+c.Change)
-	}
-	sort.Strings(got)
-	if strings.Join(got, ", ") != "keep.txt modify, new.txt delete" {
-		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, new.txt delete", strings.Join(got, ", "))
+	if got := lastTurnChanges(t, s, 3); got != "keep.txt modify, new.txt delete" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, new.txt delete", got)
 	}
 }
 
@@ -74,16 +65,23 @@ func TestAgentUndoesARewindAtOnce(t *testing.T) {
 	// The agent, with no turn open.
 	os.Remove(filepath.Join(root, "new.txt"))
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	if got := lastTurnChanges(t, s, 2); got != "keep.txt modify, new.txt delete" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, new.txt delete", got)
+	}
+}
+
+// lastTurnChanges waits until the workspace holds n turns, the last one
+// ended, and says what that one changed ("path change, …", sorted).
+func lastTurnChanges(t *testing.T, s *Workspace, n int) string {
+	t.Helper()
 	waitUntil(t, "an ended automatic turn", func() bool {
 		ts := turns(t, s)
-		return len(ts) == 2 && ts[1].End != nil
+		return len(ts) == n && ts[n-1].End != nil
 	})
 	var got []string
-	for _, c := range turns(t, s)[1].End.Changed {
+	for _, c := range turns(t, s)[n-1].End.Changed {
 		got = append(got, c.Path+" "+c.Change)
 	}
 	sort.Strings(got)
-	if strings.Join(got, ", ") != "keep.txt modify, new.txt delete" {
-		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, new.txt delete", strings.Join(got, ", "))
-	}
+	return strings.Join(got, ", ")
 }

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -232,16 +231,8 @@ func TestAutoTurnRightAfterRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
-	waitUntil(t, "an ended automatic turn", func() bool {
-		ts := turns(t, s)
-		return len(ts) == 1 && ts[0].End != nil
-	})
-	var got []string
-	for _, c := range turns(t, s)[0].End.Changed {
-		got = append(got, c.Path+" "+c.Change)
-	}
-	if strings.Join(got, ", ") != "keep.txt modify" {
-		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", strings.Join(got, ", "))
+	if got := lastTurnChanges(t, s, 1); got != "keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
 	}
 }
 
@@ -271,16 +262,7 @@ func TestSaveBeforeAgentWhileDecisionsLag(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("by the agent\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.txt"), []byte("by the agent\n"), 0o644)
-	waitUntil(t, "an ended automatic turn", func() bool {
-		ts := turns(t, s)
-		return len(ts) == 2 && ts[1].End != nil
-	})
-	var got []string
-	for _, c := range turns(t, s)[1].End.Changed {
-		got = append(got, c.Path)
-	}
-	sort.Strings(got)
-	if strings.Join(got, " ") != "b.txt slow.txt" {
-		t.Fatalf("the automatic turn changed %v, want the agent's b.txt and slow.txt", got)
+	if got := lastTurnChanges(t, s, 2); got != "b.txt create, slow.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want the agent's b.txt and slow.txt", got)
 	}
 }
