@@ -112,8 +112,8 @@ if CODE_SERVER="$TOOLS/node_modules/.bin/code-server" VSIX="$VSIX" LSP_BIN="$WOR
    bash "$TEST/e2e/run-vscode.sh" > "$WORK/e2e.log" 2>&1; then rc=0; else rc=$?; fi
 cat "$WORK/e2e.log"
 mkdir -p "$ARTIFACTS_DIR/vscode-logs"
-cp "$WORK/e2e.log" "$WORK/cs/code-server.log" "$WORK/cs/events.jsonl" "$ARTIFACTS_DIR/vscode-logs/" 2>/dev/null || true
-find "$WORK/cs/user-data/logs" -name '*Rewind*' -exec cp {} "$ARTIFACTS_DIR/vscode-logs/" \; 2>/dev/null || true
+cp "$WORK/e2e.log" "$WORK/cs/code-server.log" "$WORK/cs/events.jsonl" "$WORK/cs/page-console.log" "$WORK/cs/page-errors.log" "$ARTIFACTS_DIR/vscode-logs/" 2>/dev/null || true
+find "$WORK/cs/user-data/logs" \( -name '*Rewind*' -o -name 'remoteexthost.log' \) -exec cp {} "$ARTIFACTS_DIR/vscode-logs/" \; 2>/dev/null || true
 ep=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$WORK/e2e.log"); ef=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$WORK/e2e.log")
 pass=$((pass + ${ep:-0})); fail=$((fail + ${ef:-0}))
 if [ "$rc" != 0 ] && [ "${ef:-0}" = 0 ]; then failed "e2e exited $rc without reporting a failure"; fi

@@ -129,6 +129,10 @@ const ctx = await chromium.launchPersistentContext(path.join(RUN, 'chromium-prof
 });
 const page = ctx.pages()[0] ?? (await ctx.newPage());
 page.on('pageerror', (e) => fs.appendFileSync(path.join(RUN, 'page-errors.log'), String(e) + '\n'));
+// The workbench's own errors and warnings (a tree view that failed to list, a command that threw).
+page.on('console', (m) => {
+  if (m.type() === 'error' || m.type() === 'warning') fs.appendFileSync(path.join(RUN, 'page-console.log'), `${new Date().toISOString()} ${m.type()}: ${m.text()}\n`);
+});
 
 const quickInput = page.locator('.quick-input-widget');
 const quickRow = (text) => quickInput.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
