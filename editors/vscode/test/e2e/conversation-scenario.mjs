@@ -14,7 +14,9 @@ export async function claudeConversation(h) {
   let mark = 0;
   await section('Conversation rewind → Resume in Terminal; sessions and reports in the view', async () => {
     // ---- A Claude Code session's turn (hook events on stdin, a transcript as Claude Code writes it),
-    // rewound with "Code and conversation": the forked conversation is offered in a terminal (SPEC §7, §9).
+    // rewound with "Code and conversation": the server forks the transcript (a copy cut before the
+    // turn's prompt; the original is never changed) and VS Code offers to continue the fork in an
+    // integrated terminal, running the agent's own resume command in the root.
     const sid = 'c0ffee00-1111-4222-8333-444455556666';
     const projects = path.join(RUN, 'claude-projects');
     fs.mkdirSync(projects, { recursive: true });

@@ -1,5 +1,6 @@
-// Issue 12 in a real VS Code: agent blame, reverting one turn while keeping the later ones, the
-// refusal that names `user`, and undo. Run last by drive.mjs: it adds turns and files of its own.
+// Agent blame and Revert One Turn in a real VS Code: blame names the turn that wrote each line;
+// reverting one turn keeps the later ones; a revert over the person's own edit is refused naming
+// `user`; undo takes a revert back. Run last by drive.mjs: it adds turns and files of its own.
 //   turns (command line, as an agent hook would): W writes story.txt; F edits its first line;
 //   M edits its middle line and creates made.txt; L edits its last line.
 import { execFileSync } from 'node:child_process';

@@ -38,7 +38,8 @@ export async function timelineView(h) {
     check('Rewind view lists the undone rewind, titled by the server', rows.some((r) => /Rewind to turn 1 \(add a greeting function\) — undone/.test(r)), rows);
     check('Rewind view shows the server\'s ages and changes ("5m ago", "3 files changed (+4 -1)")',
       /\d+[smhd] ago · 3 files changed \(\+\d+ -\d+\)/.test(rows[i2]) && !/minutes? ago|just now|yesterday/.test(rows.join('\n')), rows);
-    // SPEC §5.2: the changes a rewind or undo makes (and the editor's echoes of them) never become a turn.
+    // The changes a rewind or undo makes are its own, and so are the editor's echoes of them (its
+    // didChange and didSave, the watcher's events): none of them becomes a turn.
     const turnRows = rows.filter((r) => /^Turn \d+:/.test(r));
     check('the rewind and its undo recorded no turn (still 2 turns)', turnRows.length === 2, turnRows);
     // Expand turn 1 and open the diff of one of its files. The view may refresh at any moment (the
