@@ -66,9 +66,15 @@ export class RevertCommands {
     if (req) await revertTurn(this.client, this.timeline, req);
   }
 
-  /** view: "Revert This Turn Only" on a turn. */
+  /** view: "Revert This Turn Only" on a turn. VS Code passes no turn when the row was chosen
+   *  while the view was being redrawn (it resolves the row only once it has listed the view
+   *  again): then it asks which turn, as the palette command does, rather than do nothing; so do
+   *  "Preview" and "Rewind to here". */
   async revertItem(node: TimelineNode | undefined): Promise<void> {
-    if (node?.kind !== 'turn') return;
+    if (node?.kind !== 'turn') {
+      emit('viewItemMissing', { command: 'rewindLsp.revertItem' });
+      return this.revert();
+    }
     await revertTurn(this.client, this.timeline, { root: node.root, turn: node.turn.turn });
   }
 

@@ -1,6 +1,7 @@
 // The Rewind view: workspace roots → turns, checkpoints, rewinds and reports (newest first) → the
-// files a turn changed, in the server's words (titles, ages, changes, session labels). Refreshed on `rewind/didChange`,
-// and re-listed once a minute while the view is visible, so its ages stay true.
+// files a turn changed, in the server's words (titles, ages, changes, session labels). Re-listed on
+// `rewind/didChange`, and once a minute while the view is visible, so its ages stay true; a
+// re-listing redraws only the rows whose words changed (viewUpdate.ts says why).
 
 import * as vscode from 'vscode';
 import { describeError, RewindClient, ServerMissingError } from './client';
@@ -8,6 +9,7 @@ import { emit } from './events';
 import { basename, dirname, firstLine, isOpen, timelineEntries } from './format';
 import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type SummaryInfo, type TurnInfo } from './protocol';
 import { joinRoot } from './uris';
+import { viewUpdate, type Row } from './viewUpdate';
 
 export type TimelineNode =
   | { kind: 'root'; root: vscode.WorkspaceFolder }
@@ -18,26 +20,83 @@ export type TimelineNode =
   | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: FileChange }
   | { kind: 'message'; text: string; error?: boolean };
 
+type RootNode = Extract<TimelineNode, { kind: 'root' }>;
+
 /** How often a visible Rewind view and the blame notes are re-read, so their ages stay true. */
 export const AGE_REFRESH_MS = 60_000;
 
 /** TimelineProvider feeds the `rewindLsp.timeline` tree view from `rewind.list`. */
 export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
-  private readonly emitter = new vscode.EventEmitter<TimelineNode | undefined>();
+  private readonly emitter = new vscode.EventEmitter<TimelineNode | TimelineNode[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private lists = new Map<string, Promise<ListResult>>();
+  /** The root nodes shown, and the nodes last shown under each, by root: kept so that a
+   *  re-listing can update them in place. */
+  private roots = new Map<string, RootNode>();
+  private shown = new Map<string, TimelineNode[]>();
+  private relisting: Promise<void> = Promise.resolve();
+  /** Set while a re-listing waits its turn: a change made meanwhile is seen by it. */
+  private relistQueued = false;
+  private view: vscode.TreeView<TimelineNode> | undefined;
 
   constructor(private readonly client: RewindClient) {}
 
-  /** refresh drops the cached lists and redraws the view. */
+  /** refresh re-lists the roots shown and redraws what changed: the rows whose words changed,
+   *  or a root's whole list when its entries changed, or everything when the folders did or the
+   *  view is hidden (keepFresh names the view). */
   refresh(): void {
-    this.lists.clear();
-    this.emitter.fire(undefined);
+    if (this.relistQueued) return;
+    this.relistQueued = true;
+    this.relisting = this.relisting
+      .then(() => {
+        this.relistQueued = false;
+        return this.relist();
+      })
+      .catch(() => undefined);
+  }
+
+  private async relist(): Promise<void> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    // A hidden view lists nothing now: it lists everything when it shows.
+    if (!this.view?.visible || folders.length !== this.roots.size || folders.some((f) => !this.roots.has(f.uri.toString()))) {
+      this.lists.clear();
+      this.shown.clear();
+      this.emitter.fire(undefined);
+      return;
+    }
+    for (const [key, rootNode] of this.roots) {
+      if (!this.shown.has(key)) {
+        this.lists.delete(key); // not listed yet: it is when it shows
+        continue;
+      }
+      let list: ListResult;
+      try {
+        list = await this.client.command(Command.list, { root: rootNode.root.uri.fsPath });
+      } catch {
+        this.lists.delete(key);
+        this.shown.delete(key);
+        this.emitter.fire(rootNode); // its message says why
+        continue;
+      }
+      this.lists.set(key, Promise.resolve(list));
+      const shown = this.shown.get(key) ?? []; // getChildren may have replaced it meanwhile
+      const fresh = this.entryNodes(rootNode.root, list);
+      const update = viewUpdate(shown.map(row), fresh.map(row));
+      if (update.kind === 'rebuild') {
+        this.shown.delete(key);
+        this.emitter.fire(rootNode); // its children are listed again (from the list just read)
+        continue;
+      }
+      const changed = update.changed.map((i) => Object.assign(shown[i], fresh[i]));
+      if (changed.length) this.emitter.fire(changed);
+      emit('timelineRefreshed', { root: rootNode.root.uri.fsPath, changed: changed.length });
+    }
   }
 
   /** keepFresh re-lists every AGE_REFRESH_MS while `view` is visible (and once when it shows
    *  again), so the ages the server wrote stay true; nothing runs while the view is hidden. */
   keepFresh(view: vscode.TreeView<TimelineNode>): vscode.Disposable {
+    this.view = view;
     let timer: ReturnType<typeof setInterval> | undefined;
     let hidden = 0;
     const update = (visible: boolean) => {
@@ -71,29 +130,43 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
     return p;
   }
 
+  /** entryNodes are the nodes of a root's listing, newest first. */
+  private entryNodes(root: vscode.WorkspaceFolder, list: ListResult): TimelineNode[] {
+    const nodes: TimelineNode[] = timelineEntries(list).map((e) => {
+      switch (e.kind) {
+        case 'turn':
+          return { kind: 'turn', root, turn: e.turn };
+        case 'checkpoint':
+          return { kind: 'checkpoint', root, checkpoint: e.checkpoint };
+        case 'summary':
+          return { kind: 'summary', root, summary: e.summary };
+        default:
+          return { kind: 'rewind', root, rewind: e.rewind, undoable: e.undoable };
+      }
+    });
+    return nodes.length ? nodes : [{ kind: 'message', text: 'No agent turns recorded yet.' }];
+  }
+
   async getChildren(node?: TimelineNode): Promise<TimelineNode[]> {
     if (!node) {
-      const roots = vscode.workspace.workspaceFolders ?? [];
-      return roots.map((root) => ({ kind: 'root', root }));
+      const roots = (vscode.workspace.workspaceFolders ?? []).map((root): RootNode => {
+        const known = this.roots.get(root.uri.toString());
+        if (known) known.root = root;
+        return known ?? { kind: 'root', root };
+      });
+      this.roots = new Map(roots.map((r) => [r.root.uri.toString(), r]));
+      return roots;
     }
     if (node.kind === 'root') {
+      const key = node.root.uri.toString();
       try {
         const list = await this.list(node.root);
-        const nodes: TimelineNode[] = timelineEntries(list).map((e) => {
-          switch (e.kind) {
-            case 'turn':
-              return { kind: 'turn', root: node.root, turn: e.turn };
-            case 'checkpoint':
-              return { kind: 'checkpoint', root: node.root, checkpoint: e.checkpoint };
-            case 'summary':
-              return { kind: 'summary', root: node.root, summary: e.summary };
-            default:
-              return { kind: 'rewind', root: node.root, rewind: e.rewind, undoable: e.undoable };
-          }
-        });
-        emit('timelineLoaded', { root: node.root.uri.fsPath, turns: (list.turns ?? []).map((t) => t.turn), entries: nodes.length });
-        return nodes.length ? nodes : [{ kind: 'message', text: 'No agent turns recorded yet.' }];
+        const nodes = this.entryNodes(node.root, list);
+        this.shown.set(key, nodes);
+        emit('timelineLoaded', { root: node.root.uri.fsPath, turns: (list.turns ?? []).map((t) => t.turn), entries: nodes[0]?.kind === 'message' ? 0 : nodes.length });
+        return nodes;
       } catch (err) {
+        this.shown.delete(key);
         if (err instanceof ServerMissingError) return [{ kind: 'message', text: 'No working rewind-lsp server: set rewind.serverPath', error: true }];
         return [{ kind: 'message', text: `Could not list turns: ${describeError(err)}`, error: true }];
       }
@@ -108,7 +181,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
     switch (node.kind) {
       case 'root': {
         const item = new vscode.TreeItem(node.root.name, vscode.TreeItemCollapsibleState.Expanded);
-        item.id = `root:${node.root.uri.toString()}`;
+        item.id = idOf(node);
         item.iconPath = new vscode.ThemeIcon('root-folder');
         item.tooltip = node.root.uri.fsPath;
         item.contextValue = 'rewind.root';
@@ -122,7 +195,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
           t.title,
           files.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
-        item.id = `turn:${node.root.uri.toString()}:${t.entry}`;
+        item.id = idOf(node);
         item.description = [t.age, open ? 'open' : t.what, t.sessionLabel].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(open ? 'sync~spin' : 'hubot');
         item.contextValue = open ? 'rewind.turn.open' : 'rewind.turn';
@@ -138,7 +211,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       case 'checkpoint': {
         const c = node.checkpoint;
         const item = new vscode.TreeItem(c.title);
-        item.id = `checkpoint:${node.root.uri.toString()}:${c.entry}`;
+        item.id = idOf(node);
         item.description = c.age;
         item.iconPath = new vscode.ThemeIcon('bookmark');
         item.contextValue = 'rewind.checkpoint';
@@ -148,7 +221,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       case 'rewind': {
         const r = node.rewind;
         const item = new vscode.TreeItem(r.title);
-        item.id = `rewind:${node.root.uri.toString()}:${r.entry}`;
+        item.id = idOf(node);
         item.description = [r.age, r.sessionLabel].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(r.undone ? 'circle-slash' : 'discard');
         item.contextValue = node.undoable ? 'rewind.rewind.active' : 'rewind.rewind';
@@ -159,7 +232,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       case 'summary': {
         const s = node.summary;
         const item = new vscode.TreeItem(s.title);
-        item.id = `summary:${node.root.uri.toString()}:${s.entry}`;
+        item.id = idOf(node);
         item.description = [s.age, firstLine(s.report, 70)].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon('note');
         item.contextValue = 'rewind.summary';
@@ -169,7 +242,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       case 'file': {
         const f = node.file;
         const item = new vscode.TreeItem(basename(f.path));
-        item.id = `file:${node.root.uri.toString()}:${node.turn.entry}:${f.path}`;
+        item.id = idOf(node);
         item.resourceUri = vscode.Uri.file(joinRoot(node.root.uri.fsPath, f.path));
         item.description = [dirname(f.path), f.what, f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
           .filter(Boolean)
@@ -190,4 +263,29 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
   dispose(): void {
     this.emitter.dispose();
   }
+}
+
+/** idOf is a node's stable id: its kind, root and journal entry (and path, for a file). */
+function idOf(node: TimelineNode): string {
+  if (node.kind === 'message') return `message:${node.text}`;
+  const root = node.root.uri.toString();
+  switch (node.kind) {
+    case 'root':
+      return `root:${root}`;
+    case 'turn':
+      return `turn:${root}:${node.turn.entry}`;
+    case 'checkpoint':
+      return `checkpoint:${root}:${node.checkpoint.entry}`;
+    case 'rewind':
+      return `rewind:${root}:${node.rewind.entry}`;
+    case 'summary':
+      return `summary:${root}:${node.summary.entry}`;
+    case 'file':
+      return `file:${root}:${node.turn.entry}:${node.file.path}`;
+  }
+}
+
+/** row is a node as viewUpdate compares it: its id and everything the row shows. */
+function row(node: TimelineNode): Row {
+  return [idOf(node), JSON.stringify(node, (k, v) => (k === 'root' ? undefined : v))];
 }
