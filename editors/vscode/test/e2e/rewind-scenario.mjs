@@ -3,7 +3,7 @@
 // confirmation, undo of a file deleted while open in a tab, and a conflict with unsaved edits.
 import fs from 'node:fs';
 import path from 'node:path';
-import { check, lap, sleep, events, waitEvent, waitFor, treeDiff } from './harness.mjs';
+import { check, lap, events, waitEvent, waitFor, treeDiff } from './harness.mjs';
 
 /** previewTurn: Preview Turn… → turn 1 → the diff editor of every file the rewind changes. */
 export async function previewTurn(h) {
@@ -193,14 +193,18 @@ export async function conflict(h) {
     await shot(page, 'conflict-chooser.png');
     await page.keyboard.press('Enter');
     const cancelled = await waitEvent('conflictChoice', { after: mark, ms: 15000 });
-    await sleep(1000);
-    check('Enter cancels: nothing rewound, files as they were', cancelled.data.choice === 'cancel' &&
-      !events().slice(mark).some((e) => e.event === 'rewound') && treeDiff(path.join(EXPECT, 'turn2-end'), WS) === '', { cancelled: cancelled.data, diff: treeDiff(path.join(EXPECT, 'turn2-end'), WS) });
+    const cancelledAt = events().length;
+    const diffAfterCancel = treeDiff(path.join(EXPECT, 'turn2-end'), WS);
     // "Rewind the other files" restores the rest and leaves main.go's buffer (unsaved) and file alone.
     mark = events().length;
     await runCommand('Rewind: Rewind to Turn…');
     await pickQuick('Turn 1: add a greeting function');
     await pickQuick('Code');
+    // The cancelled rewind rewound nothing by the time this one asks about the same conflict.
+    await waitEvent('conflictsShown', { after: mark, ms: 30000 });
+    const asked = events().findIndex((e, i) => i >= mark && e.event === 'conflictsShown');
+    check('Enter cancels: nothing rewound, files as they were', cancelled.data.choice === 'cancel' &&
+      !events().slice(cancelledAt, asked).some((e) => e.event === 'rewound') && diffAfterCancel === '', { cancelled: cancelled.data, diff: diffAfterCancel });
     await pickQuick('Rewind the other files');
     const r7 = await waitEvent('rewound', { after: mark, ms: 60000 });
     const mainNow = fs.readFileSync(path.join(WS, 'main.go'));

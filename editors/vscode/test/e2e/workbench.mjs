@@ -94,6 +94,34 @@ export async function openWorkbench() {
     await runCommand('View: Close Editor');
   }
 
+  /** contextMenu right-clicks `row` and chooses `label` in the menu that opens, with the keyboard;
+   *  it returns false when the menu does not offer `label`. A menu item takes mouse clicks only
+   *  once it has been shown for 100 ms (so that the mouse-up of the right-click itself never
+   *  chooses an item), later still on a loaded machine, and drops a click that comes sooner,
+   *  leaving the menu open; nothing on the page says when that time is over. The keyboard has no
+   *  such wait: the arrow keys move the menu's focus, which the page shows, and Enter runs the
+   *  focused item, as for a person who chooses with the keyboard. */
+  async function contextMenu(row, label) {
+    await row.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.waitFor({ timeout: 10000 });
+    const items = (await menu.locator('.action-item:not(.disabled) .action-label').allInnerTexts()).map((t) => t.trim());
+    if (!items.includes(label)) {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+    const focused = async () => ((await menu.locator('.action-item.focused .action-label').allInnerTexts())[0] ?? '').trim();
+    for (let i = 0; i < items.length && (await focused()) !== label; i++) {
+      const was = await focused();
+      await page.keyboard.press('ArrowDown');
+      await waitFor('the menu\'s focus to move', async () => (await focused()) !== was, 5000);
+    }
+    if ((await focused()) !== label) throw new Error(`the menu's focus never reached "${label}" (items: ${items.join(', ')})`);
+    await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout: 10000 });
+    return true;
+  }
+
   const dialog = page.locator('.monaco-dialog-box');
   /** section runs one scenario; a failure is counted and recorded, and the next scenario still runs
    *  (after closing whatever dialog or picker the failure left open). */
@@ -108,5 +136,5 @@ export async function openWorkbench() {
     }
   }
 
-  return { ctx, page, quickInput, quickRow, runCommand, pickQuick, editorText, focusTab, setSetting, dialog, section, shot };
+  return { ctx, page, quickInput, quickRow, runCommand, pickQuick, editorText, focusTab, setSetting, contextMenu, dialog, section, shot };
 }
