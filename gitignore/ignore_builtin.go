@@ -23,7 +23,8 @@ import "strings"
 //	4913           the file Vim creates to test whether a folder is writable
 //	name~          Emacs, Vim and nano backup
 //	.name.kate-swp Kate swap file
-//	.rewind-*.tmp  a file the rewind writer is writing (renamed into place)
+//	.rewind-*.tmp  a file the rewind writer is writing (put into place), or
+//	               the old one it replaced, until it is removed
 //	.rewind-link-* a symbolic link the rewind writer is making
 func isSideFile(name string) bool {
 	n := len(name)

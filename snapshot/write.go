@@ -19,18 +19,22 @@ import (
 // disk`) and the folders it prunes after an editor's deletes all go through
 // Writer, on rootfs.
 //
-// Every path is walked from the root one folder at a time, never through a
-// symbolic link: a folder swapped for a link (even while a rewind runs)
-// stops the walk with an error instead of leading outside the root, and
-// nothing is ever written through a link, nor into a folder any file system
-// may take for .git. Contents land through a temporary file beside the
-// target (named ".rewind-<tag>-<n>.tmp", which capture ignores and recovery
-// removes) and a rename. Sync makes everything durable before the caller
-// records the operation as complete (an interrupted operation is finished
-// from its intent record): on Linux one syncfs for all files; elsewhere each
-// file is synced as it is written and the folders at Sync. On Windows a
-// file another program holds open is retried briefly, then the write fails
-// with nothing half-written (the target keeps its old content).
+// Every path is resolved from the root without following a symbolic link
+// (one openat2 on Linux, else one folder at a time): a folder swapped for
+// a link (even while a rewind runs) stops the write with an error instead
+// of leading outside the root, and nothing is ever written through a link,
+// nor into a folder any file system may take for .git. Contents land
+// through a temporary file beside the target (named ".rewind-<tag>-<n>.tmp",
+// which capture ignores and recovery removes) put in the target's place in
+// one step (rootfs.Dir.Replace: on Linux an exchange of the two names, then
+// the old file removed; else a rename). Sync makes everything durable
+// before the caller records the operation as complete (an interrupted
+// operation is finished from its intent record): on Linux one syncfs for
+// all files, which also writes their contents out (nothing is written out
+// file by file before); elsewhere each file is synced as it is written and
+// the folders at Sync. On Windows a file another program holds open is
+// retried briefly, then the write fails with nothing half-written (the
+// target keeps its old content).
 
 // UnsafePathError reports a path a write refuses: outside the root, into
 // .git, through a symbolic link, or onto a folder that is not empty.
