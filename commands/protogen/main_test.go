@@ -85,3 +85,49 @@ func TestDocPointersNameSections(t *testing.T) {
 		t.Fatalf("found only %d pointers: the scan is broken", found)
 	}
 }
+
+// outsidePointer is a pointer at what a clone of the repository does not
+// hold: the project's external specification, or its issue tracker's
+// numbers ("issue 12", "defect 3").
+var outsidePointer = regexp.MustCompile(`(?i)SPEC\s*§|SPEC section|SPEC\.md|\bissues? #?[0-9]+|\bdefect [0-9]+`)
+
+// TestNothingPointsOutsideTheRepo: code, scripts and the repository's own
+// pages explain themselves or point at docs/, never at a document or an
+// issue that a person who clones the project cannot read.
+func TestNothingPointsOutsideTheRepo(t *testing.T) {
+	root := filepath.Join("..", "..")
+	scanned := 0
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata" || d.Name() == "out") {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".ts", ".lua", ".md", ".sh", ".mjs", ".el":
+		default:
+			return nil
+		}
+		if p == filepath.Join(root, "commands", "protogen", "main_test.go") {
+			return nil // this test names what it looks for
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		scanned++
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := outsidePointer.FindString(line); m != "" {
+				t.Errorf("%s:%d points outside the repository (%q): explain in place or point at docs/", p, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scanned < 100 {
+		t.Fatalf("scanned only %d files: the walk is broken", scanned)
+	}
+}
