@@ -151,11 +151,15 @@ func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
 }
 
 // isNew reports whether rel (data, or a folder) is a change nobody has
-// recorded. A folder is new when the latest capture had none there; its
-// files have events of their own, or the capture walks it.
+// recorded. A folder is new when the latest capture had none there and it
+// holds a file (snapshots hold no empty folder); its files have events of
+// their own, or the capture walks it.
 func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
 	last := t.s.lastCaptured()
 	wasDir := snapshot.IsDir(t.s.objects, last, rel)
+	if isDir && !wasDir && !t.holdsFile(rel) && t.recorded(last, rel, nil, 0) {
+		return false // an empty folder where there was nothing
+	}
 	if isDir || wasDir {
 		// A folder that came or went: new, unless a rewind or undo is
 		// writing or removing files in it.
@@ -176,6 +180,19 @@ func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool)
 		}
 	}
 	return true
+}
+
+// holdsFile reports whether folder rel holds a file or link, at any depth.
+func (t *Tracker) holdsFile(rel string) bool {
+	found := false
+	filepath.WalkDir(filepath.Join(t.s.root, filepath.FromSlash(rel)), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // recorded reports whether rel already holds what the latest capture saw:

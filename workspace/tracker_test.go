@@ -266,3 +266,19 @@ func TestSaveBeforeAgentWhileDecisionsLag(t *testing.T) {
 		t.Fatalf("the automatic turn changed [%s], want the agent's b.txt and slow.txt", got)
 	}
 }
+
+// TestEmptyFoldersAreNoTurn: an agent with no hooks makes folders and
+// leaves them empty (or empties them again). A snapshot holds files, not
+// empty folders: there is nothing to record, and no automatic turn.
+func TestEmptyFoldersAreNoTurn(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	if err := os.MkdirAll(filepath.Join(root, "n", "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "n", "a", "b", "f.txt"), []byte("made and deleted\n"), 0o644)
+	os.Remove(filepath.Join(root, "n", "a", "b", "f.txt"))
+	time.Sleep(time.Second) // three quiet periods
+	if ts := turns(t, s); len(ts) != 0 {
+		t.Fatalf("empty folders made %d turns: %+v", len(ts), ts[0].Start)
+	}
+}
