@@ -31,16 +31,18 @@
 # the run.
 #
 # usage: bench/soak.sh [-turns N] [-every N] [-seed S] [-budget BYTES] [-tree DIR]
-#                      [-pool N] [-short] [-leave PARTS] [-keep]
+#                      [-pool N] [-short] [-leave PARTS] [-debug] [-keep]
 #   -short     the version scripts/test.sh runs: 300 turns on GOROOT/src/net,
 #              a row per 100 turns (a few minutes)
 #   -leave     parts of the mix to leave out (comma-separated): mcp-rewind,
 #              auto, fork, person, revert, codex, gemini
+#   -debug     log every change in soak.log and check the whole tree after
+#              every turn (slower; with -keep to read the log)
 set -euo pipefail
 export LC_ALL=C
 
 ORIG_ARGS=("$@")
-turns=10000 every=1000 seed=1 budget=0 tree_src="" pool=300 keep=0 leave="" short=0
+turns=10000 every=1000 seed=1 budget=0 tree_src="" pool=300 keep=0 leave="" short=0 debug=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	-turns | --turns) turns=$2; shift 2 ;;
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
 	-leave | --leave) leave=$2; shift 2 ;;
 	-short | --short) short=1; shift ;;
 	-keep | --keep) keep=1; shift ;;
+	-debug | --debug) debug=true; shift ;;
 	-h | -help | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "soak.sh: unknown argument $1 (try -h)" >&2; exit 2 ;;
 	esac
@@ -81,6 +84,10 @@ mkdir -p "$HOME"
 unset XDG_CONFIG_HOME GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE REWIND_LSP_HOME XDG_STATE_HOME || true
 G=(git -c user.name=rewind-soak -c user.email=soak@rewind-lsp.invalid -c gc.auto=0 -c maintenance.auto=false)
 
+# load is uptime's line (a fresh Debian machine may lack procps: the
+# kernel's load averages then).
+load() { uptime 2>/dev/null || echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+
 say "soak: building the driver …"
 (cd "$repo" && "${gohome[@]}" go test -c -o "$TMP/soak.test" ./bench/soak) || { say "soak.sh: building bench/soak failed"; exit 1; }
 say "soak: copying $tree_src and committing it into a fresh git repository …"
@@ -88,13 +95,13 @@ TREE="$TMP/tree"
 build_tree "$TREE" "$tree_src"
 files=$("${G[@]}" -C "$TREE" ls-files | wc -l)
 mkdir -p "$TMP/run"
-load_before=$(uptime)
+load_before=$(load)
 say "soak: $turns turns on $files files (log: $TMP/run/soak.log) …"
 status=0
 (cd "$repo/bench/soak" && "$TMP/soak.test" -test.run '^TestSoak$' -test.timeout 0 \
 	-soak.root "$TREE" -soak.home "$TMP/run" -soak.turns "$turns" -soak.every "$every" -soak.seed "$seed" \
-	-soak.budget "$budget" -soak.pool "$pool" -soak.leave "$leave") >"$TMP/run/out" 2>&1 || status=$?
-load_after=$(uptime)
+	-soak.budget "$budget" -soak.pool "$pool" -soak.leave "$leave" -soak.debug="$debug") >"$TMP/run/out" 2>&1 || status=$?
+load_after=$(load)
 {
 	echo
 	echo "command:  bench/soak.sh${ORIG_ARGS[*]+ ${ORIG_ARGS[*]}}"
