@@ -36,8 +36,8 @@
 #              a row per 100 turns (a few minutes)
 #   -leave     parts of the mix to leave out (comma-separated): mcp-rewind,
 #              auto, fork, person, revert, codex, gemini
-#   -debug     log every change in soak.log and check the whole tree after
-#              every turn (slower; with -keep to read the log)
+#   -debug     check the whole tree after every turn (slower); soak.log
+#              (kept with -keep) has every change, turn and operation anyway
 set -euo pipefail
 export LC_ALL=C
 

@@ -81,6 +81,7 @@ func (d *driver) checkRefusal(what, reason string, dirty map[string]bool) {
 // settle finishes an operation: the editor saves what it changed, clean
 // buffers follow the disk, and the tree must be want.
 func (d *driver) settle(what string, want state, pre state, push bool) {
+	d.logf("%s: applied, %d files changed", what, len(differing(pre, want)))
 	saved := d.ed.afterEdits(d.rng.Intn(3) > 0)
 	if d.mcpCP != nil {
 		for _, p := range saved {

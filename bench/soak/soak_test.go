@@ -53,7 +53,7 @@ var (
 	flagEvery  = flag.Int("soak.every", 1000, "turns per row of the table")
 	flagPool   = flag.Int("soak.pool", 300, "tracked files the agents change")
 	flagQuiet  = flag.Int("soak.quiet", 250, "autoTurnQuietMs")
-	flagDebug  = flag.Bool("soak.debug", false, "log every change and check the whole tree after every turn")
+	flagDebug  = flag.Bool("soak.debug", false, "check the whole tree after every turn")
 	flagLeave  = flag.String("soak.leave", "", "comma-separated parts of the mix to leave out: mcp-rewind, auto, fork, person, revert, codex, gemini")
 )
 
@@ -200,9 +200,7 @@ func (d *driver) setup(poolN int, budget int64, quiet int) error {
 	srv, c := testkit.StartServer(d.sb)
 	d.srv = srv
 	d.ed = &editorSide{e: testkit.NewEditor(d.t, c, testkit.VSCodeLike), root: d.root, open: map[string]bool{}, byUser: map[string]bool{}}
-	if d.debug {
-		d.ed.logf = d.logf
-	}
+	d.ed.logf = d.logf
 	d.ed.e.Initialize([]string{d.root}, map[string]any{"autoTurnQuietMs": quiet, "maxStoreBytes": d.budget})
 	for t0 := time.Now(); ; time.Sleep(200 * time.Millisecond) {
 		var st commands.StatusResult

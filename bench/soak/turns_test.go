@@ -191,9 +191,7 @@ func (d *driver) apply(c change) {
 	for _, p := range paths {
 		d.m.note(p)
 	}
-	if d.debug {
-		d.logf("change %s (shell %v): %v", c.rel, c.shell, paths)
-	}
+	d.logf("change %s (shell %v): %v", c.rel, c.shell, paths)
 	d.ed.reload() // the editor follows the disk at once, as VS Code does
 	if err != nil {
 		d.logf("change %s: %v", c.rel, err)
@@ -232,6 +230,7 @@ func clipList(s []string) string {
 }
 
 func (d *driver) endTurn(kind string, took time.Duration) {
+	d.logf("%s turn ended", kind)
 	d.turns++
 	d.win.counts[kind]++
 	if took >= 0 {
