@@ -156,6 +156,11 @@ func (s *Service) Recover(ctx context.Context, a RecoverArgs) (*RecoverResult, e
 // come from the editor open automatic turns.
 func (s *Service) Track(opts workspace.TrackOptions) *workspace.Tracker { return s.ws.Track(opts) }
 
+// EditorSaved tells the live tracking that the editor saved rel
+// (root-relative) with data: a file a rewind gave the editor to apply is
+// then at its target.
+func (s *Service) EditorSaved(rel string, data []byte) { s.ws.EditorSaved(rel, data) }
+
 // RevertHunkApplies reports whether reverting turn n in file rel, limited
 // to the turn's hunks touching lines first..last of current (the file's
 // content now; exists false when it is missing), would change the file

@@ -39,6 +39,14 @@ func (s *Server) didSave(_ context.Context, p json.RawMessage) error {
 	if dp.Text == nil {
 		s.docs.saved(dp.TextDocument.URI)
 	}
+	// A file a rewind gave the editor to apply is at its target once saved.
+	if d, ok := s.docs.get(dp.TextDocument.URI); ok && d.path != "" {
+		if f := folderOf(s.ws.list(), d.path); f != nil {
+			if rel, _, ok := f.match(d.path); ok {
+				f.svc.EditorSaved(rel, s.docs.content(&d))
+			}
+		}
+	}
 	return nil
 }
 

@@ -277,6 +277,31 @@ func (t *Tracker) expect(ops []snapshot.FileOp, done bool) {
 // agent writing the file right after the rewind — even within the window.
 const echoWindow = 5 * time.Second
 
+// EditorSaved tells the live tracking, if any, that the editor saved rel
+// (root-relative) with data (see Tracker.EditorSaved).
+func (s *Workspace) EditorSaved(rel string, data []byte) {
+	s.mu.Lock()
+	t := s.tracker
+	s.mu.Unlock()
+	if t != nil {
+		t.EditorSaved(rel, data)
+	}
+}
+
+// EditorSaved tells the tracker that the editor saved rel (root-relative)
+// with data: a file a rewind of this process gave the editor to apply is
+// then at its target, and the states on the way are over, however late
+// the change's decision comes (an agent deleting the file right after is
+// the agent's).
+func (t *Tracker) EditorSaved(rel string, data []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.expected[rel]; ok && !e.gone && e.id == snapshot.Sum(data) {
+		e.reached = true
+		t.expected[rel] = e
+	}
+}
+
 // expects reports whether a rewind or undo of this process wrote rel
 // lately (an expectation still holds).
 func (t *Tracker) expects(rel string) bool {

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // TestAgentDeletesAFileMadeAfterARewind: a rewind, then a hook's turn that
@@ -84,4 +87,51 @@ func lastTurnChanges(t *testing.T, s *Workspace, n int) string {
 	}
 	sort.Strings(got)
 	return strings.Join(got, ", ")
+}
+
+// TestAgentDeletesARewoundFileTheEditorSaved: a rewind applied by an
+// editor (which writes the file after it answered, then says it saved);
+// the decisions lag behind the disk (a slow editor check on another
+// file), and the agent deletes the file right after the editor saved it.
+// The rewind was over at the save: the deletion is the agent's, in an
+// automatic turn.
+func TestAgentDeletesARewoundFileTheEditorSaved(t *testing.T) {
+	var tr *Tracker
+	s, tr, root := trackedWorkspace(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
+		if rel == "slow.txt" {
+			time.Sleep(400 * time.Millisecond)
+		}
+		return false
+	}})
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("turn one\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	saved := make(chan struct{})
+	editor := func(_ context.Context, _ string, ops []snapshot.FileOp, _ string) error {
+		go func() { // the editor saves after it answered
+			time.Sleep(50 * time.Millisecond)
+			for _, op := range ops {
+				os.WriteFile(filepath.Join(root, op.Path), op.After, 0o644)
+				tr.EditorSaved(op.Path, op.After)
+			}
+			close(saved)
+		}()
+		return nil
+	}
+	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("the decisions lag\n"), 0o644)
+	time.Sleep(50 * time.Millisecond) // slow.txt's batch is being judged
+	out, err := s.Rewind(ctx, RewindRequest{Target: "1", Paths: []string{"keep.txt"}}, nil, editor)
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	<-saved
+	os.Remove(filepath.Join(root, "keep.txt")) // the agent, no turn open
+	if got := lastTurnChanges(t, s, 2); got != "keep.txt delete" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt delete", got)
+	}
 }
