@@ -118,6 +118,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			return err
 		}
 		t.s.noteCapture(res)
+		t.captured(keep, full)
 		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: journal.SnapOf(res.ID),
 			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
 		return l.Append(started)

@@ -302,13 +302,51 @@ func (t *Tracker) EditorSaved(rel string, data []byte) {
 	}
 }
 
-// expects reports whether a rewind or undo of this process wrote rel
-// lately (an expectation still holds).
-func (t *Tracker) expects(rel string) bool {
+// captured ends the expectations of paths a capture just recorded (all of
+// them after a walk) whose rewind is done (reached): the capture holds
+// whatever the file is now, and the file coming back to the rewind's
+// target later is someone's new change (a chmod undone, say).
+func (t *Tracker) captured(paths []string, full bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e, ok := t.expected[rel]
-	return ok && time.Now().Before(e.until)
+	if full {
+		for p, e := range t.expected {
+			if e.reached {
+				delete(t.expected, p)
+			}
+		}
+		return
+	}
+	for _, p := range paths {
+		if e, ok := t.expected[p]; ok && e.reached {
+			delete(t.expected, p)
+		}
+	}
+}
+
+// ran notes that this process runs operation id (a journal entry's), so
+// that its writes are judged by their expectations, not by the journal.
+func (t *Tracker) ran(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ranOps == nil {
+		t.ranOps = map[string]time.Time{}
+	}
+	now := time.Now()
+	for k, at := range t.ranOps {
+		if now.Sub(at) > time.Minute {
+			delete(t.ranOps, k)
+		}
+	}
+	t.ranOps[id] = now
+}
+
+// ranHere reports whether this process ran operation id lately.
+func (t *Tracker) ranHere(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.ranOps[id]
+	return ok
 }
 
 func (t *Tracker) expectedWrite(rel string, data []byte, kind snapshot.Kind) bool {
@@ -382,9 +420,11 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 		if !journal.IsOperation(e.Kind) || !e.Snapshot.Set || !slices.Contains(e.Files, rel) {
 			continue
 		}
-		if time.Since(e.Time) < echoWindow && !t.expects(rel) {
-			// Another process's rewind, perhaps still being applied (this
-			// process's own are its expectations, which know more).
+		if t.ranHere(e.ID) {
+			continue // this process's own: its expectations know more
+		}
+		if time.Since(e.Time) < echoWindow {
+			// Another process's rewind, perhaps still being applied.
 			var before snapshot.ID
 			if e.UndoSnapshot.Set {
 				if ent, ok, err := snapshot.Lookup(t.s.objects, e.UndoSnapshot.ID, rel); err == nil && ok {

@@ -135,3 +135,35 @@ func TestAgentDeletesARewoundFileTheEditorSaved(t *testing.T) {
 		t.Fatalf("the automatic turn changed [%s], want keep.txt delete", got)
 	}
 }
+
+// TestAgentPutsBackWhatARewindWrote: a rewind writes keep.txt; a hook's
+// turn makes it executable; then, with no turn open, the agent makes it
+// plain again — the very state the rewind wrote, within the minute the
+// rewind's writes are remembered. The turn recorded the file since: going
+// back is the agent's change.
+func TestAgentPutsBackWhatARewindWrote(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	keep := filepath.Join(root, "keep.txt")
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(keep, []byte("turn one\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root)); err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(keep, 0o755)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(keep, 0o644) // the agent, no turn open
+	if got := lastTurnChanges(t, s, 3); got != "keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
+	}
+}

@@ -87,6 +87,7 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	t := s.tracker
 	s.mu.Unlock()
 	if t != nil {
+		t.ran(e.ID)
 		t.expect(ops, false)
 		// The editor may take its time; the echoes come after.
 		defer t.expect(ops, true)

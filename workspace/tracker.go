@@ -57,6 +57,7 @@ type Tracker struct {
 	lockFile *os.File // the recorder lock, once held
 	closed   bool
 	expected map[string]expectation // what a rewind in this process is writing
+	ranOps   map[string]time.Time   // operations (entry ids) this process ran lately
 	queue    []batch                // batches waiting for an automatic-turn decision
 	// rescanAfter paces the rescans of a polling tracker: none starts
 	// before it (see pollCheck).
@@ -181,6 +182,7 @@ func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
 		return nil, err
 	}
 	t.s.noteCapture(res)
+	t.captured(paths, full)
 	return res, nil
 }
 
