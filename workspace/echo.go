@@ -85,7 +85,7 @@ func (t *Tracker) agentChange(rel string) bool {
 		if !ok || !t.isNew(rel, data, kind, isDir) {
 			return false
 		}
-		if !isDir && t.opts.IsEditor != nil && data != nil && t.opts.IsEditor(rel, data) {
+		if !isDir && t.opts.IsEditor != nil && data != nil && !t.modeOnly(rel, data, kind) && t.opts.IsEditor(rel, data) {
 			return false
 		}
 		// IsEditor may have waited: look again at what is there now.
@@ -95,6 +95,13 @@ func (t *Tracker) agentChange(rel string) bool {
 		}
 		data, kind, isDir, ok = d2, k2, dir2, ok2
 	}
+}
+
+// modeOnly reports whether rel holds what the latest capture recorded but
+// with another kind (a chmod): no editor's save, whatever its buffer holds.
+func (t *Tracker) modeOnly(rel string, data []byte, kind snapshot.Kind) bool {
+	e, ok, err := snapshot.Lookup(t.s.objects, t.s.lastCaptured(), rel)
+	return err == nil && ok && e.Kind != snapshot.KindSkipped && e.Kind != kind && e.ID == snapshot.Sum(data)
 }
 
 // settledRead is read, waiting (up to writeSettle) while rel is an empty

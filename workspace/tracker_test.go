@@ -282,3 +282,19 @@ func TestEmptyFoldersAreNoTurn(t *testing.T) {
 		t.Fatalf("empty folders made %d turns: %+v", len(ts), ts[0].Start)
 	}
 }
+
+// TestChmodOfAFileTheEditorSavedIsAnAgentsChange: the person saved
+// keep.txt in the editor (its buffer holds what the file holds); then an
+// agent with no hooks makes it executable. The content is the editor's,
+// the mode is not (editors keep a file's mode): an automatic turn.
+func TestChmodOfAFileTheEditorSavedIsAnAgentsChange(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
+		return rel == "keep.txt" && string(data) == "before\n"
+	}})
+	if err := os.Chmod(filepath.Join(root, "keep.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastTurnChanges(t, s, 1); got != "keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
+	}
+}
