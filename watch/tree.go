@@ -199,25 +199,23 @@ func (w *Tree) Settle(max time.Duration) {
 // Flush delivers the pending batch now (after Settle).
 func (w *Tree) Flush() { w.deliver() }
 
+// afterList, when set (tests), runs after a folder was listed to be
+// watched.
+var afterList func(rel string)
+
 // addTree watches folder rel and every folder below that is not ignored.
+// The watch comes before the listing: a folder made in between is then
+// listed, or reported by the watch, never missed (it would never be
+// watched, and no change in it seen).
 func (w *Tree) addTree(rel string) error {
 	abs := filepath.Join(w.root, filepath.FromSlash(rel))
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		return nil // removed meanwhile, or unreadable: nothing to watch
-	}
-	cost := costOf(ents)
 	limit := w.opts.MaxWatches
 	if limit <= 0 {
 		limit = defaultWatchLimit()
 	}
 	w.mu.Lock()
-	over := limit > 0 && w.cost+cost > limit
 	fw := w.fw
 	w.mu.Unlock()
-	if over {
-		return fmt.Errorf("%w (%s; the limit is %d)", ErrTooManyWatches, watchesWord, limit)
-	}
 	if fw == nil {
 		return nil // polling already
 	}
@@ -233,7 +231,21 @@ func (w *Tree) addTree(rel string) error {
 		}
 		return fmt.Errorf("watch %s: %w", abs, err)
 	}
+	ents, err := os.ReadDir(abs)
+	if afterList != nil {
+		afterList(rel)
+	}
+	if err != nil {
+		fw.Remove(abs)
+		return nil // removed meanwhile, or unreadable: nothing to watch
+	}
+	cost := costOf(ents)
 	w.mu.Lock()
+	if limit > 0 && w.cost-w.watched[rel]+cost > limit {
+		w.mu.Unlock()
+		fw.Remove(abs)
+		return fmt.Errorf("%w (%s; the limit is %d)", ErrTooManyWatches, watchesWord, limit)
+	}
 	w.cost += cost - w.watched[rel]
 	w.watched[rel] = cost
 	w.mu.Unlock()

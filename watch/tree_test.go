@@ -152,3 +152,25 @@ func TestKqueueBudgetCountsFiles(t *testing.T) {
 		t.Fatalf("poll reason %q", r)
 	}
 }
+
+// TestFolderMadeWhileItsParentIsBeingWatched: an agent makes a/ and, at
+// the very moment the watcher lists a/ to watch it, a/late/ inside it.
+// Every later change in a/late/ is reported: the folder is either in the
+// listing or reported as made after the watch began.
+func TestFolderMadeWhileItsParentIsBeingWatched(t *testing.T) {
+	root := t.TempDir()
+	afterList = func(rel string) {
+		if rel == "a" {
+			os.Mkdir(filepath.Join(root, "a", "late"), 0o755)
+		}
+	}
+	defer func() { afterList = nil }()
+	col := &collector{paths: map[string]bool{}}
+	w := NewTree(root, TreeOptions{OnChange: col.on})
+	defer w.Close()
+	os.Mkdir(filepath.Join(root, "a"), 0o755)
+	col.waitFor(t, "a")
+	time.Sleep(50 * time.Millisecond) // a/late's event, if any, is handled
+	os.WriteFile(filepath.Join(root, "a", "late", "f.txt"), []byte("x"), 0o644)
+	col.waitFor(t, "a/late/f.txt")
+}
