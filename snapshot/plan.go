@@ -155,11 +155,53 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 		d.Ops = append(d.Ops, op)
 		ids = append(ids, [2]ID{cur.ID, tgt.ID})
 	}
+	if keep != nil {
+		if err := blockedConflicts(o, current, d); err != nil {
+			return nil, err
+		}
+	}
 	// Reading contents and counting lines is the costly part: all cores.
 	if err := parallel(len(d.Ops), func(i int) error { return fillContent(o, &d.Ops[i], ids[i]) }); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// blockedConflicts marks in conflict every file a partial restore (some
+// paths only: an undo, a revert) would write below a folder that is a file
+// in current and that the restore leaves alone — someone made the folder a
+// file since. Nothing could be written there; found now, the restore is
+// refused before it writes anything.
+func blockedConflicts(o *Objects, current ID, d *Diff) error {
+	gone := map[string]bool{}
+	for _, op := range d.Ops {
+		if op.Change == "delete" {
+			gone[op.Path] = true
+		}
+	}
+	blocked := map[string]bool{}
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		if op.Change == "delete" {
+			continue
+		}
+		for dir := parentDir(op.Path); dir != ""; dir = parentDir(dir) {
+			b, seen := blocked[dir]
+			if !seen {
+				_, isFile, err := Lookup(o, current, dir)
+				if err != nil {
+					return fmt.Errorf("plan %s: %w", op.Path, err)
+				}
+				b = isFile && !gone[dir]
+				blocked[dir] = b
+			}
+			if b {
+				op.Conflict = true
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // fillContent loads an op's contents (ids: current, target) and fills in

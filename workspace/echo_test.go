@@ -167,3 +167,45 @@ func TestAgentPutsBackWhatARewindWrote(t *testing.T) {
 		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
 	}
 }
+
+// TestUndoOverAFolderMadeAFile: a rewind removes dir/ (dir/a.txt,
+// dir/b.txt); a turn then makes dir a file. Undoing the rewind would write
+// dir/a.txt and dir/b.txt below what is now a file: it is refused as a
+// conflict naming them, and nothing is written.
+func TestUndoOverAFolderMadeAFile(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
+	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "dir", "b.txt"), []byte("b\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("turn one\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root)); err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "dir"), []byte("a file now\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Undo(ctx, UndoRequest{}, nil, ApplyOnDisk(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Applied || !strings.Contains(out.FailureReason, "dir/a.txt") {
+		t.Fatalf("undo: applied %v (%s), want a refusal naming dir/a.txt", out.Applied, out.FailureReason)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "keep.txt")); string(b) != "before\n" {
+		t.Errorf("the refused undo wrote keep.txt: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "dir")); string(b) != "a file now\n" {
+		t.Errorf("the refused undo changed dir: %q", b)
+	}
+}
