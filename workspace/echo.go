@@ -158,18 +158,19 @@ func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
 }
 
 // isNew reports whether rel (data, or a folder) is a change nobody has
-// recorded. A folder is new when the latest capture had none there and it
-// holds a file (snapshots hold no empty folder); its files have events of
-// their own, or the capture walks it.
+// recorded. A folder that came is new when a file in it is (snapshots hold
+// no empty folder, and the files made in it before the watcher reached it
+// have no event of their own), or when it took the place of a file; one
+// that went, unless a rewind or undo removed its files.
 func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
 	last := t.s.lastCaptured()
 	wasDir := snapshot.IsDir(t.s.objects, last, rel)
-	if isDir && !wasDir && !t.holdsFile(rel) && t.recorded(last, rel, nil, 0) {
-		return false // an empty folder where there was nothing
+	if isDir && !wasDir && t.recorded(last, rel, nil, 0) {
+		return t.newFileIn(rel)
 	}
 	if isDir || wasDir {
-		// A folder that came or went: new, unless a rewind or undo is
-		// writing or removing files in it.
+		// A folder that went, or a file that became one: new, unless a
+		// rewind or undo is writing or removing files in it.
 		return isDir != wasDir && !t.rewindTouches(rel)
 	}
 	if t.expectedWrite(rel, data, kind) || t.recorded(last, rel, data, kind) {
@@ -189,11 +190,22 @@ func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool)
 	return true
 }
 
-// holdsFile reports whether folder rel holds a file or link, at any depth.
-func (t *Tracker) holdsFile(rel string) bool {
+// newFileIn reports whether folder rel holds a file that is a new change
+// (each judged as its own change would be), looking no further than the
+// first.
+func (t *Tracker) newFileIn(rel string) bool {
 	found := false
-	filepath.WalkDir(filepath.Join(t.s.root, filepath.FromSlash(rel)), func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+	base := filepath.Join(t.s.root, filepath.FromSlash(rel))
+	filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		sub, err := filepath.Rel(t.s.root, p)
+		if err != nil {
+			return nil
+		}
+		sub = filepath.ToSlash(sub)
+		if data, kind, isDir, ok := t.read(sub); ok && !isDir && t.isNew(sub, data, kind, false) {
 			found = true
 			return filepath.SkipAll
 		}

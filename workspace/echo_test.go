@@ -209,3 +209,33 @@ func TestUndoOverAFolderMadeAFile(t *testing.T) {
 		t.Errorf("the refused undo changed dir: %q", b)
 	}
 }
+
+// TestFolderMovedInRightAfterARewindIsAnAgentsChange: a rewind removes
+// dir/ (its only file); seconds later an agent with no hooks puts a new
+// dir/ in place whole (made elsewhere and moved in, as the watcher sees a
+// folder whose files were made before it could watch it). The folder's
+// file is the agent's: an automatic turn lists it.
+func TestFolderMovedInRightAfterARewindIsAnAgentsChange(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
+	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root)); err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	made := filepath.Join(t.TempDir(), "dir")
+	os.MkdirAll(made, 0o755)
+	os.WriteFile(filepath.Join(made, "new.txt"), []byte("the agent's\n"), 0o644)
+	if err := os.Rename(made, filepath.Join(root, "dir")); err != nil {
+		t.Skipf("cannot move a folder into the root: %v", err)
+	}
+	if got := lastTurnChanges(t, s, 2); got != "dir/new.txt create" {
+		t.Fatalf("the automatic turn changed [%s], want dir/new.txt create", got)
+	}
+}
