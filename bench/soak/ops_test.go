@@ -3,9 +3,12 @@ package soak
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
@@ -155,6 +158,12 @@ func (d *driver) rewind(cli bool) {
 			d.checkRefusal(what, res.FailureReason, d.userDirty)
 			d.counts["conflicts refused"]++
 			if applied, err = do(true); err != nil {
+				if strings.Contains(err.Error(), "dropped by gc") && !t.pinned {
+					// The refused attempt's capture let retention run: an
+					// unpinned target may be gone by the forced one.
+					d.counts["target dropped by retention"]++
+					return
+				}
 				d.fail("%s (forced): %v", what, err)
 				return
 			}
@@ -182,6 +191,9 @@ func (d *driver) rewind(cli bool) {
 // undo takes back the latest operation in effect.
 func (d *driver) undo(cli bool) {
 	top := d.ops[len(d.ops)-1]
+	if top.blocked {
+		return // refused until a later operation is undone down to it
+	}
 	pre := d.m.cur.clone()
 	what := "undo of the " + top.what
 	want := d.m.cur.clone()
@@ -193,6 +205,7 @@ func (d *driver) undo(cli bool) {
 		}
 	}
 	conflicts := d.conflicts(want, d.userDirty)
+	blocked := blockedPaths(want)
 	var res commands.RewindResult
 	do := func(force bool) (bool, error) {
 		if cli {
@@ -225,6 +238,27 @@ func (d *driver) undo(cli bool) {
 		d.fail("%s: %v", what, err)
 		return
 	}
+	if len(blocked) > 0 {
+		// Someone made a folder a file since: the files the undo would put
+		// back below it cannot be written. It must be refused, naming
+		// them, having written nothing.
+		if applied {
+			d.fail("%s went through a folder made a file since (%v)", what, blocked)
+		} else {
+			dirty := maps.Clone(d.userDirty)
+			for _, p := range blocked {
+				dirty[p] = true
+			}
+			d.checkRefusal(what, res.FailureReason, dirty)
+			if diffs := d.m.check(d.m.cur); len(diffs) > 0 {
+				d.fail("%s was refused but changed files:\n    %s", what, strings.Join(diffs, "\n    "))
+				d.m.resync()
+			}
+			d.counts["undos refused (a folder made a file since)"]++
+			d.ops[len(d.ops)-1].blocked = true
+		}
+		return
+	}
 	if len(conflicts) > 0 {
 		if applied {
 			d.fail("%s went through files the person saved since: %v", what, conflicts)
@@ -249,6 +283,23 @@ func (d *driver) undo(cli bool) {
 		d.epoch++ // the conversation moved back too: turn numbers changed
 	}
 	d.settle(what, want, pre, false)
+}
+
+// blockedPaths lists the files of want below a path that want holds as a
+// file: a state no tree can be in (an undo that would put files back below
+// a folder someone made a file since).
+func blockedPaths(want state) []string {
+	var out []string
+	for p := range want {
+		for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+			if _, ok := want[dir]; ok {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // revert takes back one recent turn none of whose files changed since.
@@ -280,6 +331,9 @@ func (d *driver) revert() {
 		} else {
 			delete(want, p)
 		}
+	}
+	if len(blockedPaths(want)) > 0 {
+		return // a folder of the turn is a file now: refused, as an undo is
 	}
 	pre := d.m.cur.clone()
 	what := fmt.Sprintf("revert of turn %d (%s)", t.num, t.kind)

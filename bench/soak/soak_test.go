@@ -74,6 +74,7 @@ type op struct {
 	pre, post state
 	seq       int  // how many operations ran before it, it included
 	conv      bool // it moved the conversation: its undo moves it back
+	blocked   bool // its undo was refused: a folder it would fill is a file now
 }
 
 type driver struct {
