@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of rewind-lsp on a fresh Debian machine: installs what the
-# tests need (idempotently), then Go checks and tests, brief fuzzing, and the
+# tests need (idempotently), then Go checks and tests, brief fuzzing, a short soak, and the
 # editor suites (real Neovim, real VS Code, real Emacs with eglot and lsp-mode). The last line is
 # "N passed, N failed" over the suites.
 set -uo pipefail
@@ -100,6 +100,12 @@ release() {
   return $ok
 }
 
+# soak runs bench/soak.sh -short: 300 turns against one running server on a
+# copy of GOROOT/src/net — hooks of three agents, automatic turns, rewinds,
+# reverts, undos, MCP checkpoints and rewinds, the person's saves — and
+# fails on any broken promise (bench/README.md, "soak.sh").
+soak() { bench/soak.sh -short; }
+
 fuzz() {
   local ok=0
   for spec in journal:FuzzJournal journal:FuzzResolve $(extra_fuzz); do
@@ -124,6 +130,7 @@ suite "go test -tags portable (the generic file-system path)" portable
 suite "windows under wine" windows
 suite "release" release
 suite fuzz fuzz
+suite "bench/soak.sh -short" soak
 for s in editors/neovim/test/run.sh editors/vscode/test/run.sh; do
   [ -f "$s" ] && suite "$s" bash "$s"
 done
