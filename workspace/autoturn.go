@@ -93,10 +93,11 @@ func (t *Tracker) agentChanged(agent []string) {
 		paths, full := t.take()
 		var keep, later []string
 		for _, p := range paths {
-			// A folder is captured with everything in it now, the agent's
-			// changes since included: it waits for the turn's end; the
-			// files below it have changes of their own.
-			if !set[p] && cleared[p] && !t.isFolder(p) {
+			// A folder is captured with everything in it now: one holding
+			// an agent's change since waits for the turn's end (the files
+			// below it have changes of their own); one holding none — a
+			// folder a rewind made, say — is part of the start.
+			if !set[p] && cleared[p] && (!t.isFolder(p) || !t.newFileIn(p)) {
 				keep = append(keep, p)
 			} else {
 				later = append(later, p)

@@ -239,3 +239,45 @@ func TestFolderMovedInRightAfterARewindIsAnAgentsChange(t *testing.T) {
 		t.Fatalf("the automatic turn changed [%s], want dir/new.txt create", got)
 	}
 }
+
+// TestFoldersARewindMadeAreNotTheAgentsTurn: an editor applies a rewind
+// that brings back dir/ with its files (it writes them after it answered);
+// right after, an agent with no hooks edits keep.txt. The automatic turn
+// holds the agent's edit only: the rewind's folder is part of its start.
+func TestFoldersARewindMadeAreNotTheAgentsTurn(t *testing.T) {
+	var tr *Tracker
+	s, tr, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	os.MkdirAll(filepath.Join(root, "dir", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "dir", "sub", "b.txt"), []byte("b\n"), 0o644)
+	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "dir"))
+	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	saved := make(chan struct{})
+	editor := func(_ context.Context, _ string, ops []snapshot.FileOp, _ string) error {
+		go func() { // the editor saves after it answered
+			time.Sleep(50 * time.Millisecond)
+			for _, op := range ops {
+				p := filepath.Join(root, filepath.FromSlash(op.Path))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, op.After, 0o644)
+				tr.EditorSaved(op.Path, op.After)
+			}
+			close(saved)
+		}()
+		return nil
+	}
+	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, editor); err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	<-saved
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644) // no turn open
+	if got := lastTurnChanges(t, s, 2); got != "keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
+	}
+}
