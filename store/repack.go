@@ -172,6 +172,10 @@ func (o *Objects) repack(keep func(ID) bool, grace time.Duration, partial bool) 
 		}
 		return nil
 	})
+	// Records that stay keep their delta bases (deltabases.go).
+	if keep, err = o.withDeltaBases(cands, loose, keep); err != nil {
+		return nil, fmt.Errorf("repack: %w", err)
+	}
 	r, err := o.rewrite(cands, keep, loose)
 	if err != nil {
 		return nil, err
