@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+// TestGitNames: no operation opens or writes a name a file system may take
+// for .git, in any spelling.
 func TestGitNames(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, ".git/config"), "[core]\n")
@@ -51,6 +53,3 @@ func TestBadNames(t *testing.T) {
 		wantErr(t, "CreateExcl "+name, d.CreateExcl(name, nil, 0o644), ErrBadName)
 	}
 }
-
-// TestSync: an operation's changes can be made durable, however many
-// folders they touched (folder syncs are refused on Windows: none is made).

@@ -236,6 +236,3 @@ func TestOpenDirThroughLink(t *testing.T) {
 	_, err := openDir(t, r, "").OpenDir("in")
 	wantErr(t, "Dir.OpenDir of a link", err, ErrLink)
 }
-
-// TestCreateExcl: a new file with its contents and permissions; never over
-// an existing file, nor through a dangling link.

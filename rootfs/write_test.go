@@ -12,6 +12,8 @@ import (
 	"time"
 )
 
+// TestCreateExcl: a new file with its contents and permissions; never over
+// an existing file, nor through a dangling link.
 func TestCreateExcl(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "old"), "old")
@@ -247,8 +249,8 @@ func TestChmodLink(t *testing.T) {
 	}
 }
 
-// TestGitNames: no operation opens or writes a name a file system may take
-// for .git, in any spelling.
+// TestSync: an operation's changes can be made durable, however many
+// folders they touched (folder syncs are refused on Windows: none is made).
 func TestSync(t *testing.T) {
 	dir := t.TempDir()
 	r := openRoot(t, dir)
