@@ -15,8 +15,7 @@ import (
 // first fork and the original are left as they were.
 func TestConversationRewindToAForksFirstTurn(t *testing.T) {
 	w := newWS(t)
-	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.Root, "/", "-"))
-	os.MkdirAll(projects, 0o700)
+	projects := claudeProjects(t, w)
 	w.Write("a.txt", "a0\n")
 	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
 	A.event("SessionStart", "source", "startup")
@@ -27,16 +26,8 @@ func TestConversationRewindToAForksFirstTurn(t *testing.T) {
 	A.write("a.txt", "a2\n")
 	A.stop()
 
-	resumeID := func(out string) string {
-		t.Helper()
-		i := strings.Index(out, "claude --resume ")
-		if i < 0 {
-			t.Fatalf("rewind output lacks the resume command:\n%s", out)
-		}
-		return strings.Fields(out[i+len("claude --resume "):])[0]
-	}
 	origA, _ := os.ReadFile(A.transcript)
-	bID := resumeID(w.ok("rewind", "2", "--mode", "both").stdout)
+	bID := resumeID(t, w.ok("rewind", "2", "--mode", "both").stdout)
 
 	// The person resumes the fork; its first prompt is turn 2 again: turn
 	// numbers follow the active branch, which the rewind cut after turn 1.
@@ -50,7 +41,7 @@ func TestConversationRewindToAForksFirstTurn(t *testing.T) {
 	forkB, _ := os.ReadFile(B.transcript)
 
 	r := w.ok("rewind", "2", "--mode", "both")
-	cID := resumeID(r.stdout)
+	cID := resumeID(t, r.stdout)
 	if cID == bID || cID == A.id {
 		t.Fatalf("the second fork reuses a session id: %s", cID)
 	}

@@ -114,8 +114,7 @@ func (s *claudeSession) stop() {
 // UserPromptSubmit of each session receives the notice once.
 func TestAcceptanceClaudeCode(t *testing.T) {
 	w := newWS(t)
-	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.Root, "/", "-"))
-	os.MkdirAll(projects, 0o700)
+	projects := claudeProjects(t, w)
 	w.Write("a.txt", "a0\n")
 	w.Write("b.txt", "b0\n")
 	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
@@ -177,11 +176,7 @@ func TestAcceptanceClaudeCode(t *testing.T) {
 	if w.Read("a.txt") != "a1\n" || w.Read("b.txt") != "b0\n" || w.Read("c.txt") != "<missing>" || w.Read("gen.txt") != "<missing>" {
 		t.Fatalf("files not restored to before turn 2: a=%q b=%q c=%q gen=%q", w.Read("a.txt"), w.Read("b.txt"), w.Read("c.txt"), w.Read("gen.txt"))
 	}
-	i := strings.Index(r.stdout, "claude --resume ")
-	if i < 0 {
-		t.Fatalf("rewind output lacks the resume command:\n%s", r.stdout)
-	}
-	newID := strings.Fields(r.stdout[i+len("claude --resume "):])[0]
+	newID := resumeID(t, r.stdout)
 	t.Logf("rewind 2 --mode both:\n%s", r.stdout)
 	if now, _ := os.ReadFile(A.transcript); !bytes.Equal(now, origA) {
 		t.Fatal("the original transcript was modified")
@@ -236,4 +231,25 @@ func noticeContext(t *testing.T, out string) string {
 		t.Fatalf("the hook printed %q, not a notice: %v", out, err)
 	}
 	return notice.HookSpecificOutput.AdditionalContext
+}
+
+// claudeProjects makes the folder where Claude Code keeps the transcripts
+// of w's sessions, in a fresh home.
+func claudeProjects(t *testing.T, w *ws) string {
+	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.Root, "/", "-"))
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return projects
+}
+
+// resumeID is the session a rewind's output says to resume with
+// `claude --resume ID`.
+func resumeID(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, "claude --resume ")
+	if i < 0 {
+		t.Fatalf("rewind output lacks the resume command:\n%s", out)
+	}
+	return strings.Fields(out[i+len("claude --resume "):])[0]
 }

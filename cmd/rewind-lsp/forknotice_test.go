@@ -1,8 +1,6 @@
 package main_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,8 +11,7 @@ import (
 // changed them; its next prompt is told nothing.
 func TestConversationForkNotice(t *testing.T) {
 	w := newWS(t)
-	projects := filepath.Join(t.TempDir(), ".claude", "projects", strings.ReplaceAll(w.Root, "/", "-"))
-	os.MkdirAll(projects, 0o700)
+	projects := claudeProjects(t, w)
 	w.Write("a.txt", "a0\n")
 	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
 	A.event("SessionStart", "source", "startup")
@@ -27,14 +24,11 @@ func TestConversationForkNotice(t *testing.T) {
 	w.Write("a.txt", "the person's\n")
 
 	r := w.ok("rewind", "2", "--mode", "conversation")
-	i := strings.Index(r.stdout, "claude --resume ")
-	if i < 0 {
-		t.Fatalf("no resume command:\n%s", r.stdout)
-	}
+	forkID := resumeID(t, r.stdout)
 	if w.Read("b.txt") != "b\n" {
 		t.Fatal("a conversation rewind changed files")
 	}
-	F := w.claude(strings.Fields(r.stdout[i+len("claude --resume "):])[0], projects)
+	F := w.claude(forkID, projects)
 	F.event("SessionStart", "source", "resume")
 	ctx := noticeContext(t, F.prompt("go on"))
 	for _, want := range []string{"before turn 2", "a.txt (changed by user)", "b.txt (changed by turn 2)", "Re-read"} {
