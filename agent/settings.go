@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/store"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // SetupOptions says how to install an agent's hooks.
@@ -201,7 +201,7 @@ func writeSettings(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := store.WriteFile(path, data, mode, true); err != nil {
+	if err := osfile.WriteFileAtomic(path, data, mode, true); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

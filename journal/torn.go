@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/store"
+	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
 // A journal line torn by a crash (the bytes after the last newline: an
@@ -51,7 +51,7 @@ func (j *Journal) setAside(f *os.File, size int64) (int64, error) {
 	}
 	name := fmt.Sprintf("%s%d-%08x", tornPrefix, start, crc32.Checksum(tail, crcTable))
 	path := filepath.Join(filepath.Dir(j.path), name)
-	if err := store.WriteFile(path, tail, 0o600, true); err != nil {
+	if err := osfile.WriteFileAtomic(path, tail, 0o600, true); err != nil {
 		return 0, fmt.Errorf("set aside the torn last line in %s: %w", path, err)
 	}
 	if err := f.Truncate(start); err != nil {

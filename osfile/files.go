@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // ErrBusy is the error (within others) of an operation on a file another
@@ -50,4 +51,48 @@ func Rename(oldpath, newpath string) error {
 // (with delete sharing, as Open shares it), as on unix.
 func Remove(path string) error {
 	return Retry(func() error { return remove(path) })
+}
+
+// WriteFileAtomic writes data to path through a temp file in the same folder and
+// a rename, so readers see the old file or the new one, never a torn one:
+// the one helper for the store's own small files (format, indexes, the
+// journal's view, the stat cache, the damaged list) and agents' settings
+// files. The file gets mode perm.
+// With sync it fsyncs the file and its folder.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode, sync bool) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if sync {
+		if err = f.Sync(); err != nil {
+			return err
+		}
+	}
+	if perm != 0o600 { // CreateTemp made it 0600 already
+		if err = f.Chmod(perm); err != nil {
+			return err
+		}
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = Rename(tmp, path); err != nil {
+		return err
+	}
+	if sync {
+		SyncDir(dir)
+	}
+	return nil
 }

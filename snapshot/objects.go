@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"io/fs"
 
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
@@ -39,8 +38,3 @@ func OpenObjects(dir string) (*Objects, error) {
 	return o, nil
 }
 
-// WriteFileAtomic writes data to path atomically and durably (temp file,
-// fsync, rename, fsync of the folder).
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return store.WriteFile(path, data, perm, true)
-}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 	"github.com/rewind-lsp/rewind-lsp/rootfs"
-	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
 // statKey is what the stat cache compares: a file whose key is unchanged
@@ -294,7 +293,7 @@ func (w *cacheWriter) bytes() []byte {
 // saveCacheFile writes a cache atomically and returns its mtime, the new
 // racy-clean reference.
 func saveCacheFile(path string, data []byte) (int64, error) {
-	if err := store.WriteFile(path, data, 0o600, false); err != nil {
+	if err := osfile.WriteFileAtomic(path, data, 0o600, false); err != nil {
 		return 0, fmt.Errorf("save stat cache: %w", err)
 	}
 	fi, err := os.Stat(path)

@@ -20,5 +20,6 @@
 // caller-provided source of the content (the file on disk, when it still
 // hashes right) and heal the object from it.
 //
-// It imports nothing of rewind-lsp; snapshot builds on it.
+// It imports nothing of rewind-lsp but osfile (locks, file identity and
+// the atomic write of its small files); snapshot builds on it.
 package store

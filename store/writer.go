@@ -442,50 +442,7 @@ func isLocked(path string) bool {
 	return err == nil && !ok
 }
 
-// WriteFile writes data to path through a temp file in the same folder and
-// a rename, so readers see the old file or the new one, never a torn one:
-// the one helper for the store's own small files (format, indexes, the stat
-// cache, the damaged list) and settings files. The file gets mode perm.
-// With sync it fsyncs the file and its folder.
-func WriteFile(path string, data []byte, perm os.FileMode, sync bool) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return err
-		}
-	}
-	if perm != 0o600 { // CreateTemp made it 0600 already
-		if err = f.Chmod(perm); err != nil {
-			return err
-		}
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = osfile.Rename(tmp, path); err != nil {
-		return err
-	}
-	if sync {
-		osfile.SyncDir(dir)
-	}
-	return nil
-}
-
-// writeFile is WriteFile for the store's files (owner-only).
+// writeFile is osfile.WriteFileAtomic for the store's files (owner-only).
 func writeFile(path string, data []byte, sync bool) error {
-	return WriteFile(path, data, 0o600, sync)
+	return osfile.WriteFileAtomic(path, data, 0o600, sync)
 }

@@ -116,7 +116,7 @@ func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 	// A note for people who look into the store.
 	rootFile := filepath.Join(dir, "root")
 	if _, err := os.Stat(rootFile); err != nil {
-		_ = snapshot.WriteFileAtomic(rootFile, []byte(abs+"\n"), 0o600)
+		_ = osfile.WriteFileAtomic(rootFile, []byte(abs+"\n"), 0o600, true)
 	}
 	objects, err := snapshot.OpenObjects(filepath.Join(dir, "objects"))
 	if err != nil {
