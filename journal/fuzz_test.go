@@ -2,6 +2,8 @@ package journal
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,21 +38,31 @@ func FuzzJournal(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		known := map[*Entry]bool{}
+		known := map[string]bool{}
 		for _, e := range ents {
 			if e.ID == "" || e.Kind == "" {
 				t.Fatalf("entry without id or kind: %+v", e)
 			}
-			known[e] = true
+			known[e.ID] = true
 		}
-		h := NewHistory(ents) // must not panic or loop on any parent links
-		seen := map[*Entry]bool{}
-		for _, e := range h.Branch {
-			if seen[e] || (!known[e] && !e.Damaged) {
+		// The view of these bytes as a journal must not panic or loop on
+		// any parent links; its branch holds each entry once.
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "journal"), data, 0o600)
+		h, err := Open(dir).History()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[pos]bool{}
+		for p := h.s.Leaf; p != none; p = h.st.rec(p).parent {
+			e := h.at(p)
+			if seen[p] || e == nil || (!known[e.ID] && !e.Damaged) {
 				t.Fatalf("branch entry %+v twice or from nowhere", e)
 			}
-			seen[e] = true
+			seen[p] = true
 		}
+		h.OpenTurns()
+		h.Turns(0, 0)
 		var buf bytes.Buffer
 		buf.Write(data)
 		if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -75,7 +87,7 @@ func FuzzResolve(f *testing.F) {
 	for _, s := range []string{"1", "turn:2", "turn:2:end", "~1", "~0", "@good", "@", "0190a0", "turn:", "turn:x:end", "-1", "99999999999999999999", " 2 ", "turn:1:end:end"} {
 		f.Add(s)
 	}
-	h := NewHistory(sampleEntries())
+	h := historyOf(f, sampleEntries())
 	f.Fuzz(func(t *testing.T, spec string) {
 		tg, err := h.Resolve(spec)
 		if err != nil {
@@ -106,7 +118,7 @@ func sampleEntries() []*Entry {
 }
 
 func TestResolveTargets(t *testing.T) {
-	h := NewHistory(sampleEntries())
+	h := historyOf(t, sampleEntries())
 	cases := map[string]string{
 		"1":                                    "0190a0b0-0000-7000-8000-000000000001",
 		"turn:1":                               "0190a0b0-0000-7000-8000-000000000001",

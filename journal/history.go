@@ -1,357 +1,350 @@
 package journal
 
+// History: the one way to read the journal (docs/HISTORY.md). Every
+// question is answered from the view: a few records and table lookups, and
+// the entries it names read from the journal by their offsets — never a
+// pass over the whole journal, except where a method says so (Scan).
+
 import (
+	"slices"
 	"sort"
+	"time"
 )
 
-// History is a read-only view of a journal: the entry tree, the active
-// branch (root entry to current leaf) and the turns on it. It is safe for
-// concurrent use.
+// History is the journal as of one moment: its first Len entries. It is
+// safe for concurrent use; what is appended later is not seen (read the
+// journal's History again).
 type History struct {
-	Entries []*Entry // in journal order
-	Branch  []*Entry // the active branch, root first
-
-	ix *index // shared with the histories it was extended from or to
-	n  int32  // the entries of ix this history holds
-	// standIns and onBranch are set only when the journal refers to
-	// entries not written before them (bridgeBranch): the turn starts
-	// lost to damaged lines, stood in for, and the branch's entries.
-	standIns map[string]*Entry
-	onBranch map[string]bool
-
-	nextTurn  int               // the number the next turn on the branch gets
-	lastStart map[string]*Entry // session → its latest turn start on the branch
+	st *storage
+	s  viewState
 }
 
-// NewHistory builds the view of ents (journal order).
-func NewHistory(ents []*Entry) *History {
-	ix := newIndex()
-	ix.add(ents)
-	return ix.view(int32(len(ents)), nil)
-}
+// Len is the number of entries the history holds (a turn start lost to a
+// damaged line and stood in for counts).
+func (h *History) Len() int { return int(h.s.N) }
 
-// Extend is the history of h's entries followed by more (journal order):
-// built from h's work, so that it costs what the new entries cost (a
-// history read again after an append, or With). h itself is not changed.
-func (h *History) Extend(more []*Entry) *History {
-	if len(more) == 0 {
-		return h
-	}
-	ix := h.ix
-	ix.mu.Lock()
-	if int(h.n) < len(ix.ents) {
-		// Another history was extended from h: reuse its entries when
-		// they are these (the same ids: an entry With added, then read
-		// from the journal), else build anew.
-		same := int(h.n)+len(more) <= len(ix.ents)
-		for i := 0; same && i < len(more); i++ {
-			same = ix.ents[int(h.n)+i].ID == more[i].ID
-		}
-		ix.mu.Unlock()
-		if !same {
-			ents := make([]*Entry, 0, len(h.Entries)+len(more))
-			return NewHistory(append(append(ents, h.Entries...), more...))
-		}
-		ix.mu.RLock()
-		defer ix.mu.RUnlock()
-		return ix.viewLocked(h.n+int32(len(more)), h, false)
-	}
-	defer ix.mu.Unlock()
-	ix.add(more)
-	return ix.viewLocked(int32(len(ix.ents)), h, true)
-}
-
-// With is the history with e appended: the view after an entry was just
-// written under the lock, without reading the journal again.
-func (h *History) With(e *Entry) *History { return h.Extend([]*Entry{e}) }
-
-// view is the history of the first n entries of ix; prev, when not nil,
-// is a history of fewer of them whose branch may be reused.
-func (ix *index) view(n int32, prev *History) *History {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.viewLocked(n, prev, true)
-}
-
-// viewLocked is view with ix.mu held (for writing when own: then the
-// branch may be appended to in place).
-func (ix *index) viewLocked(n int32, prev *History, own bool) *History {
-	h := &History{Entries: ix.ents[:n:n], ix: ix, n: n}
-	if ix.irregular >= 0 && ix.irregular < n {
-		h.bridgeBranch()
-		h.summarize(nil)
-		return h
-	}
-	leaf := lastBefore(ix.trees, n)
-	if leaf < 0 {
-		h.summarize(nil)
-		return h
-	}
-	// Walk up from the leaf to the first entry on prev's branch (every
-	// entry's parent was written before it), then take prev's branch up
-	// to there.
-	var up []*Entry
-	keep := 0
-	for p := leaf; ; {
-		e := ix.ents[p]
-		d := ix.depth[p]
-		if prev != nil && prev.onBranch == nil && int(d) < len(prev.Branch) && prev.Branch[d] == e {
-			keep = int(d) + 1
-			break
-		}
-		up = append(up, e)
-		if e.Parent == "" {
-			break
-		}
-		p, _ = ix.at(e.Parent, p)
-	}
-	var b []*Entry
-	switch {
-	case own && keep > 0 && keep == len(prev.Branch) && keep == ix.branchLen && &prev.Branch[0] == &ix.branch[0]:
-		b = ix.branch[:keep] // prev's branch is the buffer's: append to it
-	case own:
-		b = make([]*Entry, keep, 2*(keep+len(up))+16)
-	default:
-		b = make([]*Entry, keep, keep+len(up))
-	}
-	if keep > 0 && &b[0] != &prev.Branch[0] {
-		copy(b, prev.Branch[:keep])
-	}
-	for i := len(up) - 1; i >= 0; i-- {
-		b = append(b, up[i])
-	}
-	if own {
-		ix.branch, ix.branchLen = b, len(b)
-	}
-	h.Branch = b[:len(b):len(b)]
-	if prev != nil && keep > 0 && keep == len(prev.Branch) {
-		h.summarize(prev)
-	} else {
-		h.summarize(nil)
-	}
-	return h
-}
-
-// summarize notes the branch's turn numbers and each session's latest
-// turn start; prev, when not nil, is a history whose branch h's begins
-// with (only the rest is looked at).
-func (h *History) summarize(prev *History) {
-	from := 0
-	h.nextTurn, h.lastStart = 1, map[string]*Entry{}
-	if prev != nil {
-		from, h.nextTurn = len(prev.Branch), prev.nextTurn
-		for k, v := range prev.lastStart {
-			h.lastStart[k] = v
-		}
-	}
-	for _, e := range h.Branch[from:] {
-		if e.Kind != KindTurnStart {
-			continue
-		}
-		if e.Turn >= h.nextTurn {
-			h.nextTurn = e.Turn + 1
-		}
-		h.lastStart[e.Session] = e
-	}
-}
-
-// bridgeBranch walks parent links up from the leaf to the root entry, for
-// a journal whose entries refer to ones not written before them (ix.mu
-// held). A parent lost to a damaged journal line does not end the branch:
-// every writer appends an entry right after its parent (the leaf it read
-// under the lock), so the walk goes on from the intact entry written just
-// before the child. A turn whose start line is damaged stays on the branch
-// through a stand-in start (Damaged, no snapshot) made from its end. A
-// cycle (only a forged journal has one) ends the branch.
-func (h *History) bridgeBranch() {
-	ix := h.ix
-	h.onBranch = map[string]bool{}
-	h.standIns = map[string]*Entry{}
-	var tree []*Entry // the conversation tree's entries, in journal order
-	for _, p := range ix.trees {
-		if p >= h.n {
-			break
-		}
-		tree = append(tree, ix.ents[p])
-	}
-	var leaf *Entry
-	if len(tree) > 0 {
-		leaf = tree[len(tree)-1]
-	}
-	pos := make(map[*Entry]int, len(tree))
-	for i, e := range tree {
-		pos[e] = i
-	}
-	// before is the latest tree entry written before e.
-	before := func(e *Entry) *Entry {
-		if i := pos[e]; i > 0 {
-			return tree[i-1]
-		}
+// at is the entry at position p.
+func (h *History) at(p pos) *Entry {
+	if p < 0 || p >= h.s.N {
 		return nil
 	}
-	standIns := map[string]*Entry{}
-	for _, e := range tree {
-		if e.Kind == KindTurnEnd && e.Start != "" && h.entryLocked(e.Start) == nil && standIns[e.Start] == nil {
-			standIns[e.Start] = &Entry{ID: e.Start, Kind: KindTurnStart, Turn: e.Turn, Session: e.Session, Damaged: true}
-		}
-	}
-	add := func(e *Entry) {
-		h.onBranch[e.ID] = true
-		h.Branch = append(h.Branch, e)
-	}
-	for e := leaf; e != nil && !h.onBranch[e.ID]; {
-		add(e)
-		if e.Parent == "" {
-			break
-		}
-		next := h.entryLocked(e.Parent)
-		if next == nil {
-			if s := standIns[e.Parent]; s != nil && !h.onBranch[s.ID] {
-				add(s)
-			}
-			next = before(e)
-		}
-		e = next
-	}
-	for _, s := range standIns {
-		h.standIns[s.ID] = s
-		if h.onBranch[s.ID] {
-			// The stand-in's parent is where the walk went on after it.
-			for i, b := range h.Branch {
-				if b == s && i+1 < len(h.Branch) {
-					s.Parent = h.Branch[i+1].ID
-				}
-			}
-		}
-	}
-	for i, j := 0, len(h.Branch)-1; i < j; i, j = i+1, j-1 {
-		h.Branch[i], h.Branch[j] = h.Branch[j], h.Branch[i]
-	}
+	return h.st.entryAt(p)
 }
 
-// Leaf is the current leaf ("" when the journal is empty).
-func (h *History) Leaf() string {
-	if len(h.Branch) == 0 {
-		return ""
+// posOf is where entry e is (none when it is not one of h's).
+func (h *History) posOf(e *Entry) pos {
+	if e == nil {
+		return none
 	}
-	return h.Branch[len(h.Branch)-1].ID
+	if e.pos > 0 && e.pos-1 < h.s.N {
+		return e.pos - 1
+	}
+	return h.st.lookupID(e.ID, h.s.N)
+}
+
+// idPos is where the entry with id is (the last one, should an id be
+// written twice), or none.
+func (h *History) idPos(id string) pos {
+	if id == "" {
+		return none
+	}
+	return h.st.lookupID(id, h.s.N)
 }
 
 // Entry returns the entry with id, or nil.
-func (h *History) Entry(id string) *Entry {
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	return h.entryLocked(id)
+func (h *History) Entry(id string) *Entry { return h.at(h.idPos(id)) }
+
+// Leaf is the id of the active branch's leaf ("" when the journal is empty).
+func (h *History) Leaf() string {
+	if e := h.at(h.s.Leaf); e != nil {
+		return e.ID
+	}
+	return ""
 }
 
-// entryLocked is Entry with h.ix.mu held.
-func (h *History) entryLocked(id string) *Entry {
-	if s := h.standIns[id]; s != nil {
-		return s
-	}
-	if p, ok := h.ix.at(id, h.n); ok {
-		return h.ix.ents[p]
-	}
-	return nil
-}
-
-// OnBranch reports whether entry id is on the active branch.
+// OnBranch reports whether entry id is on the active branch (an id
+// written twice: either entry).
 func (h *History) OnBranch(id string) bool {
-	if h.onBranch != nil {
-		return h.onBranch[id]
-	}
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	p, ok := h.ix.at(id, h.n)
-	if !ok {
+	if id == "" {
 		return false
 	}
-	d := h.ix.depth[p]
-	return d >= 0 && int(d) < len(h.Branch) && h.Branch[d] == h.ix.ents[p]
+	return h.branchPos(id) != none
+}
+
+func (h *History) onBranch(p pos) bool {
+	return p != none && h.s.Leaf != none && h.st.isAncestor(p, h.s.Leaf)
+}
+
+// Since counts the active-branch entries after point (the ones a
+// conversation rewind to point abandons); "" is before the first entry.
+func (h *History) Since(point string) int {
+	if h.s.Leaf == none {
+		return 0
+	}
+	leaf := h.st.rec(h.s.Leaf)
+	if point == "" {
+		return int(leaf.depth) + 1
+	}
+	p := h.branchPos(point)
+	if p == none {
+		return 0
+	}
+	return int(leaf.depth - h.st.rec(p).depth)
+}
+
+// branchPos is where entry id is on the active branch (the nearest to the
+// root, should an id be written twice), or none.
+func (h *History) branchPos(id string) pos {
+	best := none
+	for _, p := range h.st.find(tID, hashKey(id), h.s.N) {
+		if h.onBranch(p) && (best == none || h.st.rec(p).depth < h.st.rec(best).depth) {
+			if e := h.at(p); e != nil && e.ID == id {
+				best = p
+			}
+		}
+	}
+	return best
 }
 
 // Gone reports whether snapshot s was dropped by gc.
 func (h *History) Gone(s Snap) bool {
-	if !s.Set {
-		return false
-	}
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	p, ok := h.ix.gone[s.ID]
-	return ok && p < h.n
+	return s.Set && len(h.st.find(tGone, s.ID[:], h.s.N)) > 0
 }
 
 // GCCount is the number of gc entries, so caches can notice a gc.
-func (h *History) GCCount() int {
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	return sort.Search(len(h.ix.gcs), func(i int) bool { return h.ix.gcs[i] >= h.n })
+func (h *History) GCCount() int { return h.s.GCs }
+
+// SnapshotCount counts the distinct snapshots the journal holds (not gone).
+func (h *History) SnapshotCount() int { return h.s.Snaps }
+
+// Oldest is the time of the first entry (zero with none).
+func (h *History) Oldest() time.Time {
+	if e := h.at(0); e != nil {
+		return e.Time
+	}
+	return time.Time{}
 }
 
-// endOf is the end entry of turn start id (the last one), or nil.
-func (h *History) endOf(id string) *Entry {
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	if p := lastBefore(h.ix.ends[id], h.n); p >= 0 {
-		return h.ix.ents[p]
+// Baseline is the last state rewind-lsp recorded for the files (the
+// snapshot of the latest entry that captured or changed them); a file that
+// differs from it now was edited outside a turn. An operation counts by its
+// done entry: the state it led to when it applied, nothing when it did not.
+func (h *History) Baseline() Snap { return h.s.Base }
+
+// Scan calls fn with every entry in journal order until it returns false.
+// It reads the whole journal: for maintenance (retention, fsck) only.
+func (h *History) Scan(fn func(*Entry) bool) {
+	for p := pos(0); p < h.s.N; p++ {
+		if e := h.at(p); e != nil && !fn(e) {
+			return
+		}
+	}
+}
+
+// Before calls fn with the entries written before e (all of them when e is
+// nil), newest first, until it returns false.
+func (h *History) Before(e *Entry, fn func(*Entry) bool) {
+	p := h.s.N
+	if e != nil {
+		if p = h.posOf(e); p == none {
+			return
+		}
+	}
+	for p--; p >= 0; p-- {
+		if x := h.at(p); x != nil && !fn(x) {
+			return
+		}
+	}
+}
+
+// After calls fn with the entries written after e, in journal order, until
+// it returns false.
+func (h *History) After(e *Entry, fn func(*Entry) bool) {
+	p := h.posOf(e)
+	if p == none {
+		return
+	}
+	for p++; p < h.s.N; p++ {
+		if x := h.at(p); x != nil && !fn(x) {
+			return
+		}
+	}
+}
+
+// ofKinds calls fn with the entries of the given kinds, newest first,
+// down to (not including) position stop, until it returns false.
+func (h *History) ofKinds(stop pos, fn func(p pos) bool, kinds ...uint8) {
+	heads := make([]pos, len(kinds))
+	for i, k := range kinds {
+		heads[i] = h.s.Heads[k]
+	}
+	for {
+		best := -1
+		for i, p := range heads {
+			if p != none && p > stop && (best < 0 || p > heads[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return
+		}
+		p := heads[best]
+		heads[best] = h.st.rec(p).prevSame
+		if !fn(p) {
+			return
+		}
+	}
+}
+
+// Recent calls fn with the rewinds, reverts and undos recorded since t,
+// newest first, until it returns false.
+func (h *History) Recent(t time.Time, fn func(*Entry) bool) {
+	cut := t.UnixNano()
+	h.ofKinds(none, func(p pos) bool {
+		if h.st.rec(p).time < cut {
+			return false
+		}
+		e := h.at(p)
+		return e == nil || fn(e)
+	}, kRewind, kRevert, kUndo)
+}
+
+// ByKey returns the first entry a call with idempotency key made (done
+// entries aside), or nil.
+func (h *History) ByKey(key string) *Entry {
+	for _, e := range h.Keyed(key) {
+		return e
 	}
 	return nil
 }
 
-// undos are the undo entries of operation id, in journal order.
-func (h *History) undos(id string) []*Entry {
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
+// Keyed lists the entries made under idempotency key, in journal order
+// (done entries aside).
+func (h *History) Keyed(key string) []*Entry {
+	if key == "" {
+		return nil
+	}
 	var out []*Entry
-	for _, p := range h.ix.undos[id] {
-		if p < h.n {
-			out = append(out, h.ix.ents[p])
+	for _, p := range h.st.find(tKey, hashKey(key), h.s.N) {
+		if e := h.at(p); e != nil && e.Key == key {
+			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// first is the entry at position p of m[k] when it is one of h's.
-func first[K comparable](h *History, m map[K]int32, k K) *Entry {
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	if p, ok := m[k]; ok && p < h.n {
-		return h.ix.ents[p]
+// Session lists the entries of agent session sid, in journal order:
+// those that name it (session, turn, tool, notice and agent-rewind
+// entries). With kinds, only those kinds.
+func (h *History) Session(sid string, kinds ...string) []*Entry {
+	if sid == "" {
+		return nil
 	}
-	return nil
-}
-
-// position is where entry id is in the journal (0 when it is not).
-func (h *History) position(id string) int32 {
-	h.ix.mu.RLock()
-	defer h.ix.mu.RUnlock()
-	p, _ := h.ix.at(id, h.n)
-	return p
-}
-
-// Since counts the active-branch entries after point (the ones a
-// conversation rewind to point abandons).
-func (h *History) Since(point string) int {
-	if point == "" {
-		return len(h.Branch)
+	var codes []uint8
+	for _, k := range kinds {
+		codes = append(codes, codeOf(k))
 	}
-	for i, e := range h.Branch {
-		if e.ID == point {
-			return len(h.Branch) - 1 - i
+	var out []*Entry
+	for _, p := range h.st.find(tSession, hashKey(sid), h.s.N) {
+		if len(codes) > 0 && !slices.Contains(codes, h.st.rec(p).kind) {
+			continue
+		}
+		if e := h.at(p); e != nil && e.Session == sid {
+			out = append(out, e)
 		}
 	}
-	return 0
+	return out
 }
 
-// SnapshotCount counts the distinct snapshots the journal holds (not gone).
-func (h *History) SnapshotCount() int {
-	set := map[Snap]bool{}
-	for _, e := range h.Entries {
-		for _, sn := range []Snap{e.Snapshot, e.UndoSnapshot} {
-			if sn.Set && !h.Gone(sn) {
-				set[sn] = true
-			}
+// Checkpoints lists the checkpoints labeled label, in journal order.
+func (h *History) Checkpoints(label string) []*Entry {
+	var out []*Entry
+	for _, p := range h.st.find(tLabel, hashKey(label), h.s.N) {
+		if e := h.at(p); e != nil && e.Kind == KindCheckpoint && e.Label == label {
+			out = append(out, e)
 		}
 	}
-	return len(set)
+	return out
+}
+
+// ToolCalls lists the tool entries of the turn started by start (and of
+// the turn it carries on, Continues), in journal order.
+func (h *History) ToolCalls(start *Entry) []*Entry {
+	return h.ofTurn(tTool, start)
+}
+
+// OperationsIn lists the operations an agent ran in its own turn started
+// by start (InTurn; and in the turn it carries on), in journal order.
+func (h *History) OperationsIn(start *Entry) []*Entry {
+	return h.ofTurn(tInTurn, start)
+}
+
+func (h *History) ofTurn(table int, start *Entry) []*Entry {
+	var ps []pos
+	for _, id := range []string{start.ID, start.Continues} {
+		if id != "" {
+			ps = append(ps, h.st.find(table, hashKey(id), h.s.N)...)
+		}
+	}
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	out := make([]*Entry, 0, len(ps))
+	for _, p := range ps {
+		if e := h.at(p); e != nil && (table == tTool && ofTurn(e.Start, start) || table == tInTurn && ofTurn(e.InTurn, start)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ofTurn reports whether id names the turn started by start: its start
+// entry, or the one it carries on (Continues).
+func ofTurn(id string, start *Entry) bool {
+	return id != "" && (id == start.ID || id == start.Continues)
+}
+
+// Calls lists the tool entries of one call: session, tool and call id (for
+// calls without an id, those of the turn start names), in journal order.
+func (h *History) Calls(session, tool, toolUse, start string) []*Entry {
+	key := []string{session, tool, toolUse}
+	if toolUse == "" {
+		key = append(key, start)
+	}
+	var out []*Entry
+	for _, p := range h.st.find(tCall, hashKey(key...), h.s.N) {
+		if e := h.at(p); e != nil && e.Session == session && e.Tool == tool && e.ToolUse == toolUse && (toolUse != "" || e.Start == start) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// SamePrompts counts the turns of start's session before it that had the
+// same prompt.
+func (h *History) SamePrompts(start *Entry) int {
+	at := h.posOf(start)
+	n := 0
+	for _, p := range h.st.find(tPrompt, hashKey(start.Session, start.Prompt), h.s.N) {
+		if p >= at {
+			break
+		}
+		if e := h.at(p); e != nil && e.Session == start.Session && e.Prompt == start.Prompt {
+			n++
+		}
+	}
+	return n
+}
+
+// Written reports whether entry e comes after entry id in the journal.
+func (h *History) Written(e *Entry, after string) bool {
+	return h.posOf(e) > h.idPos(after)
+}
+
+// sortByPos sorts entries in journal order.
+func (h *History) sortByPos(es []*Entry) {
+	ps := make(map[*Entry]pos, len(es))
+	for _, e := range es {
+		ps[e] = h.posOf(e)
+	}
+	sort.SliceStable(es, func(i, j int) bool { return ps[es[i]] < ps[es[j]] })
 }

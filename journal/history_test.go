@@ -22,15 +22,16 @@ func TestBranchBridgesPastEntriesOutsideTheTree(t *testing.T) {
 		{ID: id(6), Kind: KindNotice},
 		{ID: id(7), Parent: id(3), Kind: KindTurnEnd, Turn: 2, Start: id(3), Snapshot: SnapOf(store.Sum([]byte("s3")))},
 	}
-	h := NewHistory(ents)
+	h := historyOf(t, ents)
 	var got []string
-	for _, e := range h.Branch {
-		got = append(got, fmt.Sprintf("%s%d", e.Kind, e.Turn))
+	for p := h.s.Leaf; p != none; p = h.st.rec(p).parent {
+		e := h.at(p)
+		got = append([]string{fmt.Sprintf("%s%d", e.Kind, e.Turn)}, got...)
 	}
 	if s := strings.Join(got, " "); s != "turnStart1 turnEnd1 turnStart2 turnEnd2" {
 		t.Fatalf("branch %s", s)
 	}
-	if ts := h.Turns(false); len(ts) != 2 || !ts[1].Start.Damaged || ts[1].End.ID != id(7) || h.NextTurn() != 3 {
+	if ts := h.Turns(0, 0); len(ts) != 2 || !ts[1].Start.Damaged || ts[1].End.ID != id(7) || h.NextTurn() != 3 {
 		t.Fatalf("turns %+v", ts)
 	}
 }

@@ -182,6 +182,10 @@ type Entry struct {
 	// and session come from the end; no snapshot, prompt or time). Never
 	// written.
 	Damaged bool `json:"-"`
+
+	// pos is the entry's position in the view plus one, when it was read
+	// through the view (0: not known; looked up by id).
+	pos int32
 }
 
 // Change is one file a turn changed.
@@ -208,7 +212,7 @@ func (e *LineError) Error() string { return fmt.Sprintf("journal line %d: %v", e
 // Journal is the append-only record of one root: one line per entry, each
 // "<crc32c hex> <json>\n". Appends hold an exclusive file lock, so several
 // processes can append at once. A torn last line (a crash or a full disk
-// mid-write) is skipped by Read, reported by ReadAll (fsck), and set aside
+// mid-write) is skipped by History, reported by ReadAll (fsck), and set aside
 // by the next append: its bytes move to a file beside the journal, which
 // fsck names once as repaired (Repairs). Whole lines are never rewritten
 // or cut.
@@ -217,8 +221,13 @@ type Journal struct {
 	lockPath string
 	sem      chan struct{} // serializes this process's lock holders
 
-	cmu   sync.Mutex
-	cache journalCache
+	// The view as this process holds it (viewload.go), under vmu.
+	vmu           sync.Mutex
+	st            *storage
+	hist          *History
+	jid           osfile.ID
+	manifestStamp string // size and time of the manifest last read or written
+	gen           string
 }
 
 // Open opens the journal in store folder dir.
@@ -262,45 +271,6 @@ func decodeLine(line []byte) (*Entry, error) {
 		return nil, errors.New("record without id or kind")
 	}
 	return &e, nil
-}
-
-// Read returns every intact entry in order, and the damaged lines. A torn
-// last line (no final newline) is not damage: it is what a crash leaves.
-// The journal only grows, so a process reads just what was appended since
-// its last Read; a replaced or shortened file is read again whole.
-func (j *Journal) Read() ([]*Entry, []*LineError, error) {
-	f, err := osfile.Open(j.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read journal: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("read journal: %w", err)
-	}
-	id, _ := osfile.Identity(f) // a journal replaced (restored, copied over) is read again whole
-	j.cmu.Lock()
-	defer j.cmu.Unlock()
-	c := &j.cache
-	if id != c.id || fi.Size() < c.off {
-		*c = journalCache{id: id}
-	}
-	if fi.Size() > c.off {
-		buf := make([]byte, fi.Size()-c.off)
-		n, err := f.ReadAt(buf, c.off)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, nil, fmt.Errorf("read journal: %w", err)
-		}
-		ents, bad, consumed, lines := parseLines(buf[:n], c.lines)
-		c.ents = append(c.ents, ents...)
-		c.bad = append(c.bad, bad...)
-		c.off += int64(consumed)
-		c.lines += lines
-	}
-	return append([]*Entry(nil), c.ents...), append([]*LineError(nil), c.bad...), nil
 }
 
 // ErrTornLine is the damage of a last line without its newline: a write
@@ -358,15 +328,6 @@ func (j *Journal) shared(max time.Duration) (unlock func()) {
 			return nil
 		}
 	}
-}
-
-// journalCache is what this process has read of the journal.
-type journalCache struct {
-	id    osfile.ID
-	off   int64 // bytes read: complete lines only
-	lines int   // lines read
-	ents  []*Entry
-	bad   []*LineError
 }
 
 func parseJournal(data []byte) ([]*Entry, []*LineError, error) {
@@ -453,11 +414,13 @@ func (j *Journal) LockContext(ctx context.Context) (*Lock, error) {
 	return &Lock{j: j, f: f}, nil
 }
 
-// Unlock releases the lock.
+// Unlock releases the lock, then writes what this process read of the
+// journal to its view when that is due (Persist).
 func (l *Lock) Unlock() {
 	osfile.Unlock(l.f)
 	l.f.Close()
 	<-l.j.sem
+	l.j.Persist()
 }
 
 // Append writes entries durably; the caller holds the lock. IDs and times

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func appendEntries(t *testing.T, j *Journal, ents ...*Entry) {
+func appendEntries(t testing.TB, j *Journal, ents ...*Entry) {
 	t.Helper()
 	l, err := j.Lock()
 	if err != nil {
@@ -47,7 +47,7 @@ func appendEntries(t *testing.T, j *Journal, ents ...*Entry) {
 // labels reads j and lists its entries' labels (damaged lines left out).
 func labels(t *testing.T, j *Journal) string {
 	t.Helper()
-	ents, _, err := j.Read()
+	ents, _, err := j.ReadAll()
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}

@@ -1,34 +1,29 @@
 package journal
 
-// Operations of a History: rewinds, reverts and undos, whether each applied and which undo takes back.
-
-// ByKey returns the entry a call with idempotency key made, or nil.
-func (h *History) ByKey(key string) *Entry {
-	if key == "" {
-		return nil
-	}
-	return first(h, h.ix.keys, key)
-}
+// Operations of a History: rewinds, reverts and undos, whether each applied
+// and which undo takes back.
 
 // Done returns the done entry of operation id, or nil (not completed, or
 // recorded before operations had done entries).
-func (h *History) Done(id string) *Entry { return first(h, h.ix.done, id) }
+func (h *History) Done(id string) *Entry {
+	if id == "" {
+		return nil
+	}
+	for _, d := range h.st.find(tDone, hashKey(id), h.s.N) {
+		if e := h.at(d); e != nil && e.Of == id {
+			return e
+		}
+	}
+	return nil
+}
 
 // Unfinished lists the operations recorded before they changed files that
 // have no done entry: interrupted, unless their process still runs (which
 // holds the journal lock while it does).
 func (h *History) Unfinished() []*Entry {
-	h.ix.mu.RLock()
-	var pending []*Entry
-	for _, p := range h.ix.ops {
-		if p < h.n {
-			pending = append(pending, h.ix.ents[p])
-		}
-	}
-	h.ix.mu.RUnlock()
 	var out []*Entry
-	for _, e := range pending {
-		if h.Done(e.ID) == nil {
+	for _, p := range h.s.Pending {
+		if e := h.at(p); e != nil {
 			out = append(out, e)
 		}
 	}
@@ -47,6 +42,18 @@ func (h *History) Applied(e *Entry) bool {
 	return e.Applied == nil || *e.Applied
 }
 
+// appliedAt is Applied for the operation at p, from records where it can.
+func (h *History) appliedAt(p pos) bool {
+	if ds := h.st.find(tDone, hashKey(h.st.idAt(p)), h.s.N); len(ds) > 0 {
+		return h.st.rec(ds[0]).flags&fApplied != 0
+	}
+	if h.st.rec(p).flags&fPending != 0 {
+		return false
+	}
+	e := h.at(p)
+	return e != nil && (e.Applied == nil || *e.Applied)
+}
+
 // FailureReason is why operation e did not apply ("" when it did).
 func (h *History) FailureReason(e *Entry) string {
 	if d := h.Done(e.ID); d != nil {
@@ -57,12 +64,15 @@ func (h *History) FailureReason(e *Entry) string {
 
 // Undone reports whether operation id is undone: an undo of it is itself
 // in effect (an undo that was undone in turn — a redo — no longer counts).
-func (h *History) Undone(id string) bool { return h.undone(id, map[string]int8{}) }
+func (h *History) Undone(id string) bool {
+	p := h.idPos(id)
+	return p != none && h.undone(p, map[pos]int8{})
+}
 
 // undone is Undone with memo holding the answers so far: 1 yes, 2 no, 3
 // computing.
-func (h *History) undone(id string, memo map[string]int8) bool {
-	switch memo[id] {
+func (h *History) undone(p pos, memo map[pos]int8) bool {
+	switch memo[p] {
 	case 1:
 		return true
 	case 2:
@@ -70,47 +80,75 @@ func (h *History) undone(id string, memo map[string]int8) bool {
 	case 3:
 		return false // a cycle (a damaged or crafted journal): not undone
 	}
-	memo[id] = 3
+	memo[p] = 3
 	res := false
-	for _, u := range h.undos(id) {
+	for _, u := range h.st.find(tUndo, hashKey(h.st.idAt(p)), h.s.N) {
 		// An undo counts only if it comes after what it undoes.
-		if h.Applied(u) && h.after(u, id) && !h.undone(u.ID, memo) {
+		if u > p && h.appliedAt(u) && !h.undone(u, memo) {
 			res = true
 			break
 		}
 	}
-	memo[id] = 2
+	memo[p] = 2
 	if res {
-		memo[id] = 1
+		memo[p] = 1
 	}
 	return res
 }
 
-// after reports whether entry e comes after entry id in the journal.
-func (h *History) after(e *Entry, id string) bool {
-	return h.position(e.ID) > h.position(id)
+// UndoCandidates calls fn with the operations `undo` may take back, best
+// first, until it returns true: the rewinds and reverts still in effect,
+// latest first; then the undos still in effect, latest first (undoing an
+// undo is a redo, so what a forced undo overwrote stays within reach).
+// Operations the editor did not apply are included; the caller checks
+// whether they left traces.
+func (h *History) UndoCandidates(fn func(*Entry) bool) {
+	memo := map[pos]int8{}
+	stop := false
+	h.ofKinds(none, func(p pos) bool {
+		if h.undone(p, memo) {
+			return true
+		}
+		e := h.at(p)
+		stop = e != nil && fn(e)
+		return !stop
+	}, kRewind, kRevert)
+	if stop {
+		return
+	}
+	h.ofKinds(none, func(p pos) bool {
+		if h.undone(p, memo) || !h.appliedAt(p) {
+			return true
+		}
+		e := h.at(p)
+		return e == nil || !fn(e)
+	}, kUndo)
 }
 
-// UndoCandidates are the operations `undo` may take back, best first: the
-// rewinds and reverts still in effect, latest first; when none is left,
-// the undos still in effect, latest first (undoing an undo is a redo, so
-// what a forced undo overwrote stays within reach). Operations the editor
-// did not apply are included; the caller checks whether they left traces.
-func (h *History) UndoCandidates() []*Entry {
-	var ops, undos []*Entry
-	memo := map[string]int8{}
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		e := h.Entries[i]
-		if !IsOperation(e.Kind) || h.undone(e.ID, memo) {
-			continue
-		}
-		if e.Kind == KindUndo {
-			if h.Applied(e) {
-				undos = append(undos, e)
-			}
-			continue
-		}
-		ops = append(ops, e)
+// OperationsBetween calls fn with the rewinds, reverts, undos and
+// summaries written after entry `after` ("": from the first) and before
+// entry `before` ("": up to the last), in journal order.
+func (h *History) OperationsBetween(after, before string, fn func(*Entry)) {
+	stop := none
+	if after != "" {
+		stop = h.idPos(after)
 	}
-	return append(ops, undos...)
+	end := h.s.N
+	if before != "" {
+		if b := h.idPos(before); b != none {
+			end = b
+		}
+	}
+	var ps []pos
+	h.ofKinds(stop, func(p pos) bool {
+		if p < end {
+			ps = append(ps, p)
+		}
+		return true
+	}, kRewind, kRevert, kUndo, kSummary)
+	for i := len(ps) - 1; i >= 0; i-- {
+		if e := h.at(ps[i]); e != nil {
+			fn(e)
+		}
+	}
 }

@@ -42,22 +42,20 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		return nil, bad("empty target")
 	}
 	turnTarget := func(n int, end bool) (*Target, error) {
-		for _, t := range h.Turns(false) {
-			if t.Number != n {
-				continue
-			}
-			if !end {
-				if t.Start.Damaged {
-					return nil, bad(fmt.Sprintf("the start of turn %d is a damaged journal line (fsck names it); turn:%d:end is intact", n, n))
-				}
-				return &Target{Spec: spec, Entry: t.Start, Snapshot: t.Start.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
-			}
-			if t.End == nil {
-				return nil, bad(fmt.Sprintf("turn %d has not ended", n))
-			}
-			return &Target{Spec: spec, Entry: t.End, Snapshot: t.End.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.End.ID}, nil
+		t, ok := h.Turn(n)
+		if !ok {
+			return nil, bad(fmt.Sprintf("there is no turn %d on the active branch (%d turns)", n, h.TurnCount()))
 		}
-		return nil, bad(fmt.Sprintf("there is no turn %d on the active branch (%d turns)", n, len(h.Turns(false))))
+		if !end {
+			if t.Start.Damaged {
+				return nil, bad(fmt.Sprintf("the start of turn %d is a damaged journal line (fsck names it); turn:%d:end is intact", n, n))
+			}
+			return &Target{Spec: spec, Entry: t.Start, Snapshot: t.Start.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
+		}
+		if t.End == nil {
+			return nil, bad(fmt.Sprintf("turn %d has not ended", n))
+		}
+		return &Target{Spec: spec, Entry: t.End, Snapshot: t.End.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.End.ID}, nil
 	}
 	switch {
 	case strings.HasPrefix(s, "~"):
@@ -65,19 +63,19 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		if err != nil || k < 1 {
 			return nil, bad("~N needs a number of at least 1")
 		}
-		ts := h.Turns(false)
+		ts := h.Turns(k, 0)
 		if k > len(ts) {
 			return nil, bad(fmt.Sprintf("only %d turns on the active branch", len(ts)))
 		}
-		return turnTarget(ts[len(ts)-k].Number, false)
+		return turnTarget(ts[0].Number, false)
 	case strings.HasPrefix(s, "@"):
 		label := s[1:]
 		if label == "" {
 			return nil, bad("@ needs a checkpoint label")
 		}
 		var found *Entry
-		for _, e := range h.Entries {
-			if e.Kind == KindCheckpoint && e.Label == label && (found == nil || h.OnBranch(e.ID) || !h.OnBranch(found.ID)) {
+		for _, e := range h.Checkpoints(label) {
+			if found == nil || h.OnBranch(e.ID) || !h.OnBranch(found.ID) {
 				found = e
 			}
 		}
@@ -107,12 +105,7 @@ func (h *History) Resolve(spec string) (*Target, error) {
 	if len(s) < 6 {
 		return nil, bad("an entry id prefix needs at least 6 characters")
 	}
-	var matches []*Entry
-	for _, e := range h.Entries {
-		if strings.HasPrefix(e.ID, s) {
-			matches = append(matches, e)
-		}
-	}
+	matches := h.idsWithPrefix(s)
 	if len(matches) > 1 {
 		return nil, bad(ambiguous(matches))
 	}
@@ -131,6 +124,21 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		t.Point = match.Parent
 	}
 	return t, nil
+}
+
+// idsWithPrefix lists the entries whose id starts with prefix, in journal
+// order (stand-ins for damaged lines aside; an id written twice, twice).
+func (h *History) idsWithPrefix(prefix string) []*Entry {
+	var out []*Entry
+	for _, p := range h.st.findRange(tIDText, []byte(prefix), []byte(prefix), h.s.N) {
+		if h.st.rec(p).flags&fStandIn != 0 {
+			continue
+		}
+		if e := h.at(p); e != nil && strings.HasPrefix(e.ID, prefix) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // ambiguous says which entries an id prefix matches, so that the user can

@@ -1,8 +1,10 @@
 package journal
 
-// Turns of a History: which are open, which a turn end ends, the baseline.
+// Turns of a History: on the active branch by number, which are open,
+// what a turn end ends.
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -14,25 +16,165 @@ type Turn struct {
 	Abandoned bool // off the active branch
 }
 
-// Turns lists the turns of the active branch in order; with all, also the
-// turns of abandoned branches, in journal order.
-func (h *History) Turns(all bool) []Turn {
-	var ts []Turn
-	src := h.Branch
-	if all {
-		src = h.Entries
+func (h *History) turnAt(p pos) Turn {
+	start := h.at(p)
+	if start == nil {
+		return Turn{}
 	}
-	for _, e := range src {
-		if e.Kind != KindTurnStart {
-			continue
+	abandoned := !h.onBranch(p) && !h.OnBranch(start.ID) // an id written twice: either entry
+	return Turn{Number: int(h.st.rec(p).turn), Start: start, End: h.endAt(p), Abandoned: abandoned}
+}
+
+// endAt is the end entry of the turn started at p (its last), or nil.
+func (h *History) endAt(p pos) *Entry {
+	id := h.st.idAt(p)
+	ends := h.st.find(tEnd, hashKey(id), h.s.N)
+	for i := len(ends) - 1; i >= 0; i-- {
+		if e := h.at(ends[i]); e != nil && e.Start == id {
+			return e
 		}
-		ts = append(ts, Turn{Number: e.Turn, Start: e, End: h.endOf(e.ID), Abandoned: !h.OnBranch(e.ID)})
 	}
-	return ts
+	return nil
+}
+
+// EndOf is the end entry of turn start (the last one), or nil.
+func (h *History) EndOf(start *Entry) *Entry {
+	if p := h.posOf(start); p != none {
+		return h.endAt(p)
+	}
+	return nil
+}
+
+// TurnCount is the number of turns on the active branch.
+func (h *History) TurnCount() int {
+	if t := h.latestTurn(); t != none {
+		return int(h.st.rec(t).turnDepth)
+	}
+	return 0
+}
+
+// latestTurn is the position of the latest turn start on the active branch.
+func (h *History) latestTurn() pos {
+	if h.s.Leaf == none {
+		return none
+	}
+	return h.st.rec(h.s.Leaf).turnAt
+}
+
+// prevTurn is the turn start above turn start p on its branch.
+func (h *History) prevTurn(p pos) pos {
+	r := h.st.rec(p)
+	if r.parent == none {
+		return none
+	}
+	return h.st.rec(r.parent).turnAt
+}
+
+// Turn is turn n of the active branch.
+func (h *History) Turn(n int) (Turn, bool) {
+	p := h.turnPos(n)
+	if p == none {
+		return Turn{}, false
+	}
+	return h.turnAt(p), true
+}
+
+// turnPos is the position of turn n's start on the active branch, or none.
+func (h *History) turnPos(n int) pos {
+	if h.s.Irregular {
+		// Numbers may not rise along the branch: the first from the root
+		// with the number, as a walk from the root finds it.
+		found := none
+		for t := h.latestTurn(); t != none; t = h.prevTurn(t) {
+			if h.st.rec(t).turn == int32(n) {
+				found = t
+			}
+		}
+		return found
+	}
+	if t := h.turnAtMost(n); t != none && h.st.rec(t).turn == int32(n) {
+		return t
+	}
+	return none
+}
+
+// turnAtMost is the latest turn start of the active branch numbered n or
+// below, found along the jump pointers (numbers rise along a branch).
+func (h *History) turnAtMost(n int) pos {
+	want := int32(n)
+	t := h.latestTurn()
+	for t != none {
+		r := h.st.rec(t)
+		if r.turn <= want {
+			return t
+		}
+		if j := h.st.rec(r.turnJump); r.turnJump != t && j.turn > want {
+			t = r.turnJump
+		} else {
+			t = h.prevTurn(t)
+		}
+	}
+	return none
+}
+
+// Turns lists turns of the active branch, oldest first: the latest limit
+// of them (0: every one) numbered below before (0: from the latest).
+func (h *History) Turns(limit, before int) []Turn {
+	ps := h.turnPositions(limit, before)
+	out := make([]Turn, 0, len(ps))
+	for _, p := range ps {
+		if t := h.turnAt(p); t.Start != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// turnPositions is Turns as positions.
+func (h *History) turnPositions(limit, before int) []pos {
+	t := h.latestTurn()
+	if before > 0 {
+		if h.s.Irregular {
+			for t != none && h.st.rec(t).turn >= int32(before) {
+				t = h.prevTurn(t)
+			}
+		} else {
+			t = h.turnAtMost(before - 1)
+		}
+	}
+	var ps []pos
+	for ; t != none && (limit <= 0 || len(ps) < limit); t = h.prevTurn(t) {
+		ps = append(ps, t)
+	}
+	slices.Reverse(ps)
+	return ps
+}
+
+// AllTurns lists the turns of every branch in journal order (abandoned
+// ones marked): the latest limit of them (0: every one).
+func (h *History) AllTurns(limit int) []Turn {
+	var ps []pos
+	h.ofKinds(none, func(p pos) bool {
+		ps = append(ps, p)
+		return limit <= 0 || len(ps) < limit
+	}, kTurnStart)
+	slices.Reverse(ps)
+	out := make([]Turn, 0, len(ps))
+	for _, p := range ps {
+		if t := h.turnAt(p); t.Start != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // NextTurn is the number the next turn on the active branch gets.
-func (h *History) NextTurn() int { return h.nextTurn }
+func (h *History) NextTurn() int {
+	if h.s.Leaf == none {
+		return 1
+	}
+	return int(h.st.rec(h.s.Leaf).maxTurn) + 1
+}
 
 // OpenTurns are the start entries of the turns open on the active branch,
 // oldest first, at most one per session id (one turn may be open per
@@ -40,39 +182,25 @@ func (h *History) NextTurn() int { return h.nextTurn }
 // of the same session started on the branch (a session whose turn never
 // ended, a crash, has moved on).
 func (h *History) OpenTurns() []*Entry {
+	type open struct {
+		p     pos
+		depth int32
+	}
+	var os []open
+	for _, o := range h.s.Open {
+		if !h.onBranch(o.Pos) || slices.ContainsFunc(o.Super, h.onBranch) {
+			continue
+		}
+		os = append(os, open{o.Pos, h.st.rec(o.Pos).depth})
+	}
+	sort.Slice(os, func(i, j int) bool { return os[i].depth < os[j].depth })
 	var out []*Entry
-	for _, e := range h.lastStart {
-		if h.endOf(e.ID) == nil {
+	for _, o := range os {
+		if e := h.at(o.p); e != nil {
 			out = append(out, e)
 		}
 	}
-	if len(out) < 2 {
-		return out
-	}
-	// Oldest first: in the order of the branch.
-	at := make(map[*Entry]int, len(out))
-	for _, e := range out {
-		at[e] = h.branchIndex(e)
-	}
-	sort.Slice(out, func(i, j int) bool { return at[out[i]] < at[out[j]] })
 	return out
-}
-
-// branchIndex is where entry e is on the active branch.
-func (h *History) branchIndex(e *Entry) int {
-	if h.onBranch == nil {
-		h.ix.mu.RLock()
-		defer h.ix.mu.RUnlock()
-		if p, ok := h.ix.at(e.ID, h.n); ok && h.ix.ents[p] == e {
-			return int(h.ix.depth[p])
-		}
-	}
-	for i, b := range h.Branch {
-		if b == e {
-			return i
-		}
-	}
-	return -1
 }
 
 // OpenTurn is the start entry of the latest turn open on the active
@@ -107,25 +235,57 @@ func (h *History) TurnToEnd(session string) *Entry {
 	return h.OpenTurn()
 }
 
-// Baseline is the last state rewind-lsp recorded for the files (the
-// snapshot of the latest entry that captured or changed them); a file that
-// differs from it now was edited outside a turn. An operation counts by its
-// done entry: the state it led to when it applied, nothing when it did not.
-func (h *History) Baseline() Snap {
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		e := h.Entries[i]
-		switch {
-		case e.Kind == KindDone:
-			if e.Snapshot.Set {
-				return e.Snapshot
-			}
-		case e.Pending:
-			// Its done entry (later in the journal) decides.
-		case e.Kind == KindTurnStart, e.Kind == KindTurnEnd, e.Kind == KindCheckpoint, IsOperation(e.Kind):
-			if e.Snapshot.Set {
-				return e.Snapshot
-			}
+// TurnsBetween lists the turns of the active branch from the one started
+// by from up to (not including) the one started by to, oldest first.
+func (h *History) TurnsBetween(from, to *Entry) []Turn {
+	f, t := h.posOf(from), h.posOf(to)
+	if f == none || t == none {
+		return nil
+	}
+	var ps []pos
+	for p := h.prevTurn(t); p != none && p >= f; p = h.prevTurn(p) {
+		ps = append(ps, p)
+		if p == f {
+			break
 		}
 	}
-	return Snap{}
+	slices.Reverse(ps)
+	var out []Turn
+	for _, p := range ps {
+		out = append(out, h.turnAt(p))
+	}
+	return out
+}
+
+// FileTurns lists the ended turns of the active branch whose end says they
+// changed or wrote path (Changed, Wrote), in the order of their starts.
+func (h *History) FileTurns(path string) []Turn {
+	var out []Turn
+	seen := map[pos]bool{}
+	for _, p := range h.st.find(tPath, hashKey(path), h.s.N) {
+		e := h.at(p)
+		if e == nil || e.Kind != KindTurnEnd {
+			continue
+		}
+		sp := h.idPos(e.Start)
+		if sp == none || seen[sp] || !h.onBranch(sp) {
+			continue
+		}
+		seen[sp] = true
+		// A turn ended twice counts by its last end.
+		if t := h.turnAt(sp); t.End != nil && mentions(t.End, path) {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return h.posOf(out[i].Start) < h.posOf(out[j].Start) })
+	return out
+}
+
+func mentions(e *Entry, path string) bool {
+	for _, c := range e.Changed {
+		if c.Path == path {
+			return true
+		}
+	}
+	return slices.Contains(e.Wrote, path)
 }
