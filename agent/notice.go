@@ -24,7 +24,7 @@ const (
 // state, so the agent re-reads them instead of trusting its memory, and
 // the reports. h is the history the entries were read from. It is "" when
 // there is nothing to tell.
-func NoticeText(ents []*journal.Entry, h *journal.History) string {
+func NoticeText(ents []*journal.Entry, h Entries) string {
 	if len(ents) == 0 {
 		return ""
 	}
@@ -73,7 +73,7 @@ func NoticeText(ents []*journal.Entry, h *journal.History) string {
 // and who changed each since (by: "turn 3", "user", "rewind"…), so the
 // agent re-reads them: its conversation went back, the files did not. h is
 // the history target was read from. It is "" when no file differs.
-func ForkText(target *journal.Entry, h *journal.History, files []string, by map[string][]string) string {
+func ForkText(target *journal.Entry, h Entries, files []string, by map[string][]string) string {
 	if target == nil || len(files) == 0 {
 		return ""
 	}
@@ -135,8 +135,13 @@ func anyFiles(ents []*journal.Entry) bool {
 	return false
 }
 
+// Entries finds journal entries by id (a journal.History).
+type Entries interface {
+	Entry(id string) *journal.Entry
+}
+
 // where names the state an entry went to, for the agent.
-func where(e *journal.Entry, h *journal.History) string {
+func where(e *journal.Entry, h Entries) string {
 	if t := h.Entry(e.TargetEntry); t != nil {
 		switch t.Kind {
 		case journal.KindTurnStart:

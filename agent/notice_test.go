@@ -12,7 +12,7 @@ import (
 // without files there is nothing to say.
 func TestForkText(t *testing.T) {
 	start := &journal.Entry{ID: "s2", Kind: journal.KindTurnStart, Turn: 2, Prompt: "add a cache\nwith details"}
-	h := journal.NewHistory([]*journal.Entry{start})
+	h := entries{start.ID: start}
 	text := ForkText(start, h, []string{"b.txt", "c.txt"}, map[string][]string{"b.txt": {"turn 2", "turn 3"}, "c.txt": {"user"}})
 	for _, want := range []string{`before turn 2 ("add a cache…")`, "b.txt (changed by turn 2, turn 3)", "c.txt (changed by user)", "Re-read"} {
 		if !strings.Contains(text, want) {
@@ -26,3 +26,8 @@ func TestForkText(t *testing.T) {
 		t.Errorf("JoinNotices of one text: %q", got)
 	}
 }
+
+// entries is a history holding a few entries.
+type entries map[string]*journal.Entry
+
+func (m entries) Entry(id string) *journal.Entry { return m[id] }

@@ -90,24 +90,48 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 // conversation: it returns that earlier turn's start and the files Claude
 // Code tracks there (absolute paths), or nil. The earlier prompts are the
 // session's own turns on the branch and, should the session be a fork
-// (Claude Code's --fork-session or /branch), the turns of older Claude Code
-// sessions it may have been forked from (forkLineage).
+// (Claude Code's --fork-session or /branch), those of the older Claude Code
+// sessions it was forked from: the ones whose prompt was sent where the
+// open prompt hangs (the same marker, ForkUUID), and their session's turns
+// after them, recorded before the fork first appears (forkCut). Only those
+// are read: never the whole history.
 func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptID string) (*journal.Entry, []string, error) {
 	cur := agent.PromptRef{Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID}
 	if cur.PromptID == "" {
 		cur.PromptID = promptID
 	}
-	older := forkLineage(h, open.Session)
-	var earlier []agent.PromptRef
-	var starts []*journal.Entry
-	for _, t := range h.Turns(false) {
-		if t.Start.ID == open.ID || t.Start.Transcript == "" || t.Start.Turn > open.Turn ||
-			t.Start.Session != open.Session && (t.Start.Agent != open.Agent || !older[t.Start.ID]) {
+	e, err := agent.FindPrompt(cur.Transcript, cur.ForkBytes, cur.PromptID)
+	if err != nil || e == nil || e.First {
+		return nil, nil, err
+	}
+	usable := func(t *journal.Entry) bool {
+		return t.ID != open.ID && t.Transcript != "" && t.Turn <= open.Turn && h.OnBranch(t.ID)
+	}
+	starts := map[string]*journal.Entry{}
+	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
+		if usable(t) {
+			starts[t.ID] = t
+		}
+	}
+	cut := forkCut(h, open.Session)
+	for _, m := range h.ForkedAt(e.Parent) {
+		if m.Session == open.Session || m.Agent != open.Agent || h.Index(m) >= cut {
 			continue
 		}
-		earlier = append(earlier, agent.PromptRef{Transcript: t.Start.Transcript, ForkBytes: t.Start.ForkBytes,
-			ForkUUID: t.Start.ForkUUID, PromptID: t.Start.PromptID})
-		starts = append(starts, t.Start)
+		for _, t := range h.Session(m.Session, journal.KindTurnStart) {
+			if h.Index(t) >= h.Index(m) && h.Index(t) < cut && usable(t) {
+				starts[t.ID] = t
+			}
+		}
+	}
+	ordered := make([]*journal.Entry, 0, len(starts))
+	for _, t := range starts {
+		ordered = append(ordered, t)
+	}
+	slices.SortFunc(ordered, func(a, b *journal.Entry) int { return h.Index(a) - h.Index(b) })
+	var earlier []agent.PromptRef
+	for _, t := range ordered {
+		earlier = append(earlier, agent.PromptRef{Transcript: t.Transcript, ForkBytes: t.ForkBytes, ForkUUID: t.ForkUUID, PromptID: t.PromptID})
 	}
 	if len(earlier) == 0 {
 		return nil, nil, nil
@@ -116,34 +140,27 @@ func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptI
 	if err != nil || rw == nil {
 		return nil, nil, err
 	}
-	return starts[rw.Dropped], rw.Tracked, nil
+	return ordered[rw.Dropped], rw.Tracked, nil
 }
 
-// forkLineage is the set of turn starts of other sessions that session's
-// conversation may have been copied from, were it a fork: those recorded
-// before the session first appears in the journal (a fork copies only
-// what its original had then). A conversation fork rewind-lsp made
-// (rewind --mode conversation|both) copied only what came before the
-// rewind's target: the turns from the target on are no part of it, and
-// its first prompt, a sibling of the target's, is no rewind of Claude
-// Code's.
-func forkLineage(h *journal.History, session string) map[string]bool {
-	cut := -1
-	for i, e := range h.Entries {
-		if e.Session != session {
-			continue
-		}
-		cut = i
-		if e.Kind == journal.KindSession && e.Source == journal.SourceRewindFork {
-			cut = slices.IndexFunc(h.Entries, func(t *journal.Entry) bool { return t.ID == e.TargetEntry })
-		}
-		break
+// forkCut is where, in journal order, the sessions a session may have been
+// forked from stop: what was recorded before the session first appears in
+// the journal (a fork copies only what its original had then). A
+// conversation fork rewind-lsp made (rewind --mode conversation|both)
+// copied only what came before the rewind's target: the turns from the
+// target on are no part of it, and its first prompt, a sibling of the
+// target's, is no rewind of Claude Code's.
+func forkCut(h *journal.History, session string) int {
+	first := h.Session(session)
+	if len(first) == 0 {
+		return h.Len()
 	}
-	older := map[string]bool{}
-	for _, e := range h.Entries[:max(cut, 0)] {
-		if e.Kind == journal.KindTurnStart && e.Session != session {
-			older[e.ID] = true
+	e := first[0]
+	if e.Kind == journal.KindSession && e.Source == journal.SourceRewindFork {
+		if t := h.Entry(e.TargetEntry); t != nil {
+			return h.Index(t)
 		}
+		return 0
 	}
-	return older
+	return h.Index(e)
 }

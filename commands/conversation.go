@@ -44,7 +44,7 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		return &ConversationResult{Reason: fmt.Sprintf("turn %d was recorded by %s, not by an agent hook that names its conversation; only rewind-lsp's journal moved back", start.Turn, who)}
 	}
 	req := agent.ForkRequest{Session: start.Session, Transcript: start.Transcript, Prompt: start.Prompt,
-		Point: agent.ForkPoint{Bytes: start.ForkBytes, UUID: start.ForkUUID}, Nth: samePrompts(h, start), Dir: s.Root()}
+		Point: agent.ForkPoint{Bytes: start.ForkBytes, UUID: start.ForkUUID}, Nth: h.SamePrompts(start), Dir: s.Root()}
 	if end != nil {
 		req.End, req.Point = true, agent.ForkPoint{Bytes: end.ForkBytes, UUID: end.ForkUUID}
 	}
@@ -61,22 +61,6 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		res.Reason = "the fork was written but not recorded: " + err.Error()
 	}
 	return res
-}
-
-// samePrompts counts the turns of start's session before it that had the
-// same prompt (an agent whose conversation is found by its prompts counts
-// them).
-func samePrompts(h *journal.History, start *journal.Entry) int {
-	n := 0
-	for _, e := range h.Entries {
-		if e.ID == start.ID {
-			break
-		}
-		if e.Kind == journal.KindTurnStart && e.Session == start.Session && e.Prompt == start.Prompt {
-			n++
-		}
-	}
-	return n
 }
 
 // movesConversation reports whether mode moves the conversation.

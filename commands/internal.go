@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -168,4 +169,40 @@ func (s *Service) EditorSaved(rel string, data []byte) { s.ws.EditorSaved(rel, d
 // exactly then.
 func (s *Service) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
 	return s.ws.RevertHunkApplies(rel, current, exists, n, first, last)
+}
+
+// JournalChange is what changed in the journal since a history of Len
+// entries: what rewind/didChange and rewind/agentRewind tell the editors.
+type JournalChange struct {
+	// Len is the number of entries now: the next call's since.
+	Len int
+	// Turns counts the turns on the active branch, and Latest is the id of
+	// the newest turn, checkpoint or rewind a listing shows.
+	Turns  int
+	Latest string
+	// AgentRewinds are the agents' own rewinds recorded since.
+	AgentRewinds []RewindInfo
+}
+
+// JournalChange reads what changed in the journal since it held since
+// entries (a server's journal watcher): it costs what was appended, not
+// the history. A journal that shrank (replaced) announces nothing.
+func (s *Service) JournalChange(since int) (*JournalChange, error) {
+	h, err := s.ws.History()
+	if err != nil {
+		return nil, err
+	}
+	out := &JournalChange{Len: h.Len(), Turns: h.TurnCount()}
+	if e := h.Newest(); e != nil {
+		out.Latest = e.ID
+	}
+	if since > h.Len() {
+		return out, nil
+	}
+	h.Appended(since, func(e *journal.Entry) {
+		if e.Kind == journal.KindRewind && e.Agent != "" {
+			out.AgentRewinds = append(out.AgentRewinds, rewindInfo(h, e))
+		}
+	})
+	return out, nil
 }

@@ -99,11 +99,15 @@ func (s *Service) actor(ctx context.Context) string {
 
 // Checkpoint captures a labeled checkpoint.
 func (s *Service) Checkpoint(ctx context.Context, a CheckpointArgs) (*CheckpointResult, error) {
-	e, err := s.ws.Checkpoint(ctx, workspace.CheckpointRequest{Label: a.Label, Goal: a.Goal, Actor: s.actor(ctx), Key: CallOf(ctx).Key})
+	if a.Agent && a.Label != "" {
+		return nil, &ArgError{Field: "label", Msg: "an agent's checkpoint is labeled agent-N by rewind-lsp: give no label"}
+	}
+	e, err := s.ws.Checkpoint(ctx, workspace.CheckpointRequest{Label: a.Label, Goal: a.Goal, Actor: s.actor(ctx), Key: CallOf(ctx).Key,
+		Agent: a.Agent, Conn: a.Conn, Session: CallOf(ctx).Session})
 	if err != nil {
 		return nil, err
 	}
-	return &CheckpointResult{Entry: e.ID, Snapshot: e.Snapshot, Files: e.Count}, nil
+	return &CheckpointResult{Entry: e.ID, Snapshot: e.Snapshot, Files: e.Count, Label: e.Label}, nil
 }
 
 // TurnStart opens a turn (ending an open one first).
@@ -152,69 +156,64 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-// List lists turns, checkpoints and rewinds, oldest first.
+// List lists turns, checkpoints and rewinds, oldest first: one page of
+// them (journal.History.List), which costs what the page holds.
 func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
+	if a.Limit < 0 {
+		return nil, &ArgError{Field: "limit", Msg: "must not be negative"}
+	}
+	if a.Before < 0 {
+		return nil, &ArgError{Field: "before", Msg: "must be a turn number"}
+	}
 	h, err := s.ws.History()
 	if err != nil {
 		return nil, err
 	}
-	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}, Summaries: []SummaryInfo{}}
-	for _, t := range h.Turns(a.All) {
-		ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt),
-			Started: stamp(t.Start.Time), Age: ageOf(t.Start.Time),
-			Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, SessionLabel: words.Session(t.Start.Agent, t.Start.Session),
-			Changed: []FileChange{}, Abandoned: t.Abandoned}
-		if t.End != nil {
-			ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
-			ti.What = changesWhat(ti.Changed)
-		}
-		out.Turns = append(out.Turns, ti)
+	page := h.List(a.Limit, a.Before, a.All)
+	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}, Summaries: []SummaryInfo{}, More: page.More}
+	for _, t := range page.Turns {
+		out.Turns = append(out.Turns, turnInfo(t))
 	}
-	src := h.Branch
-	if a.All {
-		src = h.Entries
+	for _, e := range page.Checkpoints {
+		out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot,
+			Age: ageOf(e.Time), Title: words.Checkpoint(e.Label, e.Goal, e.ID)})
 	}
-	for _, e := range src {
-		switch e.Kind {
-		case journal.KindCheckpoint:
-			out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot,
-				Age: ageOf(e.Time), Title: words.Checkpoint(e.Label, e.Goal, e.ID)})
-		case journal.KindSummary:
-			out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time),
-				Age: ageOf(e.Time), Title: words.Report(targetTitle(h, e))})
-		}
+	for _, e := range page.Summaries {
+		out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time),
+			Age: ageOf(e.Time), Title: words.Report(targetTitle(h, e))})
 	}
-	// Rewinds are listed from the whole journal: a conversation rewind
-	// leaves the branch it came from, but it still happened.
-	for _, e := range h.Entries {
-		if e.Kind == journal.KindRewind || e.Kind == journal.KindRevert { // a revert: mode "revert", target its turn
-			ri := RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
-				Undone: h.Undone(e.ID), Applied: h.Applied(e), Age: ageOf(e.Time)}
-			if e.Agent != "" {
-				ri.Agent, ri.Session, ri.Turn, ri.Files, ri.Kept, ri.Offered = e.Agent, e.Session, e.Turn, e.Files, e.Kept, e.Offered
-				if t := h.Entry(e.TargetEntry); t != nil {
-					ri.Prompt = t.Prompt
-				}
-			}
-			ri.fillWords(h, e)
-			out.Rewinds = append(out.Rewinds, ri)
-		}
-	}
-	if a.Limit > 0 {
-		if len(out.Turns) > a.Limit {
-			out.Turns = out.Turns[len(out.Turns)-a.Limit:]
-		}
-		if len(out.Checkpoints) > a.Limit {
-			out.Checkpoints = out.Checkpoints[len(out.Checkpoints)-a.Limit:]
-		}
-		if len(out.Rewinds) > a.Limit {
-			out.Rewinds = out.Rewinds[len(out.Rewinds)-a.Limit:]
-		}
-		if len(out.Summaries) > a.Limit {
-			out.Summaries = out.Summaries[len(out.Summaries)-a.Limit:]
-		}
+	for _, e := range page.Rewinds {
+		out.Rewinds = append(out.Rewinds, rewindInfo(h, e))
 	}
 	return out, nil
+}
+
+// turnInfo is how a turn is listed.
+func turnInfo(t journal.Turn) TurnInfo {
+	ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt),
+		Started: stamp(t.Start.Time), Age: ageOf(t.Start.Time),
+		Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, SessionLabel: words.Session(t.Start.Agent, t.Start.Session),
+		Changed: []FileChange{}, Abandoned: t.Abandoned}
+	if t.End != nil {
+		ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
+		ti.What = changesWhat(ti.Changed)
+	}
+	return ti
+}
+
+// rewindInfo is how a rewind or revert entry e is listed (a revert: mode
+// "revert", target its turn).
+func rewindInfo(h *journal.History, e *journal.Entry) RewindInfo {
+	ri := RewindInfo{Entry: e.ID, Target: e.Target, Mode: e.Mode, Time: stamp(e.Time),
+		Undone: h.Undone(e.ID), Applied: h.Applied(e), Age: ageOf(e.Time)}
+	if e.Agent != "" {
+		ri.Agent, ri.Session, ri.Turn, ri.Files, ri.Kept, ri.Offered = e.Agent, e.Session, e.Turn, e.Files, e.Kept, e.Offered
+		if t := h.Entry(e.TargetEntry); t != nil {
+			ri.Prompt = t.Prompt
+		}
+	}
+	ri.fillWords(h, e)
+	return ri
 }
 
 // request converts preview/rewind arguments into a session request.
@@ -376,10 +375,7 @@ func (s *Service) FileHistory(ctx context.Context, a FileHistoryArgs) (*FileHist
 		return nil, err
 	}
 	out := &FileHistoryResult{History: []FileHistoryItem{}}
-	for _, t := range h.Turns(false) {
-		if t.End == nil {
-			continue
-		}
+	for _, t := range h.FileTurns(rel) {
 		for _, c := range t.End.Changed {
 			if c.Path == rel {
 				out.History = append(out.History, FileHistoryItem{Turn: t.Number, Entry: t.Start.ID, Change: c.Change,
@@ -397,7 +393,7 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 		return nil, err
 	}
 	mode := s.ws.WatchMode()
-	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: len(h.Turns(false)), Snapshots: h.SnapshotCount(),
+	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: h.TurnCount(), Snapshots: h.SnapshotCount(),
 		StoreBytes: s.ws.StoreBytes(), Watching: mode == "watch", WatchMode: mode, PollReason: s.ws.PollReason(),
 		LastCaptureMs: float64(s.ws.LastCapture().Microseconds()) / 1000}
 	r := s.ws.Retention()

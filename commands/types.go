@@ -22,6 +22,15 @@ type CheckpointArgs struct {
 	Label string `json:"label,omitempty"`
 	// Goal says what the checkpoint is for.
 	Goal string `json:"goal,omitempty"`
+	// Agent makes it an agent's checkpoint, labeled agent-N with the next
+	// free N: kept whatever the store's budget only while it is the
+	// agent's active one (not yet rewound to, not followed by a newer one
+	// of the same connection, its connection still open or its turn
+	// still going), then like any turn.
+	Agent bool `json:"agent,omitempty"`
+	// Conn names the agent's connection (its MCP server), which holds a
+	// lock in the store while it runs.
+	Conn string `json:"conn,omitempty"`
 }
 
 // CheckpointResult is the result of rewind.checkpoint.
@@ -32,6 +41,8 @@ type CheckpointResult struct {
 	Snapshot journal.Snap `json:"snapshot"`
 	// Files counts the files in the snapshot.
 	Files int `json:"files"`
+	// Label is the checkpoint's label (an agent's: the one it was given).
+	Label string `json:"label,omitempty"`
 }
 
 // TurnStartArgs is the argument of rewind.turnStart.
@@ -117,8 +128,12 @@ type FileChange struct {
 // ListArgs is the argument of rewind.list.
 type ListArgs struct {
 	Scope
-	// Limit keeps only the latest Limit of each list (0: all).
+	// Limit lists only the latest Limit turns (0: all), and what was
+	// recorded among them: checkpoints, rewinds and reports.
 	Limit int `json:"limit,omitempty"`
+	// Before, a turn number, lists the turns before it (the next page
+	// back), and what was recorded among them.
+	Before int `json:"before,omitempty"`
 	// All includes the turns of abandoned branches.
 	All bool `json:"all,omitempty"`
 }
@@ -133,6 +148,9 @@ type ListResult struct {
 	Rewinds []RewindInfo `json:"rewinds"`
 	// Summaries are the reports kept.
 	Summaries []SummaryInfo `json:"summaries"`
+	// More says that older turns are left for the next page (Before: the
+	// first turn listed).
+	More bool `json:"more,omitempty"`
 }
 
 // SummaryInfo is one report kept as a summary entry: of a rewind that

@@ -42,6 +42,10 @@ func (h *History) posOf(e *Entry) pos {
 	return h.st.lookupID(e.ID, h.s.N)
 }
 
+// Index is where entry e is in journal order (-1 when it is not one of
+// h's): entries on one branch are in the order of the branch.
+func (h *History) Index(e *Entry) int { return int(h.posOf(e)) }
+
 // idPos is where the entry with id is (the last one, should an id be
 // written twice), or none.
 func (h *History) idPos(id string) pos {
@@ -117,6 +121,9 @@ func (h *History) GCCount() int { return h.s.GCs }
 // SnapshotCount counts the distinct snapshots the journal holds (not gone).
 func (h *History) SnapshotCount() int { return h.s.Snaps }
 
+// Last is the entry written last (nil with none).
+func (h *History) Last() *Entry { return h.at(h.s.N - 1) }
+
 // Oldest is the time of the first entry (zero with none).
 func (h *History) Oldest() time.Time {
 	if e := h.at(0); e != nil {
@@ -130,6 +137,38 @@ func (h *History) Oldest() time.Time {
 // differs from it now was edited outside a turn. An operation counts by its
 // done entry: the state it led to when it applied, nothing when it did not.
 func (h *History) Baseline() Snap { return h.s.Base }
+
+// Appended calls fn with the entries written from position since on (a
+// history's Len before), in journal order: what changed between two
+// histories of one journal.
+func (h *History) Appended(since int, fn func(*Entry)) {
+	for p := pos(max(since, 0)); p < h.s.N; p++ {
+		if e := h.at(p); e != nil {
+			fn(e)
+		}
+	}
+}
+
+// Newest is the newest entry a listing shows — the latest turn start or
+// checkpoint of the active branch, or rewind or revert of any — or nil.
+func (h *History) Newest() *Entry {
+	best := h.latestTurn()
+	if h.s.Leaf != none {
+		for p := h.st.rec(h.s.Leaf).markAt; p != none; {
+			r := h.st.rec(p)
+			if r.kind == kCheckpoint {
+				best = max(best, p)
+				break
+			}
+			if r.parent == none {
+				break
+			}
+			p = h.st.rec(r.parent).markAt
+		}
+	}
+	best = max(best, h.s.Heads[kRewind], h.s.Heads[kRevert])
+	return h.at(best)
+}
 
 // Scan calls fn with every entry in journal order until it returns false.
 // It reads the whole journal: for maintenance (retention, fsck) only.
@@ -313,6 +352,21 @@ func (h *History) Calls(session, tool, toolUse, start string) []*Entry {
 	var out []*Entry
 	for _, p := range h.st.find(tCall, hashKey(key...), h.s.N) {
 		if e := h.at(p); e != nil && e.Session == session && e.Tool == tool && e.ToolUse == toolUse && (toolUse != "" || e.Start == start) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ForkedAt lists the turn starts whose conversation stood at marker uuid
+// when their prompt was sent (ForkUUID), in journal order.
+func (h *History) ForkedAt(uuid string) []*Entry {
+	if uuid == "" {
+		return nil
+	}
+	var out []*Entry
+	for _, p := range h.st.find(tFork, hashKey(uuid), h.s.N) {
+		if e := h.at(p); e != nil && e.Kind == KindTurnStart && e.ForkUUID == uuid {
 			out = append(out, e)
 		}
 	}

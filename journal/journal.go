@@ -126,6 +126,10 @@ type Entry struct {
 	// Checkpoints.
 	Label string `json:"label,omitempty"`
 	Goal  string `json:"goal,omitempty"`
+	// Conn is the connection (an MCP server) an agent's checkpoint was
+	// made through; while it runs it holds a lock in the store named by
+	// it. An agent's checkpoint made in its own turn has InTurn instead.
+	Conn string `json:"conn,omitempty"`
 
 	// Rewinds and undos.
 	Target          string   `json:"target,omitempty"`

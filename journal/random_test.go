@@ -76,4 +76,3 @@ func randomJournal(r *rand.Rand, n int, damage bool) []*Entry {
 	}
 	return ents
 }
-

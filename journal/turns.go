@@ -25,6 +25,14 @@ func (h *History) turnAt(p pos) Turn {
 	return Turn{Number: int(h.st.rec(p).turn), Start: start, End: h.endAt(p), Abandoned: abandoned}
 }
 
+// TurnOf is the turn started by start.
+func (h *History) TurnOf(start *Entry) Turn {
+	if p := h.posOf(start); p != none {
+		return h.turnAt(p)
+	}
+	return Turn{}
+}
+
 // endAt is the end entry of the turn started at p (its last), or nil.
 func (h *History) endAt(p pos) *Entry {
 	id := h.st.idAt(p)
@@ -235,19 +243,24 @@ func (h *History) TurnToEnd(session string) *Entry {
 	return h.OpenTurn()
 }
 
-// TurnsBetween lists the turns of the active branch from the one started
-// by from up to (not including) the one started by to, oldest first.
+// TurnsBetween lists the turns from the one started by from up to (not
+// including) the one started by to, along to's branch, oldest first; none
+// when from is not above to.
 func (h *History) TurnsBetween(from, to *Entry) []Turn {
 	f, t := h.posOf(from), h.posOf(to)
 	if f == none || t == none {
 		return nil
 	}
 	var ps []pos
+	found := false
 	for p := h.prevTurn(t); p != none && p >= f; p = h.prevTurn(p) {
 		ps = append(ps, p)
-		if p == f {
+		if found = p == f; found {
 			break
 		}
+	}
+	if !found {
+		return nil // from is not above to
 	}
 	slices.Reverse(ps)
 	var out []Turn
@@ -288,4 +301,17 @@ func mentions(e *Entry, path string) bool {
 		}
 	}
 	return slices.Contains(e.Wrote, path)
+}
+
+// BranchEntries lists the latest limit entries of the active branch, root
+// first (0: every one, which reads the whole branch).
+func (h *History) BranchEntries(limit int) []*Entry {
+	var out []*Entry
+	for p := h.s.Leaf; p != none && (limit <= 0 || len(out) < limit); p = h.st.rec(p).parent {
+		if e := h.at(p); e != nil {
+			out = append(out, e)
+		}
+	}
+	slices.Reverse(out)
+	return out
 }

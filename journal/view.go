@@ -127,6 +127,7 @@ const (
 	tPath           // hash of a path → turn ends that changed or wrote it
 	tCall           // hash of session, tool and call id → tool entries
 	tPrompt         // hash of session and prompt → turn starts
+	tFork           // hash of a turn start's ForkUUID → turn starts
 	numTables
 )
 
@@ -136,7 +137,7 @@ var tableInfo = [numTables]struct {
 }{
 	tID: {"id", 8}, tIDText: {"idtext", 16}, tKey: {"key", 8}, tEnd: {"end", 8}, tUndo: {"undo", 8}, tDone: {"done", 8},
 	tGone: {"gone", 32}, tSnap: {"snap", 32}, tTool: {"tool", 8}, tInTurn: {"inturn", 8}, tLabel: {"label", 8},
-	tSession: {"session", 8}, tPath: {"path", 8}, tCall: {"call", 8}, tPrompt: {"prompt", 8},
+	tSession: {"session", 8}, tPath: {"path", 8}, tCall: {"call", 8}, tPrompt: {"prompt", 8}, tFork: {"fork", 8},
 }
 
 // hashKey is the 8-byte key of a string (FNV-1a, 64 bits), parts

@@ -111,6 +111,9 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 	switch k {
 	case kTurnStart:
 		t.add(tPrompt, hashKey(e.Session, e.Prompt))
+		if e.ForkUUID != "" {
+			t.add(tFork, hashKey(e.ForkUUID))
+		}
 		b.supersede(s, e.Session, p)
 		// A start written again after its end (a repeated line) has ended.
 		if len(b.find(tEnd, hashKey(e.ID), p)) == 0 {

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"sort"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/watch"
@@ -40,16 +39,14 @@ func (s *Server) watchJournal(f *folder) *journalWatcher {
 		return w
 	}
 	// Agents' own rewinds recorded before this server started were
-	// announced by whoever ran then.
-	seen := map[string]bool{}
-	if list, err := f.svc.List(ctx, commands.ListArgs{}); err == nil {
-		for _, r := range list.Rewinds {
-			seen[r.Entry] = true
-		}
+	// announced by whoever ran then: the watcher starts from the journal
+	// as it is.
+	since := 0
+	if c, err := f.svc.JournalChange(1 << 30); err == nil {
+		since = c.Len
 	}
 	stopped := watch.File(ctx, journal, func() {
-		list := s.sendJournalChange(ctx, f)
-		s.announceAgentRewinds(ctx, f, list, seen)
+		since = s.sendJournalChange(ctx, f, since)
 	}, func(msg string) {
 		s.log.Printf("folder %s: %s", f.path, msg)
 	})
@@ -62,54 +59,30 @@ func (s *Server) watchJournal(f *folder) *journalWatcher {
 
 // sendJournalChange sends rewind/didChange {root, turns, latest}: the number
 // of turns on the active branch and the id of the newest entry the journal
-// lists (turn, checkpoint or rewind). Each folder's watcher calls it from
-// its one goroutine, so a folder's notifications go out in order. It
-// returns the listing it sent (nil when listing failed).
-func (s *Server) sendJournalChange(ctx context.Context, f *folder) *commands.ListResult {
+// lists (turn, checkpoint or rewind); and rewind/agentRewind once for each
+// agent's own rewind (Claude Code's Esc Esc, completed by its hook)
+// recorded since the journal held since entries: the editors tell the
+// person what the agent rewound, what rewind-lsp restored besides, and,
+// when the agent restored no file, offer the rewind of the files
+// (docs/PROTOCOL.md, "Agents"). Both are made from what was appended, so
+// they cost the same at any length of history. Each folder's watcher calls
+// it from its one goroutine, so a folder's notifications go out in order.
+// It returns the number of entries the journal holds now.
+func (s *Server) sendJournalChange(ctx context.Context, f *folder, since int) int {
 	n := didChangeJournal{Root: f.svc.Root()}
-	list, err := f.svc.List(ctx, commands.ListArgs{})
+	c, err := f.svc.JournalChange(since)
 	if err != nil {
-		s.log.Printf("rewind/didChange for %s: listing: %v", f.path, err)
-	} else if list != nil {
-		n.Turns = len(list.Turns)
-		var ids []string
-		for _, t := range list.Turns {
-			ids = append(ids, t.Entry)
-		}
-		for _, c := range list.Checkpoints {
-			ids = append(ids, c.Entry)
-		}
-		for _, r := range list.Rewinds {
-			ids = append(ids, r.Entry)
-		}
-		sort.Strings(ids) // UUIDv7: the newest sorts last
-		if len(ids) > 0 {
-			n.Latest = ids[len(ids)-1]
-		}
+		s.log.Printf("rewind/didChange for %s: %v", f.path, err)
+	} else {
+		n.Turns, n.Latest = c.Turns, c.Latest
 	}
 	if err := s.conn.Notify(ctx, "rewind/didChange", n); err != nil {
 		s.log.Printf("rewind/didChange: %v", err)
 	}
-	return list
-}
-
-// announceAgentRewinds sends rewind/agentRewind once for each agent's own
-// rewind (Claude Code's Esc Esc, completed by its hook) that list holds and
-// seen does not: the editors tell the person what the agent rewound, what
-// rewind-lsp restored besides, and, when the agent restored no file, offer
-// the rewind of the files (docs/PROTOCOL.md, "Agents").
-func (s *Server) announceAgentRewinds(ctx context.Context, f *folder, list *commands.ListResult, seen map[string]bool) {
-	if list == nil {
-		return
+	if c == nil {
+		return since
 	}
-	for _, r := range list.Rewinds {
-		if seen[r.Entry] {
-			continue
-		}
-		seen[r.Entry] = true
-		if r.Agent == "" {
-			continue
-		}
+	for _, r := range c.AgentRewinds {
 		n := agentRewindParams{Root: f.svc.Root(), Entry: r.Entry, Agent: r.Agent, Session: r.Session, Turn: r.Turn,
 			Prompt: r.Prompt, Target: r.Target, Mode: r.Mode, Files: nonNil(r.Files), Kept: nonNil(r.Kept), Offered: nonNil(r.Offered),
 			SessionLabel: r.SessionLabel, Title: r.Title, Message: r.Message, Actions: agentRewindActions(r)}
@@ -117,6 +90,7 @@ func (s *Server) announceAgentRewinds(ctx context.Context, f *folder, list *comm
 			s.log.Printf("rewind/agentRewind: %v", err)
 		}
 	}
+	return c.Len
 }
 
 // agentRewindActions are what an editor offers after an agent's own

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -23,9 +21,6 @@ const (
 	ErrEmptyGoal    = "Goal cannot be empty."
 )
 
-// labelPrefix starts the labels of the checkpoints agents make.
-const labelPrefix = "agent-"
-
 // Server is the MCP server of one root and one connection.
 type Server struct {
 	cmds    commands.Client
@@ -35,6 +30,7 @@ type Server struct {
 	mu      sync.Mutex
 	active  *checkpoint // the latest checkpoint made through this connection
 	session string      // the agent session this connection serves, when known
+	conn    string      // this connection's lock in the store (workspace.HoldConnection)
 }
 
 type checkpoint struct {
@@ -53,6 +49,14 @@ func New(cmds commands.Client, version string) *Server {
 // makes during that session's open turn keeps the turn open. It returns s.
 func (s *Server) WithSession(id string) *Server {
 	s.session = id
+	return s
+}
+
+// WithConnection names this connection's lock in the store
+// (workspace.HoldConnection): its checkpoints stay pinned while it is held.
+// It returns s.
+func (s *Server) WithConnection(id string) *Server {
+	s.conn = id
 	return s
 }
 
@@ -123,34 +127,21 @@ func text(format string, args ...any) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
 
-var agentLabel = regexp.MustCompile(`^` + labelPrefix + `([0-9]+)$`)
-
 func (s *Server) checkpoint(ctx context.Context, _ *sdk.CallToolRequest, in CheckpointIn) (*sdk.CallToolResult, any, error) {
 	goal := strings.TrimSpace(in.Goal)
 	if goal == "" {
 		return nil, nil, errors.New(ErrEmptyGoal)
 	}
-	l, err := commands.List.Call(ctx, s.cmds, commands.ListArgs{All: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	n := 0
-	for _, c := range l.Checkpoints {
-		if m := agentLabel.FindStringSubmatch(c.Label); m != nil {
-			if k, _ := strconv.Atoi(m[1]); k > n {
-				n = k
-			}
-		}
-	}
-	label := fmt.Sprintf("%s%d", labelPrefix, n+1)
-	r, err := commands.Checkpoint.Call(ctx, s.cmds, commands.CheckpointArgs{Label: label, Goal: goal})
+	// The label (agent-N, the next free N) is given under the journal's
+	// lock, so two agents never share one.
+	r, err := commands.Checkpoint.Call(ctx, s.cmds, commands.CheckpointArgs{Goal: goal, Agent: true, Conn: s.conn})
 	if err != nil {
 		return nil, nil, err
 	}
 	s.mu.Lock()
-	s.active = &checkpoint{entry: r.Entry, label: label, goal: goal}
+	s.active = &checkpoint{entry: r.Entry, label: r.Label, goal: goal}
 	s.mu.Unlock()
-	return text("Checkpoint %s recorded (%d files). Call rewind with a report to come back here.", label, r.Files), nil, nil
+	return text("Checkpoint %s recorded (%d files). Call rewind with a report to come back here.", r.Label, r.Files), nil, nil
 }
 
 func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn) (*sdk.CallToolResult, any, error) {
@@ -166,10 +157,9 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 		if active == nil {
 			return nil, nil, errors.New(ErrNoCheckpoint)
 		}
-		target, name = active.entry, "checkpoint "+active.label
-		if s.uniqueLabel(ctx, active.label) {
-			target = "@" + active.label // what log and the editors show
-		}
+		// Its label names it alone (agent labels are given once, in
+		// order): @label is what log and the editors show.
+		target, name = "@"+active.label, "checkpoint "+active.label
 	}
 	a := commands.RewindArgs{Target: target, Mode: "code", Report: report}
 	if in.Target == "" {
@@ -209,22 +199,6 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 	}
 	return text("Restored %d files to %s: %s. Your report is kept. Re-read these files before you edit them; "+
 		"the user can undo this rewind (rewind-lsp undo).", len(files), name, strings.Join(files, ", ")), nil, nil
-}
-
-// uniqueLabel reports whether exactly one checkpoint of the root has
-// label, so @label names the connection's checkpoint and no other.
-func (s *Server) uniqueLabel(ctx context.Context, label string) bool {
-	l, err := commands.List.Call(ctx, s.cmds, commands.ListArgs{All: true})
-	if err != nil {
-		return false
-	}
-	n := 0
-	for _, c := range l.Checkpoints {
-		if c.Label == label {
-			n++
-		}
-	}
-	return n == 1
 }
 
 // refusal is the tool error of a rewind that was not applied: for

@@ -138,7 +138,9 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 				return err
 			}
 		}
-		h = h.With(e)
+		if h, err = s.History(); err != nil {
+			return err
+		}
 		out.Turn = &journal.Entry{Parent: e.ID, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(start),
 			Turn: h.NextTurn(), Prompt: open.Prompt, Session: open.Session, Source: open.Source, Agent: open.Agent,
 			Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID,
@@ -158,15 +160,8 @@ func agentLabel(agent string, dropped *journal.Entry) string {
 // its rewind) wrote, on the active branch.
 func droppedWrites(h *journal.History, dropped, open *journal.Entry) map[string]bool {
 	scope := map[string]bool{}
-	in := false
-	for _, t := range h.Turns(false) {
-		if t.Start.ID == dropped.ID {
-			in = true
-		}
-		if t.Start.ID == open.ID {
-			break
-		}
-		if !in || t.Start.Session != dropped.Session && t.Start.Session != open.Session || t.End == nil {
+	for _, t := range h.TurnsBetween(dropped, open) {
+		if t.Start.Session != dropped.Session && t.Start.Session != open.Session || t.End == nil {
 			continue
 		}
 		if t.End.Attributed {
@@ -187,26 +182,22 @@ func droppedWrites(h *journal.History, dropped, open *journal.Entry) map[string]
 // same capture): the files as the dropped turns left them, before the
 // agent's rewind. nil when nothing was recorded.
 func stateBefore(h *journal.History, open *journal.Entry) *snapshot.ID {
-	pos := -1
-	for i, e := range h.Entries {
-		if e.ID == open.ID {
-			pos = i
-		}
-	}
-	for i := pos - 1; i >= 0; i-- {
-		e := h.Entries[i]
+	var out *snapshot.ID
+	h.Before(open, func(e *journal.Entry) bool {
 		if !e.Snapshot.Set || e.Snapshot == open.Snapshot || h.Gone(e.Snapshot) || e.Pending {
-			continue
+			return true
 		}
 		switch {
 		case e.Kind == journal.KindDone && (e.Applied == nil || *e.Applied),
 			e.Kind == journal.KindTurnStart, e.Kind == journal.KindTurnEnd, e.Kind == journal.KindCheckpoint,
 			e.Kind == journal.KindTool, journal.IsOperation(e.Kind) && h.Done(e.ID) == nil:
 			id := e.Snapshot.ID
-			return &id
+			out = &id
+			return false
 		}
-	}
-	return nil
+		return true
+	})
+	return out
 }
 
 // agentRestored reports whether the agent restored its own files: one of

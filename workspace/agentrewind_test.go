@@ -93,7 +93,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 		t.Fatalf("the carried-on turn ended with %+v", end)
 	}
 	var nums []int
-	for _, tu := range f.history().Turns(false) {
+	for _, tu := range f.history().Turns(0, 0) {
 		nums = append(nums, tu.Number)
 	}
 	if !reflect.DeepEqual(nums, []int{1, 2}) {
@@ -103,8 +103,8 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	if f.read("b.txt") != "b2\n" || len(f.history().Turns(false)) != 2 {
-		t.Fatalf("after undo: b.txt %q, turns %d", f.read("b.txt"), len(f.history().Turns(false)))
+	if f.read("b.txt") != "b2\n" || len(f.history().Turns(0, 0)) != 2 {
+		t.Fatalf("after undo: b.txt %q, turns %d", f.read("b.txt"), len(f.history().Turns(0, 0)))
 	}
 	// Session A hears of it at its next prompt.
 	if got := f.notices("A"); len(got) == 0 || got[0].ID != e.ID {

@@ -409,19 +409,16 @@ func (t *Tracker) rewindTouches(rel string) bool {
 	if err != nil {
 		return false
 	}
-	cutoff := time.Now().Add(-30 * time.Second)
-	for i := len(h.Entries) - 1; i >= 0 && !h.Entries[i].Time.Before(cutoff); i-- {
-		e := h.Entries[i]
-		if !journal.IsOperation(e.Kind) {
-			continue
-		}
+	touches := false
+	h.Recent(time.Now().Add(-30*time.Second), func(e *journal.Entry) bool {
 		for _, f := range e.Files {
 			if strings.HasPrefix(f, prefix) {
-				return true
+				touches = true
 			}
 		}
-	}
-	return false
+		return !touches
+	})
+	return touches
 }
 
 // isRewindEcho reports whether rel holds what a recent rewind or undo
@@ -430,17 +427,13 @@ func (t *Tracker) rewindTouches(rel string) bool {
 // left alone that now matches its target (a file made since and deleted
 // again, say) was changed by someone else.
 func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind snapshot.Kind) bool {
-	cutoff := time.Now().Add(-30 * time.Second)
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		e := h.Entries[i]
-		if e.Time.Before(cutoff) {
-			return false
-		}
-		if !journal.IsOperation(e.Kind) || !e.Snapshot.Set || !slices.Contains(e.Files, rel) {
-			continue
+	echo := false
+	h.Recent(time.Now().Add(-30*time.Second), func(e *journal.Entry) bool {
+		if !e.Snapshot.Set || !slices.Contains(e.Files, rel) {
+			return true
 		}
 		if t.ranHere(e.ID) {
-			continue // this process's own: its expectations know more
+			return true // this process's own: its expectations know more
 		}
 		if time.Since(e.Time) < echoWindow {
 			// Another process's rewind, perhaps still being applied.
@@ -451,17 +444,20 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 				}
 			}
 			if onTheWay(data, before) {
-				return true
+				echo = true
+				return false
 			}
 		}
 		ent, ok, err := snapshot.Lookup(t.s.objects, e.Snapshot.ID, rel)
 		if err != nil {
-			continue
+			return true
 		}
 		if !ok {
-			return data == nil
+			echo = data == nil
+		} else {
+			echo = sameFile(ent, data, kind)
 		}
-		return sameFile(ent, data, kind)
-	}
-	return false
+		return false
+	})
+	return echo
 }

@@ -29,27 +29,21 @@ type fileState struct {
 func fileChain(h *journal.History, rel string) []fileState {
 	type event struct {
 		e     *journal.Entry
+		at    int
 		t     *journal.Turn
 		start bool
 	}
-	pos := map[string]int{}
-	for i, e := range h.Branch {
-		pos[e.ID] = i
-	}
 	var events []event
-	for _, t := range h.Turns(false) {
-		if t.End == nil || !turnWrote(t.End, rel) {
-			continue
-		}
-		if _, ok := pos[t.End.ID]; !ok {
-			continue // ended on another branch
+	for _, t := range h.FileTurns(rel) {
+		if !turnWrote(t.End, rel) || !h.OnBranch(t.End.ID) {
+			continue // not its session's, or ended on another branch
 		}
 		t := t
-		events = append(events, event{t.Start, &t, true}, event{t.End, &t, false})
+		events = append(events, event{t.Start, h.Index(t.Start), &t, true}, event{t.End, h.Index(t.End), &t, false})
 	}
 	// Turns are listed by start; their ends interleave when sessions run in
-	// parallel.
-	sort.SliceStable(events, func(i, j int) bool { return pos[events[i].e.ID] < pos[events[j].e.ID] })
+	// parallel. Entries of one branch are in journal order.
+	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
 	var chain []fileState
 	var open []*journal.Turn
 	for _, ev := range events {

@@ -46,11 +46,8 @@ func (s *Workspace) forkDiff(h *journal.History, fork *journal.Entry, sid string
 		return nil, nil
 	}
 	now := h.Baseline()
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		if e := h.Entries[i]; e.Kind == journal.KindTurnStart && e.Session == sid {
-			now = e.Snapshot
-			break
-		}
+	if starts := h.Session(sid, journal.KindTurnStart); len(starts) > 0 {
+		now = starts[len(starts)-1].Snapshot
 	}
 	if !now.Set || h.Gone(now) {
 		return nil, nil
@@ -113,13 +110,8 @@ func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journ
 		prev = next
 		return nil
 	}
-	after := false
-	for _, e := range h.Entries {
-		if !after {
-			after = e.ID == from.ID
-			continue
-		}
-		var err error
+	var err error
+	h.After(from, func(e *journal.Entry) bool {
 		switch {
 		case e.Kind == journal.KindTurnStart:
 			err = step(e.Snapshot, "")
@@ -139,9 +131,10 @@ func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journ
 		case e.Kind == journal.KindCheckpoint, e.Kind == journal.KindTool:
 			err = step(e.Snapshot, "")
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := step(now, ""); err != nil {
 		return nil, err

@@ -51,8 +51,9 @@ type GCReport struct {
 }
 
 // Retention bounds what gc keeps. Pinned snapshots are always kept:
-// labeled checkpoints, the undo snapshots of the latest rewinds, the open
-// turn's start and the last recorded state.
+// labeled checkpoints (an agent's only while it is active: agentckpt.go),
+// the undo snapshots of the latest rewinds, the open turn's start and the
+// last recorded state.
 type Retention struct {
 	MaxSnapshots int           // the newest N snapshots (0: no limit)
 	MaxAge       time.Duration // snapshots referenced within this age (0: no limit)
@@ -90,7 +91,7 @@ func (s *Workspace) Retain(r Retention) (*GCReport, error) {
 
 // snapshotRefs lists the snapshots the journal holds (not gone), newest
 // first, with whether each is pinned.
-func snapshotRefs(h *journal.History) []*snapRef {
+func (s *Workspace) snapshotRefs(h *journal.History) []*snapRef {
 	refs := map[store.ID]*snapRef{}
 	ref := func(sn journal.Snap, t time.Time, pin bool) {
 		if !sn.Set || h.Gone(sn) {
@@ -107,17 +108,28 @@ func snapshotRefs(h *journal.History) []*snapRef {
 		}
 		r.pinned = r.pinned || pin
 	}
-	rewinds := 0
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		e := h.Entries[i]
-		pin := e.Kind == journal.KindCheckpoint && e.Label != ""
+	// Retention reads the whole journal (it weighs every snapshot).
+	var ops []*journal.Entry // the latest operations, whose undo snapshots are pinned
+	agents := newAgentPins()
+	h.Scan(func(e *journal.Entry) bool {
+		agents.see(h, e)
+		pin := e.Kind == journal.KindCheckpoint && e.Label != "" && !isAgentCheckpoint(e)
 		ref(e.Snapshot, e.Time, pin)
-		undoPin := false
-		if journal.IsOperation(e.Kind) && rewinds < pinnedRewinds { // undoable: rewinds, reverts, undos (a redo)
-			rewinds++
-			undoPin = true
+		ref(e.UndoSnapshot, e.Time, false)
+		if journal.IsOperation(e.Kind) { // undoable: rewinds, reverts, undos (a redo)
+			if ops = append(ops, e); len(ops) > pinnedRewinds {
+				ops = ops[1:]
+			}
 		}
-		ref(e.UndoSnapshot, e.Time, undoPin)
+		return true
+	})
+	for _, e := range ops {
+		ref(e.UndoSnapshot, e.Time, true)
+	}
+	for _, e := range agents.ckps {
+		if agents.active(s, h, e) {
+			ref(e.Snapshot, e.Time, true)
+		}
 	}
 	if b := h.Baseline(); b.Set {
 		ref(b, time.Time{}, true)
@@ -143,7 +155,7 @@ func snapshotRefs(h *journal.History) []*snapRef {
 // (automatic retention).
 func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retention, full bool) (*GCReport, error) {
 	rep := &GCReport{SnapshotsDropped: []store.ID{}}
-	all := snapshotRefs(h)
+	all := s.snapshotRefs(h)
 	now := time.Now()
 	reach := snapshot.NewReach()
 	var keptBytes int64
@@ -290,7 +302,10 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("journal %s: repaired: a last line torn by a crash (%d bytes from byte %d) was set aside by the next append; its bytes are in %s",
 			s.journal.Path(), r.Bytes, r.Offset, r.File))
 	}
-	h := journal.NewHistory(ents)
+	h, err := s.History()
+	if err != nil {
+		return nil, err
+	}
 	vr, err := s.objects.Verify()
 	if err != nil {
 		return nil, err
@@ -305,7 +320,7 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 	rep.Notes = append(rep.Notes, vr.Notes...)
 	checked := map[store.ID]bool{}
 	reach := snapshot.NewReach()
-	for _, e := range h.Entries {
+	for _, e := range ents {
 		for _, sn := range []journal.Snap{e.Snapshot, e.UndoSnapshot} {
 			if !sn.Set || checked[sn.ID] || h.Gone(sn) {
 				continue

@@ -81,7 +81,7 @@ func TestJournalTornLineSetAsideAndReported(t *testing.T) {
 	if len(probs) != 1 || !strings.Contains(probs[0].Err, "torn") || !strings.HasSuffix(probs[0].Where, fmt.Sprintf("line %d", lines+1)) {
 		t.Fatalf("fsck of a journal cut mid-line: %v; want the torn line %d", probs, lines+1)
 	}
-	if h, err := s.History(); err != nil || len(h.Turns(false)) != 1 || len(h.Branch) != 3 {
+	if h, err := s.History(); err != nil || len(h.Turns(0, 0)) != 1 || len(h.BranchEntries(0)) != 3 {
 		t.Fatalf("history with a torn tail: %v, %+v", err, h)
 	}
 
@@ -102,7 +102,7 @@ func TestJournalTornLineSetAsideAndReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	var labels []string
-	for _, e := range h.Branch {
+	for _, e := range h.BranchEntries(0) {
 		labels = append(labels, e.Kind+":"+e.Label)
 	}
 	if got := strings.Join(labels, " "); got != "turnStart: turnEnd: checkpoint:before-the-crash checkpoint:after-the-crash" {
@@ -153,7 +153,7 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			var nums []string
-			for _, tr := range h.Turns(false) {
+			for _, tr := range h.Turns(0, 0) {
 				if tr.End == nil {
 					t.Fatalf("turn %d lost its end", tr.Number)
 				}
@@ -162,8 +162,8 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			if got := strings.Join(nums, ","); got != "1,2,3" {
 				t.Fatalf("turns on the active branch: %s; want 1,2,3", got)
 			}
-			if h.Branch[0].Kind != journal.KindTurnStart || h.Branch[0].Prompt != "one" {
-				t.Fatalf("the branch does not reach the first entry: starts at %+v", h.Branch[0])
+			if h.BranchEntries(0)[0].Kind != journal.KindTurnStart || h.BranchEntries(0)[0].Prompt != "one" {
+				t.Fatalf("the branch does not reach the first entry: starts at %+v", h.BranchEntries(0)[0])
 			}
 			if _, err := h.Resolve("1"); err != nil {
 				t.Fatal(err)
@@ -185,8 +185,8 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			}
 			// The next turn continues the numbering.
 			turn(t, s, root, "four")
-			if h, _ := s.History(); len(h.Turns(false)) != 4 || h.Turns(false)[3].Number != 4 {
-				t.Fatalf("after one more turn: %+v", h.Turns(false))
+			if h, _ := s.History(); len(h.Turns(0, 0)) != 4 || h.Turns(0, 0)[3].Number != 4 {
+				t.Fatalf("after one more turn: %+v", h.Turns(0, 0))
 			}
 		})
 	}

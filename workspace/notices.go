@@ -54,22 +54,24 @@ func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 		// A retry reads the journal as the first call did: up to the
 		// notice it recorded. The key may be shared with the call's other
 		// commands (a hook opens a turn and takes its notice under one).
-		ents, retry := h.Entries, false
-		for i, e := range h.Entries {
-			if key != "" && e.Key == key && e.Kind == journal.KindNotice && e.Session == sid {
-				ents, retry = h.Entries[:i], true
+		var cut *journal.Entry
+		for _, e := range h.Keyed(key) {
+			if e.Kind == journal.KindNotice && e.Session == sid {
+				cut = e
 				break
 			}
 		}
-		from, fork, told, turns := -1, (*journal.Entry)(nil), false, 0
-		for i, e := range ents {
-			if e.Session != sid {
-				continue
+		retry := cut != nil
+		var from, fork *journal.Entry
+		told, turns := false, 0
+		for _, e := range h.Session(sid, journal.KindSession, journal.KindTurnStart, journal.KindTool, journal.KindNotice) {
+			if cut != nil && h.Index(e) >= h.Index(cut) {
+				break
 			}
 			switch e.Kind {
 			case journal.KindSession, journal.KindTurnStart, journal.KindTool:
-				if from < 0 {
-					from = i
+				if from == nil {
+					from = e
 					if e.Kind == journal.KindSession && e.TargetEntry != "" {
 						fork = e
 					}
@@ -79,22 +81,23 @@ func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 				}
 			case journal.KindNotice:
 				told = true
-				for j := i; j >= 0; j-- {
-					if ents[j].ID == e.Through {
-						from = j
-						break
-					}
+				if t := h.Entry(e.Through); t != nil && h.Index(t) <= h.Index(e) {
+					from = t
 				}
 			}
 		}
-		if from < 0 {
+		if from == nil {
 			return nil
 		}
-		for _, e := range ents[from+1:] {
+		before := ""
+		if cut != nil {
+			before = cut.ID
+		}
+		h.OperationsBetween(from.ID, before, func(e *journal.Entry) {
 			if noticeable(h, e) {
 				out.Entries = append(out.Entries, e)
 			}
-		}
+		})
 		if fork != nil && !told && turns <= 1 {
 			var err error
 			if out.Fork, err = s.forkDiff(h, fork, sid); err != nil {
@@ -104,8 +107,7 @@ func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 		if out.Empty() || retry {
 			return nil
 		}
-		last := h.Entries[len(h.Entries)-1]
-		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: last.ID, Key: key})
+		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: h.Last().ID, Key: key})
 	})
 	return out, err
 }

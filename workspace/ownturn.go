@@ -43,8 +43,8 @@ func ownTurn(h *journal.History, caller, mode string) *journal.Entry {
 // A Bash call still running (a "pre" without its "post") adds nothing yet.
 func turnWrites(h *journal.History, start *journal.Entry) []string {
 	files := ownOpFiles(h, start)
-	for _, e := range h.Entries {
-		if e.Kind == journal.KindTool && ofTurn(e.Start, start) && e.Phase != PhasePre {
+	for _, e := range h.ToolCalls(start) {
+		if e.Phase != PhasePre {
 			files = append(files, e.Files...)
 		}
 	}
@@ -74,8 +74,8 @@ func ownConflicts(h *journal.History, own *journal.Entry, d *snapshot.Diff, touc
 // started by start (they count as written by its session).
 func ownOpFiles(h *journal.History, start *journal.Entry) []string {
 	var files []string
-	for _, e := range h.Entries {
-		if ofTurn(e.InTurn, start) && journal.IsOperation(e.Kind) && h.Applied(e) {
+	for _, e := range h.OperationsIn(start) {
+		if h.Applied(e) {
 			files = append(files, e.Files...)
 		}
 	}

@@ -79,7 +79,7 @@ func (s *Workspace) afterWrite(l *journal.Lock) {
 	h, err := s.History()
 	if err == nil && target.MaxBytes == 0 && !s.objects.HasLoose() {
 		// Nothing is old enough to drop: only note the check.
-		if oldest := oldestTime(h); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
+		if oldest := h.Oldest(); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
 			s.writeRetention(now, bytes)
 			return
 		}
@@ -93,14 +93,6 @@ func (s *Workspace) afterWrite(l *journal.Lock) {
 		return
 	}
 	s.writeRetention(now, s.objects.Bytes())
-}
-
-// oldestTime is the time of the first entry (zero with none).
-func oldestTime(h *journal.History) time.Time {
-	if len(h.Entries) == 0 {
-		return time.Time{}
-	}
-	return h.Entries[0].Time
 }
 
 func (s *Workspace) readRetention() (time.Time, int64) {

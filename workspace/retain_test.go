@@ -58,7 +58,7 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 		t.Fatalf("the objects reached %d bytes with a budget of %d", maxSeen, budget)
 	}
 	h, _ := s.History()
-	turns := h.Turns(false)
+	turns := h.Turns(0, 0)
 	if len(turns) != 60 {
 		t.Fatalf("%d turns in the journal, want 60", len(turns))
 	}

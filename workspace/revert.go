@@ -70,9 +70,9 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 	}
 	if req.Session != "" {
 		var ts []journal.Turn
-		for _, t := range h.Turns(false) {
-			if t.Start.Session == req.Session {
-				ts = append(ts, closeOpen(t))
+		for _, start := range h.Session(req.Session, journal.KindTurnStart) {
+			if h.OnBranch(start.ID) {
+				ts = append(ts, closeOpen(h.TurnOf(start)))
 			}
 		}
 		if len(ts) == 0 {
@@ -87,11 +87,9 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 	if t.Turn == 0 || t.Entry == nil || (t.Entry.Kind != journal.KindTurnStart && t.Entry.Kind != journal.KindTurnEnd) {
 		return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn: name a turn (3, turn:3, ~1) or a session"}
 	}
-	for _, x := range h.Turns(false) {
-		if x.Number == t.Turn {
-			x = closeOpen(x)
-			return []journal.Turn{x}, &journal.Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
-		}
+	if x, ok := h.Turn(t.Turn); ok {
+		x = closeOpen(x)
+		return []journal.Turn{x}, &journal.Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
 	}
 	return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "that turn is not on the active branch"}
 }
@@ -455,10 +453,7 @@ func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n
 	if err != nil {
 		return false, err
 	}
-	for _, t := range h.Turns(false) {
-		if t.Number != n {
-			continue
-		}
+	if t, ok := h.Turn(n); ok {
 		if t.End == nil || !turnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
 			return false, nil
 		}

@@ -387,16 +387,16 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		}
 		tr.Mark("capture")
 		var r *journal.Entry
-		for _, c := range h.UndoCandidates() {
+		h.UndoCandidates(func(c *journal.Entry) bool {
 			if !h.Applied(c) && !s.leftTrace(res, c) {
-				continue // none of it was applied: nothing to undo there
+				return false // none of it was applied: nothing to undo there
 			}
 			if c.Kind == journal.KindRewind && c.Agent != "" && len(c.Files) == 0 {
-				continue // an agent's own conversation rewind: not rewind-lsp's to undo
+				return false // an agent's own conversation rewind: not rewind-lsp's to undo
 			}
 			r = c
-			break
-		}
+			return true
+		})
 		if r == nil {
 			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 		}

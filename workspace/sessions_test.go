@@ -98,7 +98,7 @@ func TestParallelSessions(t *testing.T) {
 	}
 	h := f.history()
 	nums := map[int]bool{}
-	for _, tu := range h.Turns(false) {
+	for _, tu := range h.Turns(0, 0) {
 		if nums[tu.Number] {
 			t.Fatalf("turn number %d repeats", tu.Number)
 		}
@@ -180,7 +180,7 @@ func TestToolAttribution(t *testing.T) {
 		t.Fatalf("turn without tool calls: %+v", endC)
 	}
 	// Tool entries are not part of the conversation tree.
-	for _, e := range f.history().Branch {
+	for _, e := range f.history().BranchEntries(0) {
 		if e.Kind == journal.KindTool {
 			t.Fatal("a tool entry is on the active branch")
 		}
@@ -296,17 +296,18 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 
 func countKind(h *journal.History, kind string) int {
 	n := 0
-	for _, e := range h.Entries {
+	h.Scan(func(e *journal.Entry) bool {
 		if e.Kind == kind {
 			n++
 		}
-	}
+		return true
+	})
 	return n
 }
 
 // endOf is the end entry of the turn that start opened, or nil.
 func endOf(h *journal.History, start string) *journal.Entry {
-	for _, t := range h.Turns(true) {
+	for _, t := range h.AllTurns(0) {
 		if t.Start.ID == start {
 			return t.End
 		}

@@ -57,7 +57,7 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 			}
 			e.Snapshot = journal.SnapOf(res.ID)
 			if c.Phase == PhasePost {
-				if pre := preOf(h, c); pre != nil {
+				if pre := preOf(h, c, e.Start); pre != nil {
 					files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
 					if err != nil {
 						return err
@@ -76,15 +76,13 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 
 // preOf is the "pre" entry of call c not yet followed by its "post": the
 // one with the same call id; without ids (agents that give none), the
-// session's oldest "pre" of the same tool still waiting, so calls are
-// paired in order.
-func preOf(h *journal.History, c ToolCall) *journal.Entry {
+// oldest "pre" of the same tool still waiting in the session's turn
+// (start), so calls are paired in order.
+func preOf(h *journal.History, c ToolCall, start string) *journal.Entry {
+	calls := h.Calls(c.Session, c.Tool, c.ToolUse, start)
 	if c.ToolUse == "" {
 		var waiting []*journal.Entry
-		for _, e := range h.Entries {
-			if e.Kind != journal.KindTool || e.Session != c.Session || e.Tool != c.Tool || e.ToolUse != "" {
-				continue
-			}
+		for _, e := range calls {
 			if e.Phase == PhasePre {
 				waiting = append(waiting, e)
 			} else if len(waiting) > 0 {
@@ -96,17 +94,10 @@ func preOf(h *journal.History, c ToolCall) *journal.Entry {
 		}
 		return waiting[0]
 	}
-	for i := len(h.Entries) - 1; i >= 0; i-- {
-		e := h.Entries[i]
-		if e.Kind != journal.KindTool || e.Session != c.Session || e.Tool != c.Tool || e.ToolUse != c.ToolUse {
-			continue
-		}
-		if e.Phase == PhasePost {
-			return nil
-		}
-		return e
+	if len(calls) == 0 || calls[len(calls)-1].Phase == PhasePost {
+		return nil
 	}
-	return nil
+	return calls[len(calls)-1]
 }
 
 // attribute fills end's Wrote and Attributed from the tool entries of the
@@ -116,10 +107,7 @@ func preOf(h *journal.History, c ToolCall) *journal.Entry {
 func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *snapshot.Result, end *journal.Entry) error {
 	var files []string
 	pending := map[string][]*journal.Entry{} // by tool and call id; in order
-	for _, e := range h.Entries {
-		if e.Kind != journal.KindTool || !ofTurn(e.Start, start) {
-			continue
-		}
+	for _, e := range h.ToolCalls(start) {
 		end.Attributed = true
 		key := e.Tool + "\x00" + e.ToolUse
 		if e.Phase == PhasePre {

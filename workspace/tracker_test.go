@@ -49,7 +49,7 @@ func turns(t *testing.T, s *Workspace) []journal.Turn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h.Turns(false)
+	return h.Turns(0, 0)
 }
 
 // TestAutoTurnFromAnotherProcess: an agent (a separate process, no hooks)

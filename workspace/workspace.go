@@ -34,9 +34,6 @@ type Workspace struct {
 	captured    bool      // a capture happened under the journal lock
 
 	blame blameCache // line owners per file (blame.go)
-
-	histMu sync.Mutex
-	hist   *journal.History // the journal's history as last read (History)
 }
 
 // SetOpenPaths tells the workspace which root-relative paths the editor
@@ -159,28 +156,9 @@ func (s *Workspace) LastCapture() time.Duration {
 	return s.lastCapture
 }
 
-// History reads the journal.
-func (s *Workspace) History() (*journal.History, error) {
-	ents, _, err := s.journal.Read()
-	if err != nil {
-		return nil, err
-	}
-	// The journal only grows: the history last read is extended by the
-	// entries appended since (a long journal is not indexed again at each
-	// call). A journal that is not the last one read followed by more
-	// (replaced, restored) is read anew.
-	s.histMu.Lock()
-	defer s.histMu.Unlock()
-	if h := s.hist; h != nil {
-		n := len(h.Entries)
-		if n <= len(ents) && (n == 0 || ents[0].ID == h.Entries[0].ID && ents[n-1].ID == h.Entries[n-1].ID) {
-			s.hist = h.Extend(ents[n:])
-			return s.hist, nil
-		}
-	}
-	s.hist = journal.NewHistory(ents)
-	return s.hist, nil
-}
+// History reads the journal: its view, and the lines appended since
+// (journal.Journal.History).
+func (s *Workspace) History() (*journal.History, error) { return s.journal.History() }
 
 // capture snapshots the root; h is the history read under the lock (a gc
 // since the last capture drops the caches, whose objects may be gone).
@@ -391,7 +369,9 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 				return err
 			}
 			parent = end.ID
-			h = h.With(end)
+			if h, err = s.History(); err != nil {
+				return err
+			}
 		}
 		out = &journal.Entry{Parent: parent, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
 			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
@@ -442,11 +422,13 @@ func (s *Workspace) EndOpenTurns(l *journal.Lock, h *journal.History, res *snaps
 		if keep != nil && open.ID == keep.ID {
 			continue
 		}
-		end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor})
-		if err != nil {
+		if _, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor}); err != nil {
 			return nil, err
 		}
-		h = h.With(end)
+		var err error
+		if h, err = s.History(); err != nil {
+			return nil, err
+		}
 	}
 	return h, nil
 }
@@ -456,6 +438,13 @@ type CheckpointRequest struct {
 	Label, Goal, Actor string
 	// Key is the call's idempotency key (see TurnRequest.Key).
 	Key string
+	// Agent asks for an agent's checkpoint (retain.go, "Agent
+	// checkpoints"): labeled agent-N with the next free N, made through
+	// connection Conn (an MCP server's) or during session Session's open
+	// turn.
+	Agent   bool
+	Conn    string
+	Session string
 }
 
 // Checkpoint captures a checkpoint with an optional label and goal, and
@@ -473,6 +462,12 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 		}
 		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindCheckpoint, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
 			Label: req.Label, Goal: req.Goal, Key: req.Key, Count: res.Files()}
+		if req.Agent {
+			out.Label, out.Conn, out.Session = nextAgentLabel(h), req.Conn, req.Session
+			if open := h.OpenTurnOf(req.Session); open != nil && req.Session != "" {
+				out.InTurn = open.ID
+			}
+		}
 		return l.Append(out)
 	})
 	return out, err
@@ -484,8 +479,8 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript, key string) (*journal.Entry, error) {
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
-		for _, e := range h.Entries {
-			if key != "" && e.Key == key && e.Kind == journal.KindSession {
+		for _, e := range h.Keyed(key) {
+			if e.Kind == journal.KindSession {
 				out = e // the same call, retried
 				return nil
 			}

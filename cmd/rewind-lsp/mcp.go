@@ -7,6 +7,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 	"github.com/rewind-lsp/rewind-lsp/mcp"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // mcp serves the agent's tools (package mcp) on stdio for the root of --root or
@@ -26,7 +27,17 @@ func (c *cli) mcp(args []string) error {
 	if _, err := c.service(""); err != nil {
 		return err
 	}
+	// While this server runs, its checkpoints are the agent's active ones.
+	_, store, err := c.locate("")
+	if err != nil {
+		return err
+	}
+	conn, release, err := workspace.HoldConnection(store)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// The agent that started this server names its session in the
 	// environment: its rewinds during its turn keep the turn open.
-	return mcp.New(cl, lsp.VersionString()).WithSession(agent.SessionFromEnv(os.Getenv)).Run(c.ctx)
+	return mcp.New(cl, lsp.VersionString()).WithSession(agent.SessionFromEnv(os.Getenv)).WithConnection(conn).Run(c.ctx)
 }

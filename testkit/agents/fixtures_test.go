@@ -37,7 +37,7 @@ func saveThreePrompts(t *testing.T, e *Env, ws, store, s string) {
 	if len(journals) != 1 {
 		t.Fatalf("journals in %s: %v", store, journals)
 	}
-	ents, _, err := journal.Open(filepath.Dir(journals[0])).Read()
+	ents, _, err := journal.Open(filepath.Dir(journals[0])).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

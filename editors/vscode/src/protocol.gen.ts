@@ -46,6 +46,18 @@ export interface CheckpointArgs extends Scope {
   label?: string;
   /** Goal says what the checkpoint is for. */
   goal?: string;
+  /**
+   * Agent makes it an agent's checkpoint, labeled agent-N with the next free N: kept whatever the
+   * store's budget only while it is the agent's active one (not yet rewound to, not followed by a
+   * newer one of the same connection, its connection still open or its turn still going), then
+   * like any turn.
+   */
+  agent?: boolean;
+  /**
+   * Conn names the agent's connection (its MCP server), which holds a lock in the store while it
+   * runs.
+   */
+  conn?: string;
 }
 
 /**
@@ -70,6 +82,8 @@ export interface CheckpointResult {
   snapshot: string;
   /** Files counts the files in the snapshot. */
   files: number;
+  /** Label is the checkpoint's label (an agent's: the one it was given). */
+  label?: string;
 }
 
 /** TurnStartArgs is the argument of rewind.turnStart. */
@@ -157,8 +171,16 @@ export interface FileChange {
 
 /** ListArgs is the argument of rewind.list. */
 export interface ListArgs extends Scope {
-  /** Limit keeps only the latest Limit of each list (0: all). */
+  /**
+   * Limit lists only the latest Limit turns (0: all), and what was recorded among them:
+   * checkpoints, rewinds and reports.
+   */
   limit?: number;
+  /**
+   * Before, a turn number, lists the turns before it (the next page back), and what was recorded
+   * among them.
+   */
+  before?: number;
   /** All includes the turns of abandoned branches. */
   all?: boolean;
 }
@@ -173,6 +195,8 @@ export interface ListResult {
   rewinds: RewindInfo[] | null;
   /** Summaries are the reports kept. */
   summaries: SummaryInfo[] | null;
+  /** More says that older turns are left for the next page (Before: the first turn listed). */
+  more?: boolean;
 }
 
 /** TurnInfo describes one turn. */
