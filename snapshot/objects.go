@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
@@ -37,4 +36,3 @@ func OpenObjects(dir string) (*Objects, error) {
 	o.Objects = s
 	return o, nil
 }
-

@@ -114,9 +114,9 @@ func (s *Workspace) connectionOpen(id string) bool {
 // agentPins tells, while retention reads the journal, which agents'
 // checkpoints are still active.
 type agentPins struct {
-	ckps      []*journal.Entry         // agents' checkpoints, journal order
+	ckps      []*journal.Entry          // agents' checkpoints, journal order
 	latest    map[string]*journal.Entry // connection → its latest checkpoint
-	rewoundTo map[string]bool          // entries an applied rewind went to
+	rewoundTo map[string]bool           // entries an applied rewind went to
 }
 
 func newAgentPins() *agentPins {
