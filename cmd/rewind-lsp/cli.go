@@ -28,7 +28,7 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   turn end [--summary TEXT] [--session ID]    end it (capture its end)
   checkpoint [LABEL] [--goal TEXT]            capture a labeled checkpoint
   hook claude-code                            record a Claude Code hook event (stdin)
-  log [--all] [--limit N]                     turns, checkpoints and rewinds
+  log [--all] [--limit N] [--before TURN]     turns, checkpoints and rewinds (a page of them)
   diff TARGET [PATH...]                       unified diff, current → target
   rewind TARGET [--mode M] [--paths P,...] [--force] [--dry-run] [--report TEXT]
   undo [--force]                              undo the latest rewind (or revert)

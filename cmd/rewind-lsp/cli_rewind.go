@@ -13,7 +13,8 @@ import (
 func (c *cli) log(args []string) error {
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
 	all := fs.Bool("all", false, "include abandoned branches")
-	limit := fs.Int("limit", 0, "show only the latest `N` of each")
+	limit := fs.Int("limit", 0, "show only the latest `N` turns, and what was recorded among them")
+	before := fs.Int("before", 0, "show the turns before `TURN` (the next page back)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -23,7 +24,7 @@ func (c *cli) log(args []string) error {
 		if err != nil {
 			return err
 		}
-		if l, err = commands.List.Call(c.call(), cl, commands.ListArgs{Limit: *limit, All: *all}); err != nil {
+		if l, err = commands.List.Call(c.call(), cl, commands.ListArgs{Limit: *limit, Before: *before, All: *all}); err != nil {
 			return err
 		}
 	}

@@ -104,6 +104,9 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		fmt.Fprintln(w, "nothing recorded yet: run `rewind-lsp turn start`, or hook your agent (see README)")
 		return
 	}
+	if l.More && len(l.Turns) > 0 {
+		fmt.Fprintf(w, "older turns: rewind-lsp log --limit %d --before %d\n", len(l.Turns), l.Turns[0].Turn)
+	}
 	for _, r := range rows {
 		fmt.Fprintln(w, r.text)
 	}
