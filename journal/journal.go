@@ -232,6 +232,7 @@ type Journal struct {
 	jid           osfile.ID
 	manifestStamp string // size and time of the manifest last read or written
 	gen           string
+	viewPath      string // the view's folder, when not the store's view/ (CheckView)
 }
 
 // Open opens the journal in store folder dir.

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/segfile"
 )
 
 // historyOf writes ents to a new journal and reads its history.
@@ -340,4 +343,97 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
+}
+
+// TestCheckView: fsck's check of the view finds nothing in a whole one,
+// says a damaged one was built again (no damage: it is derived), and finds
+// an intact one that says what the journal does not; after either, the
+// view is whole again.
+func TestCheckView(t *testing.T) {
+	lowThresholds(t)
+	r := rand.New(rand.NewSource(9))
+	ents := randomJournal(r, 200, false)
+	dir := t.TempDir()
+	j := Open(dir)
+	for k := 0; k < len(ents); k += 9 {
+		appendRead(t, j, cloneEntries(ents[k:min(k+9, len(ents))])...)
+	}
+	check := func(what string, wantProblems, wantNotes int) {
+		t.Helper()
+		p, n, err := Open(dir).CheckView()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p) != wantProblems || len(n) != wantNotes {
+			t.Fatalf("%s: problems %q, notes %q", what, p, n)
+		}
+	}
+	check("a whole view", 0, 0)
+	segs, _ := filepath.Glob(filepath.Join(dir, "view", "seg-*"))
+	if len(segs) == 0 {
+		t.Fatal("no segment")
+	}
+	b, _ := os.ReadFile(segs[0])
+	b[100] ^= 1
+	os.WriteFile(segs[0], b, 0o600)
+	check("a damaged segment", 0, 1)
+	check("after it was built again", 0, 0)
+
+	// A segment with valid checksums and a record that lies: its turn.
+	data, _ := os.ReadFile(filepath.Join(dir, "view", "manifest"))
+	m, err := parseManifest(data)
+	if err != nil || len(m.Segments) == 0 {
+		t.Fatalf("manifest: %v %+v", err, m)
+	}
+	forgeRecord(t, filepath.Join(dir, "view", m.Segments[0].File), func(r *record) { r.turn += 7 })
+	check("a forged record", 1, 0)
+	check("after it was built again", 0, 0)
+	h, err := Open(dir).History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describeView(h, ents), describeOracle(oNewHistory(ents), ents); got != want {
+		t.Fatalf("after the checks: %s", firstDiff(got, want))
+	}
+}
+
+// forgeRecord rewrites segment file path with its first record changed by
+// change, every checksum right.
+func forgeRecord(t *testing.T, path string, change func(*record)) {
+	t.Helper()
+	f, err := segfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := f.Meta()
+	type section struct {
+		name     string
+		width, k int
+		recs     [][]byte
+	}
+	secs := []section{{name: "rec", width: recordSize}}
+	for _, ti := range tableInfo {
+		secs = append(secs, section{name: ti.name, width: ti.kw + 4, k: ti.kw})
+	}
+	for i := range secs {
+		f.Each(secs[i].name, func(r []byte) bool { secs[i].recs = append(secs[i].recs, slices.Clone(r)); return true })
+	}
+	f.Close()
+	r := decodeRecord(secs[0].recs[0])
+	change(&r)
+	r.encode(secs[0].recs[0])
+	w, err := segfile.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secs {
+		w.Begin(s.name, s.width, s.k)
+		for _, r := range s.recs {
+			w.Add(r)
+		}
+		w.End()
+	}
+	if err := w.Close(json.RawMessage(meta)); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -76,7 +76,12 @@ type segmentMeta struct {
 	Hi     pos `json:"hi"`
 }
 
-func (j *Journal) viewDir() string         { return filepath.Join(filepath.Dir(j.path), "view") }
+func (j *Journal) viewDir() string {
+	if j.viewPath != "" {
+		return j.viewPath
+	}
+	return filepath.Join(filepath.Dir(j.path), "view")
+}
 func (j *Journal) manifestPath() string    { return filepath.Join(j.viewDir(), "manifest") }
 func (j *Journal) viewLockPath() string    { return filepath.Join(j.viewDir(), "lock") }
 func (j *Journal) segPath(n string) string { return filepath.Join(j.viewDir(), n) }

@@ -302,6 +302,16 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("journal %s: repaired: a last line torn by a crash (%d bytes from byte %d) was set aside by the next append; its bytes are in %s",
 			s.journal.Path(), r.Bytes, r.Offset, r.File))
 	}
+	// The view must say what the journal says (it is built again when it
+	// does not).
+	vprobs, vnotes, err := s.journal.CheckView()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range vprobs {
+		rep.Problems = append(rep.Problems, Problem{What: "view", Where: s.journal.Path(), Err: p})
+	}
+	rep.Notes = append(rep.Notes, vnotes...)
 	h, err := s.History()
 	if err != nil {
 		return nil, err

@@ -66,6 +66,9 @@ type cli struct {
 	// recorded at most once, even when a server's answer is lost and the
 	// call is asked again or run here.
 	key string
+	// clients holds this invocation's one client per store: a hook event
+	// that makes several calls opens its root once.
+	clients map[string]*commands.Auto
 }
 
 // run executes the command line args and returns the exit status.
@@ -236,10 +239,18 @@ func (c *cli) client(dir string) (*commands.Auto, error) {
 	if err != nil {
 		return nil, err
 	}
-	return commands.NewAuto(store, func() (*commands.Service, error) {
+	if cl := c.clients[store]; cl != nil {
+		return cl, nil
+	}
+	cl := commands.NewAuto(store, func() (*commands.Service, error) {
 		return commands.Open(commands.Options{Root: root, StoreDir: c.g.store, Actor: c.actor,
 			MaxStoreBytes: c.g.maxStoreBytes, MaxAgeDays: c.g.maxAgeDays})
-	}), nil
+	})
+	if c.clients == nil {
+		c.clients = map[string]*commands.Auto{}
+	}
+	c.clients[store] = cl
+	return cl, nil
 }
 
 // noStore reports whether the root of this invocation has no store yet:

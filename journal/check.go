@@ -1,0 +1,164 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/rewind-lsp/rewind-lsp/osfile"
+)
+
+// CheckView compares the view on disk with one built afresh from the part
+// of the journal it covers (fsck). Problems are disagreements of a view
+// whose files are intact: the view is then built again. Notes say what was
+// no damage: view files missing or damaged, built again from the journal
+// (the view is derived: nothing was lost).
+func (j *Journal) CheckView() (problems, notes []string, err error) {
+	f, err := osfile.Open(j.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	rebuild := func() {
+		os.Remove(j.manifestPath())
+		j.vmu.Lock()
+		j.st, j.hist = nil, nil
+		j.vmu.Unlock()
+		if _, err := j.History(); err == nil {
+			j.vmu.Lock()
+			if unlock := j.lockView(0); unlock != nil {
+				j.persistLocked()
+				unlock()
+			}
+			j.vmu.Unlock()
+		}
+	}
+	if _, err := os.Stat(j.manifestPath()); errors.Is(err, fs.ErrNotExist) {
+		rebuild() // a short journal has none yet: no damage
+		return nil, nil, nil
+	}
+	m, segs, _ := j.readView(f, fi.Size())
+	if segs == nil {
+		rebuild()
+		why := "its manifest is damaged, of another format, or not about this journal"
+		if m != nil {
+			why = "a segment file is missing"
+		}
+		return nil, []string{fmt.Sprintf("view %s: %s; built again from the journal (nothing was lost: the view is derived from it)", j.viewDir(), why)}, nil
+	}
+	defer closeSegs(segs)
+	tmp, err := os.MkdirTemp(filepath.Dir(j.path), "view.check-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	fresh := &Journal{path: j.path, lockPath: j.lockPath, sem: make(chan struct{}, 1), viewPath: tmp}
+	fresh.vmu.Lock()
+	if nf, err := osfile.Open(j.path); err == nil {
+		id, _ := osfile.Identity(nf)
+		fresh.load(nf, id, m.State.Offset)
+		err = fresh.extendOnce(m.State.Offset)
+		if err == nil {
+			if unlock := fresh.lockView(0); unlock != nil {
+				err = fresh.persistLocked()
+				unlock()
+			}
+		}
+		if err != nil {
+			fresh.vmu.Unlock()
+			return nil, nil, fmt.Errorf("check the view: %w", err)
+		}
+	}
+	want, wantSegs := fresh.hist.s, fresh.st.segs
+	fresh.vmu.Unlock()
+
+	diff, err := compareViews(segs, wantSegs)
+	if err != nil {
+		rebuild()
+		return nil, []string{fmt.Sprintf("view %s: damaged (%v); built again from the journal (nothing was lost: the view is derived from it)", j.viewDir(), err)}, nil
+	}
+	if diff == "" {
+		got, _ := json.Marshal(m.State)
+		exp, _ := json.Marshal(want)
+		if !bytes.Equal(got, exp) {
+			diff = fmt.Sprintf("its state is %s, the journal's %s", got, exp)
+		}
+	}
+	if diff != "" {
+		rebuild()
+		return []string{fmt.Sprintf("view %s disagrees with the journal: %s; built again from the journal", j.viewDir(), diff)}, nil, nil
+	}
+	return nil, nil, nil
+}
+
+// compareViews says where two views of the same journal differ ("" when
+// they do not), reading every record and table of both.
+func compareViews(got, want []*segment) (string, error) {
+	recs := func(segs []*segment) ([][]byte, error) {
+		var out [][]byte
+		for _, s := range segs {
+			if err := s.f.Each("rec", func(r []byte) bool { out = append(out, slices.Clone(r)); return true }); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	g, err := recs(got)
+	if err != nil {
+		return "", err
+	}
+	w, err := recs(want)
+	if err != nil {
+		return "", fmt.Errorf("the fresh view: %w", err)
+	}
+	if len(g) != len(w) {
+		return fmt.Sprintf("%d positions, the journal gives %d", len(g), len(w)), nil
+	}
+	for i := range g {
+		if !bytes.Equal(g[i], w[i]) {
+			return fmt.Sprintf("position %d: its record is %+v, the journal's %+v", i, decodeRecord(g[i]), decodeRecord(w[i])), nil
+		}
+	}
+	for t := 0; t < numTables; t++ {
+		name := tableInfo[t].name
+		pairs := func(segs []*segment) ([][]byte, error) {
+			var out [][]byte
+			for _, s := range segs {
+				if err := s.f.Each(name, func(r []byte) bool { out = append(out, slices.Clone(r)); return true }); err != nil {
+					return nil, err
+				}
+			}
+			slices.SortFunc(out, bytes.Compare)
+			return out, nil
+		}
+		g, err := pairs(got)
+		if err != nil {
+			return "", err
+		}
+		w, err := pairs(want)
+		if err != nil {
+			return "", fmt.Errorf("the fresh view: %w", err)
+		}
+		if len(g) != len(w) {
+			return fmt.Sprintf("table %s holds %d pairs, the journal gives %d", name, len(g), len(w)), nil
+		}
+		for i := range g {
+			if !bytes.Equal(g[i], w[i]) {
+				return fmt.Sprintf("table %s: pair %x, the journal gives %x", name, g[i], w[i]), nil
+			}
+		}
+	}
+	return "", nil
+}
