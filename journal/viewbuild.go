@@ -38,6 +38,8 @@ func (b *builder) entryAt(p pos) *Entry {
 	return e
 }
 
+func (b *builder) recentIDs() *recentIDs { return b.st.recent }
+
 func (b *builder) fail(err error) {
 	if b.err == nil {
 		b.err = err
@@ -91,6 +93,7 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 	t := tables{st, p}
 	t.add(tID, hashKey(e.ID))
 	t.add(tIDText, idTextKey(e.ID))
+	st.recent.noteID(e.ID, p)
 	if e.Key != "" && k != kDone {
 		t.add(tKey, hashKey(e.Key))
 	}
@@ -101,11 +104,14 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 		if i == 1 && sn == e.Snapshot {
 			continue
 		}
-		if sn.Set && len(b.find(tSnap, sn.ID[:], p)) == 0 {
+		if sn.Set && !st.recent.hasSnap(sn) && len(b.find(tSnap, sn.ID[:], p)) == 0 {
 			t.add(tSnap, sn.ID[:])
 			if len(b.find(tGone, sn.ID[:], p)) == 0 {
 				s.Snaps++
 			}
+		}
+		if sn.Set {
+			st.recent.noteSnap(sn)
 		}
 	}
 	switch k {
@@ -218,6 +224,7 @@ func (b *builder) standIn(s *viewState, e *Entry, off int64, length int) {
 	t := tables{st, p}
 	t.add(tID, hashKey(e.Start))
 	t.add(tIDText, idTextKey(e.Start))
+	st.recent.noteID(e.Start, p)
 	if e.Session != "" {
 		t.add(tSession, hashKey(e.Session))
 	}

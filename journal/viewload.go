@@ -27,7 +27,6 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"iter"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,10 +44,11 @@ const viewFormat = 1
 // persistEvery is how many entries a process holds in memory before it
 // writes them to the view (every process reads at most about this many
 // lines of the journal's tail); rebuildChunk is the size of the segments a
-// view built from the whole journal is written in.
+// view built from the whole journal is written in (a few megabytes in
+// memory at most).
 var (
 	persistEvery pos = 128
-	rebuildChunk pos = 4096
+	rebuildChunk pos = 16384
 )
 
 // manifest is the view's index file.
@@ -103,7 +103,7 @@ func (j *Journal) refresh() (*History, error) {
 	f, err := osfile.Open(j.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if j.hist == nil || j.hist.s.N > 0 {
-			j.st = &storage{j: j, mem: newMemtable(0), cache: newEntryCache()}
+			j.st = &storage{j: j, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
 			j.hist = &History{st: j.st, s: newState()}
 		}
 		return j.hist, nil
@@ -171,7 +171,7 @@ func (j *Journal) load(f *os.File, id osfile.ID, size int64) {
 			break
 		}
 		if segs != nil {
-			j.st = &storage{j: j, jf: f, segs: segs, mem: newMemtable(m.State.N), cache: newEntryCache(), top: m.State.Offset}
+			j.st = &storage{j: j, jf: f, segs: segs, mem: newMemtable(m.State.N), cache: newEntryCache(), recent: &recentIDs{}, top: m.State.Offset}
 			m.State.lastOff, m.State.lastLen, m.State.lastCRC = m.LastOff, m.LastLen, m.LastCRC
 			j.hist = &History{st: j.st, s: m.State}
 			j.manifestStamp = st
@@ -181,7 +181,7 @@ func (j *Journal) load(f *os.File, id osfile.ID, size int64) {
 		// A segment went between reading the manifest and opening it:
 		// another process merged it; read the new manifest.
 	}
-	j.st = &storage{j: j, jf: f, mem: newMemtable(0), cache: newEntryCache()}
+	j.st = &storage{j: j, jf: f, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
 	j.hist = &History{st: j.st, s: newState()}
 	j.manifestStamp, j.gen = "", ""
 }
@@ -282,7 +282,7 @@ func (j *Journal) extend(size int64) error {
 	}
 	fmt.Fprintf(os.Stderr, "rewind-lsp: the journal's view in %s is damaged (%v); building it again from the journal\n", j.viewDir(), de.err)
 	os.Remove(j.manifestPath())
-	j.st = &storage{j: j, jf: j.st.jf, mem: newMemtable(0), cache: newEntryCache()}
+	j.st = &storage{j: j, jf: j.st.jf, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
 	j.hist = &History{st: j.st, s: newState()}
 	j.manifestStamp, j.gen = "", ""
 	if err := j.extendOnce(size); err != nil {
@@ -486,7 +486,7 @@ func (j *Journal) persistLocked() error {
 		j.manifestStamp = stamp(fi)
 	}
 	j.gen = m.Gen
-	nst := &storage{j: j, jf: st.jf, segs: segs, mem: newMemtable(s.N), cache: st.cache, top: s.Offset}
+	nst := &storage{j: j, jf: st.jf, segs: segs, mem: newMemtable(s.N), cache: st.cache, recent: st.recent, top: s.Offset}
 	j.st = nst
 	j.hist = &History{st: nst, s: s}
 	// Files merged away stay readable to those that hold them open; the
@@ -598,21 +598,19 @@ func (j *Journal) merge(a, b *segment) (*segment, error) {
 	for t := 0; t < numTables; t++ {
 		name, kw := tableInfo[t].name, tableInfo[t].kw
 		w.Begin(name, kw+4, kw)
-		na, stopA := iter.Pull(records(a.f, name, &rerr))
-		nb, stopB := iter.Pull(records(b.f, name, &rerr))
-		ra, okA := na()
-		rb, okB := nb()
-		for okA || okB {
-			if okA && (!okB || bytes.Compare(ra, rb) <= 0) {
-				w.Add(ra)
-				ra, okA = na()
+		// Both sides of one table in memory (fixed-width records), then
+		// merged: a's positions come before b's for equal keys.
+		ra, rb := sectionBytes(a.f, name, &rerr), sectionBytes(b.f, name, &rerr)
+		width := kw + 4
+		for len(ra) > 0 || len(rb) > 0 {
+			if len(ra) > 0 && (len(rb) == 0 || bytes.Compare(ra[:width], rb[:width]) <= 0) {
+				w.Add(ra[:width])
+				ra = ra[width:]
 			} else {
-				w.Add(rb)
-				rb, okB = nb()
+				w.Add(rb[:width])
+				rb = rb[width:]
 			}
 		}
-		stopA()
-		stopB()
 		w.End()
 	}
 	if rerr != nil {
@@ -625,12 +623,13 @@ func (j *Journal) merge(a, b *segment) (*segment, error) {
 	return openSegment(j.segPath(name), name, a.lo, b.hi)
 }
 
-func records(f *segfile.File, section string, rerr *error) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		if err := f.Each(section, yield); err != nil && *rerr == nil {
-			*rerr = err
-		}
+// sectionBytes is every record of a section, one after another.
+func sectionBytes(f *segfile.File, section string, rerr *error) []byte {
+	var out []byte
+	if err := f.Each(section, func(r []byte) bool { out = append(out, r...); return true }); err != nil && *rerr == nil {
+		*rerr = err
 	}
+	return out
 }
 
 // heal rebuilds a view found damaged while a history was read (cause):
@@ -650,7 +649,7 @@ func (st *storage) heal(cause error) bool {
 	top := st.top
 	st.mu.Unlock()
 	os.Remove(j.manifestPath()) // not to be trusted again
-	fresh := &storage{j: j, jf: st.jf, mem: newMemtable(0), cache: newEntryCache()}
+	fresh := &storage{j: j, jf: st.jf, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
 	b := &builder{st: fresh}
 	s := newState()
 	data := make([]byte, top)
@@ -675,7 +674,7 @@ func (st *storage) heal(cause error) bool {
 		return false
 	}
 	st.mu.Lock()
-	st.segs, st.mem = nil, fresh.mem
+	st.segs, st.mem, st.recent = nil, fresh.mem, fresh.recent
 	st.mu.Unlock()
 	st.cache.clear()
 	if j.st == st {

@@ -68,6 +68,10 @@ type storage struct {
 	mem  *memtable
 
 	cache *entryCache
+	// recent remembers the ids and snapshots of the latest entries added,
+	// the ones new entries name most (their parent, the turn they end, the
+	// operation they complete): a lookup of those needs no table.
+	recent *recentIDs
 	// top is how far into the journal this storage has read.
 	top int64
 	// healed is set once a damaged view was rebuilt from the journal.
@@ -90,6 +94,81 @@ func (st *storage) add(r record) {
 	m.mu.Unlock()
 }
 
+// recentIDs maps the ids of the latest entries added to their positions,
+// and holds the latest snapshots recorded; rings bound both.
+type recentIDs struct {
+	mu       sync.Mutex
+	ids      map[string]pos
+	idRing   []recentID
+	nextID   int
+	snaps    map[Snap]int // how many ring slots hold it
+	snapRing []Snap
+	nextSnap int
+}
+
+type recentID struct {
+	id string
+	p  pos
+}
+
+const recentSize = 2048
+
+// noteID remembers that the entry with id is at p (the latest with it).
+func (r *recentIDs) noteID(id string, p pos) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ids == nil {
+		r.ids = map[string]pos{}
+	}
+	it := recentID{id, p}
+	if len(r.idRing) < recentSize {
+		r.idRing = append(r.idRing, it)
+	} else {
+		old := r.idRing[r.nextID]
+		if q, ok := r.ids[old.id]; ok && q == old.p {
+			delete(r.ids, old.id)
+		}
+		r.idRing[r.nextID] = it
+		r.nextID = (r.nextID + 1) % recentSize
+	}
+	r.ids[id] = p
+}
+
+// lookup is the position of the latest entry with id, when it is recent.
+func (r *recentIDs) lookup(id string) (pos, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.ids[id]
+	return p, ok
+}
+
+// noteSnap remembers that snapshot sn was recorded.
+func (r *recentIDs) noteSnap(sn Snap) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.snaps == nil {
+		r.snaps = map[Snap]int{}
+	}
+	if len(r.snapRing) < recentSize {
+		r.snapRing = append(r.snapRing, sn)
+	} else {
+		old := r.snapRing[r.nextSnap]
+		if r.snaps[old]--; r.snaps[old] <= 0 {
+			delete(r.snaps, old)
+		}
+		r.snapRing[r.nextSnap] = sn
+		r.nextSnap = (r.nextSnap + 1) % recentSize
+	}
+	r.snaps[sn]++
+}
+
+// hasSnap reports whether snapshot sn was recorded recently.
+func (r *recentIDs) hasSnap(sn Snap) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snaps[sn] > 0
+}
+
 // noRecord stands for a record that cannot be read.
 var noRecord = record{parent: none, depth: none, jump: none, turnAt: none, markAt: none, turnJump: none, prevSame: none}
 
@@ -99,7 +178,10 @@ type reader interface {
 	rec(p pos) record
 	find(table int, key []byte, before pos) []pos
 	entryAt(p pos) *Entry
+	recentIDs() *recentIDs
 }
+
+func (st *storage) recentIDs() *recentIDs { return st.recent }
 
 // rec is the record at position p.
 func (st *storage) rec(p pos) record {
@@ -225,6 +307,9 @@ func be32(b []byte) uint32 {
 // lookupID is the position of the last entry with id before `before`, or
 // none.
 func lookupID(r reader, id string, before pos) pos {
+	if p, ok := r.recentIDs().lookup(id); ok && p < before {
+		return p
+	}
 	cands := r.find(tID, hashKey(id), before)
 	for i := len(cands) - 1; i >= 0; i-- {
 		if e := r.entryAt(cands[i]); e != nil && e.ID == id {
