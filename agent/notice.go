@@ -137,7 +137,7 @@ func anyFiles(ents []*journal.Entry) bool {
 
 // Entries finds journal entries by id (a journal.History).
 type Entries interface {
-	Entry(id string) *journal.Entry
+	Entry(id journal.EntryID) *journal.Entry
 }
 
 // where names the state an entry went to, for the agent.

@@ -28,6 +28,6 @@ func TestForkText(t *testing.T) {
 }
 
 // entries is a history holding a few entries.
-type entries map[string]*journal.Entry
+type entries map[journal.EntryID]*journal.Entry
 
-func (m entries) Entry(id string) *journal.Entry { return m[id] }
+func (m entries) Entry(id journal.EntryID) *journal.Entry { return m[id] }

@@ -28,13 +28,13 @@ type AgentRewindArgs struct {
 // what it left alone (Kept) or offers (Offered), and the number of the
 // turn that carries the session's prompt on.
 type AgentRewindResult struct {
-	Entry    string   `json:"entry"`
-	Applied  bool     `json:"applied"`
-	Restored bool     `json:"restored"`
-	Kept     []string `json:"kept"`
-	Offered  []string `json:"offered"`
-	Turn     int      `json:"turn"`
-	Plan     *Plan    `json:"plan,omitempty"`
+	Entry    journal.EntryID `json:"entry"`
+	Applied  bool            `json:"applied"`
+	Restored bool            `json:"restored"`
+	Kept     []string        `json:"kept"`
+	Offered  []string        `json:"offered"`
+	Turn     int             `json:"turn"`
+	Plan     *Plan           `json:"plan,omitempty"`
 }
 
 // AgentRewind notices an agent's own rewind and records and completes it
@@ -107,7 +107,7 @@ func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptI
 	usable := func(t *journal.Entry) bool {
 		return t.ID != open.ID && t.Transcript != "" && t.Turn <= open.Turn && h.OnBranch(t.ID)
 	}
-	starts := map[string]*journal.Entry{}
+	starts := map[journal.EntryID]*journal.Entry{}
 	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
 		if usable(t) {
 			starts[t.ID] = t

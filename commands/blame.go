@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,8 +32,8 @@ type BlameRange struct {
 	// EndLine is the line after the run.
 	EndLine int `json:"endLine"`
 	// Turn is the number of the turn that wrote the lines.
-	Turn  int    `json:"turn"`
-	Entry string `json:"entry"` // the turn's start entry
+	Turn  int             `json:"turn"`
+	Entry journal.EntryID `json:"entry"` // the turn's start entry
 	// Prompt is the turn's prompt.
 	Prompt string `json:"prompt"`
 	// Title names the turn in words ("Turn 3: fix auth", Title).

@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -61,9 +60,4 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		res.Reason = "the fork was written but not recorded: " + err.Error()
 	}
 	return res
-}
-
-// movesConversation reports whether mode moves the conversation.
-func movesConversation(mode string) bool {
-	return strings.EqualFold(mode, workspace.ModeConversation) || strings.EqualFold(mode, workspace.ModeBoth)
 }

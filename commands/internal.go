@@ -27,7 +27,7 @@ type RecordSessionArgs struct {
 // RecordSessionResult is the result of rewind.recordSession.
 type RecordSessionResult struct {
 	// Entry is the session entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 }
 
 // RecordSession records that an agent session started, so the session is
@@ -179,7 +179,7 @@ type JournalChange struct {
 	// Turns counts the turns on the active branch, and Latest is the id of
 	// the newest turn, checkpoint or rewind a listing shows.
 	Turns  int
-	Latest string
+	Latest journal.EntryID
 	// AgentRewinds are the agents' own rewinds recorded since.
 	AgentRewinds []RewindInfo
 }

@@ -122,7 +122,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
 		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Key: CallOf(ctx).Key}
 	if a.Transcript != "" {
-		req.Fork = &workspace.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
+		req.Fork = &journal.ForkPoint{ForkBytes: a.ForkBytes, ForkUUID: a.ForkUUID}
 	}
 	e, err := s.ws.TurnStart(ctx, req)
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
 	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), Key: CallOf(ctx).Key}
 	if a.ForkBytes > 0 || a.ForkUUID != "" {
-		req.Fork = &workspace.ForkPoint{Bytes: a.ForkBytes, UUID: a.ForkUUID}
+		req.Fork = &journal.ForkPoint{ForkBytes: a.ForkBytes, ForkUUID: a.ForkUUID}
 	}
 	end, _, err := s.ws.TurnEnd(ctx, req)
 	if err != nil {
@@ -176,7 +176,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	}
 	for _, e := range page.Checkpoints {
 		out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot,
-			Age: ageOf(e.Time), Title: words.Checkpoint(e.Label, e.Goal, e.ID)})
+			Age: ageOf(e.Time), Title: words.Checkpoint(e.Label, e.Goal, string(e.ID))})
 	}
 	for _, e := range page.Summaries {
 		out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time),
@@ -218,17 +218,13 @@ func rewindInfo(h *journal.History, e *journal.Entry) RewindInfo {
 
 // request converts preview/rewind arguments into a session request.
 func (s *Service) request(ctx context.Context, target, mode string, paths []string, rng *Range, force bool, report string) (workspace.RewindRequest, error) {
-	req := workspace.RewindRequest{Target: target, Mode: mode, Force: force, Report: report, Actor: s.actor(ctx),
+	req := workspace.RewindRequest{Target: target, Mode: journal.Mode(mode), Force: force, Report: report, Actor: s.actor(ctx),
 		Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
 	if strings.TrimSpace(target) == "" {
 		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
 	}
-	found := false
-	for _, m := range workspace.Modes {
-		found = found || m == mode
-	}
-	if mode != "" && !found {
-		return req, &ArgError{Field: "mode", Msg: fmt.Sprintf("unknown mode %q (want one of %s)", mode, strings.Join(workspace.Modes, ", "))}
+	if _, err := journal.ParseMode(mode); err != nil {
+		return req, &ArgError{Field: "mode", Msg: err.Error()}
 	}
 
 	for _, p := range paths {
@@ -322,7 +318,7 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 	if et, ok := s.opts.Overlay.(EditorTouch); ok {
 		req.Touched = et.EditorTouched
 	}
-	if a.Mode == workspace.ModeSummarize && strings.TrimSpace(a.Report) == "" {
+	if a.Mode == string(journal.ModeSummarize) && strings.TrimSpace(a.Report) == "" {
 		return nil, &ArgError{Field: "report", Msg: "is required with mode summarize (what was learnt on the abandoned path)"}
 	}
 	out, err := s.ws.Rewind(ctx, req, s.overlay(), s.applyFunc())
@@ -330,7 +326,7 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 		return nil, mapErr(err)
 	}
 	r := s.result(out)
-	if movesConversation(out.Mode) {
+	if out.Mode.MovesConversation() {
 		if out.Applied && out.Entry != nil {
 			r.Conversation = s.conversation(out)
 		} else {

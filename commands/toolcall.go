@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -27,7 +28,7 @@ type ToolCallArgs struct {
 // nothing to record) and, for a finished call, the files it wrote.
 type ToolCallResult struct {
 	// Entry is the tool entry ("" when there was nothing to record).
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Files are the files a finished call wrote.
 	Files []string `json:"files"`
 }
@@ -46,7 +47,7 @@ func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult
 		}
 		paths = append(paths, rel)
 	}
-	e, err := s.ws.RecordTool(ctx, workspace.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: a.Phase,
+	e, err := s.ws.RecordTool(ctx, workspace.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: journal.Phase(a.Phase),
 		Paths: paths, Capture: a.Capture, Actor: s.opts.Actor})
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ type CheckpointArgs struct {
 // CheckpointResult is the result of rewind.checkpoint.
 type CheckpointResult struct {
 	// Entry is the journal entry of the checkpoint.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Snapshot is the snapshot captured.
 	Snapshot journal.Snap `json:"snapshot"`
 	// Files counts the files in the snapshot.
@@ -72,7 +72,7 @@ type TurnStartArgs struct {
 // TurnStartResult is the result of rewind.turnStart.
 type TurnStartResult struct {
 	// Entry is the turn's start entry, which names the turn.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Turn is the turn's number on the active branch.
 	Turn int `json:"turn"`
 	// Snapshot is the state before the turn.
@@ -97,7 +97,7 @@ type TurnEndArgs struct {
 // when no turn was open (nothing is recorded then).
 type TurnEndResult struct {
 	// Entry is the turn's end entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Turn is the number of the turn that ended.
 	Turn int `json:"turn"`
 	// Snapshot is the state after the turn.
@@ -157,7 +157,7 @@ type ListResult struct {
 // carried one, or of mode summarize. Target is the target as written.
 type SummaryInfo struct {
 	// Entry is the summary entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Target is the rewind's target as it was written ("3", "@label").
 	Target string `json:"target"`
 	// Report is what was learnt on the abandoned path.
@@ -176,7 +176,7 @@ type TurnInfo struct {
 	// Turn is the turn's number on its branch.
 	Turn int `json:"turn"`
 	// Entry is the turn's start entry, which names the turn.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Prompt is what the agent was asked.
 	Prompt string `json:"prompt"`
 	// Title names the turn in words: "Turn 3: refactor auth to JWT".
@@ -209,7 +209,7 @@ type TurnInfo struct {
 // CheckpointInfo describes one checkpoint.
 type CheckpointInfo struct {
 	// Entry is the checkpoint's entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Label is the checkpoint's label ("" for none).
 	Label string `json:"label"`
 	// Goal says what the checkpoint is for.
@@ -228,11 +228,11 @@ type CheckpointInfo struct {
 // RewindInfo describes one rewind.
 type RewindInfo struct {
 	// Entry is the rewind's entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Target is the target as it was written; for a revert, its turn.
 	Target string `json:"target"`
 	// Mode is the rewind mode, or "revert".
-	Mode string `json:"mode"`
+	Mode journal.Mode `json:"mode"`
 	// Time is when it happened (RFC 3339).
 	Time string `json:"time"`
 	// Undone is true once an undo took it back.
@@ -301,7 +301,7 @@ type RewindArgs struct {
 	// since it count as the caller's own, except files the editor saved
 	// since or holds unsaved — those stay conflicts. Used by the MCP
 	// rewind tool; not an argument editors send.
-	OwnSince string `json:"ownSince,omitempty"`
+	OwnSince journal.EntryID `json:"ownSince,omitempty"`
 }
 
 // UndoArgs is the argument of rewind.undo.
@@ -318,7 +318,7 @@ type RewindResult struct {
 	// FailureReason says why the rewind was not applied.
 	FailureReason string `json:"failureReason,omitempty"`
 	// Entry is the rewind's journal entry ("" when nothing was recorded).
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Plan is what the rewind did, or would have done.
 	Plan *Plan `json:"plan"`
 	// Conversation is set by a rewind with mode conversation or both: the
@@ -365,7 +365,7 @@ type Plan struct {
 	// Target names the state the rewind goes to.
 	Target PlanTarget `json:"target"`
 	// Mode is the rewind mode.
-	Mode string `json:"mode"`
+	Mode journal.Mode `json:"mode"`
 	// Files are the files the rewind changes, by path.
 	Files []PlanFile `json:"files"`
 	// Skipped are the files it leaves alone because their content was not captured.
@@ -399,7 +399,7 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 // PlanTarget names the state a rewind goes to.
 type PlanTarget struct {
 	// ID is the target entry.
-	ID string `json:"id"`
+	ID journal.EntryID `json:"id"`
 	// Turn is the target turn's number (0 for a checkpoint).
 	Turn int `json:"turn"`
 	// Label is the target checkpoint's label.
@@ -410,7 +410,7 @@ type PlanTarget struct {
 	Snapshot journal.Snap `json:"snapshot"`
 	// Kind is the kind of the target entry: "turnStart" (the state before
 	// the turn), "turnEnd", "checkpoint", or "rewind" for an undo.
-	Kind string `json:"kind,omitempty"`
+	Kind journal.Kind `json:"kind,omitempty"`
 	// Title names the target inside a sentence ("Rewind to …?"): "turn 3
 	// (refactor auth)", "the end of turn 3 (refactor auth)", "checkpoint
 	// @base", "before the rewind" (an undo's); for a revert, what it takes back.
@@ -475,7 +475,7 @@ type FileHistoryItem struct {
 	// Turn is the turn's number.
 	Turn int `json:"turn"`
 	// Entry is the turn's start entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Change is what the turn did to the file: create, modify or delete.
 	Change string `json:"change"`
 	// Added counts the lines the turn added.
@@ -531,7 +531,7 @@ type OpenTurn struct {
 	// Turn is the open turn's number.
 	Turn int `json:"turn"`
 	// Entry is its start entry.
-	Entry string `json:"entry"`
+	Entry journal.EntryID `json:"entry"`
 	// Prompt is what the agent was asked.
 	Prompt string `json:"prompt"`
 	// Title names the turn in words: "Turn 3: refactor auth to JWT".

@@ -50,7 +50,7 @@ func changesWhat(cs []FileChange) string {
 func (p *Plan) fillWords(editor bool) {
 	t := &p.Target
 	if t.Title == "" {
-		t.Title = words.Target(t.Kind, t.Turn, t.Label, t.Prompt, t.ID)
+		t.Title = words.Target(string(t.Kind), t.Turn, t.Label, t.Prompt, string(t.ID))
 	}
 	for i := range p.Files {
 		f := &p.Files[i]
@@ -86,7 +86,7 @@ func targetTitle(h *journal.History, e *journal.Entry) string {
 			prompt = s.Prompt
 		}
 	}
-	return words.Target(t.Kind, t.Turn, t.Label, prompt, t.ID)
+	return words.Target(string(t.Kind), t.Turn, t.Label, prompt, string(t.ID))
 }
 
 // fillWords sets the words of a rewind listed from entry e: its title,
@@ -100,7 +100,7 @@ func (r *RewindInfo) fillWords(h *journal.History, e *journal.Entry) {
 		r.SessionLabel = words.Session(r.Agent, r.Session)
 		r.Message = words.AgentRewound(by, target, r.Files, r.Kept, r.Offered)
 	}
-	r.Title = words.Rewind(r.Mode, target, by, r.Undone)
+	r.Title = words.Rewind(string(r.Mode), target, by, r.Undone)
 }
 
 // agentTitle is the name people know an agent by ("Claude Code"), or its

@@ -38,7 +38,7 @@ func FuzzJournal(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		known := map[string]bool{}
+		known := map[EntryID]bool{}
 		for _, e := range ents {
 			if e.ID == "" || e.Kind == "" {
 				t.Fatalf("entry without id or kind: %+v", e)
@@ -130,7 +130,7 @@ func TestResolveTargets(t *testing.T) {
 	}
 	for spec, want := range cases {
 		tg, err := h.Resolve(spec)
-		if err != nil || tg.Entry.ID != want {
+		if err != nil || string(tg.Entry.ID) != want {
 			t.Errorf("Resolve(%q) = %v, %v; want %s", spec, tg, err, want)
 		}
 	}

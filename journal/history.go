@@ -48,7 +48,7 @@ func (h *History) Index(e *Entry) int { return int(h.posOf(e)) }
 
 // idPos is where the entry with id is (the last one, should an id be
 // written twice), or none.
-func (h *History) idPos(id string) pos {
+func (h *History) idPos(id EntryID) pos {
 	if id == "" {
 		return none
 	}
@@ -56,10 +56,10 @@ func (h *History) idPos(id string) pos {
 }
 
 // Entry returns the entry with id, or nil.
-func (h *History) Entry(id string) *Entry { return h.at(h.idPos(id)) }
+func (h *History) Entry(id EntryID) *Entry { return h.at(h.idPos(id)) }
 
 // Leaf is the id of the active branch's leaf ("" when the journal is empty).
-func (h *History) Leaf() string {
+func (h *History) Leaf() EntryID {
 	if e := h.at(h.s.Leaf); e != nil {
 		return e.ID
 	}
@@ -68,7 +68,7 @@ func (h *History) Leaf() string {
 
 // OnBranch reports whether entry id is on the active branch (an id
 // written twice: either entry).
-func (h *History) OnBranch(id string) bool {
+func (h *History) OnBranch(id EntryID) bool {
 	if id == "" {
 		return false
 	}
@@ -81,7 +81,7 @@ func (h *History) onBranch(p pos) bool {
 
 // Since counts the active-branch entries after point (the ones a
 // conversation rewind to point abandons); "" is before the first entry.
-func (h *History) Since(point string) int {
+func (h *History) Since(point EntryID) int {
 	if h.s.Leaf == none {
 		return 0
 	}
@@ -98,9 +98,9 @@ func (h *History) Since(point string) int {
 
 // branchPos is where entry id is on the active branch (the nearest to the
 // root, should an id be written twice), or none.
-func (h *History) branchPos(id string) pos {
+func (h *History) branchPos(id EntryID) pos {
 	best := none
-	for _, p := range h.st.find(tID, hashKey(id), h.s.N) {
+	for _, p := range h.st.find(tID, hashKey(string(id)), h.s.N) {
 		if h.onBranch(p) && (best == none || h.st.rec(p).depth < h.st.rec(best).depth) {
 			if e := h.at(p); e != nil && e.ID == id {
 				best = p
@@ -275,7 +275,7 @@ func (h *History) Keyed(key string) []*Entry {
 // Session lists the entries of agent session sid, in journal order:
 // those that name it (session, turn, tool, notice and agent-rewind
 // entries). With kinds, only those kinds.
-func (h *History) Session(sid string, kinds ...string) []*Entry {
+func (h *History) Session(sid string, kinds ...Kind) []*Entry {
 	if sid == "" {
 		return nil
 	}
@@ -320,9 +320,9 @@ func (h *History) OperationsIn(start *Entry) []*Entry {
 
 func (h *History) ofTurn(table int, start *Entry) []*Entry {
 	var ps []pos
-	for _, id := range []string{start.ID, start.Continues} {
+	for _, id := range []EntryID{start.ID, start.Continues} {
 		if id != "" {
-			ps = append(ps, h.st.find(table, hashKey(id), h.s.N)...)
+			ps = append(ps, h.st.find(table, hashKey(string(id)), h.s.N)...)
 		}
 	}
 	slices.Sort(ps)
@@ -338,16 +338,16 @@ func (h *History) ofTurn(table int, start *Entry) []*Entry {
 
 // ofTurn reports whether id names the turn started by start: its start
 // entry, or the one it carries on (Continues).
-func ofTurn(id string, start *Entry) bool {
+func ofTurn(id EntryID, start *Entry) bool {
 	return id != "" && (id == start.ID || id == start.Continues)
 }
 
 // Calls lists the tool entries of one call: session, tool and call id (for
 // calls without an id, those of the turn start names), in journal order.
-func (h *History) Calls(session, tool, toolUse, start string) []*Entry {
+func (h *History) Calls(session, tool, toolUse string, start EntryID) []*Entry {
 	key := []string{session, tool, toolUse}
 	if toolUse == "" {
-		key = append(key, start)
+		key = append(key, string(start))
 	}
 	var out []*Entry
 	for _, p := range h.st.find(tCall, hashKey(key...), h.s.N) {
@@ -390,7 +390,7 @@ func (h *History) SamePrompts(start *Entry) int {
 }
 
 // Written reports whether entry e comes after entry id in the journal.
-func (h *History) Written(e *Entry, after string) bool {
+func (h *History) Written(e *Entry, after EntryID) bool {
 	return h.posOf(e) > h.idPos(after)
 }
 

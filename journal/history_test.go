@@ -12,7 +12,7 @@ import (
 // parent, the branch goes on from the conversation entry written before the
 // child, passing over gc, tool and notice entries (no part of the tree).
 func TestBranchBridgesPastEntriesOutsideTheTree(t *testing.T) {
-	id := func(n int) string { return fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", n) }
+	id := func(n int) EntryID { return EntryID(fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", n)) }
 	ents := []*Entry{
 		{ID: id(1), Kind: KindTurnStart, Turn: 1, Snapshot: SnapOf(store.Sum([]byte("s1")))},
 		{ID: id(2), Parent: id(1), Kind: KindTurnEnd, Turn: 1, Start: id(1), Snapshot: SnapOf(store.Sum([]byte("s2")))},

@@ -5,11 +5,11 @@ package journal
 
 // Done returns the done entry of operation id, or nil (not completed, or
 // recorded before operations had done entries).
-func (h *History) Done(id string) *Entry {
+func (h *History) Done(id EntryID) *Entry {
 	if id == "" {
 		return nil
 	}
-	for _, d := range h.st.find(tDone, hashKey(id), h.s.N) {
+	for _, d := range h.st.find(tDone, hashKey(string(id)), h.s.N) {
 		if e := h.at(d); e != nil && e.Of == id {
 			return e
 		}
@@ -44,7 +44,7 @@ func (h *History) Applied(e *Entry) bool {
 
 // appliedAt is Applied for the operation at p, from records where it can.
 func (h *History) appliedAt(p pos) bool {
-	if ds := h.st.find(tDone, hashKey(h.st.idAt(p)), h.s.N); len(ds) > 0 {
+	if ds := h.st.find(tDone, hashKey(string(h.st.idAt(p))), h.s.N); len(ds) > 0 {
 		return h.st.rec(ds[0]).flags&fApplied != 0
 	}
 	if h.st.rec(p).flags&fPending != 0 {
@@ -64,7 +64,7 @@ func (h *History) FailureReason(e *Entry) string {
 
 // Undone reports whether operation id is undone: an undo of it is itself
 // in effect (an undo that was undone in turn — a redo — no longer counts).
-func (h *History) Undone(id string) bool {
+func (h *History) Undone(id EntryID) bool {
 	p := h.idPos(id)
 	return p != none && h.undone(p, map[pos]int8{})
 }
@@ -82,7 +82,7 @@ func (h *History) undone(p pos, memo map[pos]int8) bool {
 	}
 	memo[p] = 3
 	res := false
-	for _, u := range h.st.find(tUndo, hashKey(h.st.idAt(p)), h.s.N) {
+	for _, u := range h.st.find(tUndo, hashKey(string(h.st.idAt(p))), h.s.N) {
 		// An undo counts only if it comes after what it undoes.
 		if u > p && h.appliedAt(u) && !h.undone(u, memo) {
 			res = true
@@ -128,7 +128,7 @@ func (h *History) UndoCandidates(fn func(*Entry) bool) {
 // OperationsBetween calls fn with the rewinds, reverts, undos and
 // summaries written after entry `after` ("": from the first) and before
 // entry `before` ("": up to the last), in journal order.
-func (h *History) OperationsBetween(after, before string, fn func(*Entry)) {
+func (h *History) OperationsBetween(after, before EntryID, fn func(*Entry)) {
 	stop := none
 	if after != "" {
 		stop = h.idPos(after)

@@ -26,8 +26,8 @@ type oHistory struct {
 	// standIns and onBranch are set only when the journal refers to
 	// entries not written before them (bridgeBranch): the turn starts
 	// lost to damaged lines, stood in for, and the branch's entries.
-	standIns map[string]*Entry
-	onBranch map[string]bool
+	standIns map[EntryID]*Entry
+	onBranch map[EntryID]bool
 
 	nextTurn  int               // the number the next turn on the branch gets
 	lastStart map[string]*Entry // session → its latest turn start on the branch
@@ -175,8 +175,8 @@ func (h *oHistory) summarize(prev *oHistory) {
 // cycle (only a forged journal has one) ends the branch.
 func (h *oHistory) bridgeBranch() {
 	ix := h.ix
-	h.onBranch = map[string]bool{}
-	h.standIns = map[string]*Entry{}
+	h.onBranch = map[EntryID]bool{}
+	h.standIns = map[EntryID]*Entry{}
 	var tree []*Entry // the conversation tree's entries, in journal order
 	for _, p := range ix.trees {
 		if p >= h.n {
@@ -199,7 +199,7 @@ func (h *oHistory) bridgeBranch() {
 		}
 		return nil
 	}
-	standIns := map[string]*Entry{}
+	standIns := map[EntryID]*Entry{}
 	for _, e := range tree {
 		if e.Kind == KindTurnEnd && e.Start != "" && h.entryLocked(e.Start) == nil && standIns[e.Start] == nil {
 			standIns[e.Start] = &Entry{ID: e.Start, Kind: KindTurnStart, Turn: e.Turn, Session: e.Session, Damaged: true}
@@ -240,7 +240,7 @@ func (h *oHistory) bridgeBranch() {
 }
 
 // Leaf is the current leaf ("" when the journal is empty).
-func (h *oHistory) Leaf() string {
+func (h *oHistory) Leaf() EntryID {
 	if len(h.Branch) == 0 {
 		return ""
 	}
@@ -248,14 +248,14 @@ func (h *oHistory) Leaf() string {
 }
 
 // Entry returns the entry with id, or nil.
-func (h *oHistory) Entry(id string) *Entry {
+func (h *oHistory) Entry(id EntryID) *Entry {
 	h.ix.mu.RLock()
 	defer h.ix.mu.RUnlock()
 	return h.entryLocked(id)
 }
 
 // entryLocked is Entry with h.ix.mu held.
-func (h *oHistory) entryLocked(id string) *Entry {
+func (h *oHistory) entryLocked(id EntryID) *Entry {
 	if s := h.standIns[id]; s != nil {
 		return s
 	}
@@ -266,7 +266,7 @@ func (h *oHistory) entryLocked(id string) *Entry {
 }
 
 // OnBranch reports whether entry id is on the active branch.
-func (h *oHistory) OnBranch(id string) bool {
+func (h *oHistory) OnBranch(id EntryID) bool {
 	if h.onBranch != nil {
 		return h.onBranch[id]
 	}
@@ -299,7 +299,7 @@ func (h *oHistory) GCCount() int {
 }
 
 // endOf is the end entry of turn start id (the last one), or nil.
-func (h *oHistory) endOf(id string) *Entry {
+func (h *oHistory) endOf(id EntryID) *Entry {
 	h.ix.mu.RLock()
 	defer h.ix.mu.RUnlock()
 	if p := oLastBefore(h.ix.ends[id], h.n); p >= 0 {
@@ -309,7 +309,7 @@ func (h *oHistory) endOf(id string) *Entry {
 }
 
 // undos are the undo entries of operation id, in journal order.
-func (h *oHistory) undos(id string) []*Entry {
+func (h *oHistory) undos(id EntryID) []*Entry {
 	h.ix.mu.RLock()
 	defer h.ix.mu.RUnlock()
 	var out []*Entry
@@ -332,7 +332,7 @@ func oFirst[K comparable](h *oHistory, m map[K]int32, k K) *Entry {
 }
 
 // position is where entry id is in the journal (0 when it is not).
-func (h *oHistory) position(id string) int32 {
+func (h *oHistory) position(id EntryID) int32 {
 	h.ix.mu.RLock()
 	defer h.ix.mu.RUnlock()
 	p, _ := h.ix.at(id, h.n)
@@ -341,7 +341,7 @@ func (h *oHistory) position(id string) int32 {
 
 // Since counts the active-branch entries after point (the ones a
 // conversation rewind to point abandons).
-func (h *oHistory) Since(point string) int {
+func (h *oHistory) Since(point EntryID) int {
 	if point == "" {
 		return len(h.Branch)
 	}
@@ -376,11 +376,11 @@ type oIndex struct {
 	mu   sync.RWMutex
 	ents []*Entry
 
-	oFirst map[string]int32   // entry id → its oFirst position
-	dups   map[string][]int32 // entry id → every position, for an id seen more than once
-	ends   map[string][]int32 // turnStart id → positions of its turnEnds
-	undos  map[string][]int32 // operation id → positions of its undos
-	done   map[string]int32   // operation id → its oFirst done entry
+	oFirst map[EntryID]int32   // entry id → its oFirst position
+	dups   map[EntryID][]int32 // entry id → every position, for an id seen more than once
+	ends   map[EntryID][]int32 // turnStart id → positions of its turnEnds
+	undos  map[EntryID][]int32 // operation id → positions of its undos
+	done   map[EntryID]int32   // operation id → its oFirst done entry
 	keys   map[string]int32   // idempotency key → the oFirst entry (not a done entry) with it
 	gone   map[store.ID]int32 // snapshot → the oFirst gc entry that dropped it
 	gcs    []int32            // positions of gc entries
@@ -402,14 +402,14 @@ type oIndex struct {
 }
 
 func oNewIndex() *oIndex {
-	return &oIndex{oFirst: map[string]int32{}, dups: map[string][]int32{}, ends: map[string][]int32{},
-		undos: map[string][]int32{}, done: map[string]int32{}, keys: map[string]int32{}, gone: map[store.ID]int32{},
+	return &oIndex{oFirst: map[EntryID]int32{}, dups: map[EntryID][]int32{}, ends: map[EntryID][]int32{},
+		undos: map[EntryID][]int32{}, done: map[EntryID]int32{}, keys: map[string]int32{}, gone: map[store.ID]int32{},
 		irregular: -1}
 }
 
 // oInTree reports whether entries of kind k are part of the conversation
 // tree (done, gc, tool and notice entries are not).
-func oInTree(k string) bool {
+func oInTree(k Kind) bool {
 	switch k {
 	case KindDone, KindGC, KindTool, KindNotice:
 		return false
@@ -492,7 +492,7 @@ func (ix *oIndex) markIrregular(p int32) {
 
 // at is the position of the entry with id among the oFirst n: its last
 // occurrence there.
-func (ix *oIndex) at(id string, n int32) (int32, bool) {
+func (ix *oIndex) at(id EntryID, n int32) (int32, bool) {
 	if ps := ix.dups[id]; ps != nil {
 		for i := len(ps) - 1; i >= 0; i-- {
 			if ps[i] < n {
@@ -650,7 +650,7 @@ func (h *oHistory) ByKey(key string) *Entry {
 
 // Done returns the done entry of operation id, or nil (not completed, or
 // recorded before operations had done entries).
-func (h *oHistory) Done(id string) *Entry { return oFirst(h, h.ix.done, id) }
+func (h *oHistory) Done(id EntryID) *Entry { return oFirst(h, h.ix.done, id) }
 
 // Unfinished lists the operations recorded before they changed files that
 // have no done entry: interrupted, unless their process still runs (which
@@ -695,11 +695,11 @@ func (h *oHistory) FailureReason(e *Entry) string {
 
 // Undone reports whether operation id is undone: an undo of it is itself
 // in effect (an undo that was undone in turn — a redo — no longer counts).
-func (h *oHistory) Undone(id string) bool { return h.undone(id, map[string]int8{}) }
+func (h *oHistory) Undone(id EntryID) bool { return h.undone(id, map[EntryID]int8{}) }
 
 // undone is Undone with memo holding the answers so far: 1 yes, 2 no, 3
 // computing.
-func (h *oHistory) undone(id string, memo map[string]int8) bool {
+func (h *oHistory) undone(id EntryID, memo map[EntryID]int8) bool {
 	switch memo[id] {
 	case 1:
 		return true
@@ -725,7 +725,7 @@ func (h *oHistory) undone(id string, memo map[string]int8) bool {
 }
 
 // after reports whether entry e comes after entry id in the journal.
-func (h *oHistory) after(e *Entry, id string) bool {
+func (h *oHistory) after(e *Entry, id EntryID) bool {
 	return h.position(e.ID) > h.position(id)
 }
 
@@ -736,7 +736,7 @@ func (h *oHistory) after(e *Entry, id string) bool {
 // did not apply are included; the caller checks whether they left traces.
 func (h *oHistory) UndoCandidates() []*Entry {
 	var ops, undos []*Entry
-	memo := map[string]int8{}
+	memo := map[EntryID]int8{}
 	for i := len(h.Entries) - 1; i >= 0; i-- {
 		e := h.Entries[i]
 		if !IsOperation(e.Kind) || h.undone(e.ID, memo) {
@@ -763,7 +763,7 @@ type oTarget struct {
 	Prompt   string
 	// Point is the entry the conversation leaf moves back to ("" = before
 	// the oFirst entry).
-	Point string
+	Point EntryID
 }
 
 // Resolve turns a target string into a Target: "3" or "turn:3" (the state
@@ -844,7 +844,7 @@ func (h *oHistory) Resolve(spec string) (*oTarget, error) {
 	}
 	var matches []*Entry
 	for _, e := range h.Entries {
-		if strings.HasPrefix(e.ID, s) {
+		if strings.HasPrefix(string(e.ID), s) {
 			matches = append(matches, e)
 		}
 	}

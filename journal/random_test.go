@@ -16,9 +16,9 @@ import (
 func randomJournal(r *rand.Rand, n int, damage bool) []*Entry {
 	var ents, tree, ops []*Entry
 	open := map[string]*Entry{}
-	leaf := ""
+	leaf := EntryID("")
 	next := 0
-	id := func() string { next++; return fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", next) }
+	id := func() EntryID { next++; return EntryID(fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", next)) }
 	snap := func() Snap { return SnapOf(store.Sum([]byte{byte(r.Intn(40))})) }
 	for len(ents) < n {
 		e := &Entry{ID: id(), Parent: leaf}
@@ -55,7 +55,7 @@ func randomJournal(r *rand.Rand, n int, damage bool) []*Entry {
 		case k < 19:
 			e = &Entry{ID: id(), Kind: KindGC, Gone: []store.ID{store.Sum([]byte{byte(r.Intn(40))})}}
 		default:
-			e = &Entry{ID: id(), Kind: []string{KindTool, KindNotice}[r.Intn(2)], Key: e.Key}
+			e = &Entry{ID: id(), Kind: []Kind{KindTool, KindNotice}[r.Intn(2)], Key: e.Key}
 		}
 		ents = append(ents, e)
 		if inTree(e.Kind) {

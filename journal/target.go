@@ -18,7 +18,7 @@ type Target struct {
 	Prompt   string
 	// Point is the entry the conversation leaf moves back to ("" = before
 	// the first entry).
-	Point string
+	Point EntryID
 }
 
 // UnknownTargetError is a target that names nothing in the journal.
@@ -134,7 +134,7 @@ func (h *History) idsWithPrefix(prefix string) []*Entry {
 		if h.st.rec(p).flags&fStandIn != 0 {
 			continue
 		}
-		if e := h.at(p); e != nil && strings.HasPrefix(e.ID, prefix) {
+		if e := h.at(p); e != nil && strings.HasPrefix(string(e.ID), prefix) {
 			out = append(out, e)
 		}
 	}

@@ -16,7 +16,7 @@ func appendKinds(t *testing.T, j *Journal, kinds ...string) {
 	}
 	defer l.Unlock()
 	for _, k := range kinds {
-		if err := l.Append(&Entry{Kind: k, Label: k}); err != nil {
+		if err := l.Append(&Entry{Kind: Kind(k), Label: k}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,7 +36,7 @@ func (h *History) TurnOf(start *Entry) Turn {
 // endAt is the end entry of the turn started at p (its last), or nil.
 func (h *History) endAt(p pos) *Entry {
 	id := h.st.idAt(p)
-	ends := h.st.find(tEnd, hashKey(id), h.s.N)
+	ends := h.st.find(tEnd, hashKey(string(id)), h.s.N)
 	for i := len(ends) - 1; i >= 0; i-- {
 		if e := h.at(ends[i]); e != nil && e.Start == id {
 			return e

@@ -43,11 +43,11 @@ const (
 	numKinds
 )
 
-var kindCode = map[string]uint8{KindSession: kSession, KindTurnStart: kTurnStart, KindTurnEnd: kTurnEnd,
+var kindCode = map[Kind]uint8{KindSession: kSession, KindTurnStart: kTurnStart, KindTurnEnd: kTurnEnd,
 	KindCheckpoint: kCheckpoint, KindRewind: kRewind, KindUndo: kUndo, KindSummary: kSummary, KindGC: kGC,
 	KindTool: kTool, KindNotice: kNotice, KindDone: kDone, KindRevert: kRevert}
 
-func codeOf(kind string) uint8 { return kindCode[kind] }
+func codeOf(kind Kind) uint8 { return kindCode[kind] }
 
 // isOp reports whether code is an operation's (rewind, revert, undo).
 func isOp(k uint8) bool { return k == kRewind || k == kRevert || k == kUndo }
@@ -213,7 +213,7 @@ func (s viewState) clone() viewState {
 
 // inTree reports whether entries of kind k are part of the conversation
 // tree (done, gc, tool and notice entries are not).
-func inTree(k string) bool {
+func inTree(k Kind) bool {
 	switch k {
 	case KindDone, KindGC, KindTool, KindNotice:
 		return false

@@ -37,7 +37,7 @@ func cloneEntries(ents []*Entry) []*Entry {
 	return out
 }
 
-func short(id string) string { return id[len(id)-4:] }
+func short(id EntryID) string { return string(id[len(id)-4:]) }
 
 // describeView is everything a history answers, as text, in the form
 // describeOracle gives the old in-memory history's answers.
@@ -60,7 +60,7 @@ func describeView(h *History, ents []*Entry) string {
 	fmt.Fprintf(&b, "branch %s\nleaf %s next %d gc %d snaps %d base %v\n", ids(branch), h.Leaf(), h.NextTurn(), h.GCCount(), h.SnapshotCount(), h.Baseline())
 	fmt.Fprintf(&b, "open %s unfinished %s undo %s\n", ids(h.OpenTurns()), ids(h.Unfinished()), ids(undo))
 	turn := func(t Turn) {
-		end := ""
+		end := EntryID("")
 		if t.End != nil {
 			end = t.End.ID
 		}
@@ -94,7 +94,7 @@ func describeOracle(h *oHistory, ents []*Entry) string {
 	fmt.Fprintf(&b, "open %s unfinished %s undo %s\n", ids(h.OpenTurns()), ids(h.Unfinished()), ids(h.UndoCandidates()))
 	for _, all := range []bool{false, true} {
 		for _, t := range h.Turns(all) {
-			end := ""
+			end := EntryID("")
 			if t.End != nil {
 				end = t.End.ID
 			}
@@ -154,8 +154,8 @@ func appendRead(t testing.TB, j *Journal, ents ...*Entry) {
 // view places it where its end is, and hangs the entries written before
 // the end below the entry written before them: docs/HISTORY.md).
 func bridgedTwice(ents []*Entry) bool {
-	have := map[string]bool{}
-	lostStarts := map[string]bool{}
+	have := map[EntryID]bool{}
+	lostStarts := map[EntryID]bool{}
 	for _, e := range ents {
 		have[e.ID] = true
 	}

@@ -91,8 +91,8 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 	st.add(r)
 
 	t := tables{st, p}
-	t.add(tID, hashKey(e.ID))
-	t.add(tIDText, idTextKey(e.ID))
+	t.add(tID, hashKey(string(e.ID)))
+	t.add(tIDText, idTextKey(string(e.ID)))
 	st.recent.noteID(e.ID, p)
 	if e.Key != "" && k != kDone {
 		t.add(tKey, hashKey(e.Key))
@@ -122,12 +122,12 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 		}
 		b.supersede(s, e.Session, p)
 		// A start written again after its end (a repeated line) has ended.
-		if len(b.find(tEnd, hashKey(e.ID), p)) == 0 {
+		if len(b.find(tEnd, hashKey(string(e.ID)), p)) == 0 {
 			s.Open = append(s.Open, openTurn{Pos: p, Session: e.Session})
 		}
 	case kTurnEnd:
 		if e.Start != "" {
-			t.add(tEnd, hashKey(e.Start))
+			t.add(tEnd, hashKey(string(e.Start)))
 			s.Open = slices.DeleteFunc(s.Open, func(o openTurn) bool { return idAt(b, o.Pos) == e.Start })
 		}
 		seen := map[string]bool{}
@@ -146,14 +146,14 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 		}
 	case kUndo:
 		if e.Undoes != "" {
-			t.add(tUndo, hashKey(e.Undoes))
+			t.add(tUndo, hashKey(string(e.Undoes)))
 		}
 	case kDone:
 		if e.Of != "" {
-			if len(b.find(tDone, hashKey(e.Of), p)) == 0 {
+			if len(b.find(tDone, hashKey(string(e.Of)), p)) == 0 {
 				s.Pending = slices.DeleteFunc(s.Pending, func(x pos) bool { return idAt(b, x) == e.Of })
 			}
-			t.add(tDone, hashKey(e.Of))
+			t.add(tDone, hashKey(string(e.Of)))
 		}
 	case kGC:
 		s.GCs++
@@ -168,16 +168,16 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 		}
 	case kTool:
 		if e.Start != "" {
-			t.add(tTool, hashKey(e.Start))
+			t.add(tTool, hashKey(string(e.Start)))
 		}
 		call := []string{e.Session, e.Tool, e.ToolUse}
 		if e.ToolUse == "" {
-			call = append(call, e.Start) // calls without ids pair up within their turn
+			call = append(call, string(e.Start)) // calls without ids pair up within their turn
 		}
 		t.add(tCall, hashKey(call...))
 	}
 	if e.InTurn != "" && isOp(k) {
-		t.add(tInTurn, hashKey(e.InTurn))
+		t.add(tInTurn, hashKey(string(e.InTurn)))
 	}
 	if e.Pending {
 		s.Pending = append(s.Pending, p)
@@ -222,8 +222,8 @@ func (b *builder) standIn(s *viewState, e *Entry, off int64, length int) {
 	st.add(r)
 	b.supersede(s, e.Session, p)
 	t := tables{st, p}
-	t.add(tID, hashKey(e.Start))
-	t.add(tIDText, idTextKey(e.Start))
+	t.add(tID, hashKey(string(e.Start)))
+	t.add(tIDText, idTextKey(string(e.Start)))
 	st.recent.noteID(e.Start, p)
 	if e.Session != "" {
 		t.add(tSession, hashKey(e.Session))

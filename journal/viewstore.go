@@ -98,7 +98,7 @@ func (st *storage) add(r record) {
 // and holds the latest snapshots recorded; rings bound both.
 type recentIDs struct {
 	mu       sync.Mutex
-	ids      map[string]pos
+	ids      map[EntryID]pos
 	idRing   []recentID
 	nextID   int
 	snaps    map[Snap]int // how many ring slots hold it
@@ -107,18 +107,18 @@ type recentIDs struct {
 }
 
 type recentID struct {
-	id string
+	id EntryID
 	p  pos
 }
 
 const recentSize = 2048
 
 // noteID remembers that the entry with id is at p (the latest with it).
-func (r *recentIDs) noteID(id string, p pos) {
+func (r *recentIDs) noteID(id EntryID, p pos) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ids == nil {
-		r.ids = map[string]pos{}
+		r.ids = map[EntryID]pos{}
 	}
 	it := recentID{id, p}
 	if len(r.idRing) < recentSize {
@@ -135,7 +135,7 @@ func (r *recentIDs) noteID(id string, p pos) {
 }
 
 // lookup is the position of the latest entry with id, when it is recent.
-func (r *recentIDs) lookup(id string) (pos, bool) {
+func (r *recentIDs) lookup(id EntryID) (pos, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p, ok := r.ids[id]
@@ -306,11 +306,11 @@ func be32(b []byte) uint32 {
 
 // lookupID is the position of the last entry with id before `before`, or
 // none.
-func lookupID(r reader, id string, before pos) pos {
+func lookupID(r reader, id EntryID, before pos) pos {
 	if p, ok := r.recentIDs().lookup(id); ok && p < before {
 		return p
 	}
-	cands := r.find(tID, hashKey(id), before)
+	cands := r.find(tID, hashKey(string(id)), before)
 	for i := len(cands) - 1; i >= 0; i-- {
 		if e := r.entryAt(cands[i]); e != nil && e.ID == id {
 			return cands[i]
@@ -319,17 +319,17 @@ func lookupID(r reader, id string, before pos) pos {
 	return none
 }
 
-func (st *storage) lookupID(id string, before pos) pos { return lookupID(st, id, before) }
+func (st *storage) lookupID(id EntryID, before pos) pos { return lookupID(st, id, before) }
 
 // idAt is the id of the entry at p ("" when it cannot be read).
-func idAt(r reader, p pos) string {
+func idAt(r reader, p pos) EntryID {
 	if e := r.entryAt(p); e != nil {
 		return e.ID
 	}
 	return ""
 }
 
-func (st *storage) idAt(p pos) string { return idAt(st, p) }
+func (st *storage) idAt(p pos) EntryID { return idAt(st, p) }
 
 // ancestor is the ancestor of x at depth d (x itself when at d), or none.
 func ancestor(v reader, x pos, d int32) pos {

@@ -359,7 +359,7 @@ func TestJournalChangeFromOtherProcess(t *testing.T) {
 	start := time.Now()
 	var cp commands.CheckpointResult
 	unmarshalT(t, w.MustRun("--json", "checkpoint", "here"), &cp)
-	m, _ := e.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, namesLatest(cp.Entry))
+	m, _ := e.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, namesLatest(string(cp.Entry)))
 	if m == nil {
 		t.Fatalf("no rewind/didChange naming the checkpoint %s made by another process", cp.Entry)
 	}
@@ -386,7 +386,7 @@ func TestJournalChangeFromOtherServer(t *testing.T) {
 	start := time.Now()
 	var cp commands.CheckpointResult
 	first.MustCmd(commands.NameCheckpoint, map[string]any{"label": "from-the-first"}, &cp)
-	if m, _ := second.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, namesLatest(cp.Entry)); m == nil {
+	if m, _ := second.Conn.WaitNotification("rewind/didChange", mark, didChangeWait, namesLatest(string(cp.Entry))); m == nil {
 		t.Fatalf("the second editor heard nothing of the first server's checkpoint %s", cp.Entry)
 	}
 	t.Logf("rewind/didChange %v after the checkpoint started", time.Since(start))

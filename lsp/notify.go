@@ -74,7 +74,7 @@ func (s *Server) sendJournalChange(ctx context.Context, f *folder, since int) in
 	if err != nil {
 		s.log.Printf("rewind/didChange for %s: %v", f.path, err)
 	} else {
-		n.Turns, n.Latest = c.Turns, c.Latest
+		n.Turns, n.Latest = c.Turns, string(c.Latest)
 	}
 	if err := s.conn.Notify(ctx, "rewind/didChange", n); err != nil {
 		s.log.Printf("rewind/didChange: %v", err)
@@ -83,8 +83,8 @@ func (s *Server) sendJournalChange(ctx context.Context, f *folder, since int) in
 		return since
 	}
 	for _, r := range c.AgentRewinds {
-		n := agentRewindParams{Root: f.svc.Root(), Entry: r.Entry, Agent: r.Agent, Session: r.Session, Turn: r.Turn,
-			Prompt: r.Prompt, Target: r.Target, Mode: r.Mode, Files: nonNil(r.Files), Kept: nonNil(r.Kept), Offered: nonNil(r.Offered),
+		n := agentRewindParams{Root: f.svc.Root(), Entry: string(r.Entry), Agent: r.Agent, Session: r.Session, Turn: r.Turn,
+			Prompt: r.Prompt, Target: r.Target, Mode: string(r.Mode), Files: nonNil(r.Files), Kept: nonNil(r.Kept), Offered: nonNil(r.Offered),
 			SessionLabel: r.SessionLabel, Title: r.Title, Message: r.Message, Actions: agentRewindActions(r)}
 		if err := s.conn.Notify(ctx, "rewind/agentRewind", n); err != nil {
 			s.log.Printf("rewind/agentRewind: %v", err)

@@ -26,7 +26,7 @@ func formatTurns(l *commands.ListResult) string {
 	}
 	for _, c := range l.Checkpoints {
 		name := "checkpoint"
-		target := c.Entry
+		target := string(c.Entry)
 		if c.Label != "" {
 			name, target = "checkpoint @"+c.Label, "@"+c.Label
 		}

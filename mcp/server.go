@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Error texts the tools answer with; agents may match them, so they are
@@ -139,7 +140,7 @@ func (s *Server) checkpoint(ctx context.Context, _ *sdk.CallToolRequest, in Chec
 		return nil, nil, err
 	}
 	s.mu.Lock()
-	s.active = &checkpoint{entry: r.Entry, label: r.Label, goal: goal}
+	s.active = &checkpoint{entry: string(r.Entry), label: r.Label, goal: goal}
 	s.mu.Unlock()
 	return text("Checkpoint %s recorded (%d files). Call rewind with a report to come back here.", r.Label, r.Files), nil, nil
 }
@@ -165,7 +166,7 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 	if in.Target == "" {
 		// Back to its own checkpoint: what changed since is the agent's,
 		// except what the person saved or holds unsaved in an editor.
-		a.OwnSince = active.entry
+		a.OwnSince = journal.EntryID(active.entry)
 	}
 	r, err := commands.Rewind.Call(ctx, s.cmds, a)
 	if err != nil {

@@ -65,7 +65,7 @@ func HoldConnection(store string) (id string, release func(), err error) {
 	if err := osfile.MkdirPrivate(dir); err != nil {
 		return "", nil, fmt.Errorf("connection lock: %w", err)
 	}
-	id = journal.NewID()
+	id = string(journal.NewID())
 	path := filepath.Join(dir, id)
 	f, err := osfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -116,11 +116,11 @@ func (s *Workspace) connectionOpen(id string) bool {
 type agentPins struct {
 	ckps      []*journal.Entry          // agents' checkpoints, journal order
 	latest    map[string]*journal.Entry // connection → its latest checkpoint
-	rewoundTo map[string]bool           // entries an applied rewind went to
+	rewoundTo map[journal.EntryID]bool  // entries an applied rewind went to
 }
 
 func newAgentPins() *agentPins {
-	return &agentPins{latest: map[string]*journal.Entry{}, rewoundTo: map[string]bool{}}
+	return &agentPins{latest: map[string]*journal.Entry{}, rewoundTo: map[journal.EntryID]bool{}}
 }
 
 // see takes entry e into account (journal order).

@@ -40,7 +40,7 @@ type AgentRewindRequest struct {
 	// earliest turn whose prompt the rewind dropped: a turn of the session,
 	// or, when the session is a fork, of the agent's session it was
 	// forked from.
-	Turn, Dropped string
+	Turn, Dropped journal.EntryID
 	// Tracked are the root-relative files the agent itself restores at the
 	// dropped turn (Claude Code: the dropped prompt's file-history
 	// snapshot).
@@ -64,46 +64,43 @@ type AgentRewindOutcome struct {
 // above). It does nothing (nil outcome) when the session's open turn is no
 // longer req.Turn, or when the rewind was recorded already.
 func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*AgentRewindOutcome, error) {
-	var out *AgentRewindOutcome
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+	var restored bool
+	var turn *journal.Entry
+	// The session's turn stays open (the agent is in it), as an agent's
+	// own operation's does; other sessions' turns end first, as for any
+	// conversation rewind: the branch they are on is left.
+	r := opRequest{Actor: req.Actor, Caller: req.Session, Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
+	r.Check = func(h *journal.History) (bool, error) {
 		open, dropped := h.OpenTurnOf(req.Session), h.Entry(req.Dropped)
 		if open == nil || open.ID != req.Turn || open.Continues != "" {
-			return nil // moved on, or done already
+			return true, nil // moved on, or done already
 		}
 		if dropped == nil || dropped.Kind != journal.KindTurnStart || dropped.Session != req.Session && (req.Agent == "" || dropped.Agent != req.Agent) || !h.OnBranch(dropped.ID) ||
 			dropped.Turn >= open.Turn || !dropped.Snapshot.Set || h.Gone(dropped.Snapshot) {
-			return fmt.Errorf("agent rewind of session %s: %s is not an earlier turn of that session or of the one it was forked from", req.Session, req.Dropped)
+			return false, fmt.Errorf("agent rewind of session %s: %s is not an earlier turn of that session or of the one it was forked from", req.Session, req.Dropped)
 		}
+		return false, nil
+	}
+	out, err := s.operate(ctx, r, func(l *journal.Lock, h *journal.History, res *snapshot.Result, open *journal.Entry) (*opPlan, error) {
+		dropped := h.Entry(req.Dropped)
 		scope := droppedWrites(h, dropped, open)
 		before := stateBefore(h, open)
 		target := dropped.Snapshot.ID
-		restored, err := s.agentRestored(req.Tracked, before, open.Snapshot, target)
-		if err != nil {
-			return err
-		}
-		res, err := s.capture(ctx, h, overlay)
-		if err != nil {
-			return err
-		}
-		// Other sessions' turns end first, as for any conversation rewind:
-		// the branch they are on is left.
-		if h, err = s.EndOpenTurns(l, h, res, req.Actor, open); err != nil {
-			return err
+		var err error
+		if restored, err = s.agentRestored(req.Tracked, before, open.Snapshot, target); err != nil {
+			return nil, err
 		}
 		keep := func(p string) bool { return scope[p] }
 		d, err := snapshot.Compare(s.objects, res.ID, target, before, keep)
 		if err != nil {
-			return fmt.Errorf("agent rewind to turn %d: %w", dropped.Turn, err)
+			return nil, fmt.Errorf("agent rewind to turn %d: %w", dropped.Turn, err)
 		}
 		// The target is written as the dropped turn's entry id: after this
 		// rewind its number names the new prompt.
-		out = &AgentRewindOutcome{Outcome: Outcome{Target: &journal.Target{Spec: dropped.ID, Entry: dropped,
-			Snapshot: dropped.Snapshot, Turn: dropped.Turn, Prompt: dropped.Prompt, Point: dropped.Parent}, Diff: &snapshot.Diff{}},
-			Restored: restored}
-		e := &journal.Entry{Parent: dropped.Parent, PrevLeaf: h.Leaf(), Kind: journal.KindRewind, Actor: req.Actor, Agent: req.Agent,
-			Session: req.Session, Target: dropped.ID, TargetEntry: dropped.ID, Turn: dropped.Turn,
-			EntriesAffected: h.Since(dropped.Parent), Mode: ModeConversation, Key: req.Key}
-		out.Mode = e.Mode
+		out := &Outcome{Target: &journal.Target{Spec: string(dropped.ID), Entry: dropped, Snapshot: dropped.Snapshot, Turn: dropped.Turn,
+			Prompt: dropped.Prompt, Point: dropped.Parent}, Diff: &snapshot.Diff{}, Mode: journal.ModeConversation}
+		e := journal.NewRewind(dropped.Parent, string(dropped.ID), dropped.ID, journal.ModeConversation)
+		e.PrevLeaf, e.Agent, e.Session, e.Turn, e.EntriesAffected = h.Leaf(), req.Agent, req.Session, dropped.Turn, h.Since(dropped.Parent)
 		var ops []snapshot.FileOp
 		for _, op := range d.Ops {
 			switch {
@@ -116,43 +113,40 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 			}
 		}
 		if restored {
-			e.Mode, out.Mode = ModeBoth, ModeBoth
+			e.Mode, out.Mode = journal.ModeBoth, journal.ModeBoth
 			out.Diff.Ops = ops
 			req.Via.decide(out.Diff)
 		}
-		if len(ops) > 0 {
-			if err := s.run(ctx, l, res, ops, e, agentLabel(req.Agent, dropped), apply, &out.Outcome); err != nil {
+		then := func(l *journal.Lock, h *journal.History) error {
+			// The open turn carries on after the rewind: its start state is
+			// the one it had, with what the rewind restored.
+			start := open.Snapshot.ID
+			if out.Applied && len(ops) > 0 {
+				var err error
+				if start, err = s.patched(start, ops); err != nil {
+					return err
+				}
+			}
+			h, err := s.History()
+			if err != nil {
 				return err
 			}
-		} else {
-			out.Applied, out.Entry = true, e
-			if err := l.Append(e); err != nil {
-				return err
-			}
+			turn = journal.NewTurnStart(e.ID, h.NextTurn(), open.Session, open.Source, journal.SnapOf(start))
+			turn.Actor, turn.Prompt, turn.Agent, turn.Transcript = req.Actor, open.Prompt, open.Agent, open.Transcript
+			turn.ForkPoint, turn.PromptID, turn.Continues = open.ForkPoint, open.PromptID, open.ID
+			return l.Append(turn)
 		}
-		// The open turn carries on after the rewind: its start state is the
-		// one it had, with what the rewind restored.
-		start := open.Snapshot.ID
-		if out.Applied && len(ops) > 0 {
-			if start, err = s.patched(start, ops); err != nil {
-				return err
-			}
-		}
-		if h, err = s.History(); err != nil {
-			return err
-		}
-		out.Turn = &journal.Entry{Parent: e.ID, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(start),
-			Turn: h.NextTurn(), Prompt: open.Prompt, Session: open.Session, Source: open.Source, Agent: open.Agent,
-			Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID,
-			Continues: open.ID}
-		return l.Append(out.Turn)
+		return &opPlan{out: out, entry: e, label: agentLabel(req.Agent, dropped), then: then}, nil
 	})
-	return out, err
+	if out == nil || err != nil {
+		return nil, err
+	}
+	return &AgentRewindOutcome{Outcome: *out, Restored: restored, Turn: turn}, nil
 }
 
 // agentLabel is the title of the edit that completes an agent's rewind.
 func agentLabel(agent string, dropped *journal.Entry) string {
-	return fmt.Sprintf("Complete %s's rewind to %s", agent, words.Target(dropped.Kind, dropped.Turn, "", dropped.Prompt, dropped.ID))
+	return fmt.Sprintf("Complete %s's rewind to %s", agent, words.Target(string(dropped.Kind), dropped.Turn, "", dropped.Prompt, string(dropped.ID)))
 }
 
 // droppedWrites is the set of files the turns from dropped up to open

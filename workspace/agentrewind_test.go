@@ -64,7 +64,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 		t.Fatalf("a, b, c = %q", got)
 	}
 	e := out.Entry
-	if e.Mode != ModeBoth || e.Agent != "claude-code" || e.Session != "A" || e.TargetEntry != two.ID ||
+	if e.Mode != journal.ModeBoth || e.Agent != "claude-code" || e.Session != "A" || e.TargetEntry != two.ID ||
 		!reflect.DeepEqual(e.Files, []string{"b.txt"}) || !reflect.DeepEqual(e.Kept, []string{"c.txt"}) || e.Offered != nil {
 		t.Fatalf("the rewind entry: %+v", e)
 	}
@@ -125,7 +125,7 @@ func TestAgentRewindRestoredNothing(t *testing.T) {
 	if got := f.read("a.txt") + f.read("b.txt") + f.read("c.txt"); got != "a2\nb2\nthe person's\n" {
 		t.Fatalf("files changed: a, b, c = %q", got)
 	}
-	if e := out.Entry; e.Mode != ModeConversation || e.Files != nil || !reflect.DeepEqual(e.Offered, []string{"a.txt", "b.txt", "c.txt"}) {
+	if e := out.Entry; e.Mode != journal.ModeConversation || e.Files != nil || !reflect.DeepEqual(e.Offered, []string{"a.txt", "b.txt", "c.txt"}) {
 		t.Fatalf("the rewind entry: %+v", e)
 	}
 	if open := f.history().OpenTurnOf("A"); open == nil || open.Snapshot != three.Snapshot || open.Turn != 2 {

@@ -120,8 +120,8 @@ func (t *Tracker) agentChanged(agent []string) {
 		}
 		t.s.noteCapture(res)
 		t.captured(keep, full)
-		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: journal.SnapOf(res.ID),
-			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
+		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(res.ID))
+		started.Actor, started.Prompt = "server", autoPrompt(agent)
 		return l.Append(started)
 	})
 	if err != nil || started == nil {
@@ -361,8 +361,8 @@ func (t *Tracker) pollCheck() {
 		if h.OpenTurn() != nil {
 			return nil
 		}
-		started = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnStart, Actor: "server", Snapshot: journal.SnapOf(prev),
-			Turn: h.NextTurn(), Prompt: autoPrompt(agent), Source: "auto"}
+		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(prev))
+		started.Actor, started.Prompt = "server", autoPrompt(agent)
 		return l.Append(started)
 	})
 	if err != nil {

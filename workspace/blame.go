@@ -98,12 +98,12 @@ func (s *Workspace) blameCache() *blameCache {
 // fileBlame is what blame knows of one file: the owners of its lines at the
 // latest state of its chain it has walked.
 type fileBlame struct {
-	ids     []string    // entry ids of the chain states walked
-	done    int         // = len(ids)
-	lines   []string    // the file's lines at the last state walked
-	labels  []int32     // per line: index in turns, or -1
-	unknown bool        // the last state's content is gone (gc): owners unknown
-	last    fileVersion // the last state walked (without its content)
+	ids     []journal.EntryID // entry ids of the chain states walked
+	done    int               // = len(ids)
+	lines   []string          // the file's lines at the last state walked
+	labels  []int32           // per line: index in turns, or -1
+	unknown bool              // the last state's content is gone (gc): owners unknown
+	last    fileVersion       // the last state walked (without its content)
 	hasLast bool
 	turns   []*journal.Turn
 	memo    map[snapshot.ID][]int32 // owners of earlier states' lines, by content

@@ -345,11 +345,11 @@ func (t *Tracker) captured(paths []string, full bool) {
 
 // ran notes that this process runs operation id (a journal entry's), so
 // that its writes are judged by their expectations, not by the journal.
-func (t *Tracker) ran(id string) {
+func (t *Tracker) ran(id journal.EntryID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ranOps == nil {
-		t.ranOps = map[string]time.Time{}
+		t.ranOps = map[journal.EntryID]time.Time{}
 	}
 	now := time.Now()
 	for k, at := range t.ranOps {
@@ -361,7 +361,7 @@ func (t *Tracker) ran(id string) {
 }
 
 // ranHere reports whether this process ran operation id lately.
-func (t *Tracker) ranHere(id string) bool {
+func (t *Tracker) ranHere(id journal.EntryID) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, ok := t.ranOps[id]

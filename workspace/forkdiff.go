@@ -30,8 +30,8 @@ type ForkDiff struct {
 func (s *Workspace) RecordFork(sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
-		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: journal.SourceRewindFork,
-			Agent: agent, Transcript: transcript, TargetEntry: rewind.TargetEntry, Mode: rewind.Mode}
+		out = journal.NewSession(h.Leaf(), sessionID, journal.SourceRewindFork)
+		out.Actor, out.Agent, out.Transcript, out.TargetEntry, out.Mode = actor, agent, transcript, rewind.TargetEntry, rewind.Mode
 		return l.Append(out)
 	})
 	return out, err
@@ -126,7 +126,7 @@ func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journ
 			}
 		case e.Kind == journal.KindDone:
 			if op := h.Entry(e.Of); op != nil {
-				err = step(e.Snapshot, op.Kind)
+				err = step(e.Snapshot, string(op.Kind))
 			}
 		case e.Kind == journal.KindCheckpoint, e.Kind == journal.KindTool:
 			err = step(e.Snapshot, "")

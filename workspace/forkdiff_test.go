@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"reflect"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestForkNotice(t *testing.T) {
 	f.write("b.txt", "b3\n")
 	f.end("A")
 
-	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: ModeConversation, Actor: "cli"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -57,7 +58,7 @@ func TestForkNotice(t *testing.T) {
 	}
 
 	// A both rewind restores the files with the conversation.
-	out, err = f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: ModeBoth, Actor: "cli", Force: true}, nil, ApplyOnDisk(f.root))
+	out, err = f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: journal.ModeBoth, Actor: "cli", Force: true}, nil, ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}

@@ -230,7 +230,7 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 		sort.Slice(rep.SnapshotsDropped, func(i, j int) bool {
 			return bytes.Compare(rep.SnapshotsDropped[i][:], rep.SnapshotsDropped[j][:]) < 0
 		})
-		if err := l.Append(&journal.Entry{Kind: journal.KindGC, Gone: rep.SnapshotsDropped}); err != nil {
+		if err := l.Append(journal.NewGC(rep.SnapshotsDropped)); err != nil {
 			return nil, err
 		}
 	}

@@ -103,7 +103,7 @@ func TestJournalTornLineSetAsideAndReported(t *testing.T) {
 	}
 	var labels []string
 	for _, e := range h.BranchEntries(0) {
-		labels = append(labels, e.Kind+":"+e.Label)
+		labels = append(labels, string(e.Kind)+":"+e.Label)
 	}
 	if got := strings.Join(labels, " "); got != "turnStart: turnEnd: checkpoint:before-the-crash checkpoint:after-the-crash" {
 		t.Fatalf("active branch after the torn line: %s", got)

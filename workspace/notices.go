@@ -12,7 +12,7 @@ func noticeable(h *journal.History, e *journal.Entry) bool {
 	case journal.KindUndo, journal.KindRevert:
 		return h.Applied(e) && len(e.Files) > 0
 	case journal.KindSummary:
-		return e.Mode == ModeSummarize && e.Report != ""
+		return e.Mode == journal.ModeSummarize && e.Report != ""
 	}
 	return false
 }
@@ -89,7 +89,7 @@ func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 		if from == nil {
 			return nil
 		}
-		before := ""
+		before := journal.EntryID("")
 		if cut != nil {
 			before = cut.ID
 		}
@@ -107,7 +107,9 @@ func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 		if out.Empty() || retry {
 			return nil
 		}
-		return l.Append(&journal.Entry{Kind: journal.KindNotice, Session: sid, Through: h.Last().ID, Key: key})
+		n := journal.NewNotice(sid, h.Last().ID)
+		n.Key = key
+		return l.Append(n)
 	})
 	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -72,7 +73,7 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	if err != nil {
 		return err
 	}
-	tr := snapshot.NewTracer(e.Kind + " steps")
+	tr := snapshot.NewTracer(string(e.Kind) + " steps")
 	defer tr.Done()
 	tr.Mark("target stored")
 	e.Snapshot = journal.SnapOf(after)
@@ -92,32 +93,25 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 		// The editor may take its time; the echoes come after.
 		defer t.expect(ops, true)
 	}
-	applyErr := apply(ctx, label, ops, e.ID[len(e.ID)-8:])
+	applyErr := apply(ctx, label, ops, string(e.ID[len(e.ID)-8:]))
 	tr.Mark("applied")
-	done := &journal.Entry{Kind: journal.KindDone, Of: e.ID, Actor: e.Actor}
 	var na *NotApplied
 	switch {
 	case applyErr == nil:
-		done.Snapshot = e.Snapshot
 		out.Applied = true
+		return l.Append(journal.NewDone(e, true, e.Snapshot, ""))
 	case errors.As(applyErr, &na):
-		f := false
-		done.Applied, done.FailureReason = &f, na.Reason
 		out.FailureReason = na.Reason
-	default:
-		if ctx.Err() != nil {
-			// Cancelled (the process is stopping): leave it to recovery,
-			// which finishes it from the intent.
-			return fmt.Errorf("%s: %w", lower(label), applyErr)
-		}
-		f := false
-		done.Applied, done.FailureReason = &f, applyErr.Error()
-		if err := l.Append(done); err != nil {
-			return err
-		}
+		return l.Append(journal.NewDone(e, false, journal.Snap{}, na.Reason))
+	case ctx.Err() != nil:
+		// Cancelled (the process is stopping): leave it to recovery,
+		// which finishes it from the intent.
 		return fmt.Errorf("%s: %w", lower(label), applyErr)
 	}
-	return l.Append(done)
+	if err := l.Append(journal.NewDone(e, false, journal.Snap{}, applyErr.Error())); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: %w", lower(label), applyErr)
 }
 
 // patched is snapshot id with ops applied (their after states): the state
@@ -165,7 +159,8 @@ func (s *Workspace) recover(ctx context.Context, l *journal.Lock, h *journal.His
 }
 
 func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.History, e *journal.Entry) error {
-	done := &journal.Entry{Kind: journal.KindDone, Of: e.ID, Actor: "recovery", Recovered: true, Snapshot: e.Snapshot}
+	done := journal.NewDone(e, true, e.Snapshot, "")
+	done.Actor, done.Recovered = "recovery", true
 	if !e.UndoSnapshot.Set || !e.Snapshot.Set || h.Gone(e.Snapshot) || h.Gone(e.UndoSnapshot) {
 		f := false
 		done.Applied, done.FailureReason, done.Snapshot = &f, "interrupted, and its snapshots are unreadable", journal.Snap{}
@@ -202,7 +197,7 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 			todo = append(todo, op)
 		}
 	}
-	w, err := snapshot.OpenWriter(s.root, e.ID[len(e.ID)-8:])
+	w, err := snapshot.OpenWriter(s.root, string(e.ID[len(e.ID)-8:]))
 	if err != nil {
 		return err
 	}
@@ -231,4 +226,126 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 		done.Snapshot = journal.Snap{}
 	}
 	return l.Append(done)
+}
+
+// One skeleton for every operation: a rewind, an undo, a revert and the
+// completion of an agent's own rewind differ only in what they plan.
+//
+//  1. under the journal's lock (an operation a killed process left half
+//     done finished first), a call already recorded under the request's
+//     idempotency key answers what was recorded, without running again;
+//     what the request asks is checked against the history (Check) before
+//     anything is captured or recorded;
+//  2. the current state is captured, with the editor's buffers;
+//  3. every open turn ends with that state as its end, so each session's
+//     work is recorded before files change — except the caller's own
+//     turn (ownturn.go), which stays open;
+//  4. the operation plans itself against the history and that state;
+//  5. a plan refused (conflicts) records nothing; one with file changes
+//     runs (run: pending, applied, done); one without is recorded as is;
+//     what follows it (a report, a turn carried on) is appended after.
+
+// opRequest is what every operation's request has.
+type opRequest struct {
+	Actor string
+	Key   string
+	// Kinds are the kinds of entry this operation records: a call whose
+	// key names an earlier entry of one of them was made already.
+	Kinds []journal.Kind
+	// Caller is the agent session the request comes from (ownturn.go);
+	// Mode decides whether the operation runs in the caller's own turn.
+	Caller string
+	Mode   journal.Mode
+	// EndTurns is false for what records no file change (a dry run, a
+	// plan, a report).
+	EndTurns bool
+	// Check, when set, checks the request against the history before
+	// anything happens: an error refuses it, skip does nothing.
+	Check func(h *journal.History) (skip bool, err error)
+	Overlay  snapshot.Overlay
+	Apply    ApplyFunc
+}
+
+// opPlan is what one kind of operation decides under the lock.
+type opPlan struct {
+	out *Outcome
+	// own is the agent's turn the operation runs in, which stays open
+	// (InTurn), or nil.
+	own *journal.Entry
+	// entry is what to record (its kind, parent, target and mode); nil
+	// records nothing.
+	entry *journal.Entry
+	label string // the title of the editor's edit
+	// refused is why nothing is done (conflicts): out says so.
+	refused string
+	// then appends what follows the operation, once it is recorded (h is
+	// the history as it was planned).
+	then func(l *journal.Lock, h *journal.History) error
+}
+
+// operate runs one operation (see above). plan is called with the lock,
+// the history, the current state, and the caller's own open turn (or nil);
+// it returns nil for nothing to do.
+func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(l *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error)) (*Outcome, error) {
+	var out *Outcome
+	tr := snapshot.NewTracer("operation")
+	defer tr.Done()
+	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+		tr.Mark("lock and journal")
+		for _, e := range h.Keyed(r.Key) {
+			if slices.Contains(r.Kinds, e.Kind) {
+				out = s.recorded(h, e)
+				return nil
+			}
+		}
+		if r.Check != nil {
+			if skip, err := r.Check(h); skip || err != nil {
+				return err
+			}
+		}
+		res, err := s.capture(ctx, h, r.Overlay)
+		if err != nil {
+			return err
+		}
+		tr.Mark("capture")
+		own := ownTurn(h, r.Caller, r.Mode)
+		if r.EndTurns {
+			if h, err = s.EndOpenTurns(l, h, res, r.Actor, own); err != nil {
+				return err
+			}
+		}
+		p, err := plan(l, h, res, own)
+		tr.Mark("plan")
+		if err != nil || p == nil {
+			return err
+		}
+		out = p.out
+		if p.refused != "" {
+			out.FailureReason = p.refused
+			return nil
+		}
+		e := p.entry
+		if e == nil {
+			return nil
+		}
+		e.Actor, e.Key = r.Actor, r.Key
+		if p.own != nil && journal.IsOperation(e.Kind) && e.InTurn == "" {
+			e.InTurn = p.own.ID
+		}
+		if out.Diff != nil && len(out.Diff.Ops) > 0 {
+			if err := s.run(ctx, l, res, out.Diff.Ops, e, p.label, r.Apply, out); err != nil {
+				return err
+			}
+		} else {
+			out.Applied, out.Entry = true, e
+			if err := l.Append(e); err != nil {
+				return err
+			}
+		}
+		if p.then != nil {
+			return p.then(l, h)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -30,8 +30,8 @@ import (
 
 // ownTurn is the open turn of caller that an operation of mode runs in, or
 // nil when the operation is not the agent's own.
-func ownTurn(h *journal.History, caller, mode string) *journal.Entry {
-	if caller == "" || mode == ModeConversation || mode == ModeBoth || mode == ModeSummarize || mode == ModePlan {
+func ownTurn(h *journal.History, caller string, mode journal.Mode) *journal.Entry {
+	if caller == "" || mode == journal.ModeConversation || mode == journal.ModeBoth || mode == journal.ModeSummarize || mode == journal.ModePlan {
 		return nil
 	}
 	return h.OpenTurnOf(caller)
@@ -44,7 +44,7 @@ func ownTurn(h *journal.History, caller, mode string) *journal.Entry {
 func turnWrites(h *journal.History, start *journal.Entry) []string {
 	files := ownOpFiles(h, start)
 	for _, e := range h.ToolCalls(start) {
-		if e.Phase != PhasePre {
+		if e.Phase != journal.PhasePre {
 			files = append(files, e.Files...)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // Edit), after the file was written.
 func (f *sessFixture) tool(session string, paths ...string) {
 	f.t.Helper()
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Write", Phase: PhasePost, Paths: paths}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Write", Phase: journal.PhasePost, Paths: paths}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -21,11 +21,11 @@ func (f *sessFixture) tool(session string, paths ...string) {
 // shell runs edit as a Bash call of session, captured before and after.
 func (f *sessFixture) shell(session, id string, edit func()) {
 	f.t.Helper()
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: PhasePre, Capture: true}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: journal.PhasePre, Capture: true}); err != nil {
 		f.t.Fatal(err)
 	}
 	edit()
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: PhasePost, Capture: true}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: journal.PhasePost, Capture: true}); err != nil {
 		f.t.Fatal(err)
 	}
 }

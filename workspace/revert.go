@@ -64,7 +64,7 @@ func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
 func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([]journal.Turn, *journal.Target, error) {
 	closeOpen := func(t journal.Turn) journal.Turn {
 		if t.End == nil {
-			t.End = &journal.Entry{Kind: journal.KindTurnEnd, Snapshot: journal.SnapOf(res.ID), Start: t.Start.ID, Turn: t.Number}
+			t.End = journal.NewTurnEnd("", t.Start, journal.SnapOf(res.ID), nil) // not recorded: the state now
 		}
 		return t
 	}
@@ -386,61 +386,64 @@ func revertLabel(ts []journal.Turn, sessionID string) string {
 	if sessionID != "" {
 		return fmt.Sprintf("Revert %s (%s)", words.SessionTurns(sessionID), turnsName(ts))
 	}
-	return "Revert " + words.Target(journal.KindTurnStart, ts[0].Number, "", ts[0].Start.Prompt, ts[0].Start.ID)
+	return "Revert " + words.Target(string(journal.KindTurnStart), ts[0].Number, "", ts[0].Start.Prompt, string(ts[0].Start.ID))
 }
 
 // Revert takes back the changes of one turn, or of every turn of one
-// session, keeping everything that happened after them. Any
-// overlap with a later change refuses the whole revert (the outcome names
-// the files and who overlapped them); otherwise it is an operation like a
-// rewind (operation.go): every open turn is ended first, the current state
+// session, keeping everything that happened after them. Any overlap with a
+// later change refuses the whole revert (the outcome names the files and
+// who overlapped them); otherwise it is an operation like a rewind
+// (operation.go): every open turn is ended first, the current state
 // becomes the undo snapshot, the revert entry is recorded as pending before
 // the files change through apply, and undo takes it back. With DryRun only
 // the plan is computed.
 func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
 	var out *RevertOutcome
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
-		if e := h.ByKey(req.Key); e != nil && !req.DryRun {
-			out = &RevertOutcome{Outcome: *s.recorded(h, e)}
-			return nil
+	key := req.Key
+	if req.DryRun {
+		key = "" // a dry run records nothing, and is never a retry
+	}
+	r := opRequest{Actor: req.Actor, Key: key, Kinds: []journal.Kind{journal.KindRevert}, Caller: req.CallerSession,
+		Mode: journal.ModeCode, EndTurns: !req.DryRun, Overlay: overlay, Apply: apply}
+	r.Check = func(h *journal.History) (bool, error) {
+		if req.Lines != nil && len(req.Paths) != 1 {
+			return false, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 		}
-		res, err := s.capture(ctx, h, overlay)
-		if err != nil {
-			return err
-		}
-		own := ownTurn(h, req.CallerSession, ModeCode)
-		if !req.DryRun {
-			// Every session's open turn ends first, so its work is recorded;
-			// the caller's own stays open.
-			if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
-				return err
-			}
-		}
-		out, err = s.planRevert(h, res, req)
-		if err != nil {
-			return err
+		_, _, err := revertTurns(h, &snapshot.Result{}, req)
+		return false, err
+	}
+	o, err := s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+		var err error
+		if out, err = s.planRevert(h, res, req); err != nil {
+			return nil, err
 		}
 		s.skipRefusedLinks(out.Diff)
 		req.Via.decide(out.Diff)
+		p := &opPlan{out: &out.Outcome, own: own}
 		if req.DryRun || len(out.Conflicts) > 0 {
-			return nil
+			return p, nil // the reason of a refusal is the plan's
 		}
 		if len(out.Diff.Ops) == 0 {
 			out.Applied = true // already taken back: nothing to change or record
-			return nil
+			return p, nil
 		}
 		t := out.Turns[len(out.Turns)-1]
-		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindRevert, Actor: req.Actor, Target: out.Target.Spec,
-			TargetEntry: t.Start.ID, Session: req.Session, Mode: ModeRevert, Key: req.Key}
-		if own != nil {
-			e.InTurn = own.ID
-		}
+		e := journal.NewRevert(h.Leaf(), out.Target.Spec, t.Start.ID)
+		e.Session = req.Session
 		if req.Session == "" {
 			e.Turn = t.Number
 		}
-		return s.run(ctx, l, res, out.Diff.Ops, e, revertLabel(out.Turns, req.Session), apply, &out.Outcome)
+		p.entry, p.label = e, revertLabel(out.Turns, req.Session)
+		return p, nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		// Made before (the same idempotency key): what it did then.
+		return &RevertOutcome{Outcome: *o}, nil
+	}
+	return out, nil
 }
 
 // RevertHunkApplies reports whether reverting turn n in file rel, limited

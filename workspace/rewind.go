@@ -14,25 +14,10 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
-// Rewind modes: what a rewind takes back (docs/PROTOCOL.md, "Rewind
-// modes"). Code restores the files; conversation moves the active branch's
-// leaf back to the target; both does both; summarize changes neither and
-// appends the report as a summary entry; plan only returns the plan.
-const (
-	ModeCode         = "code"
-	ModeConversation = "conversation"
-	ModeBoth         = "both"
-	ModeSummarize    = "summarize"
-	ModePlan         = "plan"
-)
-
-// Modes lists the rewind modes.
-var Modes = []string{ModeCode, ModeConversation, ModeBoth, ModeSummarize, ModePlan}
-
 // RewindRequest describes a rewind.
 type RewindRequest struct {
 	Target string
-	Mode   string   // "" = code
+	Mode   journal.Mode // "" = code
 	Paths  []string // root-relative; empty = all
 	// Lines, when set (with exactly one path), limits the rewind to the
 	// changed hunks touching lines Lines[0]..Lines[1] (0-based protocol
@@ -49,7 +34,7 @@ type RewindRequest struct {
 	// caller's own (an agent rewinding to its checkpoint): they are no
 	// conflicts, except files Touched says the editor saved since or holds
 	// unsaved. Touched is nil on the command line (no editor known).
-	OwnSince string
+	OwnSince journal.EntryID
 	Touched  func(rel string, since time.Time) bool
 	// Via decides how each file reaches the disk (nil: the command line,
 	// which writes every file itself; plans still say "edit" for text).
@@ -63,7 +48,7 @@ type RewindRequest struct {
 // Outcome is a plan and, for a rewind, what happened.
 type Outcome struct {
 	Target          *journal.Target
-	Mode            string
+	Mode            journal.Mode
 	Diff            *snapshot.Diff
 	EntriesAffected int
 	Entry           *journal.Entry // the rewind or undo entry (nil when nothing was recorded)
@@ -79,39 +64,18 @@ type RefusedError struct{ Msg string }
 
 func (e *RefusedError) Error() string { return e.Msg }
 
-func checkMode(m string) (string, error) {
-	if m == "" {
-		return ModeCode, nil
-	}
-	for _, x := range Modes {
-		if m == x {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("unknown mode %q (want one of %s)", m, strings.Join(Modes, ", "))
-}
-
 // plan computes the outcome of req without changing anything; res is the
 // current state, captured with the editor's buffers.
 func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
-	mode, err := checkMode(req.Mode)
+	mode, err := journal.ParseMode(string(req.Mode))
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.Resolve(req.Target)
+	t, err := s.target(h, req)
 	if err != nil {
 		return nil, err
-	}
-	if h.Gone(t.Snapshot) {
-		return nil, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
-	}
-	if !t.Snapshot.Set {
-		return nil, fmt.Errorf("target %s recorded no state", req.Target)
 	}
 	tid := t.Snapshot.ID
-	if req.Lines != nil && len(req.Paths) != 1 {
-		return nil, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
-	}
 	var keep func(string) bool
 	if len(req.Paths) > 0 {
 		set := map[string]bool{}
@@ -138,7 +102,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 		base = &b.ID
 	}
 	out := &Outcome{Target: t, Mode: mode, Diff: &snapshot.Diff{}}
-	if mode != ModeConversation && mode != ModeSummarize {
+	if mode != journal.ModeConversation && mode != journal.ModeSummarize {
 		d, err := snapshot.Compare(s.objects, res.ID, tid, base, keep)
 		if err != nil {
 			return nil, fmt.Errorf("plan rewind to %s: %w", req.Target, err)
@@ -148,7 +112,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 	if req.OwnSince != "" {
 		since := h.Entry(req.OwnSince)
 		if since == nil {
-			return nil, &journal.UnknownTargetError{Spec: req.OwnSince, Reason: "ownSince names no entry"}
+			return nil, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
 		}
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
@@ -164,10 +128,35 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 	}
 	s.skipRefusedLinks(out.Diff)
 	req.Via.decide(out.Diff)
-	if mode != ModeCode {
+	if mode != journal.ModeCode {
 		out.EntriesAffected = h.Since(t.Point)
 	}
 	return out, nil
+}
+
+// target resolves a rewind's target, and checks what can be checked of
+// the request before the current state is known.
+func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Target, error) {
+	if _, err := journal.ParseMode(string(req.Mode)); err != nil {
+		return nil, err
+	}
+	t, err := h.Resolve(req.Target)
+	if err != nil {
+		return nil, err
+	}
+	if h.Gone(t.Snapshot) {
+		return nil, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
+	}
+	if !t.Snapshot.Set {
+		return nil, fmt.Errorf("target %s recorded no state", req.Target)
+	}
+	if req.Lines != nil && len(req.Paths) != 1 {
+		return nil, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
+	}
+	if req.OwnSince != "" && h.Entry(req.OwnSince) == nil {
+		return nil, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
+	}
+	return t, nil
 }
 
 // UnknownPathError is a path given to a rewind or preview that is neither
@@ -233,87 +222,64 @@ func label(t *journal.Target) string {
 	}
 	kind, id := "", ""
 	if t.Entry != nil {
-		kind, id = t.Entry.Kind, t.Entry.ID
+		kind, id = string(t.Entry.Kind), string(t.Entry.ID)
 	}
 	return "Rewind to " + words.Target(kind, t.Turn, t.Label, t.Prompt, id)
 }
 
-// Rewind rewinds files and/or the conversation, as its mode says. A turn
-// still open is ended first, so the agent's work is recorded, except the
-// caller's own (ownturn.go). Conflicts
-// refuse the rewind unless req.Force; the outcome then says why.
+// Rewind rewinds files and/or the conversation, as its mode says. Open
+// turns end first, so the agents' work is recorded, except the caller's
+// own (ownturn.go). Conflicts refuse the rewind unless req.Force; the
+// outcome then says why.
 func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
-	var out *Outcome
-	tr := snapshot.NewTracer("rewind")
-	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
-		tr.Mark("lock and journal")
-		if e := h.ByKey(req.Key); e != nil {
-			out = s.recorded(h, e)
-			return nil
+	mode, err := journal.ParseMode(string(req.Mode))
+	if err != nil {
+		return nil, err
+	}
+	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
+		Caller: req.CallerSession, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
+		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, err := s.target(h, req); return false, err }}
+	return s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+		out, err := s.plan(h, res, req)
+		if err != nil || out.Mode == journal.ModePlan {
+			return &opPlan{out: out}, err
 		}
-		res, err := s.capture(ctx, h, overlay)
-		if err != nil {
-			return err
+		t, leaf := out.Target, h.Leaf()
+		if out.Mode == journal.ModeSummarize {
+			e := journal.NewSummary(leaf, req.Target, t.Entry.ID, req.Report)
+			e.EntriesAffected, e.Mode = out.EntriesAffected, out.Mode
+			return &opPlan{out: out, entry: e}, nil
 		}
-		tr.Mark("capture")
-		out, err = s.plan(h, res, req)
-		tr.Mark("plan")
-		if err != nil || out.Mode == ModePlan {
-			return err
-		}
-		own := ownTurn(h, req.CallerSession, out.Mode)
-		if out.Mode != ModeSummarize {
-			// Every session's open turn ends first, so its work is recorded;
-			// the caller's own stays open.
-			if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
-				return err
-			}
-		}
-		leaf := h.Leaf()
-		t := out.Target
-		if out.Mode == ModeSummarize {
-			out.Entry = &journal.Entry{Parent: leaf, Kind: journal.KindSummary, Actor: req.Actor, Target: req.Target, Key: req.Key,
-				TargetEntry: t.Entry.ID, Report: req.Report, EntriesAffected: out.EntriesAffected, Mode: out.Mode}
-			out.Applied = true
-			return l.Append(out.Entry)
-		}
-		files := out.Mode == ModeCode || out.Mode == ModeBoth
-		if files {
+		if out.Mode.ChangesFiles() {
 			if cs := out.Diff.Conflicts(); len(cs) > 0 && !req.Force {
-				out.FailureReason = conflictReason(cs)
-				return nil
+				return &opPlan{out: out, refused: conflictReason(cs)}, nil
 			}
-			if out.Mode == ModeCode && len(out.Diff.Ops) == 0 {
+			if out.Mode == journal.ModeCode && len(out.Diff.Ops) == 0 {
 				out.Applied = true // already there: nothing to change or record
-				return nil
+				return &opPlan{out: out}, nil
 			}
 		}
-		e := &journal.Entry{Parent: leaf, Kind: journal.KindRewind, Actor: req.Actor, Target: req.Target, TargetEntry: t.Entry.ID,
-			Mode: out.Mode, Report: req.Report, EntriesAffected: out.EntriesAffected, Turn: t.Turn, Key: req.Key}
-		if own != nil {
-			e.InTurn = own.ID
-		}
-		if out.Mode == ModeConversation || out.Mode == ModeBoth {
+		e := journal.NewRewind(leaf, req.Target, t.Entry.ID, out.Mode)
+		e.Report, e.EntriesAffected, e.Turn = req.Report, out.EntriesAffected, t.Turn
+		if out.Mode.MovesConversation() {
 			e.Parent, e.PrevLeaf = t.Point, leaf
 		}
-		if files && len(out.Diff.Ops) > 0 {
-			if err := s.run(ctx, l, res, out.Diff.Ops, e, label(t), apply, out); err != nil {
-				return err
-			}
-		} else {
-			out.Applied = true
-			out.Entry = e
-			if err := l.Append(e); err != nil {
-				return err
+		if !out.Mode.ChangesFiles() {
+			out.Diff.Ops = nil // the conversation alone
+		}
+		p := &opPlan{out: out, entry: e, label: label(t), own: own}
+		if req.Report != "" {
+			p.then = func(l *journal.Lock, _ *journal.History) error {
+				if !out.Applied {
+					return nil
+				}
+				sum := journal.NewSummary(e.ID, req.Target, t.Entry.ID, req.Report)
+				sum.Actor = req.Actor
+				return l.Append(sum)
 			}
 		}
-		if req.Report != "" && out.Applied {
-			return l.Append(&journal.Entry{Parent: e.ID, Kind: journal.KindSummary, Actor: req.Actor, Report: req.Report, Target: req.Target, TargetEntry: t.Entry.ID})
-		}
-		return nil
+		return p, nil
 	})
-	return out, err
 }
 
 // recorded is the outcome of an operation the journal already holds (a
@@ -372,21 +338,21 @@ type UndoRequest struct {
 // own undo snapshot. Open turns end first, as for a rewind, except the
 // caller's own (ownturn.go).
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
-	var out *Outcome
-	tr := snapshot.NewTracer("undo")
-	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
-		tr.Mark("lock and journal")
-		if e := h.ByKey(req.Key); e != nil {
-			out = s.recorded(h, e)
-			return nil
+	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindUndo}, Caller: req.CallerSession,
+		Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
+	r.Check = func(h *journal.History) (bool, error) {
+		any := false
+		h.UndoCandidates(func(c *journal.Entry) bool {
+			any = !(c.Kind == journal.KindRewind && c.Agent != "" && len(c.Files) == 0)
+			return any
+		})
+		if !any {
+			return false, errNothingToUndo
 		}
-		res, err := s.capture(ctx, h, overlay)
-		if err != nil {
-			return err
-		}
-		tr.Mark("capture")
-		var r *journal.Entry
+		return false, nil
+	}
+	return s.operate(ctx, r, func(l *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+		var op *journal.Entry
 		h.UndoCandidates(func(c *journal.Entry) bool {
 			if !h.Applied(c) && !s.leftTrace(res, c) {
 				return false // none of it was applied: nothing to undo there
@@ -394,72 +360,64 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			if c.Kind == journal.KindRewind && c.Agent != "" && len(c.Files) == 0 {
 				return false // an agent's own conversation rewind: not rewind-lsp's to undo
 			}
-			r = c
+			op = c
 			return true
 		})
-		if r == nil {
-			return &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
+		if op == nil {
+			return nil, errNothingToUndo
 		}
-		out = &Outcome{Mode: r.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: r.UndoSnapshot.String(), Entry: r, Snapshot: r.UndoSnapshot, Turn: r.Turn}}
+		out := &Outcome{Mode: op.Mode, Diff: &snapshot.Diff{}, Target: &journal.Target{Spec: op.UndoSnapshot.String(), Entry: op, Snapshot: op.UndoSnapshot, Turn: op.Turn}}
 		// An undo moves the conversation back too, except an agent's own
 		// rewind's: rewind-lsp cannot move the agent's conversation back.
-		moveLeaf := r.PrevLeaf != "" && r.Agent == ""
-		mode := ModeCode
+		// Moving it takes it away from the caller's turn too: that turn
+		// ends as well.
+		moveLeaf := op.PrevLeaf != "" && op.Agent == ""
+		if moveLeaf && own != nil {
+			var err error
+			if h, err = s.EndOpenTurns(l, h, res, req.Actor, nil); err != nil {
+				return nil, err
+			}
+			own = nil
+		}
+		e := journal.NewUndo(h.Leaf(), op)
 		if moveLeaf {
-			mode = ModeBoth
+			e.Parent, e.PrevLeaf = op.PrevLeaf, h.Leaf()
 		}
-		own := ownTurn(h, req.CallerSession, mode)
-		if h, err = s.EndOpenTurns(l, h, res, req.Actor, own); err != nil {
-			return err
+		p := &opPlan{out: out, entry: e, label: undoLabel(op), own: own}
+		if !op.UndoSnapshot.Set || len(op.Files) == 0 {
+			return p, nil
 		}
-		e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindUndo, Actor: req.Actor, Undoes: r.ID, Mode: r.Mode, Target: r.Target, Turn: r.Turn, Key: req.Key}
-		if own != nil {
-			e.InTurn = own.ID
+		if h.Gone(op.UndoSnapshot) {
+			return nil, fmt.Errorf("undo: the undo snapshot of %s %s was dropped by gc", op.Kind, op.ID)
 		}
-		if moveLeaf {
-			e.Parent, e.PrevLeaf = r.PrevLeaf, h.Leaf()
-		}
-		if !r.UndoSnapshot.Set || len(r.Files) == 0 {
-			out.Applied, out.Entry = true, e
-			return l.Append(e)
-		}
-		if h.Gone(r.UndoSnapshot) {
-			return fmt.Errorf("undo: the undo snapshot of %s %s was dropped by gc", r.Kind, r.ID)
-		}
-		uid := r.UndoSnapshot.ID
 		// Conflicts: files that differ from the last recorded state.
 		var base *snapshot.ID
 		if bl := h.Baseline(); bl.Set && !h.Gone(bl) {
 			base = &bl.ID
 		}
 		set := map[string]bool{}
-		for _, p := range r.Files {
-			set[p] = true
+		for _, f := range op.Files {
+			set[f] = true
 		}
-		d, err := snapshot.Compare(s.objects, res.ID, uid, base, func(p string) bool { return set[p] })
+		d, err := snapshot.Compare(s.objects, res.ID, op.UndoSnapshot.ID, base, func(f string) bool { return set[f] })
 		if err != nil {
-			return fmt.Errorf("undo: %w", err)
+			return nil, fmt.Errorf("undo: %w", err)
 		}
 		ownConflicts(h, own, d, req.Touched)
 		s.skipRefusedLinks(d)
 		req.Via.decide(d)
 		out.Diff = d
-		tr.Mark("plan")
 		if cs := d.Conflicts(); len(cs) > 0 && !req.Force {
-			out.FailureReason = conflictReason(cs)
-			return nil
+			p.refused = conflictReason(cs)
 		}
-		if len(d.Ops) == 0 {
-			out.Applied, out.Entry = true, e
-			return l.Append(e)
-		}
-		return s.run(ctx, l, res, d.Ops, e, undoLabel(r), apply, out)
+		return p, nil
 	})
-	return out, err
 }
 
+var errNothingToUndo = &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
+
 func undoLabel(r *journal.Entry) string {
-	what := r.Kind
+	what := string(r.Kind)
 	if r.Kind == journal.KindRevert && r.Turn > 0 {
 		return fmt.Sprintf("Undo revert of turn %d", r.Turn)
 	}

@@ -141,16 +141,16 @@ func TestToolAttribution(t *testing.T) {
 	f.start("B", "edit b")
 	// A's Edit tool writes a.txt.
 	f.write("a.txt", "a edited by A\n")
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "A", Tool: "Edit", Phase: PhasePost, Paths: []string{"a.txt"}}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "A", Tool: "Edit", Phase: journal.PhasePost, Paths: []string{"a.txt"}}); err != nil {
 		t.Fatal(err)
 	}
 	// B runs a shell command that writes b.txt and creates d.txt.
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: PhasePre, Capture: true}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: journal.PhasePre, Capture: true}); err != nil {
 		t.Fatal(err)
 	}
 	f.write("b.txt", "b by shell\n")
 	f.write("d.txt", "new\n")
-	post, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: PhasePost, Capture: true})
+	post, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: journal.PhasePost, Capture: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestToolAttribution(t *testing.T) {
 	}
 	// B starts another shell command and is interrupted (no post): what
 	// changed since its pre counts at B's turn end.
-	f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t2", Phase: PhasePre, Capture: true})
+	f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t2", Phase: journal.PhasePre, Capture: true})
 	f.write("c.txt", "c by an interrupted shell\n")
 	endB, _ := f.end("B")
 	if !endB.Attributed || !reflect.DeepEqual(endB.Wrote, []string{"b.txt", "c.txt", "d.txt"}) {
@@ -227,7 +227,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Mode: ModeSummarize, Report: "learnt", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.notices("A")
@@ -294,7 +294,7 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 	}
 }
 
-func countKind(h *journal.History, kind string) int {
+func countKind(h *journal.History, kind journal.Kind) int {
 	n := 0
 	h.Scan(func(e *journal.Entry) bool {
 		if e.Kind == kind {
@@ -306,7 +306,7 @@ func countKind(h *journal.History, kind string) int {
 }
 
 // endOf is the end entry of the turn that start opened, or nil.
-func endOf(h *journal.History, start string) *journal.Entry {
+func endOf(h *journal.History, start journal.EntryID) *journal.Entry {
 	for _, t := range h.AllTurns(0) {
 		if t.Start.ID == start {
 			return t.End

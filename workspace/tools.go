@@ -9,19 +9,13 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
-// Tool-call phases.
-const (
-	PhasePre  = "pre"
-	PhasePost = "post"
-)
-
 // ToolCall is one agent tool call a hook reported: which files it wrote,
 // so a turn end knows what its own session wrote.
 type ToolCall struct {
 	Session string
 	Tool    string // the tool's name: Write, Edit, Bash…
 	ToolUse string // the call's id, when the agent gives one
-	Phase   string // PhasePre or PhasePost
+	Phase   journal.Phase
 	// Paths are the root-relative files the call names as written
 	// (Write/Edit/MultiEdit/NotebookEdit). Capture is set instead for
 	// calls that may write anything (Bash): the state is captured before
@@ -38,25 +32,27 @@ type ToolCall struct {
 // when there was nothing to record (a "pre" of a call that names its
 // paths).
 func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry, error) {
-	if c.Phase != PhasePre && c.Phase != PhasePost {
-		c.Phase = PhasePost
+	if c.Phase != journal.PhasePre && c.Phase != journal.PhasePost {
+		c.Phase = journal.PhasePost
 	}
-	if !c.Capture && c.Phase == PhasePre {
+	if !c.Capture && c.Phase == journal.PhasePre {
 		return nil, nil // its paths come with the post
 	}
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
-		e := &journal.Entry{Kind: journal.KindTool, Actor: c.Actor, Session: c.Session, Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase}
+		start := journal.EntryID("")
 		if open := h.OpenTurnOf(c.Session); open != nil {
-			e.Start = open.ID
+			start = open.ID
 		}
+		e := journal.NewTool(c.Session, start, journal.ToolCall{Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase})
+		e.Actor = c.Actor
 		if c.Capture {
 			res, err := s.capture(ctx, h, nil)
 			if err != nil {
 				return err
 			}
 			e.Snapshot = journal.SnapOf(res.ID)
-			if c.Phase == PhasePost {
+			if c.Phase == journal.PhasePost {
 				if pre := preOf(h, c, e.Start); pre != nil {
 					files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
 					if err != nil {
@@ -78,12 +74,12 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 // one with the same call id; without ids (agents that give none), the
 // oldest "pre" of the same tool still waiting in the session's turn
 // (start), so calls are paired in order.
-func preOf(h *journal.History, c ToolCall, start string) *journal.Entry {
+func preOf(h *journal.History, c ToolCall, start journal.EntryID) *journal.Entry {
 	calls := h.Calls(c.Session, c.Tool, c.ToolUse, start)
 	if c.ToolUse == "" {
 		var waiting []*journal.Entry
 		for _, e := range calls {
-			if e.Phase == PhasePre {
+			if e.Phase == journal.PhasePre {
 				waiting = append(waiting, e)
 			} else if len(waiting) > 0 {
 				waiting = waiting[1:]
@@ -94,7 +90,7 @@ func preOf(h *journal.History, c ToolCall, start string) *journal.Entry {
 		}
 		return waiting[0]
 	}
-	if len(calls) == 0 || calls[len(calls)-1].Phase == PhasePost {
+	if len(calls) == 0 || calls[len(calls)-1].Phase == journal.PhasePost {
 		return nil
 	}
 	return calls[len(calls)-1]
@@ -110,7 +106,7 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	for _, e := range h.ToolCalls(start) {
 		end.Attributed = true
 		key := e.Tool + "\x00" + e.ToolUse
-		if e.Phase == PhasePre {
+		if e.Phase == journal.PhasePre {
 			pending[key] = append(pending[key], e)
 			continue
 		}
@@ -132,12 +128,6 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	files = append(files, ownOpFiles(h, start)...)
 	end.Wrote = sortedSet(files)
 	return nil
-}
-
-// ofTurn reports whether id names the turn started by start: its start
-// entry, or the one it carries on (journal.Entry.Continues).
-func ofTurn(id string, start *journal.Entry) bool {
-	return id != "" && (id == start.ID || id == start.Continues)
 }
 
 // changedPaths lists the paths that differ between snapshots a and b.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/watch"
 )
@@ -49,16 +50,16 @@ type Tracker struct {
 
 	mu       sync.Mutex
 	cleared  map[string]bool // changed paths the decision loop found no agent's change
-	autoTurn string          // entry id of the automatic turn this tracker opened
+	autoTurn journal.EntryID // entry id of the automatic turn this tracker opened
 	quiet    *time.Timer
 	// ending counts the quiet timer's endAuto calls under way: Close waits
 	// for them, since they write to the store.
 	ending   sync.WaitGroup
 	lockFile *os.File // the recorder lock, once held
 	closed   bool
-	expected map[string]expectation // what a rewind in this process is writing
-	ranOps   map[string]time.Time   // operations (entry ids) this process ran lately
-	queue    []batch                // batches waiting for an automatic-turn decision
+	expected map[string]expectation        // what a rewind in this process is writing
+	ranOps   map[journal.EntryID]time.Time // operations this process ran lately
+	queue    []batch                       // batches waiting for an automatic-turn decision
 	// rescanAfter paces the rescans of a polling tracker: none starts
 	// before it (see pollCheck).
 	rescanAfter time.Time

@@ -307,19 +307,12 @@ type TurnRequest struct {
 	// boundary (Claude Code: its transcript file, and the fork point
 	// before the prompt), when a hook gives them.
 	Transcript string
-	Fork       *ForkPoint
+	Fork       *journal.ForkPoint
 	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
 	PromptID string
 	// Key is the call's idempotency key: a request whose key the journal
 	// already holds returns the entry recorded then.
 	Key string
-}
-
-// ForkPoint is where an agent's transcript stood at a turn boundary: its
-// length in bytes and the uuid of its last entry then.
-type ForkPoint struct {
-	Bytes int64
-	UUID  string
 }
 
 // endTurn appends the end of open turn start, capturing res as its end
@@ -330,11 +323,10 @@ func (s *Workspace) endTurn(l *journal.Lock, h *journal.History, start *journal.
 	if err != nil {
 		return nil, err
 	}
-	e := &journal.Entry{Parent: h.Leaf(), Kind: journal.KindTurnEnd, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
-		Turn: start.Turn, Start: start.ID, Summary: req.Summary, Session: start.Session, Agent: start.Agent, Changed: changed,
-		Key: req.Key}
+	e := journal.NewTurnEnd(h.Leaf(), start, journal.SnapOf(res.ID), changed)
+	e.Actor, e.Summary, e.Key = req.Actor, req.Summary, req.Key
 	if req.Fork != nil && start.Transcript != "" {
-		e.ForkBytes, e.ForkUUID = req.Fork.Bytes, req.Fork.UUID
+		e.ForkPoint = *req.Fork
 	}
 	if err := s.attribute(h, start, res, e); err != nil {
 		return nil, err
@@ -373,11 +365,10 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 				return err
 			}
 		}
-		out = &journal.Entry{Parent: parent, Kind: journal.KindTurnStart, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
-			Turn: h.NextTurn(), Prompt: req.Prompt, Session: req.Session, Source: req.Source, Agent: req.Agent,
-			Transcript: req.Transcript, PromptID: req.PromptID, Key: req.Key}
+		out = journal.NewTurnStart(parent, h.NextTurn(), req.Session, req.Source, journal.SnapOf(res.ID))
+		out.Actor, out.Prompt, out.Agent, out.Transcript, out.PromptID, out.Key = req.Actor, req.Prompt, req.Agent, req.Transcript, req.PromptID, req.Key
 		if req.Fork != nil {
-			out.ForkBytes, out.ForkUUID = req.Fork.Bytes, req.Fork.UUID
+			out.ForkPoint = *req.Fork
 		}
 		return l.Append(out)
 	})
@@ -460,8 +451,8 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 		if err != nil {
 			return err
 		}
-		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindCheckpoint, Actor: req.Actor, Snapshot: journal.SnapOf(res.ID),
-			Label: req.Label, Goal: req.Goal, Key: req.Key, Count: res.Files()}
+		out = journal.NewCheckpoint(h.Leaf(), journal.SnapOf(res.ID), req.Label, req.Goal, res.Files())
+		out.Actor, out.Key = req.Actor, req.Key
 		if req.Agent {
 			out.Label, out.Conn, out.Session = nextAgentLabel(h), req.Conn, req.Session
 			if open := h.OpenTurnOf(req.Session); open != nil && req.Session != "" {
@@ -485,8 +476,8 @@ func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript, k
 				return nil
 			}
 		}
-		out = &journal.Entry{Parent: h.Leaf(), Kind: journal.KindSession, Actor: actor, Session: sessionID, Source: source,
-			Agent: agent, Transcript: transcript, Key: key}
+		out = journal.NewSession(h.Leaf(), sessionID, source)
+		out.Actor, out.Agent, out.Transcript, out.Key = actor, agent, transcript, key
 		return l.Append(out)
 	})
 	return out, err

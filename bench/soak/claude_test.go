@@ -89,7 +89,7 @@ func (d *driver) claudeTurn(inner func()) {
 		return
 	}
 	d.checkChanged(fmt.Sprintf("turn %d (claude code)", t.Turn), start, d.m.cur, changedSet(t.Changed))
-	d.targets = append(d.targets, &target{spec: d.pick(t.Entry, fmt.Sprint(t.Turn), t.Turn), st: start, epoch: d.epoch, step: d.step})
+	d.targets = append(d.targets, &target{spec: d.pick(string(t.Entry), fmt.Sprint(t.Turn), t.Turn), st: start, epoch: d.epoch, step: d.step})
 	end := d.record(fmt.Sprintf("turn:%d:end", t.Turn), false)
 	d.turnRecs(turnRec{num: t.Turn, kind: "claude", start: start, end: end.st, epoch: d.epoch, interleaved: inner != nil,
 		forkBytes: forkBytes, session: cc.session, transcript: cc.transcript})
@@ -160,7 +160,7 @@ func (d *driver) agentTurn(agent string) {
 		return
 	}
 	d.checkChanged(fmt.Sprintf("turn %d (%s)", t.Turn, agent), start, d.m.cur, changedSet(t.Changed))
-	d.targets = append(d.targets, &target{spec: t.Entry, st: start, epoch: d.epoch, step: d.step})
+	d.targets = append(d.targets, &target{spec: string(t.Entry), st: start, epoch: d.epoch, step: d.step})
 	end := d.record(fmt.Sprintf("turn:%d:end", t.Turn), false)
 	d.turnRecs(turnRec{num: t.Turn, kind: agent, start: start, end: end.st, epoch: d.epoch})
 	d.endTurn(agent, r.took)

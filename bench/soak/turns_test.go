@@ -247,7 +247,7 @@ func (d *driver) lspTurn() {
 		return
 	}
 	d.recorded()
-	start := d.record(d.pick(s.Entry, fmt.Sprint(s.Turn), s.Turn), false)
+	start := d.record(d.pick(string(s.Entry), fmt.Sprint(s.Turn), s.Turn), false)
 	for k := 1 + d.rng.Intn(5); k > 0; k-- {
 		d.apply(d.nextChange(tag))
 	}
@@ -262,7 +262,7 @@ func (d *driver) lspTurn() {
 	}
 	d.recorded()
 	d.checkChanged(fmt.Sprintf("turn %d (editor chat)", e.Turn), start.st, d.m.cur, changedSet(e.Changed))
-	end := d.record(d.pick(e.Entry, fmt.Sprintf("turn:%d:end", e.Turn), e.Turn), false)
+	end := d.record(d.pick(string(e.Entry), fmt.Sprintf("turn:%d:end", e.Turn), e.Turn), false)
 	d.turnRecs(turnRec{num: e.Turn, kind: "lsp", start: start.st, end: end.st, epoch: d.epoch})
 	d.endTurn("lsp", took)
 }
@@ -295,7 +295,7 @@ func (d *driver) shellTurn(inner func()) {
 		return
 	}
 	d.recorded()
-	start := d.record(d.pick(s.Entry, fmt.Sprint(s.Turn), s.Turn), false)
+	start := d.record(d.pick(string(s.Entry), fmt.Sprint(s.Turn), s.Turn), false)
 	for k := 1 + d.rng.Intn(4); k > 0; k-- {
 		d.apply(d.nextChange(tag))
 	}
@@ -310,7 +310,7 @@ func (d *driver) shellTurn(inner func()) {
 	}
 	d.recorded()
 	d.checkChanged(fmt.Sprintf("turn %d (shell)", e.Turn), start.st, d.m.cur, changedSet(e.Changed))
-	end := d.record(d.pick(e.Entry, fmt.Sprintf("turn:%d:end", e.Turn), e.Turn), false)
+	end := d.record(d.pick(string(e.Entry), fmt.Sprintf("turn:%d:end", e.Turn), e.Turn), false)
 	d.turnRecs(turnRec{num: e.Turn, kind: "shell", start: start.st, end: end.st, epoch: d.epoch, interleaved: inner != nil})
 	d.endTurn("shell", r.took)
 }

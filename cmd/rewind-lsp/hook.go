@@ -11,7 +11,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // hookBudget is how long a hook may take: the agent waits for it, and a
@@ -150,9 +150,9 @@ func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 	if !relevant || ev.SessionID == "" || (!capture && ev.Kind == agent.PreTool) {
 		return nil
 	}
-	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: workspace.PhasePost, Capture: capture}
+	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: string(journal.PhasePost), Capture: capture}
 	if ev.Kind == agent.PreTool {
-		a.Phase = workspace.PhasePre
+		a.Phase = string(journal.PhasePre)
 	}
 	if !capture {
 		root, _, err := c.locate(ev.Cwd)

@@ -60,8 +60,8 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		text string
 	}
 	var rows []row
-	add := func(when, age, entry, text string) {
-		rows = append(rows, row{when, fmt.Sprintf("%-9s %-18s %s", age, words.Short(entry), text)})
+	add := func(when, age string, entry journal.EntryID, text string) {
+		rows = append(rows, row{when, fmt.Sprintf("%-9s %-18s %s", age, words.Short(string(entry)), text)})
 	}
 	for _, t := range l.Turns {
 		text := t.Title + " — open"

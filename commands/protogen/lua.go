@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // lua is editors/neovim/lua/rewind/protocol.lua: the public commands'
@@ -20,6 +18,6 @@ return {
 	for _, e := range publicEntries() {
 		fmt.Fprintf(&b, "    %s = '%s',\n", key(e.Info().Name), e.Info().Name)
 	}
-	fmt.Fprintf(&b, "  },\n  modes = { %s },\n}\n", quoteAll(workspace.Modes, "'"))
+	fmt.Fprintf(&b, "  },\n  modes = { %s },\n}\n", quoteAll(modeNames(), "'"))
 	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // The generated parts of docs/PROTOCOL.md, each between
@@ -24,7 +23,7 @@ func blocks(m *model) map[string]string {
 			return "rewind-lsp " + s.Verb
 		}),
 		"tools": mapTable("tool", func(s commands.Spec) string { return s.Tool }),
-		"modes": "`" + strings.Join(workspace.Modes, "`, `") + "`\n",
+		"modes": "`" + strings.Join(modeNames(), "`, `") + "`\n",
 	}
 }
 

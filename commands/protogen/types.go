@@ -3,6 +3,7 @@ package main
 import (
 	"encoding"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -209,4 +210,13 @@ func (m *model) tsType(t reflect.Type, optional bool, link func(string) string) 
 		return link(t.Name())
 	}
 	panic(fmt.Sprintf("protogen: no TypeScript for %v", t))
+}
+
+// modeNames are the rewind modes, as the editors offer them.
+func modeNames() []string {
+	var out []string
+	for _, m := range journal.Modes {
+		out = append(out, string(m))
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // typeScript is editors/vscode/src/protocol.gen.ts: the public commands'
@@ -18,7 +17,7 @@ func typeScript(m *model) string {
 
 `)
 	b.WriteString("/** The rewind modes (docs/PROTOCOL.md, \"Rewind modes\"). */\n")
-	fmt.Fprintf(&b, "export const rewindModes = [%s] as const;\n", quoteAll(workspace.Modes, "'"))
+	fmt.Fprintf(&b, "export const rewindModes = [%s] as const;\n", quoteAll(modeNames(), "'"))
 	b.WriteString("export type RewindMode = (typeof rewindModes)[number];\n\n")
 
 	b.WriteString("/** The names of the public commands, which the server advertises in this order. */\n")

@@ -47,7 +47,7 @@ func saveThreePrompts(t *testing.T, e *Env, ws, store, s string) {
 	}
 	norm := normalizer(e.Dir(), e.Home, ws)
 	fx := ThreePrompts{Session: s}
-	starts := map[string]int{}
+	starts := map[journal.EntryID]int{}
 	files := map[string]string{} // transcript → its content
 	// at is a recorded length of transcript as a length of the renamed
 	// file: the points end lines, so the renamed prefix is a prefix.
