@@ -44,7 +44,7 @@ command('RewindPreview', {
 })
 command('RewindUndo', { nargs = 0, desc = 'Undo the last rewind' })
 command('RewindCheckpoint', { nargs = '?', desc = 'Record a checkpoint: [label]' })
-command('RewindLog', { nargs = 0, desc = 'List turns, checkpoints, rewinds and reports' })
+command('RewindLog', { nargs = '?', desc = 'List turns, checkpoints, rewinds and reports: [number of latest turns]' })
 command('RewindResume', { nargs = 0, desc = "Continue the agent's conversation forked by the last conversation rewind, in a :terminal" })
 command('RewindRevert', {
   nargs = '?',

@@ -15,6 +15,7 @@ syntax match rewindlogDeleted  /^\s\+D\s/
 syntax match rewindlogAdded    /+\d\+/
 syntax match rewindlogRemoved  /-\d\+\>/
 syntax match rewindlogUndone   /\<undone$/
+syntax match rewindlogOlder    /^Older turns….*/
 highlight default link rewindlogHeader   Title
 highlight default link rewindlogHelp     Comment
 highlight default link rewindlogTurn     Statement
@@ -28,4 +29,5 @@ highlight default link rewindlogDeleted  DiffDelete
 highlight default link rewindlogAdded    String
 highlight default link rewindlogRemoved  ErrorMsg
 highlight default link rewindlogUndone   Comment
+highlight default link rewindlogOlder    Special
 let b:current_syntax = 'rewindlog'

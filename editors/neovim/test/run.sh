@@ -232,6 +232,9 @@ for nv in "${NVIMS[@]}"; do
   # Revert one turn and agent blame: the suite makes its own turns.
   mkdir -p "$WORK/ws-rv-$ver" "$WORK/store-rv-$ver"
   run_suite "$nv" revert_test.lua "$tag-revert" "$WORK/ws-rv-$ver" "$WORK/store-rv-$ver"
+  # A history longer than a page: :RewindLog and the pickers page back.
+  mkdir -p "$WORK/ws-pg-$ver" "$WORK/store-pg-$ver"
+  run_suite "$nv" paging_test.lua "$tag-paging" "$WORK/ws-pg-$ver" "$WORK/store-pg-$ver"
   # An agent's own rewind: the plugin's message and :Rewind limited to paths.
   mkdir -p "$WORK/ws-ar-$ver" "$WORK/store-ar-$ver"
   run_suite "$nv" agentrewind_test.lua "$tag-agentrewind" "$WORK/ws-ar-$ver" "$WORK/store-ar-$ver"

@@ -37,6 +37,8 @@ H.section('validation', function()
   setup_error('plan_view', { plan_view = 'popup' }, 'option `plan_view` must be one of "float", "echo"')
   setup_error('default_mode', { default_mode = 'all' }, 'option `default_mode` must be one of "code"')
   setup_error('negative quiet time', { autoTurnQuietMs = -5 }, 'option `autoTurnQuietMs` must be a whole number of milliseconds')
+  setup_error('no turns per page', { turns_per_page = 0 }, 'option `turns_per_page` must be a whole number of turns greater than 0, got number 0')
+  setup_error('half a turn per page', { turns_per_page = 2.5 }, 'option `turns_per_page` must be a whole number of turns')
   setup_error('unknown keymap', { keymaps = { rewind = '<leader>x', nope = 'y' } }, 'option `keymaps` must be true, false, or a table')
   setup_error('options not a table', 'fast', 'setup() expects a table of options')
   -- Two errors at once are both reported.
@@ -124,6 +126,34 @@ H.section('pure helpers', function()
     checkpoints = { { label = 'x' }, { label = '' } },
   })
   eq('target candidates', cands, { '2', '1', 'turn:2:end', 'turn:1:end', '~1', '~2', '@x' })
+
+  -- Pages of a history of turns 1-7, three turns a page: the latest holds 5-7, `before = 5` 2-4.
+  local paging = require('rewind.paging')
+  local function turn(n)
+    return { turn = n, entry = 't' .. n, title = 'Turn ' .. n, age = n .. 'm ago' }
+  end
+  local latest = { turns = { turn(5), turn(6), turn(7) }, checkpoints = { { entry = 'c2', label = 'late' } }, rewinds = vim.NIL, summaries = {}, more = true }
+  local older = { turns = { turn(2), turn(3), turn(4) }, checkpoints = { { entry = 'c1', label = 'early' } }, rewinds = {}, summaries = {}, more = true }
+  eq('older_before: the first turn listed while older ones were left out', paging.older_before(latest), 5)
+  eq('older_before: nil once the oldest turn is listed', paging.older_before({ turns = { turn(1) }, more = false }), nil)
+  eq('older_before: nil for an empty list', paging.older_before({ turns = vim.NIL }), nil)
+  local both = paging.append_older(latest, older)
+  eq('append_older: the older page first, oldest first', vim.tbl_map(function(t)
+    return t.turn
+  end, both.turns), { 2, 3, 4, 5, 6, 7 })
+  eq('append_older: checkpoints joined the same way', vim.tbl_map(function(c)
+    return c.label
+  end, both.checkpoints), { 'early', 'late' })
+  eq('append_older: more is the older page\'s', { both.more, paging.older_before(both) }, { true, 2 })
+  local stale = { turns = { turn(3), vim.tbl_extend('force', turn(5), { age = 'stale' }) }, more = false }
+  eq('append_older: an entry both hold is kept once, as the newer listing has it', vim.tbl_map(function(t)
+    return t.turn .. ' ' .. t.age
+  end, paging.append_older(latest, stale).turns), { '3 3m ago', '5 5m ago', '6 6m ago', '7 7m ago' })
+
+  local items = vim.tbl_map(function(it)
+    return it.text
+  end, require('rewind.picker').items({ turns = { turn(5), turn(6) }, checkpoints = { { entry = 'c', label = 'x', title = 'Checkpoint @x', age = '1m ago' } }, more = true }))
+  eq('picker items: the turns, "Older turns…", then the checkpoints', { items[3], items[4]:sub(1, 13) }, { 'Older turns…  (before turn 5)', 'Checkpoint @x' })
 end)
 
 H.finish()

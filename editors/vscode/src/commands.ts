@@ -7,8 +7,9 @@ import { describeError, RewindClient, saveDocuments, ServerMissingError } from '
 import { config } from './config';
 import { fileUri, openPlanDiffs, openTurnFileDiff } from './diffs';
 import { emit } from './events';
-import { agentRewindChoice, agentRewindPrompt, ConflictChoice, conflictPrompt, conversationMessage, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn, targetItems } from './format';
-import { Command, type AgentRewindParams, type Plan, type RewindMode, type RewindResult } from './protocol';
+import { agentRewindChoice, agentRewindPrompt, ConflictChoice, conflictPrompt, conversationMessage, pickRows, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn } from './format';
+import { appendOlder } from './paging';
+import { Command, type AgentRewindParams, type ListResult, type Plan, type RewindMode, type RewindResult } from './protocol';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
 /** A target chosen in the view, so the palette flow can skip its pickers. */
@@ -53,6 +54,7 @@ export class Commands {
       reg('rewindLsp.rewindToItem', (node: TimelineNode) => this.rewind(presetOf(node))),
       reg('rewindLsp.undoItem', (node: TimelineNode) => this.undo(node && 'root' in node ? node.root : undefined)),
       reg('rewindLsp.openFileDiff', (node: TimelineNode) => this.openFileDiff(node)),
+      reg('rewindLsp.showOlderTurns', (node: TimelineNode) => this.timeline.showOlder(node)),
     ];
   }
 
@@ -95,28 +97,76 @@ export class Commands {
     return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Workspace folder to rewind' });
   }
 
-  /** pickTarget shows the turns (number and prompt, relative time, files changed) and checkpoints. */
+  /** pickTarget shows the latest page of turns (number and prompt, relative time, files changed)
+   *  and the checkpoints recorded among them; "Older turns…" loads the page before into the same
+   *  pick, as often as there are older turns. */
   private async pickTarget(root: vscode.WorkspaceFolder, placeHolder: string, onlyTurns = false): Promise<Preset | undefined> {
-    const list = await this.client.command(Command.list, { root: root.uri.fsPath });
-    const items = targetItems(list).filter((i) => !onlyTurns || i.kind === 'turn');
-    if (items.length === 0) {
+    const perPage = config().turnsPerPage;
+    let list: ListResult = await this.client.command(Command.list, { root: root.uri.fsPath, limit: perPage });
+    type Item = vscode.QuickPickItem & { item?: TargetItem; before?: number };
+    const items = (): Item[] =>
+      pickRows(list, onlyTurns).map((r): Item => {
+        switch (r.kind) {
+          case 'separator':
+            return { label: r.label, kind: vscode.QuickPickItemKind.Separator };
+          case 'older':
+            // Shown whatever is typed: the turn sought may be on an older page.
+            return { label: r.label, description: r.description, alwaysShow: true, before: r.before };
+          default:
+            return { label: r.item.label, description: r.item.description, detail: r.item.detail, item: r.item };
+        }
+      });
+    const labels = (picks: Item[]) => picks.filter((p) => p.item || p.before !== undefined).map((p) => p.label);
+    const first = items();
+    if (!first.some((p) => p.item)) {
       void vscode.window.showInformationMessage(`Rewind: no agent turns recorded yet in ${root.name}.`);
       return undefined;
     }
-    type Item = vscode.QuickPickItem & { item?: TargetItem };
-    const picks: Item[] = [];
-    let kind = '';
-    for (const item of items) {
-      if (item.kind !== kind) {
-        kind = item.kind;
-        picks.push({ label: kind === 'turn' ? 'Turns' : 'Checkpoints', kind: vscode.QuickPickItemKind.Separator });
-      }
-      picks.push({ label: item.label, description: item.description, detail: item.detail, item });
-    }
-    emit('quickPickShown', { items: items.map((i) => i.label) });
-    const chosen = await vscode.window.showQuickPick(picks, { placeHolder, matchOnDescription: true, matchOnDetail: true });
-    if (!chosen?.item) return undefined;
-    return { root, target: chosen.item.target };
+    const pick = vscode.window.createQuickPick<Item>();
+    pick.placeholder = placeHolder;
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
+    pick.items = first;
+    return new Promise<Preset | undefined>((resolve, reject) => {
+      let loading = false;
+      let hidden = false;
+      pick.onDidAccept(async () => {
+        const chosen = pick.selectedItems[0] ?? pick.activeItems[0];
+        if (chosen?.before === undefined) {
+          resolve(chosen?.item ? { root, target: chosen.item.target } : undefined);
+          pick.hide();
+          return;
+        }
+        if (loading) return;
+        loading = true;
+        pick.busy = true;
+        try {
+          const older = await this.client.command(Command.list, { root: root.uri.fsPath, limit: perPage, before: chosen.before });
+          if (hidden) return;
+          list = appendOlder(list, older);
+          const picks = items();
+          pick.items = picks;
+          // Where the older turns begin, so the keyboard goes on from there (while nothing is
+          // typed: a filter decides itself which rows show).
+          const next = picks.find((p) => p.item?.turn && p.item.turn.turn < chosen.before!);
+          if (next && !pick.value) pick.activeItems = [next];
+          emit('quickPickPaged', { before: chosen.before, turns: (older.turns ?? []).map((t) => t.turn), items: labels(picks) });
+        } catch (err) {
+          reject(err);
+          pick.hide();
+        } finally {
+          loading = false;
+          pick.busy = false;
+        }
+      });
+      pick.onDidHide(() => {
+        hidden = true;
+        resolve(undefined);
+        pick.dispose();
+      });
+      pick.show();
+      emit('quickPickShown', { items: labels(first) });
+    });
   }
 
   private async pickMode(): Promise<RewindMode | undefined> {

@@ -1,6 +1,7 @@
 // The extension's settings, read through one typed accessor.
 
 import * as vscode from 'vscode';
+import { turnsPerPage } from './paging';
 
 export interface RewindConfig {
   /** `rewind.serverPath`: the binary; empty means `rewind-lsp` on PATH. */
@@ -10,6 +11,8 @@ export interface RewindConfig {
   saveAfterRewind: boolean;
   askForMode: boolean;
   confirmWithRefactorPreview: boolean;
+  /** `rewind.turnsPerPage`: how many turns the Rewind view and the turn picks list at a time. */
+  turnsPerPage: number;
 }
 
 /** config reads the current settings of the `rewind` section. */
@@ -21,6 +24,7 @@ export function config(): RewindConfig {
     saveAfterRewind: c.get<boolean>('saveAfterRewind', true),
     askForMode: c.get<boolean>('askForMode', true),
     confirmWithRefactorPreview: c.get<boolean>('confirmWithRefactorPreview', false),
+    turnsPerPage: turnsPerPage(c.get<number>('turnsPerPage')),
   };
 }
 

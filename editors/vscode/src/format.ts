@@ -3,6 +3,7 @@
 // target's name (docs/PROTOCOL.md, "Words") — are shown as they come, never made here.
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
+import { olderBefore } from './paging';
 import type { AgentRewindAction, AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
 
 /** parseTime reads an RFC 3339 string or epoch seconds/milliseconds (to order the view); NaN
@@ -86,6 +87,31 @@ export function targetItems(list: ListResult): TargetItem[] {
   const turns = [...(list.turns ?? [])].sort((a, b) => b.turn - a.turn).map((t) => turnItem(t));
   const cps = [...(list.checkpoints ?? [])].sort((a, b) => parseTime(b.time) - parseTime(a.time)).map((c) => checkpointItem(c));
   return [...turns, ...cps];
+}
+
+/** A row of a turn pick: a separator, a target, or the item that loads the older turns. */
+export type PickRow =
+  | { kind: 'separator'; label: string }
+  | { kind: 'target'; item: TargetItem }
+  | { kind: 'older'; label: string; description: string; before: number };
+
+/** The label of the pick's item that loads the page of older turns. */
+export const OLDER_TURNS_LABEL = 'Older turns…';
+
+/** pickRows lays out a turn pick of the pages listed: the turns, newest first, then, when older
+ *  turns were left out, the item that loads them, then the checkpoints (none with onlyTurns). */
+export function pickRows(list: ListResult, onlyTurns = false): PickRow[] {
+  const items = targetItems(list);
+  const rows: PickRow[] = [];
+  const turns = items.filter((i) => i.kind === 'turn');
+  const cps = onlyTurns ? [] : items.filter((i) => i.kind === 'checkpoint');
+  const before = olderBefore(list);
+  if (turns.length || before !== undefined) rows.push({ kind: 'separator', label: 'Turns' });
+  for (const item of turns) rows.push({ kind: 'target', item });
+  if (before !== undefined) rows.push({ kind: 'older', label: OLDER_TURNS_LABEL, description: `before turn ${before}`, before });
+  if (cps.length) rows.push({ kind: 'separator', label: 'Checkpoints' });
+  for (const item of cps) rows.push({ kind: 'target', item });
+  return rows;
 }
 
 export function targetForTurn(turn: number): string {

@@ -1,12 +1,17 @@
 // The Rewind view: workspace roots → turns, checkpoints, rewinds and reports (newest first) → the
-// files a turn changed, in the server's words (titles, ages, changes, session labels). Re-listed on
-// `rewind/didChange`, and once a minute while the view is visible, so its ages stay true; a
-// re-listing redraws only the rows whose words changed (viewUpdate.ts says why).
+// files a turn changed, in the server's words (titles, ages, changes, session labels). A root lists
+// the latest page of turns (`rewind.turnsPerPage`); when older turns were left out, its last row,
+// "Show Older Turns…", loads the next page below the ones shown. Re-listed on `rewind/didChange`,
+// and once a minute while the view is visible, so its ages stay true: a re-listing asks for as
+// many turns as the pages loaded hold, and redraws only the rows whose words changed
+// (viewUpdate.ts says why).
 
 import * as vscode from 'vscode';
 import { describeError, RewindClient, ServerMissingError } from './client';
+import { config } from './config';
 import { emit } from './events';
 import { basename, dirname, firstLine, isOpen, timelineEntries } from './format';
+import { appendOlder, olderBefore } from './paging';
 import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type SummaryInfo, type TurnInfo } from './protocol';
 import { joinRoot } from './uris';
 import { viewUpdate, type Row } from './viewUpdate';
@@ -18,6 +23,7 @@ export type TimelineNode =
   | { kind: 'rewind'; root: vscode.WorkspaceFolder; rewind: RewindInfo; undoable: boolean }
   | { kind: 'summary'; root: vscode.WorkspaceFolder; summary: SummaryInfo }
   | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: FileChange }
+  | { kind: 'older'; root: vscode.WorkspaceFolder; before: number }
   | { kind: 'message'; text: string; error?: boolean };
 
 type RootNode = Extract<TimelineNode, { kind: 'root' }>;
@@ -34,6 +40,8 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
    *  re-listing can update them in place. */
   private roots = new Map<string, RootNode>();
   private shown = new Map<string, TimelineNode[]>();
+  /** How many pages of turns each root shows (1 unless older ones were loaded), by root. */
+  private pages = new Map<string, number>();
   private relisting: Promise<void> = Promise.resolve();
   /** Set while a re-listing waits its turn: a change made meanwhile is seen by it. */
   private relistQueued = false;
@@ -55,6 +63,40 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       .catch(() => undefined);
   }
 
+  /** listArgs asks for the pages a root shows: as many of the latest turns as they hold. */
+  private listArgs(root: vscode.WorkspaceFolder): { root: string; limit: number } {
+    return { root: root.uri.fsPath, limit: config().turnsPerPage * (this.pages.get(root.uri.toString()) ?? 1) };
+  }
+
+  /** showOlder lists the page of turns before the oldest one `node`'s root shows, and adds it
+   *  below them (after any re-listing under way). */
+  showOlder(node: TimelineNode | undefined): Promise<void> {
+    const run = this.relisting.then(() => this.loadOlder(node));
+    this.relisting = run.catch(() => undefined);
+    return run;
+  }
+
+  private async loadOlder(node: TimelineNode | undefined): Promise<void> {
+    // Without a row (VS Code can pass none while it redraws the view): every root with older turns.
+    const keys = node?.kind === 'older' ? [node.root.uri.toString()] : [...this.roots.keys()];
+    for (const key of keys) {
+      const rootNode = this.roots.get(key);
+      const listed = this.lists.get(key);
+      if (!rootNode || !listed) continue;
+      const shown = await listed;
+      const before = olderBefore(shown);
+      // A row clicked twice asks once: its page is listed by then.
+      if (before === undefined || (node?.kind === 'older' && node.before !== before)) continue;
+      const older = await this.client.command(Command.list, { root: rootNode.root.uri.fsPath, limit: config().turnsPerPage, before });
+      const list = appendOlder(shown, older);
+      this.pages.set(key, (this.pages.get(key) ?? 1) + 1);
+      this.lists.set(key, Promise.resolve(list));
+      this.shown.delete(key);
+      emit('timelinePaged', { root: rootNode.root.uri.fsPath, before, turns: (older.turns ?? []).map((t) => t.turn), more: !!list.more });
+      this.emitter.fire(rootNode); // its children are listed again, from the pages just joined
+    }
+  }
+
   private async relist(): Promise<void> {
     const folders = vscode.workspace.workspaceFolders ?? [];
     // A hidden view lists nothing now: it lists everything when it shows.
@@ -71,7 +113,7 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       }
       let list: ListResult;
       try {
-        list = await this.client.command(Command.list, { root: rootNode.root.uri.fsPath });
+        list = await this.client.command(Command.list, this.listArgs(rootNode.root));
       } catch {
         this.lists.delete(key);
         this.shown.delete(key);
@@ -123,14 +165,15 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
     const key = root.uri.toString();
     let p = this.lists.get(key);
     if (!p) {
-      p = this.client.command(Command.list, { root: root.uri.fsPath });
+      p = this.client.command(Command.list, this.listArgs(root));
       this.lists.set(key, p);
       p.catch(() => this.lists.delete(key));
     }
     return p;
   }
 
-  /** entryNodes are the nodes of a root's listing, newest first. */
+  /** entryNodes are the nodes of a root's listing, newest first, and last, when older turns were
+   *  left out, the row that loads them. */
   private entryNodes(root: vscode.WorkspaceFolder, list: ListResult): TimelineNode[] {
     const nodes: TimelineNode[] = timelineEntries(list).map((e) => {
       switch (e.kind) {
@@ -144,6 +187,8 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
           return { kind: 'rewind', root, rewind: e.rewind, undoable: e.undoable };
       }
     });
+    const before = olderBefore(list);
+    if (before !== undefined) nodes.push({ kind: 'older', root, before });
     return nodes.length ? nodes : [{ kind: 'message', text: 'No agent turns recorded yet.' }];
   }
 
@@ -163,7 +208,12 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         const list = await this.list(node.root);
         const nodes = this.entryNodes(node.root, list);
         this.shown.set(key, nodes);
-        emit('timelineLoaded', { root: node.root.uri.fsPath, turns: (list.turns ?? []).map((t) => t.turn), entries: nodes[0]?.kind === 'message' ? 0 : nodes.length });
+        emit('timelineLoaded', {
+          root: node.root.uri.fsPath,
+          turns: (list.turns ?? []).map((t) => t.turn),
+          entries: nodes.filter((n) => n.kind !== 'message' && n.kind !== 'older').length,
+          more: !!list.more,
+        });
         return nodes;
       } catch (err) {
         this.shown.delete(key);
@@ -252,6 +302,16 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         item.command = { command: 'rewindLsp.openFileDiff', title: 'Open Diff', arguments: [node] };
         return item;
       }
+      case 'older': {
+        const item = new vscode.TreeItem('Show Older Turns…');
+        item.id = idOf(node);
+        item.description = `before turn ${node.before}`;
+        item.iconPath = new vscode.ThemeIcon('fold-down');
+        item.contextValue = 'rewind.older';
+        item.tooltip = `List the turns before turn ${node.before} (up to ${config().turnsPerPage}), with the checkpoints, rewinds and reports recorded among them.`;
+        item.command = { command: 'rewindLsp.showOlderTurns', title: 'Show Older Turns', arguments: [node] };
+        return item;
+      }
       case 'message': {
         const item = new vscode.TreeItem(node.text);
         item.iconPath = new vscode.ThemeIcon(node.error ? 'error' : 'info');
@@ -282,6 +342,8 @@ function idOf(node: TimelineNode): string {
       return `summary:${root}:${node.summary.entry}`;
     case 'file':
       return `file:${root}:${node.turn.entry}:${node.file.path}`;
+    case 'older':
+      return `older:${root}`;
   }
 }
 

@@ -203,8 +203,15 @@ function M.RewindCheckpoint(a)
   run(M.checkpoint_flow, label)
 end
 
-function M.RewindLog()
-  run(require('rewind.logview').flow)
+function M.RewindLog(a)
+  util.guard(function()
+    local args = fargs(a or {})
+    local count = args[1] and tonumber(args[1])
+    if #args > 1 or (args[1] and not (count and count >= 1 and math.floor(count) == count)) then
+      util.fail('expected a number of turns to list, got ' .. table.concat(args, ' '))
+    end
+    run(require('rewind.logview').flow, count)
+  end)
 end
 
 --- :RewindResume: a :terminal in the root running the latest conversation
@@ -264,7 +271,7 @@ local function cached_list()
   end
   local ok, res = pcall(util.client_call, client, 'request_sync', 'workspace/executeCommand', {
     command = protocol.commands.list,
-    arguments = { vim.empty_dict() },
+    arguments = { { limit = config.get().turns_per_page } },
   }, 500)
   if ok and type(res) == 'table' and type(res.result) == 'table' then
     events.store(root, res.result)

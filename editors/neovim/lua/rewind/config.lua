@@ -34,6 +34,8 @@ M.defaults = {
   log_level = 'warn',
   -- How long to wait for the server to answer `initialize`.
   startup_timeout_ms = 10000,
+  -- How many turns :RewindLog and the turn pickers list at a time (older ones a page later).
+  turns_per_page = 50,
 }
 
 --- Default keymaps used when `keymaps = true`; each may be set to false.
@@ -179,6 +181,12 @@ local rules = {
       return positive_int(v) and v > 0
     end,
     'a whole number of milliseconds greater than 0',
+  },
+  turns_per_page = {
+    function(v)
+      return positive_int(v) and v > 0
+    end,
+    'a whole number of turns greater than 0',
   },
 }
 

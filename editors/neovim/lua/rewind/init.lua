@@ -116,9 +116,9 @@ function M.blame()
   require('rewind.blame').toggle()
 end
 
---- Lua API: :RewindLog.
-function M.log()
-  util.run(require('rewind.logview').flow)
+--- Lua API: :RewindLog. opts: {turns?}: list the latest `turns` turns.
+function M.log(opts)
+  util.run(require('rewind.logview').flow, opts and opts.turns)
 end
 
 --- The record of the latest rewind or undo: {seq, op, applied, reason, mode,

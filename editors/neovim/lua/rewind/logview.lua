@@ -1,17 +1,24 @@
 -- rewind.logview: the :RewindLog scratch buffer (filetype=rewindlog).
 --
--- Lists the turns (newest first) with their files and agent session, then
--- checkpoints, rewinds and kept reports. <CR> previews the turn (or file, or checkpoint) under the cursor;
--- `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q` closes.
--- The buffer refreshes itself on `rewind/didChange`, and once a minute while
--- it is in a window, so the ages the server wrote stay true.
+-- Lists the latest page of turns (newest first; `turns_per_page`, or the
+-- count of `:RewindLog N`) with their files and agent session, then the
+-- checkpoints, rewinds and kept reports recorded among them. When older turns
+-- were left out, the line after the turns, "Older turns…", lists the page
+-- before with <CR>. <CR> previews the turn (or file, or checkpoint) under the
+-- cursor; `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q`
+-- closes. The buffer refreshes itself on `rewind/didChange`, and once a minute
+-- while it is in a window, so the ages the server wrote stay true; it lists
+-- again as many turns as it shows, so the pages loaded stay.
 local client_mod = require('rewind.client')
+local config = require('rewind.config')
+local paging = require('rewind.paging')
 local picker = require('rewind.picker')
 local util = require('rewind.util')
 
 local M = {}
 
--- buf -> { root, client, targets = { [lnum] = {target, paths?} } }
+-- buf -> { root, client, limit (turns listed), list (what is shown),
+--          targets = { [lnum] = {target, paths?} or {older = before} } }
 local views = {}
 -- Stops the timer that refreshes the views' ages (nil while there are none).
 local stop_ages
@@ -20,7 +27,7 @@ local HELP = '<CR> preview  r rewind  u undo  R refresh  q close'
 
 --- The lines of a list result and the target of each line, in the server's
 --- words (titles, ages, each file's line, session labels, an agent's rewind's
---- sentence).
+--- sentence). The line that lists older turns has the target {older = before}.
 function M.render(root, list)
   local lines, targets = {}, {}
   local turns = util.list(list.turns)
@@ -30,7 +37,9 @@ function M.render(root, list)
       targets[#lines] = target
     end
   end
-  add(string.format('Rewind log: %s  (%d turn%s)', root, #turns, #turns == 1 and '' or 's'))
+  local before = paging.older_before(list)
+  add(string.format('Rewind log: %s  (%d turn%s%s)', root, #turns, #turns == 1 and '' or 's',
+    before and ', older ones below them' or ''))
   add(HELP)
   add('')
   if #turns == 0 then
@@ -58,6 +67,10 @@ function M.render(root, list)
         end
       end
     end
+  end
+  if before then
+    add(string.format('Older turns…  (before turn %d; <CR> lists up to %d more)', before, config.get().turns_per_page),
+      { older = before })
   end
   local cps = util.list(list.checkpoints)
   if #cps > 0 then
@@ -123,14 +136,62 @@ function M.redraw(buf)
     client_mod.wait_ready(client)
   end
   v.client = client
-  local list = picker.list(client, v.root)
+  local list = picker.list(client, v.root, { limit = v.limit })
   if not vim.api.nvim_buf_is_valid(buf) then
     return
   end
+  M.show(buf, list)
+end
+
+--- Shows `list` in the log buffer `buf`.
+function M.show(buf, list)
+  local v = views[buf]
   local lines, targets = M.render(v.root, list)
-  v.targets = targets
+  v.list, v.targets = list, targets
   set_lines(buf, lines)
   v.generation = (v.generation or 0) + 1
+end
+
+--- In a coroutine: lists the page of turns before the oldest one the log
+--- buffer shows and adds it below them; the cursor goes to its newest turn.
+function M.older(buf)
+  local v = views[buf]
+  if not v or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local shown = v.list
+  local before = shown and paging.older_before(shown)
+  if not before then
+    util.notify('no older turns: the log lists the first one')
+    return
+  end
+  -- A refresh meanwhile lists these pages as well.
+  local limit = v.limit
+  v.limit = limit + config.get().turns_per_page
+  local ok, older = pcall(picker.list, client_mod.get(v.root) or v.client, v.root, { before = before })
+  if not ok then
+    v.limit = limit
+    error(older, 0)
+  end
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  if v.list ~= shown then
+    M.redraw(buf)
+  else
+    M.show(buf, paging.append_older(shown, older))
+  end
+  local newest = util.list(older.turns)[#util.list(older.turns)]
+  local win = vim.fn.bufwinid(buf)
+  if newest and win ~= -1 then
+    for lnum = 1, vim.api.nvim_buf_line_count(buf) do
+      local t = v.targets[lnum]
+      if t and t.target == tostring(newest.turn) and not t.paths then
+        vim.api.nvim_win_set_cursor(win, { lnum, 0 })
+        break
+      end
+    end
+  end
 end
 
 --- Refreshes the log buffers of `root` (all when root is nil) that are in a
@@ -171,6 +232,9 @@ end
 local function under_cursor()
   local buf = vim.api.nvim_get_current_buf()
   local t = M.target_at(buf, vim.api.nvim_win_get_cursor(0)[1])
+  if t and t.older then
+    t = nil
+  end
   if not t then
     vim.api.nvim_echo({ { 'rewind: no turn on this line', 'WarningMsg' } }, false, {})
   end
@@ -188,11 +252,16 @@ local function setup_buffer(buf, root)
     vim.keymap.set('n', lhs, fn, vim.tbl_extend('force', o, { desc = 'rewind: ' .. desc }))
   end
   map('<CR>', function()
+    local o = M.target_at(buf, vim.api.nvim_win_get_cursor(0)[1])
+    if o and o.older then
+      util.run(M.older, buf)
+      return
+    end
     local t = under_cursor()
     if t then
       util.run(require('rewind.preview').flow, { target = t.target, paths = t.paths })
     end
-  end, 'preview the turn under the cursor')
+  end, 'preview the turn under the cursor, or list the older turns')
   map('r', function()
     local t = under_cursor()
     if t then
@@ -251,17 +320,22 @@ local function keep_ages_fresh()
   end)
 end
 
---- In a coroutine: the :RewindLog flow.
-function M.flow()
+--- In a coroutine: the :RewindLog flow. `count`: list the latest `count`
+--- turns; without it a new log lists `turns_per_page` of them and an open one
+--- the turns it shows.
+function M.flow(count)
   local client, root = client_mod.current()
   local buf = find_view(root)
   if not buf then
     buf = vim.api.nvim_create_buf(true, true)
-    views[buf] = { root = root, client = client, targets = {} }
+    views[buf] = { root = root, client = client, targets = {}, limit = config.get().turns_per_page }
     setup_buffer(buf, root)
     keep_ages_fresh()
   end
   views[buf].client = client
+  if count then
+    views[buf].limit = count
+  end
   M.redraw(buf)
   local win = vim.fn.bufwinid(buf)
   if win ~= -1 then

@@ -1,18 +1,29 @@
 -- rewind.picker: vim.ui.select pickers for targets, modes and confirmation,
--- so Telescope / fzf-lua / snacks users get their own UI.
+-- so Telescope / fzf-lua / snacks users get their own UI. A turn picker lists
+-- the latest page of turns (`turns_per_page`) and, when older turns were left
+-- out, an "Older turns…" choice that opens the picker on the page before.
 local config = require('rewind.config')
 local events = require('rewind.events')
+local paging = require('rewind.paging')
 local plan_ui = require('rewind.plan')
 local protocol = require('rewind.protocol')
 local util = require('rewind.util')
 
 local M = {}
 
---- In a coroutine: the `rewind.list` result of the client's root (cached).
-function M.list(client, root)
-  local list = util.exec(client, protocol.commands.list, {})
+--- In a coroutine: a page of the `rewind.list` of the client's root. opts:
+--- {limit?, before?}: the latest `limit` turns (default `turns_per_page`) numbered
+--- below `before`. A page from the latest turn is cached (for completion).
+function M.list(client, root, opts)
+  opts = opts or {}
+  local list = util.exec(client, protocol.commands.list, {
+    limit = opts.limit or config.get().turns_per_page,
+    before = opts.before,
+  })
   list = type(list) == 'table' and list or {}
-  events.store(root, list)
+  if not opts.before then
+    events.store(root, list)
+  end
   return list
 end
 
@@ -42,14 +53,28 @@ local function checkpoint_item(c)
   }
 end
 
---- The picker items of a list result: turns newest first, then checkpoints.
-function M.items(list)
+--- The choice that opens the picker on the older turns.
+local function older_item(before)
+  return { kind = 'older', before = before, text = string.format('Older turns…  (before turn %d)', before) }
+end
+
+--- The picker items of a list result: turns newest first, then, when older
+--- turns were left out, the choice that lists them, then checkpoints (none
+--- with only_turns).
+function M.items(list, only_turns)
   local items = {}
   local turns = util.list(list.turns)
   for i = #turns, 1, -1 do
     if type(turns[i]) == 'table' then
       items[#items + 1] = turn_item(turns[i])
     end
+  end
+  local before = paging.older_before(list)
+  if before then
+    items[#items + 1] = older_item(before)
+  end
+  if only_turns then
+    return items
   end
   local cps = util.list(list.checkpoints)
   for i = #cps, 1, -1 do
@@ -60,21 +85,36 @@ function M.items(list)
   return items
 end
 
---- In a coroutine: asks for a target. Returns the target string, or nil.
-function M.pick_target(client, root, prompt)
+--- In a coroutine: asks for a target among the latest page of turns and the
+--- checkpoints recorded among them; "Older turns…" asks again among the page
+--- before, as often as there are older turns. opts: a prompt, or {prompt?,
+--- kind?, only_turns?}. Returns the target string, or nil.
+function M.pick_target(client, root, opts)
+  if type(opts) ~= 'table' then
+    opts = { prompt = opts }
+  end
+  local prompt = opts.prompt or 'Rewind to (the state before the turn started)'
   local list = M.list(client, root)
-  local items = M.items(list)
+  local items = M.items(list, opts.only_turns)
   if #items == 0 then
     util.fail('no turns recorded yet in ' .. root .. ' (agent turns appear here once a hook or `rewind-lsp turn start/end` records them)', vim.log.levels.WARN)
   end
-  local item = util.select(items, {
-    prompt = prompt or 'Rewind to (the state before the turn started)',
-    kind = 'rewind.target',
-    format_item = function(it)
-      return it.text
-    end,
-  })
-  return item and item.target or nil
+  local page_prompt = prompt
+  while true do
+    local item = util.select(items, {
+      prompt = page_prompt,
+      kind = opts.kind or 'rewind.target',
+      format_item = function(it)
+        return it.text
+      end,
+    })
+    if not item or item.kind ~= 'older' then
+      return item and item.target or nil
+    end
+    list = M.list(client, root, { before = item.before })
+    items = M.items(list, opts.only_turns)
+    page_prompt = string.format('%s — turns before turn %d', prompt, item.before)
+  end
 end
 
 local mode_help = {

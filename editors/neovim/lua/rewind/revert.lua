@@ -17,25 +17,14 @@ local M = {}
 --- The last refused revert: {turn, reason, conflicts = {path -> {who}}}.
 M.last_refused = nil
 
---- In a coroutine: asks for a turn (newest first). Returns its number as a string, or nil.
+--- In a coroutine: asks for a turn (newest first, a page at a time). Returns
+--- its number as a string, or nil.
 local function pick_turn(client, root)
-  local turns = {}
-  for _, it in ipairs(picker.items(picker.list(client, root))) do
-    if it.kind == 'turn' then
-      turns[#turns + 1] = it
-    end
-  end
-  if #turns == 0 then
-    util.fail('no turns recorded yet in ' .. root, vim.log.levels.WARN)
-  end
-  local item = util.select(turns, {
+  return picker.pick_target(client, root, {
     prompt = 'Revert which turn? (its changes are taken back, later ones kept)',
     kind = 'rewind.revert',
-    format_item = function(it)
-      return it.text
-    end,
+    only_turns = true,
   })
-  return item and item.target or nil
 end
 
 --- In a coroutine: the :RewindRevert flow. opts: {target?, confirm?, paths?}.

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { agentRewindScenario } from './agent-rewind-scenario.mjs';
 import { claudeConversation, geminiConversation } from './conversation-scenario.mjs';
 import { check, events, lap, results, tree, waitEvent, waitFor } from './harness.mjs';
+import { pagingScenario } from './paging-scenario.mjs';
 import { revertScenario } from './revert-scenario.mjs';
 import { conflict, previewTurn, refactorPreview, rewindToTurn, undoDeletedTab, undoLastRewind } from './rewind-scenario.mjs';
 import { brokenServer, missingServer, serverCrash } from './server-scenario.mjs';
@@ -66,8 +67,9 @@ try {
   await missingServer(h);
   await brokenServer(h);
   await agentRewindScenario(h);
-  // Last: it adds turns and files of its own.
+  // Last: they add turns and files of their own.
   await revertScenario(h);
+  await pagingScenario(h);
 } catch (e) {
   results.fail++;
   console.log('FAIL - unexpected error:', e);
