@@ -381,11 +381,11 @@ type oIndex struct {
 	ends   map[EntryID][]int32 // turnStart id → positions of its turnEnds
 	undos  map[EntryID][]int32 // operation id → positions of its undos
 	done   map[EntryID]int32   // operation id → its oFirst done entry
-	keys   map[string]int32   // idempotency key → the oFirst entry (not a done entry) with it
-	gone   map[store.ID]int32 // snapshot → the oFirst gc entry that dropped it
-	gcs    []int32            // positions of gc entries
-	ops    []int32            // positions of operations recorded pending (before they changed files)
-	trees  []int32            // positions of the conversation tree's entries
+	keys   map[string]int32    // idempotency key → the oFirst entry (not a done entry) with it
+	gone   map[store.ID]int32  // snapshot → the oFirst gc entry that dropped it
+	gcs    []int32             // positions of gc entries
+	ops    []int32             // positions of operations recorded pending (before they changed files)
+	trees  []int32             // positions of the conversation tree's entries
 	// depth is, per position, how many parents an entry of the tree has
 	// (0 for a root entry); -1 for entries outside the tree.
 	depth []int32

@@ -261,9 +261,9 @@ type opRequest struct {
 	EndTurns bool
 	// Check, when set, checks the request against the history before
 	// anything happens: an error refuses it, skip does nothing.
-	Check func(h *journal.History) (skip bool, err error)
-	Overlay  snapshot.Overlay
-	Apply    ApplyFunc
+	Check   func(h *journal.History) (skip bool, err error)
+	Overlay snapshot.Overlay
+	Apply   ApplyFunc
 }
 
 // opPlan is what one kind of operation decides under the lock.

@@ -18,7 +18,7 @@ import (
 type RewindRequest struct {
 	Target string
 	Mode   journal.Mode // "" = code
-	Paths  []string // root-relative; empty = all
+	Paths  []string     // root-relative; empty = all
 	// Lines, when set (with exactly one path), limits the rewind to the
 	// changed hunks touching lines Lines[0]..Lines[1] (0-based protocol
 	// lines, as an LSP range counts them, in the
