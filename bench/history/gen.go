@@ -199,7 +199,7 @@ type gen struct {
 	flush     func([]*journal.Entry) error
 	n         int // entries made
 
-	leaf     string
+	leaf     journal.EntryID
 	cur, dir int // the state the files are in, and the walk's direction
 	turns    []turnRec
 	ops      []opRec // rewinds and reverts in effect, latest last
@@ -212,7 +212,7 @@ type gen struct {
 
 type turnRec struct {
 	num      int
-	start    string
+	start    journal.EntryID
 	from, to int
 	changed  []journal.Change
 }
@@ -287,7 +287,7 @@ func (g *gen) uuid4() string {
 // inTree reports whether an entry of kind k is part of the conversation
 // tree (has the leaf as its parent and becomes the leaf), as the journal
 // has it.
-func inTree(k string) bool {
+func inTree(k journal.Kind) bool {
 	switch k {
 	case journal.KindDone, journal.KindGC, journal.KindTool, journal.KindNotice:
 		return false
@@ -297,7 +297,7 @@ func inTree(k string) bool {
 
 func (g *gen) add(e *journal.Entry) (*journal.Entry, error) {
 	e.Time = g.now
-	e.ID = g.uuid7(g.now)
+	e.ID = journal.EntryID(g.uuid7(g.now))
 	g.now = g.now.Add(g.step)
 	if inTree(e.Kind) {
 		if e.Parent == "" {
@@ -482,7 +482,7 @@ func (g *gen) hookTurn() error {
 	num := len(g.turns) + 1
 	start, err := g.add(&journal.Entry{Kind: journal.KindTurnStart, Actor: "hook", Snapshot: g.snaps[from], Turn: num,
 		Prompt: g.prompt(), Session: s.id, Source: "hook", Agent: "claude-code", Transcript: s.transcript,
-		ForkBytes: s.bytes, ForkUUID: s.last, PromptID: g.uuid4(), Key: g.uuid4()})
+		ForkPoint: journal.ForkPoint{ForkBytes: s.bytes, ForkUUID: s.last}, PromptID: g.uuid4(), Key: g.uuid4()})
 	if err != nil {
 		return err
 	}
@@ -505,7 +505,7 @@ func (g *gen) hookTurn() error {
 	}
 	tool := func(name, phase string, snap journal.Snap, files []string, use string) error {
 		_, err := g.add(&journal.Entry{Kind: journal.KindTool, Actor: "hook", Snapshot: snap, Session: s.id, Start: start.ID,
-			Tool: name, ToolUse: use, Phase: phase, Files: files})
+			ToolCall: journal.ToolCall{Tool: name, ToolUse: use, Phase: journal.Phase(phase)}, Files: files})
 		return err
 	}
 	var rest []string
@@ -540,7 +540,7 @@ func (g *gen) hookTurn() error {
 	s.bytes += int64(2000 + g.rng.IntN(20000))
 	s.last = g.uuid4()
 	_, err = g.add(&journal.Entry{Kind: journal.KindTurnEnd, Actor: "hook", Snapshot: g.snaps[to], Turn: num, Session: s.id,
-		Start: start.ID, Changed: ch, Agent: "claude-code", ForkBytes: s.bytes, ForkUUID: s.last,
+		Start: start.ID, Changed: ch, Agent: "claude-code", ForkPoint: journal.ForkPoint{ForkBytes: s.bytes, ForkUUID: s.last},
 		Wrote: paths(ch), Attributed: len(ch) > 0, Key: g.uuid4()})
 	g.ended(start, from, to, ch)
 	return err

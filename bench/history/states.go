@@ -216,7 +216,7 @@ func statesMain(args []string) error {
 
 	// The states, from the journal: turn 1's start, then each turn's end
 	// (the next turn's start, as nothing changed between turns).
-	ents, bad, err := journal.Open(storeDir).Read()
+	ents, bad, err := journal.Open(storeDir).ReadAll()
 	if err != nil {
 		return err
 	}
