@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ type Options struct {
 	// Root is the workspace root (made absolute by Open).
 	Root string
 	// StoreDir overrides the store location; empty means default
-	// (workspace.DefaultStoreDir).
+	// (rootpath.DefaultStoreDir).
 	StoreDir string
 	// Actor records who acts: "cli", "hook", "editor".
 	Actor string
@@ -261,7 +262,7 @@ func (s *Service) RelPath(p string) (string, error) {
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(s.opts.Root, p)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			if r, err2 := filepath.Rel(s.opts.Root, workspace.RealPath(filepath.Clean(p))); err2 == nil {
+			if r, err2 := filepath.Rel(s.opts.Root, rootpath.RealPath(filepath.Clean(p))); err2 == nil {
 				rel, err = r, nil
 			}
 		}

@@ -65,7 +65,7 @@ type clientCaps struct {
 // initOptions are the initializationOptions rewind-lsp reads.
 type initOptions struct {
 	// StoreDir overrides the store of the first workspace folder (by
-	// default it lives under $REWIND_LSP_HOME: workspace.DefaultStoreDir).
+	// default it lives under $REWIND_LSP_HOME: rootpath.DefaultStoreDir).
 	StoreDir string `json:"storeDir"`
 	// AutoTurnQuietMs is the quiet time that ends an automatic turn.
 	AutoTurnQuietMs int `json:"autoTurnQuietMs"`

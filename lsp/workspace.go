@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ func (f *folder) match(p string) (rel string, rootLen int, ok bool) {
 		}
 	}
 	sr := filepath.Clean(f.svc.Root())
-	if real := workspace.RealPath(p); real != p {
+	if real := rootpath.RealPath(p); real != p {
 		if rel, ok := relIn(sr, real); ok {
 			return rel, len(sr), true
 		}
@@ -82,7 +83,7 @@ func storeFor(storeDir string, first bool, path string) string {
 	if storeDir == "" || first {
 		return storeDir
 	}
-	if real, err := workspace.RealRoot(path); err == nil {
+	if real, err := rootpath.RealRoot(path); err == nil {
 		path = real
 	}
 	sum := sha256.Sum256([]byte(path))
@@ -197,7 +198,7 @@ func (s *Server) selectFolder(sc commands.Scope) (*folder, error) {
 				}
 			}
 		}
-		if real, err := workspace.RealRoot(p); err == nil { // another link to a folder
+		if real, err := rootpath.RealRoot(p); err == nil { // another link to a folder
 			for _, f := range folders {
 				if filepath.Clean(f.svc.Root()) == real {
 					return f, nil

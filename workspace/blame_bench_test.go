@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func BenchmarkBlame5000(b *testing.B) {
 	data, _ := os.ReadFile(filepath.Join(w.Root, "big.go"))
 	b.Run("cold", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			w.s.blame.files = nil // nothing walked yet
+			w.s.blame = filehistory.Blamer{} // nothing walked yet
 			if _, err := w.s.Blame("big.go", data, true); err != nil {
 				b.Fatal(err)
 			}

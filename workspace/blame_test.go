@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -52,7 +53,7 @@ func (w *ws) blame(rel string) string {
 	return renderBlame(rs)
 }
 
-func renderBlame(rs []BlameRange) string {
+func renderBlame(rs []filehistory.Range) string {
 	var parts []string
 	for _, r := range rs {
 		for l := r.StartLine; l < r.EndLine; l++ {

@@ -3,12 +3,12 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"sort"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
-	"github.com/rewind-lsp/rewind-lsp/textdiff"
 	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
@@ -122,7 +122,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			return nil, fmt.Errorf("revert turn %d: %w", t.Number, err)
 		}
 		for _, d := range ds {
-			if t.End.Attributed && !turnWrote(t.End, d.Path) {
+			if t.End.Attributed && !filehistory.TurnWrote(t.End, d.Path) {
 				continue // another session's or the person's, during the turn
 			}
 			if len(want) == 0 || want[d.Path] {
@@ -139,13 +139,13 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 
 	// Take the turns back newest first, each against what the newer ones
 	// left, so a session's later turns never count against its earlier ones.
-	now := map[string]fileVersion{}
-	orig := map[string]fileVersion{}
-	current := func(p string) (fileVersion, error) {
+	now := map[string]filehistory.Version{}
+	orig := map[string]filehistory.Version{}
+	current := func(p string) (filehistory.Version, error) {
 		if v, ok := now[p]; ok {
 			return v, nil
 		}
-		v, err := s.version(res.ID, p)
+		v, err := filehistory.Load(s.objects, res.ID, p)
 		if err != nil {
 			return v, fmt.Errorf("revert %s: current content: %w", p, err)
 		}
@@ -163,11 +163,11 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			if err != nil {
 				return nil, err
 			}
-			base, err := s.version(t.End.Snapshot.ID, p)
+			base, err := filehistory.Load(s.objects, t.End.Snapshot.ID, p)
 			if err != nil {
 				return nil, fmt.Errorf("revert %s: content at the end of turn %d: %w", p, t.Number, err)
 			}
-			theirs, err := s.version(t.Start.Snapshot.ID, p)
+			theirs, err := filehistory.Load(s.objects, t.Start.Snapshot.ID, p)
 			if err != nil {
 				return nil, fmt.Errorf("revert %s: content at the start of turn %d: %w", p, t.Number, err)
 			}
@@ -175,13 +175,13 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			if req.Lines != nil {
 				lines = req.Lines
 			}
-			merged, regions, ok := revertFile(base, ours, theirs, lines)
+			merged, regions, ok := filehistory.RevertFile(base, ours, theirs, lines)
 			if ok {
 				now[p] = merged
 				continue
 			}
-			c := &RevertConflict{Path: p, Change: changeOf(ours, theirs)}
-			c.Overlaps, err = s.overlappers(h, p, t, regions, orig[p])
+			c := &RevertConflict{Path: p, Change: filehistory.ChangeOf(ours, theirs)}
+			c.Overlaps, err = filehistory.Overlappers(s.objects, h, p, t, regions, orig[p])
 			if err != nil {
 				return nil, err
 			}
@@ -201,14 +201,14 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			continue
 		}
 		before, after := orig[p], now[p]
-		if before.same(after) {
+		if before.Same(after) {
 			continue
 		}
-		op := snapshot.FileOp{Path: p, Before: before.data, After: after.data, BeforeKind: before.kind, AfterKind: after.kind}
+		op := snapshot.FileOp{Path: p, Before: before.Data, After: after.Data, BeforeKind: before.Kind, AfterKind: after.Kind}
 		switch {
-		case !before.exists:
+		case !before.Exists:
 			op.Change, op.Before, op.BeforeKind = "create", nil, 0
-		case !after.exists:
+		case !after.Exists:
 			op.Change, op.After, op.AfterKind = "delete", nil, 0
 		default:
 			op.Change = "modify"
@@ -220,138 +220,6 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 		out.FailureReason = revertConflictReason(turns, out.Conflicts)
 	}
 	return out, nil
-}
-
-// revertFile takes back one turn's change of one file (base: the file at
-// the turn's end, theirs: at its start, ours: now). It returns the result,
-// or ok false for a conflict, with the conflicting regions of base when
-// the file merged line by line (nil: the whole file). Creates, deletes,
-// binary files, symbolic links and mode bits are taken back when nobody
-// changed them since, else they conflict. With lines, only the turn's hunks
-// touching those protocol lines of ours are taken back, and only in a text
-// file the turn modified.
-func revertFile(base, ours, theirs fileVersion, lines *[2]int) (fileVersion, []textdiff.MergeConflict, bool) {
-	switch {
-	case ours.same(theirs):
-		return ours, nil, true // already as before the turn
-	case lines != nil && !(base.exists && theirs.exists):
-		return ours, nil, true // a range reverts hunks of modified files only
-	case ours.same(base):
-		return theirs, nil, true // untouched since the turn
-	case !base.exists || !theirs.exists || !ours.exists:
-		return ours, nil, false // created, deleted, or deleted since: changed since
-	case !base.text() || !theirs.text() || !ours.text():
-		return ours, nil, false // binary, a symbolic link, or not captured
-	}
-	kind := ours.kind
-	if base.kind != theirs.kind { // the turn changed the mode
-		switch ours.kind {
-		case base.kind:
-			kind = theirs.kind
-		case theirs.kind:
-		default:
-			return ours, nil, false
-		}
-	}
-	lb := textdiff.SplitLines(string(base.data))
-	lo := textdiff.SplitLines(string(ours.data))
-	var pick func(textdiff.Hunk) bool
-	if lines != nil {
-		cur := string(ours.data)
-		first, last := textdiff.LineOfProtocolLine(cur, lines[0]), textdiff.LineOfProtocolLine(cur, lines[1])
-		blo, bhi := textdiff.MapBack(textdiff.LineHunks(lb, lo), first, last)
-		pick = func(h textdiff.Hunk) bool { return h.Touches(blo, bhi) }
-	}
-	merged, conflicts := textdiff.Merge3(lb, lo, textdiff.SplitLines(string(theirs.data)), pick)
-	if len(conflicts) > 0 {
-		return ours, conflicts, false
-	}
-	data := []byte(merged)
-	return fileVersion{exists: true, kind: kind, id: snapshot.Sum(data), data: data}, nil, true
-}
-
-// changeOf is what turning from into to does to a file.
-func changeOf(from, to fileVersion) string {
-	switch {
-	case !from.exists:
-		return "create"
-	case !to.exists:
-		return "delete"
-	}
-	return "modify"
-}
-
-// overlappers names who changed file rel after turn t where the turn's
-// change lies: regions of the file at the turn's end (nil: anywhere), and
-// now is the current content. It follows the file's chain after the turn,
-// then from its last recorded state to now.
-func (s *Workspace) overlappers(h *journal.History, rel string, t journal.Turn, regions []textdiff.MergeConflict, now fileVersion) ([]string, error) {
-	chain := fileChain(h, rel)
-	k := -1
-	for i, st := range chain {
-		if st.entry.ID == t.End.ID {
-			k = i
-		}
-	}
-	var states []fileState
-	if k >= 0 {
-		states = chain[k+1:]
-	}
-	prev, err := s.version(t.End.Snapshot.ID, rel)
-	if err != nil {
-		return nil, err
-	}
-	type span struct{ lo, hi int }
-	spans := make([]span, len(regions))
-	for i, r := range regions {
-		spans[i] = span{r.A0, r.A1}
-	}
-	seen := map[string]bool{}
-	var names []string
-	note := func(by *journal.Turn) {
-		name := "user"
-		if by != nil {
-			name = fmt.Sprintf("turn %d", by.Number)
-		}
-		if !seen[name] {
-			seen[name] = true
-			names = append(names, name)
-		}
-	}
-	step := func(next fileVersion, by *journal.Turn) {
-		if prev.same(next) {
-			return
-		}
-		if regions == nil || !prev.text() || !next.text() {
-			note(by)
-			prev = next
-			return
-		}
-		hs := textdiff.Hunks(string(prev.data), string(next.data))
-		for i, sp := range spans {
-			lo, hi, touched := textdiff.MapRegion(hs, sp.lo, sp.hi)
-			if touched {
-				note(by)
-			}
-			spans[i] = span{lo, hi}
-		}
-		prev = next
-	}
-	for _, st := range states {
-		if h.Gone(st.entry.Snapshot) {
-			continue
-		}
-		next, err := s.version(st.entry.Snapshot.ID, rel)
-		if err != nil {
-			return nil, err
-		}
-		step(next, st.by)
-	}
-	step(now, nil)
-	if len(names) == 0 {
-		names = []string{"user"}
-	}
-	return names, nil
 }
 
 // turnsName names the reverted turns for messages.
@@ -444,36 +312,4 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 		return &RevertOutcome{Outcome: *o}, nil
 	}
 	return out, nil
-}
-
-// RevertHunkApplies reports whether reverting turn n in file rel, limited
-// to the turn's hunks touching protocol lines first..last of current (the
-// file's content now; exists false when it is missing), would change the
-// file without a conflict: the "Revert turn N here" action is offered
-// exactly when the revert it runs goes through and does something.
-func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
-	h, err := s.History()
-	if err != nil {
-		return false, err
-	}
-	if t, ok := h.Turn(n); ok {
-		if t.End == nil || !turnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
-			return false, nil
-		}
-		base, err := s.version(t.End.Snapshot.ID, rel)
-		if err != nil {
-			return false, err
-		}
-		theirs, err := s.version(t.Start.Snapshot.ID, rel)
-		if err != nil {
-			return false, err
-		}
-		ours := fileVersion{exists: exists, kind: base.kind, data: current, id: snapshot.Sum(current)}
-		if exists && !base.exists {
-			ours.kind = snapshot.KindFile
-		}
-		got, _, ok := revertFile(base, ours, theirs, &[2]int{first, last})
-		return ok && !got.same(ours), nil
-	}
-	return false, nil
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/osfile"
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
@@ -33,7 +35,7 @@ type Workspace struct {
 	retention   Retention // automatic retention's bounds (retain.go)
 	captured    bool      // a capture happened under the journal lock
 
-	blame blameCache // line owners per file (blame.go)
+	blame filehistory.Blamer // line owners per file
 }
 
 // SetOpenPaths tells the workspace which root-relative paths the editor
@@ -85,7 +87,7 @@ func (s *Workspace) withBuffers(res *snapshot.Result, overlay snapshot.Overlay, 
 // The workspace knows the root by its real path (RealRoot): captures, writes
 // and Root use it, whichever spelling the caller gave.
 func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
-	abs, err := RealRoot(root)
+	abs, err := rootpath.RealRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
@@ -100,7 +102,7 @@ func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace root %s is not readable: %w", abs, err)
 	}
 	if dir == "" {
-		if dir, err = DefaultStoreDir(abs); err != nil {
+		if dir, err = rootpath.DefaultStoreDir(abs); err != nil {
 			return nil, err
 		}
 	}
@@ -515,4 +517,27 @@ func (s *Workspace) Content(snap store.ID, rel string) ([]byte, snapshot.Kind, e
 		return nil, 0, err
 	}
 	return data, e.Kind, nil
+}
+
+// Blame tells, for each line of current (the file rel as the editor or the
+// disk holds it now; exists false when it is missing), the turn that last
+// wrote it, if an agent turn did and nobody changed the line since
+// (filehistory.Blamer).
+func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]filehistory.Range, error) {
+	h, err := s.History()
+	if err != nil {
+		return nil, err
+	}
+	return s.blame.Blame(s.objects, h, rel, current, exists)
+}
+
+// RevertHunkApplies reports whether reverting turn n in file rel, limited
+// to the turn's hunks touching protocol lines first..last of current,
+// would change the file without a conflict (filehistory.RevertHunkApplies).
+func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
+	h, err := s.History()
+	if err != nil {
+		return false, err
+	}
+	return filehistory.RevertHunkApplies(s.objects, h, rel, current, exists, n, first, last)
 }

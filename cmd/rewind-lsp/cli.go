@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"io"
 	"io/fs"
 	"os"
@@ -190,9 +191,9 @@ func (c *cli) exit(err error) int {
 // tree), so every spelling of a folder finds the one root and store.
 func findRoot(flagRoot, dir string) (string, error) {
 	if flagRoot != "" {
-		return workspace.RealRoot(flagRoot)
+		return rootpath.RealRoot(flagRoot)
 	}
-	dir, err := workspace.RealRoot(dir)
+	dir, err := rootpath.RealRoot(dir)
 	if err != nil {
 		return "", err
 	}
@@ -218,7 +219,7 @@ func (c *cli) locate(dir string) (root, store string, err error) {
 	}
 	store = c.g.store
 	if store == "" {
-		store, err = workspace.DefaultStoreDir(root)
+		store, err = rootpath.DefaultStoreDir(root)
 	} else {
 		store, err = filepath.Abs(store)
 	}

@@ -1,6 +1,6 @@
 //go:build !darwin && !windows
 
-package workspace
+package rootpath
 
 import (
 	"fmt"

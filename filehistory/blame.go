@@ -1,4 +1,4 @@
-package workspace
+package filehistory
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
-// BlameRange is a run of lines of a file's current content that one agent
-// turn wrote and nobody changed since.
-type BlameRange struct {
+// Range is a run of lines of a file's current content that one agent turn
+// wrote and nobody changed since.
+type Range struct {
 	// StartLine and EndLine are 0-based lines as the Language Server
 	// Protocol counts them ("\n", "\r\n" and a lone "\r" end a line); the
 	// end is exclusive.
@@ -29,16 +29,14 @@ type BlameRange struct {
 // and extended by the turns that changed it since (a diff per state of the
 // file, never a replay of the whole history), and the answer for a given
 // content is kept until the journal or the content changes.
-func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]BlameRange, error) {
-	h, err := s.History()
-	if err != nil {
-		return nil, err
-	}
-	chain := fileChain(h, rel)
-	c := s.blameCache()
+func (c *Blamer) Blame(objs *snapshot.Objects, h *journal.History, rel string, current []byte, exists bool) ([]Range, error) {
+	chain := Chain(h, rel)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fb := c.files[rel]
+	if c.files == nil {
+		c.files = map[string]*fileBlame{}
+	}
 	if fb == nil || !fb.extends(chain) {
 		if len(c.files) >= blameCacheFiles {
 			c.files = map[string]*fileBlame{}
@@ -50,7 +48,7 @@ func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]BlameRange
 		return fb.result, nil
 	}
 	for _, st := range chain[fb.done:] {
-		if err := s.blameStep(h, rel, fb, st); err != nil {
+		if err := blameStep(objs, h, rel, fb, st); err != nil {
 			return nil, err
 		}
 	}
@@ -72,27 +70,19 @@ func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]BlameRange
 	return fb.result, nil
 }
 
-// blameCacheFiles bounds the files whose blame a session keeps.
+// blameCacheFiles bounds the files whose blame a Blamer keeps.
 const blameCacheFiles = 64
 
 // blameMemo bounds the earlier states whose line owners a file's blame
 // keeps, to give them back when a rewind or undo restores such a state.
 const blameMemo = 32
 
-// blameCache is a session's blame state per file.
-type blameCache struct {
+// Blamer tells who wrote each line of a root's files, keeping what it
+// learnt per file (its zero value is ready to use, and safe for concurrent
+// use).
+type Blamer struct {
 	mu    sync.Mutex
 	files map[string]*fileBlame
-}
-
-// blameCache returns the session's cache.
-func (s *Workspace) blameCache() *blameCache {
-	s.blame.mu.Lock()
-	if s.blame.files == nil {
-		s.blame.files = map[string]*fileBlame{}
-	}
-	s.blame.mu.Unlock()
-	return &s.blame
 }
 
 // fileBlame is what blame knows of one file: the owners of its lines at the
@@ -103,7 +93,7 @@ type fileBlame struct {
 	lines   []string          // the file's lines at the last state walked
 	labels  []int32           // per line: index in turns, or -1
 	unknown bool              // the last state's content is gone (gc): owners unknown
-	last    fileVersion       // the last state walked (without its content)
+	last    Version           // the last state walked (without its content)
 	hasLast bool
 	turns   []*journal.Turn
 	memo    map[snapshot.ID][]int32 // owners of earlier states' lines, by content
@@ -112,16 +102,16 @@ type fileBlame struct {
 	// The answer for the current content last asked about.
 	ready, hasCurrent, curExists bool
 	current                      []byte
-	result                       []BlameRange
+	result                       []Range
 }
 
 // extends reports whether chain starts with the states fb has walked.
-func (fb *fileBlame) extends(chain []fileState) bool {
+func (fb *fileBlame) extends(chain []State) bool {
 	if len(chain) < fb.done {
 		return false
 	}
 	for i, id := range fb.ids {
-		if chain[i].entry.ID != id {
+		if chain[i].Entry.ID != id {
 			return false
 		}
 	}
@@ -140,50 +130,50 @@ func (fb *fileBlame) turnIndex(t *journal.Turn) int32 {
 }
 
 // blameStep walks fb to the next state of the file's chain.
-func (s *Workspace) blameStep(h *journal.History, rel string, fb *fileBlame, st fileState) error {
-	fb.ids = append(fb.ids, st.entry.ID)
+func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileBlame, st State) error {
+	fb.ids = append(fb.ids, st.Entry.ID)
 	fb.done = len(fb.ids)
 	fb.ready = false
-	if h.Gone(st.entry.Snapshot) {
+	if h.Gone(st.Entry.Snapshot) {
 		fb.lines, fb.labels, fb.unknown, fb.hasLast = nil, nil, true, false
 		return nil
 	}
-	e, ok, err := snapshot.Lookup(s.objects, st.entry.Snapshot.ID, rel)
+	e, ok, err := snapshot.Lookup(objs, st.Entry.Snapshot.ID, rel)
 	if err != nil {
 		return err
 	}
-	if cur := (fileVersion{exists: ok, kind: e.Kind, id: e.ID}); !fb.unknown && fb.hasLast && cur.same(fb.last) {
+	if cur := (Version{Exists: ok, Kind: e.Kind, ID: e.ID}); !fb.unknown && fb.hasLast && cur.Same(fb.last) {
 		return nil // unchanged since the previous state: same owners
 	}
-	v, err := s.version(st.entry.Snapshot.ID, rel)
+	v, err := Load(objs, st.Entry.Snapshot.ID, rel)
 	if err != nil {
 		return err
 	}
-	fb.last, fb.hasLast = fileVersion{exists: v.exists, kind: v.kind, id: v.id}, true
+	fb.last, fb.hasLast = Version{Exists: v.Exists, Kind: v.Kind, ID: v.ID}, true
 	var next []string
-	if v.exists && v.text() {
-		next = textdiff.SplitLines(string(v.data))
+	if v.Exists && v.Text() {
+		next = textdiff.SplitLines(string(v.Data))
 	}
 	switch {
-	case st.by == nil && v.exists && fb.memo[v.id] != nil && len(fb.memo[v.id]) == len(next):
+	case st.By == nil && v.Exists && fb.memo[v.ID] != nil && len(fb.memo[v.ID]) == len(next):
 		// A rewind, undo or revert brought back an earlier state: its lines
 		// have their owners back.
-		fb.labels = append([]int32(nil), fb.memo[v.id]...)
-	case st.by == nil:
+		fb.labels = append([]int32(nil), fb.memo[v.ID]...)
+	case st.By == nil:
 		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, -1)
 	default:
-		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, fb.turnIndex(st.by))
+		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, fb.turnIndex(st.By))
 	}
 	fb.lines, fb.unknown = next, false
-	if v.exists {
-		if _, ok := fb.memo[v.id]; !ok {
-			fb.order = append(fb.order, v.id)
+	if v.Exists {
+		if _, ok := fb.memo[v.ID]; !ok {
+			fb.order = append(fb.order, v.ID)
 			if len(fb.order) > blameMemo {
 				delete(fb.memo, fb.order[0])
 				fb.order = fb.order[1:]
 			}
 		}
-		fb.memo[v.id] = fb.labels
+		fb.memo[v.ID] = fb.labels
 	}
 	return nil
 }
@@ -213,9 +203,9 @@ func advance(prev []string, labels []int32, unknown bool, next []string, by int3
 }
 
 // blameRanges groups the owned lines of text into ranges of protocol lines.
-func blameRanges(text []byte, labels []int32, turns []*journal.Turn) []BlameRange {
+func blameRanges(text []byte, labels []int32, turns []*journal.Turn) []Range {
 	proto := protocolLineStarts(text, len(labels))
-	var out []BlameRange
+	var out []Range
 	for i := 0; i < len(labels); {
 		l := labels[i]
 		j := i + 1
@@ -223,7 +213,7 @@ func blameRanges(text []byte, labels []int32, turns []*journal.Turn) []BlameRang
 			j++
 		}
 		if l >= 0 {
-			out = append(out, BlameRange{StartLine: proto(i), EndLine: proto(j), Turn: turns[l]})
+			out = append(out, Range{StartLine: proto(i), EndLine: proto(j), Turn: turns[l]})
 		}
 		i = j
 	}

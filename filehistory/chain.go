@@ -1,4 +1,4 @@
-package workspace
+package filehistory
 
 import (
 	"sort"
@@ -15,18 +15,18 @@ import (
 // session, a rewind, a revert) is nobody's turn. Turns that did not write
 // the file cost nothing here.
 
-// fileState is one recorded state of a file in its chain.
-type fileState struct {
-	entry *journal.Entry // the turn start or end whose snapshot holds the state
-	// by is the turn whose change led to this state; nil for a change
+// State is one recorded state of a file in its chain.
+type State struct {
+	Entry *journal.Entry // the turn start or end whose snapshot holds the state
+	// By is the turn whose change led to this state; nil for a change
 	// outside the file's turns (and for the first state).
-	by *journal.Turn
+	By *journal.Turn
 }
 
-// fileChain lists the chain of rel (see above). With parallel sessions two
+// Chain lists the chain of rel (see above). With parallel sessions two
 // of the file's turns may be open at once; a change then goes to the one
 // that started last.
-func fileChain(h *journal.History, rel string) []fileState {
+func Chain(h *journal.History, rel string) []State {
 	type event struct {
 		e     *journal.Entry
 		at    int
@@ -35,7 +35,7 @@ func fileChain(h *journal.History, rel string) []fileState {
 	}
 	var events []event
 	for _, t := range h.FileTurns(rel) {
-		if !turnWrote(t.End, rel) || !h.OnBranch(t.End.ID) {
+		if !TurnWrote(t.End, rel) || !h.OnBranch(t.End.ID) {
 			continue // not its session's, or ended on another branch
 		}
 		t := t
@@ -44,7 +44,7 @@ func fileChain(h *journal.History, rel string) []fileState {
 	// Turns are listed by start; their ends interleave when sessions run in
 	// parallel. Entries of one branch are in journal order.
 	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
-	var chain []fileState
+	var chain []State
 	var open []*journal.Turn
 	for _, ev := range events {
 		var by *journal.Turn
@@ -54,7 +54,7 @@ func fileChain(h *journal.History, rel string) []fileState {
 		if len(chain) == 0 {
 			by = nil
 		}
-		chain = append(chain, fileState{entry: ev.e, by: by})
+		chain = append(chain, State{Entry: ev.e, By: by})
 		if ev.start {
 			open = append(open, ev.t)
 			continue
@@ -69,10 +69,10 @@ func fileChain(h *journal.History, rel string) []fileState {
 	return chain
 }
 
-// turnWrote reports whether the turn ended by e wrote rel: when the
+// TurnWrote reports whether the turn ended by e wrote rel: when the
 // agent's hooks reported its tool calls (Attributed), the files its own
 // session wrote; otherwise every file that changed during the turn.
-func turnWrote(e *journal.Entry, rel string) bool {
+func TurnWrote(e *journal.Entry, rel string) bool {
 	if e.Attributed {
 		for _, p := range e.Wrote {
 			if p == rel {
@@ -89,38 +89,38 @@ func turnWrote(e *journal.Entry, rel string) bool {
 	return false
 }
 
-// fileVersion is one file's entry in a state: missing, or its kind and
+// Version is one file's entry in a state: missing, or its kind and
 // content.
-type fileVersion struct {
-	exists bool
-	kind   snapshot.Kind
-	id     snapshot.ID
-	data   []byte // loaded on demand by the caller
+type Version struct {
+	Exists bool
+	Kind   snapshot.Kind
+	ID     snapshot.ID
+	Data   []byte // loaded on demand by the caller
 }
 
 // same reports whether two versions are the same file (kind and content).
-func (v fileVersion) same(w fileVersion) bool {
-	return v.exists == w.exists && (!v.exists || v.kind == w.kind && v.id == w.id)
+func (v Version) Same(w Version) bool {
+	return v.Exists == w.Exists && (!v.Exists || v.Kind == w.Kind && v.ID == w.ID)
 }
 
-// text reports whether the version is a regular file whose content can be
+// Text reports whether the version is a regular file whose content can be
 // merged line by line (missing counts as empty text).
-func (v fileVersion) text() bool {
-	return !v.exists || (v.kind == snapshot.KindFile || v.kind == snapshot.KindExec) && snapshot.IsText(v.data)
+func (v Version) Text() bool {
+	return !v.Exists || (v.Kind == snapshot.KindFile || v.Kind == snapshot.KindExec) && snapshot.IsText(v.Data)
 }
 
-// version looks rel up in snapshot snap and loads its content (nothing for
-// a file whose content was not captured).
-func (s *Workspace) version(snap snapshot.ID, rel string) (fileVersion, error) {
-	e, ok, err := snapshot.Lookup(s.objects, snap, rel)
+// Load looks rel up in snapshot snap and loads its content (nothing for a
+// file whose content was not captured).
+func Load(objs *snapshot.Objects, snap snapshot.ID, rel string) (Version, error) {
+	e, ok, err := snapshot.Lookup(objs, snap, rel)
 	if err != nil || !ok {
-		return fileVersion{}, err
+		return Version{}, err
 	}
-	v := fileVersion{exists: true, kind: e.Kind, id: e.ID}
+	v := Version{Exists: true, Kind: e.Kind, ID: e.ID}
 	if e.Kind == snapshot.KindSkipped {
 		return v, nil
 	}
-	if v.data, err = s.objects.Get(e.ID); err != nil {
+	if v.Data, err = objs.Get(e.ID); err != nil {
 		return v, err
 	}
 	return v, nil
