@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
@@ -84,7 +85,7 @@ type GCArgs struct {
 }
 
 // GCResult is the result of rewind.gc.
-type GCResult = workspace.GCReport
+type GCResult = maintenance.GCReport
 
 // GC drops unpinned snapshot content beyond the limits (journal entries
 // stay; their snapshots are marked gone).
@@ -95,11 +96,11 @@ func (s *Service) GC(ctx context.Context, a GCArgs) (*GCResult, error) {
 	if a.MaxAgeDays < 0 {
 		return nil, &ArgError{Field: "maxAgeDays", Msg: "must not be negative"}
 	}
-	budget := s.ws.Retention().MaxBytes
+	budget := s.maint.Retention().MaxBytes
 	if a.MaxStoreBytes != 0 {
 		budget = RetentionFor(Options{MaxStoreBytes: a.MaxStoreBytes}).MaxBytes
 	}
-	return s.ws.Retain(workspace.Retention{MaxSnapshots: a.MaxSnapshots,
+	return s.maint.Retain(maintenance.Retention{MaxSnapshots: a.MaxSnapshots,
 		MaxAge: time.Duration(a.MaxAgeDays * 24 * float64(time.Hour)), MaxBytes: budget})
 }
 
@@ -115,7 +116,7 @@ type FsckResult struct {
 	// Store is the store verified.
 	Store string `json:"store"`
 	// Problems are the damage found, each naming where.
-	Problems []workspace.Problem `json:"problems"`
+	Problems []maintenance.Problem `json:"problems"`
 	// Notes are findings that are no damage.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -123,7 +124,7 @@ type FsckResult struct {
 // Fsck verifies every journal line, every stored object against its id,
 // and that every snapshot the journal needs is whole.
 func (s *Service) Fsck(ctx context.Context, a FsckArgs) (*FsckResult, error) {
-	rep, err := s.ws.FsckReport()
+	rep, err := s.maint.FsckReport()
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ type Options struct {
 	// MaxFileBytes bounds captured file size; 0 means 10 MiB.
 	MaxFileBytes int64
 	// MaxStoreBytes is the store's budget for automatic retention: 0 means
-	// the default (workspace.DefaultRetention), < 0 no budget.
+	// the default (maintenance.DefaultRetention), < 0 no budget.
 	MaxStoreBytes int64
 	// MaxAgeDays drops unpinned snapshots older than this automatically: 0
 	// means the default, < 0 no bound.
@@ -49,8 +50,9 @@ type ResourceOps interface {
 // Service is the typed command set for one root (docs/PROTOCOL.md,
 // "Commands"). The command line and the language server both call it. It is safe for concurrent use.
 type Service struct {
-	opts Options
-	ws   *workspace.Workspace
+	opts  Options
+	ws    *workspace.Workspace
+	maint *maintenance.Maintainer
 }
 
 // Open opens (creating if needed) the store of opts.Root.
@@ -59,7 +61,7 @@ func Open(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess.SetRetention(RetentionFor(opts))
+	maint := maintenance.New(sess, RetentionFor(opts))
 	opts.Root = sess.Root()
 	opts.StoreDir = sess.Dir()
 	if l, ok := opts.Overlay.(OverlayLister); ok {
@@ -68,7 +70,7 @@ func Open(opts Options) (*Service, error) {
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
-	return &Service{opts: opts, ws: sess}, nil
+	return &Service{opts: opts, ws: sess, maint: maint}, nil
 }
 
 // Close releases the service's resources.
@@ -391,9 +393,9 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	}
 	mode := s.ws.WatchMode()
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: h.TurnCount(), Snapshots: h.SnapshotCount(),
-		StoreBytes: s.ws.StoreBytes(), Watching: mode == "watch", WatchMode: mode, PollReason: s.ws.PollReason(),
+		StoreBytes: maintenance.StoreBytes(s.ws.Dir()), Watching: mode == "watch", WatchMode: mode, PollReason: s.ws.PollReason(),
 		LastCaptureMs: float64(s.ws.LastCapture().Microseconds()) / 1000}
-	r := s.ws.Retention()
+	r := s.maint.Retention()
 	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24
 	if open := h.OpenTurn(); open != nil {
 		st.OpenTurn = &OpenTurn{Turn: open.Turn, Entry: open.ID, Prompt: open.Prompt, Title: words.Title(open.Turn, open.Prompt),
@@ -415,9 +417,9 @@ func (s *Service) Content(snap store.ID, rel string) ([]byte, string, error) {
 }
 
 // RetentionFor is the automatic retention opts ask for: the defaults
-// (workspace.DefaultRetention) with the bounds opts set.
-func RetentionFor(opts Options) workspace.Retention {
-	r := workspace.DefaultRetention
+// (maintenance.DefaultRetention) with the bounds opts set.
+func RetentionFor(opts Options) maintenance.Retention {
+	r := maintenance.DefaultRetention
 	switch {
 	case opts.MaxStoreBytes < 0:
 		r.MaxBytes = 0

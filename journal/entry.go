@@ -104,6 +104,10 @@ const (
 	PhasePost Phase = "post"
 )
 
+// AgentLabelPrefix starts the labels of agents' checkpoints: agent-1,
+// agent-2… (an agent's checkpoint is pinned only while it is active).
+const AgentLabelPrefix = "agent-"
+
 // SourceRewindFork is the Source of a session entry that records a
 // conversation fork rewind-lsp made (rewind --mode conversation|both): its
 // TargetEntry is the rewind's target.

@@ -31,7 +31,7 @@ type Server struct {
 	mu      sync.Mutex
 	active  *checkpoint // the latest checkpoint made through this connection
 	session string      // the agent session this connection serves, when known
-	conn    string      // this connection's lock in the store (workspace.HoldConnection)
+	conn    string      // this connection's lock in the store (maintenance.HoldConnection)
 }
 
 type checkpoint struct {
@@ -54,7 +54,7 @@ func (s *Server) WithSession(id string) *Server {
 }
 
 // WithConnection names this connection's lock in the store
-// (workspace.HoldConnection): its checkpoints stay pinned while it is held.
+// (maintenance.HoldConnection): its checkpoints stay pinned while it is held.
 // It returns s.
 func (s *Server) WithConnection(id string) *Server {
 	s.conn = id

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"strconv"
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"os"
@@ -32,8 +33,8 @@ type Workspace struct {
 	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
 	tracker     *Tracker    // live tracking in a running server, or nil
 	openPaths   func() []string
-	retention   Retention // automatic retention's bounds (retain.go)
-	captured    bool      // a capture happened under the journal lock
+	retainer    Retainer // automatic retention, after captures (package maintenance)
+	captured    bool     // a capture happened under the journal lock
 
 	blame filehistory.Blamer // line owners per file
 }
@@ -135,7 +136,6 @@ func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 		objects:   objects,
 		capturer:  snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
 		journal:   journal.Open(dir),
-		retention: DefaultRetention,
 	}, nil
 }
 
@@ -147,6 +147,10 @@ func (s *Workspace) Dir() string { return s.dir }
 
 // Objects is the object store.
 func (s *Workspace) Objects() *snapshot.Objects { return s.objects }
+
+// Capturer is what captures the root (its stat cache, a server's live
+// tree).
+func (s *Workspace) Capturer() *snapshot.Capturer { return s.capturer }
 
 // Journal is the journal.
 func (s *Workspace) Journal() *journal.Journal { return s.journal }
@@ -267,8 +271,44 @@ func (s *Workspace) lockedCtx(ctx context.Context, fn func(l *journal.Lock, h *j
 	if err := fn(l, h); err != nil {
 		return err
 	}
-	s.afterWrite(l) // automatic retention, when a capture grew the store past its bounds
+	s.mu.Lock()
+	captured, r := s.captured, s.retainer
+	s.captured = false
+	s.mu.Unlock()
+	if captured && r != nil {
+		r.AfterCapture(l) // automatic retention, when a capture grew the store past its bounds
+	}
 	return nil
+}
+
+// Locked runs fn holding the journal lock, with the history read under it
+// (an operation an earlier process left unfinished is finished first),
+// giving up waiting for the lock when ctx ends.
+func (s *Workspace) Locked(ctx context.Context, fn func(l *journal.Lock, h *journal.History) error) error {
+	return s.lockedCtx(ctx, fn)
+}
+
+// Retainer keeps a store within its bounds after captures grew it
+// (package maintenance).
+type Retainer interface {
+	// AfterCapture runs under the journal lock after a change that
+	// captured the root; it must be cheap when nothing is due.
+	AfterCapture(l *journal.Lock)
+}
+
+// SetRetainer sets what runs after captures under the journal lock.
+func (s *Workspace) SetRetainer(r Retainer) {
+	s.mu.Lock()
+	s.retainer = r
+	s.mu.Unlock()
+}
+
+// ResetCaches forgets what this process knows of the store's objects (the
+// objects' index, the stat cache's live tree): after retention or gc
+// removed some.
+func (s *Workspace) ResetCaches() {
+	s.objects.Forget()
+	s.capturer.Reset()
 }
 
 // Recover finishes any operation an interrupted process left unfinished
@@ -540,4 +580,25 @@ func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n
 		return false, err
 	}
 	return filehistory.RevertHunkApplies(s.objects, h, rel, current, exists, n, first, last)
+}
+
+// nextAgentLabel is agent-N with the first N no checkpoint has: labels are
+// given in order, so the ones taken are agent-1 to agent-(N-1), and a
+// doubling search then a bisection find N in a few lookups.
+func nextAgentLabel(h *journal.History) string {
+	taken := func(n int) bool { return len(h.Checkpoints(journal.AgentLabelPrefix+strconv.Itoa(n))) > 0 }
+	hi := 1
+	for taken(hi) {
+		hi *= 2
+	}
+	lo := hi / 2 // taken (or 0)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if taken(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return journal.AgentLabelPrefix + strconv.Itoa(lo+1)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"io"
 	"io/fs"
@@ -17,7 +18,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 const usage = `rewind-lsp — record an AI agent's turns and rewind them safely
@@ -455,7 +455,7 @@ func (c *cli) fsck(args []string) error {
 	}
 	if c.g.json {
 		if probs == nil {
-			probs = []workspace.Problem{}
+			probs = []maintenance.Problem{}
 		}
 		if err := c.printJSON(map[string]any{"ok": len(probs) == 0, "problems": probs, "notes": rep.Notes}); err != nil {
 			return err

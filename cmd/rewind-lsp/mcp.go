@@ -6,8 +6,8 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
+	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"github.com/rewind-lsp/rewind-lsp/mcp"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // mcp serves the agent's tools (package mcp) on stdio for the root of --root or
@@ -32,7 +32,7 @@ func (c *cli) mcp(args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, release, err := workspace.HoldConnection(store)
+	conn, release, err := maintenance.HoldConnection(store)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,11 @@
-package workspace
+package maintenance
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +15,10 @@ import (
 )
 
 // journalWorkspace opens a session on a fresh root and store.
-func journalWorkspace(t *testing.T) (*Workspace, string) {
+func journalWorkspace(t *testing.T) (*workspace.Workspace, string) {
 	t.Helper()
 	root := t.TempDir()
-	s, err := Open(root, t.TempDir(), 0)
+	s, err := workspace.Open(root, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,29 +26,29 @@ func journalWorkspace(t *testing.T) (*Workspace, string) {
 }
 
 // turn records one turn that writes f.txt.
-func turn(t *testing.T, s *Workspace, root, prompt string) {
+func turn(t *testing.T, s *workspace.Workspace, root, prompt string) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: prompt}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: prompt}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte(prompt+"\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func checkpoint(t *testing.T, s *Workspace, label string) {
+func checkpoint(t *testing.T, s *workspace.Workspace, label string) {
 	t.Helper()
-	if _, err := s.Checkpoint(context.Background(), CheckpointRequest{Label: label, Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(context.Background(), workspace.CheckpointRequest{Label: label, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // journalProblems is what fsck says about the journal.
-func journalProblems(t *testing.T, s *Workspace) []Problem {
+func journalProblems(t *testing.T, s *workspace.Workspace) []Problem {
 	t.Helper()
-	probs, err := s.Fsck()
+	probs, err := New(s, Retention{}).Fsck()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +91,11 @@ func TestJournalTornLineSetAsideAndReported(t *testing.T) {
 	if !bytes.HasPrefix(after, whole) {
 		t.Fatalf("the append rewrote whole lines:\nbefore %q\nafter  %q", whole, after)
 	}
-	rep, err := s.FsckReport()
+	rep, err := New(s, Retention{}).FsckReport()
 	if err != nil || len(rep.Problems) != 0 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "repaired") {
 		t.Fatalf("fsck after the next append: %+v %v; want no damage and one note of the repair", rep, err)
 	}
-	if rep, _ := s.FsckReport(); len(rep.Problems) != 0 || len(rep.Notes) != 0 {
+	if rep, _ := New(s, Retention{}).FsckReport(); len(rep.Problems) != 0 || len(rep.Notes) != 0 {
 		t.Fatalf("fsck a second time: %+v; want it silent", rep)
 	}
 	h, err := s.History()
@@ -140,7 +141,7 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			}
 			// A new process reads the damaged journal (a running one read
 			// those lines before they were damaged).
-			s, err := Open(root, s.Dir(), 0)
+			s, err := workspace.Open(root, s.Dir(), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,9 @@
-package workspace
+package maintenance
 
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -22,12 +23,12 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 	t.Setenv("REWIND_LSP_GC_GRACE", "0") // a test's turns are seconds old
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := Open(root, t.TempDir(), 0)
+	s, err := workspace.Open(root, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const budget = 400 << 10
-	s.SetRetention(Retention{MaxBytes: budget})
+	m := New(s, Retention{MaxBytes: budget})
 	r := rand.New(rand.NewSource(1))
 	write := func(name string, n int) []byte {
 		b := make([]byte, n)
@@ -36,19 +37,19 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 		return b
 	}
 	pinned := write("pinned.bin", 30<<10)
-	if _, err := s.Checkpoint(ctx, CheckpointRequest{Label: "keep-me", Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "keep-me", Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	var maxSeen int64
 	for turn := 0; turn < 60; turn++ {
-		if _, err := s.TurnStart(ctx, TurnRequest{Prompt: fmt.Sprint("turn ", turn)}); err != nil {
+		if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: fmt.Sprint("turn ", turn)}); err != nil {
 			t.Fatal(err)
 		}
 		write(fmt.Sprintf("f%d.bin", turn%5), 25<<10)
-		if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+		if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if n := s.objects.Bytes(); n > maxSeen {
+		if n := s.Objects().Bytes(); n > maxSeen {
 			maxSeen = n
 		}
 	}
@@ -70,7 +71,7 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 	}
 	// The labeled checkpoint is pinned: rewinding to it is exact.
 	os.Remove(filepath.Join(root, "pinned.bin"))
-	out, err := s.Rewind(ctx, RewindRequest{Target: "@keep-me", Force: true}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "@keep-me", Force: true}, nil, workspace.ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind to the pinned checkpoint: %v %+v", err, out)
 	}
@@ -80,18 +81,18 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 	// More turns: the rewind's undo snapshot stays (undo works), and a
 	// rewind to a dropped turn says its content is gone.
 	for turn := 0; turn < 20; turn++ {
-		s.TurnStart(ctx, TurnRequest{Prompt: "more"})
+		s.TurnStart(ctx, workspace.TurnRequest{Prompt: "more"})
 		write(fmt.Sprintf("g%d.bin", turn%5), 25<<10)
-		s.TurnEnd(ctx, TurnRequest{})
+		s.TurnEnd(ctx, workspace.TurnRequest{})
 	}
-	if _, err := s.Undo(ctx, UndoRequest{Force: true}, nil, ApplyOnDisk(root)); err != nil {
+	if _, err := s.Undo(ctx, workspace.UndoRequest{Force: true}, nil, workspace.ApplyOnDisk(root)); err != nil {
 		t.Fatalf("undo of the rewind after retention: %v", err)
 	}
-	_, err = s.Rewind(ctx, RewindRequest{Target: "turn:3:end", Force: true}, nil, ApplyOnDisk(root))
+	_, err = s.Rewind(ctx, workspace.RewindRequest{Target: "turn:3:end", Force: true}, nil, workspace.ApplyOnDisk(root))
 	if err == nil || !strings.Contains(err.Error(), "dropped") {
 		t.Fatalf("rewind to a dropped turn: %v", err)
 	}
-	if probs, err := s.Fsck(); err != nil || len(probs) > 0 {
+	if probs, err := m.Fsck(); err != nil || len(probs) > 0 {
 		t.Fatalf("fsck after retention: %v %v", err, probs)
 	}
 }
@@ -102,12 +103,13 @@ func TestRetentionIsCheapWhenUnderBudget(t *testing.T) {
 	t.Setenv("REWIND_LSP_GC_GRACE", "0")
 	ctx := context.Background()
 	root := t.TempDir()
-	s, _ := Open(root, t.TempDir(), 0)
+	s, _ := workspace.Open(root, t.TempDir(), 0)
+	New(s, DefaultRetention)
 	os.WriteFile(filepath.Join(root, "a"), []byte("a"), 0o644)
 	for i := 0; i < 5; i++ {
-		s.TurnStart(ctx, TurnRequest{})
+		s.TurnStart(ctx, workspace.TurnRequest{})
 		os.WriteFile(filepath.Join(root, "a"), []byte(fmt.Sprint(i)), 0o644)
-		s.TurnEnd(ctx, TurnRequest{})
+		s.TurnEnd(ctx, workspace.TurnRequest{})
 	}
 	h, _ := s.History()
 	if h.GCCount() != 0 {
@@ -124,22 +126,23 @@ func TestGCKeepsTheContentOfDeltaBases(t *testing.T) {
 	t.Setenv("REWIND_LSP_GC_GRACE", "0")
 	ctx := context.Background()
 	root := t.TempDir()
-	s, _ := Open(root, t.TempDir(), 0)
+	s, _ := workspace.Open(root, t.TempDir(), 0)
 	dir := filepath.Join(root, "big")
 	os.MkdirAll(dir, 0o755)
 	for i := 0; i < 60; i++ { // a tree past deltaMinBytes
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("file-%02d.txt", i)), []byte(fmt.Sprint("v1 ", i, "\n")), 0o644)
 	}
-	s.TurnStart(ctx, TurnRequest{Prompt: "one"})
+	s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one"})
 	os.WriteFile(filepath.Join(dir, "file-07.txt"), []byte("v2\n"), 0o644)
-	s.TurnEnd(ctx, TurnRequest{})
-	if _, err := s.GC(0, 0); err != nil {
+	s.TurnEnd(ctx, workspace.TurnRequest{})
+	m := New(s, Retention{})
+	if _, err := m.GC(0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if probs, err := s.Fsck(); err != nil || len(probs) > 0 {
+	if probs, err := m.Fsck(); err != nil || len(probs) > 0 {
 		t.Fatalf("fsck after gc: %v %v", err, probs)
 	}
-	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind after gc: %v %+v", err, out)
 	}
@@ -155,19 +158,20 @@ func TestGCKeepsTheStatCache(t *testing.T) {
 	t.Setenv("REWIND_LSP_GC_GRACE", "0")
 	ctx := context.Background()
 	root := t.TempDir()
-	s, _ := Open(root, t.TempDir(), 0)
+	s, _ := workspace.Open(root, t.TempDir(), 0)
 	old := time.Now().Add(-time.Hour)
 	for i := 0; i < 30; i++ {
 		p := filepath.Join(root, fmt.Sprint("f", i))
 		os.WriteFile(p, []byte(fmt.Sprint(i)), 0o644)
 		os.Chtimes(p, old, old) // older than the cache: trusted
 	}
-	s.Checkpoint(ctx, CheckpointRequest{Label: "one"})
-	s.Checkpoint(ctx, CheckpointRequest{}) // the cache, written after the files
-	if _, err := s.GC(0, 0); err != nil {
+	s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "one"})
+	s.Checkpoint(ctx, workspace.CheckpointRequest{}) // the cache, written after the files
+	m := New(s, Retention{})
+	if _, err := m.GC(0, 0); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.capturer.Capture(ctx, nil)
+	res, err := s.Capturer().Capture(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,12 +180,12 @@ func TestGCKeepsTheStatCache(t *testing.T) {
 	}
 	// A stat cache whose snapshot is gone is not trusted.
 	os.WriteFile(filepath.Join(root, "f0"), []byte("changed"), 0o644)
-	s.Checkpoint(ctx, CheckpointRequest{})
-	s.capturer.Reset()
-	if _, err := s.objects.Repack(func(snapshot.ID) bool { return false }, 0); err != nil {
+	s.Checkpoint(ctx, workspace.CheckpointRequest{})
+	s.Capturer().Reset()
+	if _, err := s.Objects().Repack(func(snapshot.ID) bool { return false }, 0); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.capturer.Capture(ctx, nil)
+	res, err = s.Capturer().Capture(ctx, nil)
 	if err != nil || res.Read != 30 {
 		t.Fatalf("after every object was dropped: %v, %d files read, want 30", err, res.Read)
 	}

@@ -1,11 +1,13 @@
-package workspace
+package maintenance
 
 import (
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -27,36 +29,49 @@ const retentionFile = "retention"
 // the packs folder).
 const retainEvery = 24 * time.Hour
 
+// Maintainer keeps one root's store within its bounds: automatic
+// retention after captures (AfterCapture, under the journal lock), gc and
+// fsck on request.
+type Maintainer struct {
+	w         *workspace.Workspace
+	mu        sync.Mutex
+	retention Retention
+}
+
+// New returns the maintainer of w, keeping it within r, and sets it to run
+// after w's captures.
+func New(w *workspace.Workspace, r Retention) *Maintainer {
+	m := &Maintainer{w: w, retention: r}
+	w.SetRetainer(m)
+	return m
+}
+
 // SetRetention sets the bounds automatic retention keeps the store within
 // (zero fields: no bound).
-func (s *Workspace) SetRetention(r Retention) {
-	s.mu.Lock()
-	s.retention = r
-	s.mu.Unlock()
+func (m *Maintainer) SetRetention(r Retention) {
+	m.mu.Lock()
+	m.retention = r
+	m.mu.Unlock()
 }
 
 // Retention is the bounds automatic retention keeps the store within.
-func (s *Workspace) Retention() Retention {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.retention
+func (m *Maintainer) Retention() Retention {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.retention
 }
 
-// afterWrite runs automatic retention when a capture happened under the
-// lock and the store is past its bounds. It is cheap when it is not: a
+// AfterCapture runs automatic retention when the store is past its bounds
+// (a capture happened under the journal lock l). It is cheap when it is not: a
 // listing of the packs folder and a small file read. A failure is said
 // on stderr (the log, in a server) and fails nothing.
-func (s *Workspace) afterWrite(l *journal.Lock) {
-	s.mu.Lock()
-	captured := s.captured
-	s.captured = false
-	r := s.retention
-	s.mu.Unlock()
-	if !captured || (r.MaxBytes <= 0 && r.MaxAge <= 0) {
+func (m *Maintainer) AfterCapture(l *journal.Lock) {
+	r := m.Retention()
+	if r.MaxBytes <= 0 && r.MaxAge <= 0 {
 		return
 	}
-	last, lastBytes := s.readRetention()
-	bytes := s.objects.Bytes()
+	last, lastBytes := m.readRetention()
+	bytes := m.w.Objects().Bytes()
 	now := time.Now()
 	due := false
 	target := Retention{MaxAge: r.MaxAge}
@@ -68,7 +83,7 @@ func (s *Workspace) afterWrite(l *journal.Lock) {
 		// growth since the last run starts another.
 		due = true
 		target.MaxBytes = r.MaxBytes
-	case now.Sub(last) > retainEvery && (r.MaxAge > 0 || s.objects.HasLoose()):
+	case now.Sub(last) > retainEvery && (r.MaxAge > 0 || m.w.Objects().HasLoose()):
 		// Once a day: the age bound, and a store from before packs gets
 		// its loose objects repacked (the store is within its budget).
 		due = true
@@ -76,27 +91,27 @@ func (s *Workspace) afterWrite(l *journal.Lock) {
 	if !due {
 		return
 	}
-	h, err := s.History()
-	if err == nil && target.MaxBytes == 0 && !s.objects.HasLoose() {
+	h, err := m.w.History()
+	if err == nil && target.MaxBytes == 0 && !m.w.Objects().HasLoose() {
 		// Nothing is old enough to drop: only note the check.
 		if oldest := h.Oldest(); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
-			s.writeRetention(now, bytes)
+			m.writeRetention(now, bytes)
 			return
 		}
 	}
 	if err == nil {
-		_, err = s.retainLocked(l, h, target, false)
+		_, err = m.retainLocked(l, h, target, false)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "rewind-lsp: automatic retention of %s: %v\n", s.dir, err)
-		s.writeRetention(now, bytes) // not again at every turn
+		fmt.Fprintf(os.Stderr, "rewind-lsp: automatic retention of %s: %v\n", m.w.Dir(), err)
+		m.writeRetention(now, bytes) // not again at every turn
 		return
 	}
-	s.writeRetention(now, s.objects.Bytes())
+	m.writeRetention(now, m.w.Objects().Bytes())
 }
 
-func (s *Workspace) readRetention() (time.Time, int64) {
-	data, err := os.ReadFile(filepath.Join(s.dir, retentionFile))
+func (m *Maintainer) readRetention() (time.Time, int64) {
+	data, err := os.ReadFile(filepath.Join(m.w.Dir(), retentionFile))
 	if err != nil {
 		return time.Time{}, 0
 	}
@@ -112,6 +127,6 @@ func (s *Workspace) readRetention() (time.Time, int64) {
 	return time.Unix(sec, 0), n
 }
 
-func (s *Workspace) writeRetention(t time.Time, bytes int64) {
-	os.WriteFile(filepath.Join(s.dir, retentionFile), []byte(fmt.Sprintf("%d %d\n", t.Unix(), bytes)), 0o600)
+func (m *Maintainer) writeRetention(t time.Time, bytes int64) {
+	os.WriteFile(filepath.Join(m.w.Dir(), retentionFile), []byte(fmt.Sprintf("%d %d\n", t.Unix(), bytes)), 0o600)
 }

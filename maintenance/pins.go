@@ -1,4 +1,4 @@
-package workspace
+package maintenance
 
 // Agent checkpoints. An agent marks a point before it tries something
 // (MCP's checkpoint tool), then rewinds to it with a report, or moves on.
@@ -16,42 +16,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
-// AgentLabelPrefix starts the labels of agents' checkpoints: agent-1,
-// agent-2…
-const AgentLabelPrefix = "agent-"
-
-// nextAgentLabel is agent-N with the first N no checkpoint has: labels are
-// given in order, so the ones taken are agent-1 to agent-(N-1), and a
-// doubling search then a bisection find N in a few lookups.
-func nextAgentLabel(h *journal.History) string {
-	taken := func(n int) bool { return len(h.Checkpoints(AgentLabelPrefix+strconv.Itoa(n))) > 0 }
-	hi := 1
-	for taken(hi) {
-		hi *= 2
-	}
-	lo := hi / 2 // taken (or 0)
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		if taken(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return AgentLabelPrefix + strconv.Itoa(lo+1)
-}
-
 // isAgentCheckpoint reports whether e is an agent's checkpoint: made as one,
 // or (journals from before) labeled agent-N through MCP.
 func isAgentCheckpoint(e *journal.Entry) bool {
-	return e.Kind == journal.KindCheckpoint && (e.Conn != "" || e.Actor == "mcp" && strings.HasPrefix(e.Label, AgentLabelPrefix))
+	return e.Kind == journal.KindCheckpoint && (e.Conn != "" || e.Actor == "mcp" && strings.HasPrefix(e.Label, journal.AgentLabelPrefix))
 }
 
 func connsDir(store string) string { return filepath.Join(store, "conns") }
@@ -86,11 +60,11 @@ func HoldConnection(store string) (id string, release func(), err error) {
 // connectionOpen reports whether connection id still holds its lock. A
 // connection whose file is gone, or whose lock can be taken, has ended (and
 // its file goes).
-func (s *Workspace) connectionOpen(id string) bool {
+func (m *Maintainer) connectionOpen(id string) bool {
 	if id == "" || strings.ContainsAny(id, `/\`) {
 		return false
 	}
-	path := filepath.Join(connsDir(s.dir), id)
+	path := filepath.Join(connsDir(m.w.Dir()), id)
 	f, err := osfile.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
@@ -137,12 +111,12 @@ func (a *agentPins) see(h *journal.History, e *journal.Entry) {
 }
 
 // active reports whether agent checkpoint e is pinned (see above).
-func (a *agentPins) active(s *Workspace, h *journal.History, e *journal.Entry) bool {
+func (a *agentPins) active(m *Maintainer, h *journal.History, e *journal.Entry) bool {
 	if a.rewoundTo[e.ID] {
 		return false
 	}
 	if e.Conn != "" {
-		return a.latest[e.Conn] == e && s.connectionOpen(e.Conn)
+		return a.latest[e.Conn] == e && m.connectionOpen(e.Conn)
 	}
 	if e.InTurn != "" {
 		for _, open := range h.OpenTurns() {

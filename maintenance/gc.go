@@ -1,7 +1,8 @@
-package workspace
+package maintenance
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -74,16 +75,16 @@ type snapRef struct {
 // undo snapshots of the latest rewinds, the open turn's start and the last
 // recorded state are pinned. Journal entries stay; a gc entry marks the
 // dropped snapshots gone. What is kept is repacked into one pack.
-func (s *Workspace) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
-	return s.Retain(Retention{MaxSnapshots: maxSnapshots, MaxAge: maxAge})
+func (m *Maintainer) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
+	return m.Retain(Retention{MaxSnapshots: maxSnapshots, MaxAge: maxAge})
 }
 
 // Retain is GC with a store budget as well.
-func (s *Workspace) Retain(r Retention) (*GCReport, error) {
+func (m *Maintainer) Retain(r Retention) (*GCReport, error) {
 	var rep *GCReport
-	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+	err := m.w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		var err error
-		rep, err = s.retainLocked(l, h, r, true)
+		rep, err = m.retainLocked(l, h, r, true)
 		return err
 	})
 	return rep, err
@@ -91,7 +92,7 @@ func (s *Workspace) Retain(r Retention) (*GCReport, error) {
 
 // snapshotRefs lists the snapshots the journal holds (not gone), newest
 // first, with whether each is pinned.
-func (s *Workspace) snapshotRefs(h *journal.History) []*snapRef {
+func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 	refs := map[store.ID]*snapRef{}
 	ref := func(sn journal.Snap, t time.Time, pin bool) {
 		if !sn.Set || h.Gone(sn) {
@@ -127,7 +128,7 @@ func (s *Workspace) snapshotRefs(h *journal.History) []*snapRef {
 		ref(e.UndoSnapshot, e.Time, true)
 	}
 	for _, e := range agents.ckps {
-		if agents.active(s, h, e) {
+		if agents.active(m, h, e) {
 			ref(e.Snapshot, e.Time, true)
 		}
 	}
@@ -153,9 +154,9 @@ func (s *Workspace) snapshotRefs(h *journal.History) []*snapRef {
 // retainLocked drops what r does not keep; full repacks everything kept
 // into one pack (gc), else packs that stay mostly alive are left alone
 // (automatic retention).
-func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retention, full bool) (*GCReport, error) {
+func (m *Maintainer) retainLocked(l *journal.Lock, h *journal.History, r Retention, full bool) (*GCReport, error) {
 	rep := &GCReport{SnapshotsDropped: []store.ID{}}
-	all := s.snapshotRefs(h)
+	all := m.snapshotRefs(h)
 	now := time.Now()
 	reach := snapshot.NewReach()
 	var keptBytes int64
@@ -164,8 +165,8 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 	need := func(id store.ID) (*snapshot.Reach, int64, error) {
 		added := reach.Child()
 		var n int64
-		err := added.Add(s.objects, id, func(oid snapshot.ID, _ bool) error {
-			n += s.objects.Size(oid)
+		err := added.Add(m.w.Objects(), id, func(oid snapshot.ID, _ bool) error {
+			n += m.w.Objects().Size(oid)
 			return nil
 		})
 		if err != nil {
@@ -234,9 +235,9 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 			return nil, err
 		}
 	}
-	repack := s.objects.RepackSome
+	repack := m.w.Objects().RepackSome
 	if full {
-		repack = s.objects.Repack
+		repack = m.w.Objects().Repack
 	}
 	rp, err := repack(reach.Has, graceTime())
 	if err != nil {
@@ -249,9 +250,8 @@ func (s *Workspace) retainLocked(l *journal.Lock, h *journal.History, r Retentio
 	for _, id := range rp.Damaged {
 		rep.Damaged = append(rep.Damaged, id)
 	}
-	s.objects.Forget()
-	s.capturer.Reset()
-	rep.StoreBytes = s.StoreBytes()
+	m.w.ResetCaches()
+	rep.StoreBytes = StoreBytes(m.w.Dir())
 	return rep, nil
 }
 
@@ -276,8 +276,8 @@ type FsckReport struct {
 
 // Fsck verifies every journal line, every stored object against its ID,
 // and that every snapshot the journal needs is whole.
-func (s *Workspace) Fsck() ([]Problem, error) {
-	rep, err := s.FsckReport()
+func (m *Maintainer) Fsck() ([]Problem, error) {
+	rep, err := m.FsckReport()
 	if err != nil {
 		return nil, err
 	}
@@ -285,38 +285,38 @@ func (s *Workspace) Fsck() ([]Problem, error) {
 }
 
 // FsckReport is Fsck with its notes.
-func (s *Workspace) FsckReport() (*FsckReport, error) {
+func (m *Maintainer) FsckReport() (*FsckReport, error) {
 	rep := &FsckReport{}
-	ents, bad, err := s.journal.ReadAll()
+	ents, bad, err := m.w.Journal().ReadAll()
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range bad {
-		rep.Problems = append(rep.Problems, Problem{What: "journal", Where: fmt.Sprintf("%s line %d", s.journal.Path(), b.Line), Err: b.Err.Error()})
+		rep.Problems = append(rep.Problems, Problem{What: "journal", Where: fmt.Sprintf("%s line %d", m.w.Journal().Path(), b.Line), Err: b.Err.Error()})
 	}
-	repairs, err := s.journal.Repairs()
+	repairs, err := m.w.Journal().Repairs()
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range repairs {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("journal %s: repaired: a last line torn by a crash (%d bytes from byte %d) was set aside by the next append; its bytes are in %s",
-			s.journal.Path(), r.Bytes, r.Offset, r.File))
+			m.w.Journal().Path(), r.Bytes, r.Offset, r.File))
 	}
 	// The view must say what the journal says (it is built again when it
 	// does not).
-	vprobs, vnotes, err := s.journal.CheckView()
+	vprobs, vnotes, err := m.w.Journal().CheckView()
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range vprobs {
-		rep.Problems = append(rep.Problems, Problem{What: "view", Where: s.journal.Path(), Err: p})
+		rep.Problems = append(rep.Problems, Problem{What: "view", Where: m.w.Journal().Path(), Err: p})
 	}
 	rep.Notes = append(rep.Notes, vnotes...)
-	h, err := s.History()
+	h, err := m.w.History()
 	if err != nil {
 		return nil, err
 	}
-	vr, err := s.objects.Verify()
+	vr, err := m.w.Objects().Verify()
 	if err != nil {
 		return nil, err
 	}
@@ -336,9 +336,9 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 				continue
 			}
 			checked[sn.ID] = true
-			err := reach.Add(s.objects, sn.ID, func(oid snapshot.ID, isTree bool) error {
-				if !isTree && !s.objects.Has(oid) {
-					return &snapshot.DamagedError{ID: oid, Path: s.objects.Dir(), Err: fmt.Errorf("missing")}
+			err := reach.Add(m.w.Objects(), sn.ID, func(oid snapshot.ID, isTree bool) error {
+				if !isTree && !m.w.Objects().Has(oid) {
+					return &snapshot.DamagedError{ID: oid, Path: m.w.Objects().Dir(), Err: fmt.Errorf("missing")}
 				}
 				if damaged[oid] {
 					return fmt.Errorf("needs damaged object %s", oid)
@@ -357,9 +357,9 @@ func (s *Workspace) FsckReport() (*FsckReport, error) {
 }
 
 // StoreBytes is the disk space the store uses.
-func (s *Workspace) StoreBytes() int64 {
+func StoreBytes(dir string) int64 {
 	var n int64
-	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()
