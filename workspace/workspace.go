@@ -2,11 +2,11 @@ package workspace
 
 import (
 	"context"
-	"strconv"
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -131,11 +131,11 @@ func Open(root, dir string, maxFileBytes int64) (*Workspace, error) {
 		exclude = append(exclude, realDir)
 	}
 	return &Workspace{
-		root:      abs,
-		dir:       dir,
-		objects:   objects,
-		capturer:  snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
-		journal:   journal.Open(dir),
+		root:     abs,
+		dir:      dir,
+		objects:  objects,
+		capturer: snapshot.NewCapturer(abs, objects, filepath.Join(dir, "statcache"), maxFileBytes, exclude...),
+		journal:  journal.Open(dir),
 	}, nil
 }
 
