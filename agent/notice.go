@@ -20,7 +20,7 @@ const (
 )
 
 // NoticeText words what happened since a session last heard from
-// rewind-lsp (workspace.TakeNotices): which files were restored to which
+// rewind-lsp (package notices): which files were restored to which
 // state, so the agent re-reads them instead of trusting its memory, and
 // the reports. h is the history the entries were read from. It is "" when
 // there is nothing to tell.

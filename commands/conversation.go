@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -56,7 +57,7 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		return &ConversationResult{Reason: "forking the " + ag.Title() + " conversation failed: " + err.Error()}
 	}
 	res := &ConversationResult{Agent: ag.Name(), Session: fk.Session, Transcript: fk.Transcript, Resume: fk.Resume}
-	if _, err := s.ws.RecordFork(fk.Session, s.opts.Actor, ag.Name(), fk.Transcript, out.Entry); err != nil {
+	if _, err := notices.RecordFork(s.ws, fk.Session, s.opts.Actor, ag.Name(), fk.Transcript, out.Entry); err != nil {
 		res.Reason = "the fork was written but not recorded: " + err.Error()
 	}
 	return res

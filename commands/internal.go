@@ -3,11 +3,12 @@ package commands
 import (
 	"context"
 	"github.com/rewind-lsp/rewind-lsp/maintenance"
+	"github.com/rewind-lsp/rewind-lsp/workspace/live"
+	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // RecordSessionArgs is the argument of rewind.recordSession: an agent
@@ -60,7 +61,7 @@ type NoticesResult struct {
 // at the first prompt of a conversation fork the files that differ on disk
 // from its fork point. Taking them records that the session has heard.
 func (s *Service) Notices(ctx context.Context, a NoticesArgs) (*NoticesResult, error) {
-	n, err := s.ws.TakeNotices(a.Session, CallOf(ctx).Key)
+	n, err := notices.Take(s.ws, a.Session, CallOf(ctx).Key)
 	if err != nil || n.Empty() {
 		return &NoticesResult{}, err
 	}
@@ -156,7 +157,7 @@ func (s *Service) Recover(ctx context.Context, a RecoverArgs) (*RecoverResult, e
 // Track starts the language server's live tracking of the root: captures
 // then read only the paths that changed, and changes on disk that did not
 // come from the editor open automatic turns.
-func (s *Service) Track(opts workspace.TrackOptions) *workspace.Tracker { return s.ws.Track(opts) }
+func (s *Service) Track(opts live.TrackOptions) *live.Tracker { return live.Track(s.ws, opts) }
 
 // EditorSaved tells the live tracking that the editor saved rel
 // (root-relative) with data: a file a rewind gave the editor to apply is

@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/rootpath"
+	"github.com/rewind-lsp/rewind-lsp/workspace/live"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
-	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // folder is one workspace folder with its own commands.Service (and so its
@@ -24,7 +24,7 @@ type folder struct {
 	sock  *commands.SocketServer // serves the command line of this root; nil when another server does
 	// tracker watches the disk: captures cost what changed, and agent
 	// changes with no turn open become automatic turns.
-	tracker *workspace.Tracker
+	tracker *live.Tracker
 }
 
 // roots returns the folder's path as the client named it and, when it
@@ -242,8 +242,8 @@ const editorSaveWait = 500 * time.Millisecond
 // trackOptions configure live tracking of a folder: the server's
 // initialization options, and the open documents to tell the person's saves
 // from an agent's writes.
-func (s *Server) trackOptions(f *folder) workspace.TrackOptions {
-	o := workspace.TrackOptions{
+func (s *Server) trackOptions(f *folder) live.TrackOptions {
+	o := live.TrackOptions{
 		Quiet:        time.Duration(s.opts.AutoTurnQuietMs) * time.Millisecond,
 		MaxWatches:   s.opts.MaxWatches,
 		PollInterval: time.Duration(s.opts.PollIntervalMs) * time.Millisecond,

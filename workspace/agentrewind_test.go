@@ -1,6 +1,7 @@
-package workspace
+package workspace_test
 
 import (
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -55,8 +56,8 @@ func (f *sessFixture) read(rel string) string {
 func TestAgentRewindRestoredCode(t *testing.T) {
 	f, two, three := agentRewindFixture(t, true)
 	f.start("B", "other work")
-	out, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
+		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || !out.Applied || !out.Restored {
 		t.Fatalf("complete: %v %+v", err, out)
 	}
@@ -79,8 +80,8 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 	if h.OnBranch(two.ID) || h.OnBranch(three.ID) {
 		t.Fatal("the dropped turn or the superseded start is still on the branch")
 	}
-	again, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, ApplyOnDisk(f.root))
+	again, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
+		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || again != nil {
 		t.Fatalf("recorded twice: %v %+v", err, again)
 	}
@@ -100,7 +101,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 		t.Fatalf("turns on the branch %v", nums)
 	}
 	// Undo takes back what rewind-lsp restored; the conversation stays.
-	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if f.read("b.txt") != "b2\n" || len(f.history().Turns(0, 0)) != 2 {
@@ -117,8 +118,8 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 // offered, and undo has nothing of it to take back.
 func TestAgentRewindRestoredNothing(t *testing.T) {
 	f, two, three := agentRewindFixture(t, false)
-	out, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
+		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || out.Restored {
 		t.Fatalf("complete: %v %+v", err, out)
 	}
@@ -131,7 +132,7 @@ func TestAgentRewindRestoredNothing(t *testing.T) {
 	if open := f.history().OpenTurnOf("A"); open == nil || open.Snapshot != three.Snapshot || open.Turn != 2 {
 		t.Fatalf("the carried-on turn: %+v", open)
 	}
-	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(f.root)); err == nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err == nil {
 		t.Fatal("undo took back the agent's own conversation rewind")
 	}
 	// The turn that carries on names the same prompt: no notice for it.
@@ -146,14 +147,14 @@ func TestAgentRewindRestoredNothing(t *testing.T) {
 func TestAgentRewindMovedOn(t *testing.T) {
 	f, two, three := agentRewindFixture(t, true)
 	f.end("A")
-	if out, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Session: "A", Turn: three.ID, Dropped: two.ID}, nil, ApplyOnDisk(f.root)); err != nil || out != nil {
+	if out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Session: "A", Turn: three.ID, Dropped: two.ID}, nil, workspace.ApplyOnDisk(f.root)); err != nil || out != nil {
 		t.Fatalf("after the turn ended: %v %+v", err, out)
 	}
 	four := f.start("A", "four")
-	if _, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Session: "A", Turn: four.ID, Dropped: four.ID}, nil, ApplyOnDisk(f.root)); err == nil {
+	if _, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Session: "A", Turn: four.ID, Dropped: four.ID}, nil, workspace.ApplyOnDisk(f.root)); err == nil {
 		t.Fatal("a turn dropped by itself was accepted")
 	}
-	if _, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Session: "B", Turn: four.ID, Dropped: two.ID}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Session: "B", Turn: four.ID, Dropped: two.ID}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatalf("another session's request: %v", err)
 	}
 }
@@ -169,12 +170,12 @@ func TestAgentRewindInFork(t *testing.T) {
 	f.end("A") // A's third prompt ended: the fork is made afterwards
 	fork := f.start("F", "three, forked")
 	// Another agent's session has no fork of Claude Code's turns.
-	if _, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "codex", Session: "G", Turn: f.start("G", "x").ID, Dropped: two.ID},
-		nil, ApplyOnDisk(f.root)); err == nil {
+	if _, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "codex", Session: "G", Turn: f.start("G", "x").ID, Dropped: two.ID},
+		nil, workspace.ApplyOnDisk(f.root)); err == nil {
 		t.Fatal("a Claude Code turn was taken for one another agent's session dropped")
 	}
-	out, err := f.s.CompleteAgentRewind(f.ctx, AgentRewindRequest{Agent: "claude-code", Session: "F", Turn: fork.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "F", Turn: fork.ID, Dropped: two.ID,
+		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || !out.Applied || !out.Restored {
 		t.Fatalf("complete: %v %+v", err, out)
 	}

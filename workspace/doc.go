@@ -1,15 +1,18 @@
 // Package workspace is the handle of one workspace root (Workspace): it
-// records turns, checkpoints and the state of the files into the root's
-// journal and snapshots, and carries out rewinds, reverts and undos with
-// their modes and conflicts, retention (gc) and verification (fsck); it
-// tells what the journal knows of one file: which turn wrote each line
-// (blame) and how to take one turn back keeping the later ones (revert).
+// opens the root's store, records turns, tool calls, checkpoints and agent
+// sessions into the root's journal with the state of the files, and
+// carries out the operations — rewinds, undos, reverts and the completion
+// of an agent's own rewind — through one skeleton (operation.go: the
+// request checked, the state captured, open turns ended, the plan, then a
+// refusal, or the change recorded as pending, applied, and done).
 //
 // Every change to the journal happens under the journal's exclusive lock,
 // with the journal read again under it, so several processes can record at
 // once.
 //
-// In a running server, live tracking (tracker.go, autoturn.go, echo.go)
-// takes what changed on disk from package watch, narrows captures to it,
-// and decides which changes are an agent's: those open automatic turns.
+// Around it: workspace/live (a running server's live tracking, behind the
+// Live interface), workspace/notices (what agent sessions are told),
+// package filehistory (one file's history: blame and the per-file revert),
+// package maintenance (retention, gc, fsck, behind the Retainer
+// interface) and package rootpath (where a root's store lives).
 package workspace

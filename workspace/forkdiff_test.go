@@ -1,7 +1,9 @@
-package workspace
+package workspace_test
 
 import (
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
+	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
 	"reflect"
 	"testing"
 )
@@ -25,15 +27,15 @@ func TestForkNotice(t *testing.T) {
 	f.write("b.txt", "b3\n")
 	f.end("A")
 
-	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.RecordFork("F", "cli", "claude-code", "/t/F.jsonl", out.Entry); err != nil {
+	if _, err := notices.RecordFork(f.s, "F", "cli", "claude-code", "/t/F.jsonl", out.Entry); err != nil {
 		t.Fatal(err)
 	}
 	f.start("F", "go on from turn one")
-	n, err := f.s.TakeNotices("F", "")
+	n, err := notices.Take(f.s, "F", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestForkNotice(t *testing.T) {
 	}
 	f.end("F")
 	f.start("F", "and then")
-	if n, _ := f.s.TakeNotices("F", ""); !n.Empty() {
+	if n, _ := notices.Take(f.s, "F", ""); !n.Empty() {
 		t.Fatalf("the fork was told twice: %+v", n)
 	}
 
@@ -58,15 +60,15 @@ func TestForkNotice(t *testing.T) {
 	}
 
 	// A both rewind restores the files with the conversation.
-	out, err = f.s.Rewind(f.ctx, RewindRequest{Target: "2", Mode: journal.ModeBoth, Actor: "cli", Force: true}, nil, ApplyOnDisk(f.root))
+	out, err = f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeBoth, Actor: "cli", Force: true}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.RecordFork("G", "cli", "claude-code", "/t/G.jsonl", out.Entry); err != nil {
+	if _, err := notices.RecordFork(f.s, "G", "cli", "claude-code", "/t/G.jsonl", out.Entry); err != nil {
 		t.Fatal(err)
 	}
 	f.start("G", "from turn one, files too")
-	if n, _ := f.s.TakeNotices("G", ""); !n.Empty() {
+	if n, _ := notices.Take(f.s, "G", ""); !n.Empty() {
 		t.Fatalf("a both fork was told %+v", n.Fork)
 	}
 }

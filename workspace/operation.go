@@ -85,13 +85,13 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	tr.Mark("intent recorded")
 
 	s.mu.Lock()
-	t := s.tracker
+	t := s.live
 	s.mu.Unlock()
 	if t != nil {
-		t.ran(e.ID)
-		t.expect(ops, false)
+		t.Ran(e.ID)
+		t.Expect(ops, false)
 		// The editor may take its time; the echoes come after.
-		defer t.expect(ops, true)
+		defer t.Expect(ops, true)
 	}
 	applyErr := apply(ctx, label, ops, string(e.ID[len(e.ID)-8:]))
 	tr.Mark("applied")

@@ -1,6 +1,7 @@
-package workspace
+package workspace_test
 
 import (
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +14,7 @@ import (
 // Edit), after the file was written.
 func (f *sessFixture) tool(session string, paths ...string) {
 	f.t.Helper()
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Write", Phase: journal.PhasePost, Paths: paths}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, workspace.ToolCall{Session: session, Tool: "Write", Phase: journal.PhasePost, Paths: paths}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -21,11 +22,11 @@ func (f *sessFixture) tool(session string, paths ...string) {
 // shell runs edit as a Bash call of session, captured before and after.
 func (f *sessFixture) shell(session, id string, edit func()) {
 	f.t.Helper()
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: journal.PhasePre, Capture: true}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, workspace.ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: journal.PhasePre, Capture: true}); err != nil {
 		f.t.Fatal(err)
 	}
 	edit()
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: journal.PhasePost, Capture: true}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, workspace.ToolCall{Session: session, Tool: "Bash", ToolUse: id, Phase: journal.PhasePost, Capture: true}); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -45,14 +46,14 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	f.write("a.txt", "a\n")
 	start := f.start("A", "try d, then e")
 	f.start("B", "other work")
-	cp, err := f.s.Checkpoint(f.ctx, CheckpointRequest{Label: "agent-1", Goal: "try d", Actor: "mcp"})
+	cp, err := f.s.Checkpoint(f.ctx, workspace.CheckpointRequest{Label: "agent-1", Goal: "try d", Actor: "mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.write("d.txt", "d\n")
 	f.tool("A", "d.txt")
-	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "@agent-1", Report: "d was wrong", Actor: "mcp", OwnSince: cp.ID, CallerSession: "A"},
-		nil, ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "@agent-1", Report: "d was wrong", Actor: "mcp", OwnSince: cp.ID, CallerSession: "A"},
+		nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatalf("own rewind: %v %+v", err, out)
 	}
@@ -73,7 +74,7 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	f.shell("A", "t1", func() { f.write("e.txt", "e\n") })
 	// Before the turn ends, a rewind by the agent itself does not take its
 	// own write for the person's.
-	plan, err := f.s.Preview(f.ctx, RewindRequest{Target: "1", CallerSession: "A"}, nil)
+	plan, err := f.s.Preview(f.ctx, workspace.RewindRequest{Target: "1", CallerSession: "A"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 
 	// e.txt is recorded: a rewind to the turn's start by anyone sees no
 	// conflict in it.
-	plan, err = f.s.Preview(f.ctx, RewindRequest{Target: "1"}, nil)
+	plan, err = f.s.Preview(f.ctx, workspace.RewindRequest{Target: "1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	if err != nil || len(ranges) != 1 || ranges[0].Turn.Start.ID != start.ID {
 		t.Fatalf("blame of e.txt: %+v, %v", ranges, err)
 	}
-	rv, err := f.s.Revert(f.ctx, RevertRequest{Session: "A", Actor: "t"}, nil, ApplyOnDisk(f.root))
+	rv, err := f.s.Revert(f.ctx, workspace.RevertRequest{Session: "A", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !rv.Applied {
 		t.Fatalf("revert --session A: %v %+v", err, rv)
 	}
@@ -128,7 +129,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 	start := f.start("A", "two")
 	f.shell("A", "t1", func() { f.write("b.txt", "b\n") })
 	// The agent reverts turn 1 from its shell: a.txt goes back to a0.
-	rv, err := f.s.Revert(f.ctx, RevertRequest{Target: "1", Actor: "cli", CallerSession: "A"}, nil, ApplyOnDisk(f.root))
+	rv, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Actor: "cli", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !rv.Applied || rv.Entry.InTurn != start.ID {
 		t.Fatalf("own revert: %v %+v", err, rv)
 	}
@@ -136,7 +137,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 		t.Fatal("the agent's own revert ended its turn")
 	}
 	// Then undoes it: a.txt is a1 again, the turn still open.
-	un, err := f.s.Undo(f.ctx, UndoRequest{Actor: "cli", CallerSession: "A"}, nil, ApplyOnDisk(f.root))
+	un, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "cli", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !un.Applied || un.Entry.InTurn != start.ID {
 		t.Fatalf("own undo: %v %+v", err, un)
 	}
@@ -146,7 +147,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 	// The person edits c.txt meanwhile; the agent's own rewind to the turn's
 	// start refuses: c.txt is not the agent's.
 	f.write("c.txt", "the person's\n")
-	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "2", Actor: "cli", CallerSession: "A"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Actor: "cli", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out.Applied {
 		t.Fatalf("own rewind over the person's edit: %v %+v", err, out)
 	}
@@ -160,7 +161,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 
 	// Without a caller session, an undo ends the open turns like a rewind.
 	f.start("A", "three")
-	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "editor", Force: true}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "editor", Force: true}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if f.history().OpenTurnOf("A") != nil {

@@ -1,7 +1,9 @@
-package workspace
+package workspace_test
 
 import (
 	"context"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
+	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,12 +16,12 @@ type sessFixture struct {
 	t    *testing.T
 	ctx  context.Context
 	root string
-	s    *Workspace
+	s    *workspace.Workspace
 }
 
 func newSessFixture(t *testing.T) *sessFixture {
 	root := t.TempDir()
-	s, err := Open(root, t.TempDir(), 0)
+	s, err := workspace.Open(root, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func (f *sessFixture) write(rel, content string) {
 
 func (f *sessFixture) start(session, prompt string) *journal.Entry {
 	f.t.Helper()
-	e, err := f.s.TurnStart(f.ctx, TurnRequest{Prompt: prompt, Session: session, Source: "hook", Agent: "claude-code"})
+	e, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Prompt: prompt, Session: session, Source: "hook", Agent: "claude-code"})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func (f *sessFixture) start(session, prompt string) *journal.Entry {
 
 func (f *sessFixture) end(session string) (end, start *journal.Entry) {
 	f.t.Helper()
-	end, start, err := f.s.TurnEnd(f.ctx, TurnRequest{Session: session})
+	end, start, err := f.s.TurnEnd(f.ctx, workspace.TurnRequest{Session: session})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestParallelSessions(t *testing.T) {
 		t.Fatalf("want 4 turns, got %d", len(nums))
 	}
 	// A rewind ends every open turn first.
-	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if open := f.history().OpenTurns(); len(open) != 0 {
@@ -141,16 +143,16 @@ func TestToolAttribution(t *testing.T) {
 	f.start("B", "edit b")
 	// A's Edit tool writes a.txt.
 	f.write("a.txt", "a edited by A\n")
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "A", Tool: "Edit", Phase: journal.PhasePost, Paths: []string{"a.txt"}}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, workspace.ToolCall{Session: "A", Tool: "Edit", Phase: journal.PhasePost, Paths: []string{"a.txt"}}); err != nil {
 		t.Fatal(err)
 	}
 	// B runs a shell command that writes b.txt and creates d.txt.
-	if _, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: journal.PhasePre, Capture: true}); err != nil {
+	if _, err := f.s.RecordTool(f.ctx, workspace.ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: journal.PhasePre, Capture: true}); err != nil {
 		t.Fatal(err)
 	}
 	f.write("b.txt", "b by shell\n")
 	f.write("d.txt", "new\n")
-	post, err := f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: journal.PhasePost, Capture: true})
+	post, err := f.s.RecordTool(f.ctx, workspace.ToolCall{Session: "B", Tool: "Bash", ToolUse: "t1", Phase: journal.PhasePost, Capture: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestToolAttribution(t *testing.T) {
 	}
 	// B starts another shell command and is interrupted (no post): what
 	// changed since its pre counts at B's turn end.
-	f.s.RecordTool(f.ctx, ToolCall{Session: "B", Tool: "Bash", ToolUse: "t2", Phase: journal.PhasePre, Capture: true})
+	f.s.RecordTool(f.ctx, workspace.ToolCall{Session: "B", Tool: "Bash", ToolUse: "t2", Phase: journal.PhasePre, Capture: true})
 	f.write("c.txt", "c by an interrupted shell\n")
 	endB, _ := f.end("B")
 	if !endB.Attributed || !reflect.DeepEqual(endB.Wrote, []string{"b.txt", "c.txt", "d.txt"}) {
@@ -203,7 +205,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 	if got := f.notices("A"); len(got) != 0 {
 		t.Fatalf("notices before any rewind: %v", got)
 	}
-	out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -224,10 +226,10 @@ func TestNoticesOncePerSession(t *testing.T) {
 		t.Fatal("an unknown session was told")
 	}
 	// An undo that changed files is told; a summarize report too.
-	if _, err := f.s.Undo(f.ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.notices("A")
@@ -239,7 +241,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 // notices takes the entries session sid has not been told of yet.
 func (f *sessFixture) notices(sid string) []*journal.Entry {
 	f.t.Helper()
-	n, err := f.s.TakeNotices(sid, "")
+	n, err := notices.Take(f.s, sid, "")
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -265,15 +267,15 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 	f.start("A", "one")
 	f.write("a.txt", "2\n")
 	f.end("A")
-	if out, err := f.s.Rewind(f.ctx, RewindRequest{Target: "1", Actor: "t"}, nil, ApplyOnDisk(f.root)); err != nil || !out.Applied {
+	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.TurnStart(f.ctx, TurnRequest{Prompt: "two", Session: "A", Source: "hook", Actor: "hook", Key: "k1"}); err != nil {
+	if _, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Prompt: "two", Session: "A", Source: "hook", Actor: "hook", Key: "k1"}); err != nil {
 		t.Fatal(err)
 	}
 	take := func(key string) []*journal.Entry {
 		t.Helper()
-		n, err := f.s.TakeNotices("A", key)
+		n, err := notices.Take(f.s, "A", key)
 		if err != nil {
 			t.Fatal(err)
 		}

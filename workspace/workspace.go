@@ -31,7 +31,7 @@ type Workspace struct {
 	gcSeen      int
 	lastCapture time.Duration
 	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
-	tracker     *Tracker    // live tracking in a running server, or nil
+	live        Live        // live tracking in a running server (package live), or nil
 	openPaths   func() []string
 	retainer    Retainer // automatic retention, after captures (package maintenance)
 	captured    bool     // a capture happened under the journal lock
@@ -175,17 +175,17 @@ func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay sna
 		s.objects.Forget()
 		s.capturer.Reset()
 	}
-	t := s.tracker
+	t := s.live
 	lister := s.openPaths
 	s.mu.Unlock()
 	var res *snapshot.Result
 	var err error
 	switch {
 	case t != nil && overlay == nil:
-		res, err = t.captureNow(ctx)
+		res, err = t.CaptureNow(ctx)
 	case t != nil && lister != nil:
 		// The disk as the tracker knows it, with the open buffers on top.
-		if res, err = t.captureNow(ctx); err == nil {
+		if res, err = t.CaptureNow(ctx); err == nil {
 			res, err = s.withBuffers(res, overlay, lister())
 		}
 	default:
@@ -202,6 +202,69 @@ func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay sna
 	s.captured = true
 	s.mu.Unlock()
 	return res, nil
+}
+
+// Live is what a running server's live tracking (package live) does for
+// its workspace: captures narrowed to what changed, and telling a rewind's
+// own writes from anyone else's.
+type Live interface {
+	// CaptureNow captures the root: what changed since the last capture.
+	CaptureNow(ctx context.Context) (*snapshot.Result, error)
+	// Ran says this process runs operation id; Expect, that it writes ops
+	// (done: written, the editor may still echo them).
+	Ran(id journal.EntryID)
+	Expect(ops []snapshot.FileOp, done bool)
+	// EditorSaved says the editor saved rel with data.
+	EditorSaved(rel string, data []byte)
+	// Mode is "watch", "poll" or "starting"; PollReason says why it polls.
+	Mode() string
+	PollReason() string
+}
+
+// SetLive makes l the workspace's live tracking.
+func (s *Workspace) SetLive(l Live) {
+	s.mu.Lock()
+	s.live = l
+	s.mu.Unlock()
+}
+
+// ClearLive ends live tracking by l (if it is still the workspace's).
+func (s *Workspace) ClearLive(l Live) {
+	s.mu.Lock()
+	if s.live == l {
+		s.live = nil
+	}
+	s.mu.Unlock()
+}
+
+// EditorSaved tells the live tracking, if any, that the editor saved rel
+// (root-relative) with data.
+func (s *Workspace) EditorSaved(rel string, data []byte) {
+	s.mu.Lock()
+	t := s.live
+	s.mu.Unlock()
+	if t != nil {
+		t.EditorSaved(rel, data)
+	}
+}
+
+// Capture captures the root under the lock (h is the history read under
+// it): through the live tracking when there is one, with overlay's
+// buffers when given.
+func (s *Workspace) Capture(ctx context.Context, h *journal.History, overlay snapshot.Overlay) (*snapshot.Result, error) {
+	return s.capture(ctx, h, overlay)
+}
+
+// NoteCapture remembers the latest capture of the disk.
+func (s *Workspace) NoteCapture(res *snapshot.Result) { s.noteCapture(res) }
+
+// LastCaptured is the latest capture of the disk (zero before any).
+func (s *Workspace) LastCaptured() snapshot.ID { return s.lastCaptured() }
+
+// EndTurn appends the end of open turn start (l held, h read under it),
+// with res as its end state.
+func (s *Workspace) EndTurn(l *journal.Lock, h *journal.History, start *journal.Entry, res *snapshot.Result, req TurnRequest) (*journal.Entry, error) {
+	return s.endTurn(l, h, start, res, req)
 }
 
 // lastCaptured is the latest capture of the disk (zero before any).
@@ -222,7 +285,7 @@ func (s *Workspace) noteCapture(res *snapshot.Result) {
 // "none" when the workspace is not tracked.
 func (s *Workspace) WatchMode() string {
 	s.mu.Lock()
-	t := s.tracker
+	t := s.live
 	s.mu.Unlock()
 	if t == nil {
 		return "none"
@@ -234,7 +297,7 @@ func (s *Workspace) WatchMode() string {
 // when it watches, or does not track the root).
 func (s *Workspace) PollReason() string {
 	s.mu.Lock()
-	t := s.tracker
+	t := s.live
 	s.mu.Unlock()
 	if t == nil {
 		return ""

@@ -1,4 +1,4 @@
-package workspace
+package live
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func (t *Tracker) agentChange(rel string) bool {
 // modeOnly reports whether rel holds what the latest capture recorded but
 // with another kind (a chmod): no editor's save, whatever its buffer holds.
 func (t *Tracker) modeOnly(rel string, data []byte, kind snapshot.Kind) bool {
-	e, ok, err := snapshot.Lookup(t.s.objects, t.s.lastCaptured(), rel)
+	e, ok, err := snapshot.Lookup(t.s.Objects(), t.s.LastCaptured(), rel)
 	return err == nil && ok && e.Kind != snapshot.KindSkipped && e.Kind != kind && e.ID == snapshot.Sum(data)
 }
 
@@ -127,10 +127,10 @@ func (t *Tracker) stillNew(rel string) bool {
 // kind (the executable bit counts: a chmod is a change), or that it is a
 // folder; ok is false for an unreadable file.
 func (t *Tracker) read(rel string) (data []byte, kind snapshot.Kind, isDir, ok bool) {
-	if !snapshot.UnderFolders(t.s.root, rel) {
+	if !snapshot.UnderFolders(t.s.Root(), rel) {
 		return nil, 0, false, true // below a link: not in the workspace
 	}
-	abs := filepath.Join(t.s.root, filepath.FromSlash(rel))
+	abs := filepath.Join(t.s.Root(), filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -163,8 +163,8 @@ func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
 // have no event of their own), or when it took the place of a file; one
 // that went, unless a rewind or undo removed its files.
 func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
-	last := t.s.lastCaptured()
-	wasDir := snapshot.IsDir(t.s.objects, last, rel)
+	last := t.s.LastCaptured()
+	wasDir := snapshot.IsDir(t.s.Objects(), last, rel)
 	if isDir && !wasDir && t.recorded(last, rel, nil, 0) {
 		return t.newFileIn(rel)
 	}
@@ -195,12 +195,12 @@ func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool)
 // first.
 func (t *Tracker) newFileIn(rel string) bool {
 	found := false
-	base := filepath.Join(t.s.root, filepath.FromSlash(rel))
+	base := filepath.Join(t.s.Root(), filepath.FromSlash(rel))
 	filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		sub, err := filepath.Rel(t.s.root, p)
+		sub, err := filepath.Rel(t.s.Root(), p)
 		if err != nil {
 			return nil
 		}
@@ -221,7 +221,7 @@ func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte, kind snaps
 	if last.IsZero() {
 		return false
 	}
-	e, ok, err := snapshot.Lookup(t.s.objects, last, rel)
+	e, ok, err := snapshot.Lookup(t.s.Objects(), last, rel)
 	if err != nil {
 		return false
 	}
@@ -239,7 +239,7 @@ func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte, kind snaps
 // a file written by the server itself does not. When every file is at its
 // target, the rewind's writes become part of the last capture: a file put
 // back as it was before is a change from the rewind's state.
-func (t *Tracker) expect(ops []snapshot.FileOp, done bool) {
+func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 	var at map[string]bool
 	if done {
 		at = map[string]bool{}
@@ -260,8 +260,8 @@ func (t *Tracker) expect(ops []snapshot.FileOp, done bool) {
 		}
 		if len(at) == len(ops) {
 			t.capMu.Lock()
-			if id, ok := t.s.capturer.Patch(changes); ok {
-				t.s.noteCapture(&snapshot.Result{ID: id})
+			if id, ok := t.s.Capturer().Patch(changes); ok {
+				t.s.NoteCapture(&snapshot.Result{ID: id})
 			}
 			t.capMu.Unlock()
 		}
@@ -295,17 +295,6 @@ func (t *Tracker) expect(ops []snapshot.FileOp, done bool) {
 // be gone for a while. Any other content is someone's new change — an
 // agent writing the file right after the rewind — even within the window.
 const echoWindow = 5 * time.Second
-
-// EditorSaved tells the live tracking, if any, that the editor saved rel
-// (root-relative) with data (see Tracker.EditorSaved).
-func (s *Workspace) EditorSaved(rel string, data []byte) {
-	s.mu.Lock()
-	t := s.tracker
-	s.mu.Unlock()
-	if t != nil {
-		t.EditorSaved(rel, data)
-	}
-}
 
 // EditorSaved tells the tracker that the editor saved rel (root-relative)
 // with data: a file a rewind of this process gave the editor to apply is
@@ -345,7 +334,7 @@ func (t *Tracker) captured(paths []string, full bool) {
 
 // ran notes that this process runs operation id (a journal entry's), so
 // that its writes are judged by their expectations, not by the journal.
-func (t *Tracker) ran(id journal.EntryID) {
+func (t *Tracker) Ran(id journal.EntryID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ranOps == nil {
@@ -439,7 +428,7 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 			// Another process's rewind, perhaps still being applied.
 			var before snapshot.ID
 			if e.UndoSnapshot.Set {
-				if ent, ok, err := snapshot.Lookup(t.s.objects, e.UndoSnapshot.ID, rel); err == nil && ok {
+				if ent, ok, err := snapshot.Lookup(t.s.Objects(), e.UndoSnapshot.ID, rel); err == nil && ok {
 					before = ent.ID
 				}
 			}
@@ -448,7 +437,7 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 				return false
 			}
 		}
-		ent, ok, err := snapshot.Lookup(t.s.objects, e.Snapshot.ID, rel)
+		ent, ok, err := snapshot.Lookup(t.s.Objects(), e.Snapshot.ID, rel)
 		if err != nil {
 			return true
 		}

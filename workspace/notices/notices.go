@@ -1,6 +1,11 @@
-package workspace
+package notices
 
-import "github.com/rewind-lsp/rewind-lsp/journal"
+import (
+	"context"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
+)
 
 // noticeable reports whether an agent session should be told of entry e:
 // a rewind, revert or undo that changed files, a rewind carrying a report,
@@ -35,7 +40,7 @@ func (n *Notices) Empty() bool {
 	return n == nil || len(n.Entries) == 0 && (n.Fork == nil || len(n.Fork.Files) == 0)
 }
 
-// TakeNotices returns what agent session sid has not been told yet, and
+// Take returns what agent session sid has not been told yet, and
 // records that it now has been (a notice entry), so each thing reaches the
 // session once. A session is told only of what happened after the journal
 // first saw it (its session entry, a turn or a tool call); one the journal
@@ -44,12 +49,12 @@ func (n *Notices) Empty() bool {
 // call's idempotency key: a call retried with the key of one that recorded
 // its notice (its answer was lost) is told the same again, instead of
 // nothing.
-func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
+func Take(w *workspace.Workspace, sid, key string) (*Notices, error) {
 	out := &Notices{}
 	if sid == "" {
 		return out, nil
 	}
-	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+	err := w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		out.History = h
 		// A retry reads the journal as the first call did: up to the
 		// notice it recorded. The key may be shared with the call's other
@@ -100,7 +105,7 @@ func (s *Workspace) TakeNotices(sid, key string) (*Notices, error) {
 		})
 		if fork != nil && !told && turns <= 1 {
 			var err error
-			if out.Fork, err = s.forkDiff(h, fork, sid); err != nil {
+			if out.Fork, err = forkDiff(w.Objects(), h, fork, sid); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,13 @@
-package workspace
+package notices
 
 import (
+	"context"
+	"slices"
+	"sort"
+
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 )
@@ -27,9 +33,9 @@ type ForkDiff struct {
 // RecordFork appends the session entry of a conversation fork made by
 // rewind (a rewind of mode conversation or both): a new agent session
 // whose conversation continues from the rewind's target.
-func (s *Workspace) RecordFork(sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
+func RecordFork(w *workspace.Workspace, sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+	err := w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		out = journal.NewSession(h.Leaf(), sessionID, journal.SourceRewindFork)
 		out.Actor, out.Agent, out.Transcript, out.TargetEntry, out.Mode = actor, agent, transcript, rewind.TargetEntry, rewind.Mode
 		return l.Append(out)
@@ -40,7 +46,7 @@ func (s *Workspace) RecordFork(sessionID, actor, agent, transcript string, rewin
 // forkDiff compares the state at fork's fork point with the state at the
 // latest turn start of session sid (its first prompt, just recorded), or
 // the last recorded state when it has none.
-func (s *Workspace) forkDiff(h *journal.History, fork *journal.Entry, sid string) (*ForkDiff, error) {
+func forkDiff(objs *snapshot.Objects, h *journal.History, fork *journal.Entry, sid string) (*ForkDiff, error) {
 	target := h.Entry(fork.TargetEntry)
 	if target == nil || !target.Snapshot.Set || h.Gone(target.Snapshot) {
 		return nil, nil
@@ -52,11 +58,11 @@ func (s *Workspace) forkDiff(h *journal.History, fork *journal.Entry, sid string
 	if !now.Set || h.Gone(now) {
 		return nil, nil
 	}
-	files, err := s.changedPaths(target.Snapshot.ID, now.ID)
+	files, err := changedPaths(objs, target.Snapshot.ID, now.ID)
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	by, err := s.changedBy(h, target, now, files)
+	by, err := changedBy(objs, h, target, now, files)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +75,7 @@ func (s *Workspace) forkDiff(h *journal.History, fork *journal.Entry, sid string
 // a turn's end is that turn's; one seen at an operation's completion is the
 // operation's; one seen anywhere else goes to the latest turn open then,
 // else to the user.
-func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journal.Snap, files []string) (map[string][]string, error) {
+func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, now journal.Snap, files []string) (map[string][]string, error) {
 	want := map[string]bool{}
 	for _, p := range files {
 		want[p] = true
@@ -92,7 +98,7 @@ func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journ
 		if !next.Set || h.Gone(next) || next == prev {
 			return nil
 		}
-		changed, err := s.changedPaths(prev.ID, next.ID)
+		changed, err := changedPaths(objs, prev.ID, next.ID)
 		if err != nil {
 			return err
 		}
@@ -140,4 +146,19 @@ func (s *Workspace) changedBy(h *journal.History, from *journal.Entry, now journ
 		return nil, err
 	}
 	return by, nil
+}
+
+// changedPaths lists the paths that differ between snapshots a and b,
+// sorted.
+func changedPaths(objs *snapshot.Objects, a, b snapshot.ID) ([]string, error) {
+	diffs, err := snapshot.DiffTrees(objs, a, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(diffs))
+	for _, d := range diffs {
+		out = append(out, d.Path)
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
 }

@@ -1,8 +1,9 @@
-package workspace
+package live
 
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -39,7 +40,7 @@ type TrackOptions struct {
 // rewind or undo, open an `auto` turn whose start is the state before the
 // first change; it ends after a quiet period.
 type Tracker struct {
-	s    *Workspace
+	s    *workspace.Workspace
 	opts TrackOptions
 	ch   *watch.Changes // what changed since the last capture
 
@@ -78,23 +79,21 @@ type batch struct {
 	full  bool
 }
 
-// Track starts tracking the session's root. Captures of the session then
-// use the tracker's changed paths.
-func (s *Workspace) Track(opts TrackOptions) *Tracker {
+// Track starts tracking the root of workspace s: captures of s then use
+// the tracker's changed paths.
+func Track(s *workspace.Workspace, opts TrackOptions) *Tracker {
 	if opts.Quiet <= 0 {
 		opts.Quiet = 3 * time.Second
 	}
-	s.capturer.KeepLive()
+	s.Capturer().KeepLive()
 	t := &Tracker{s: s, opts: opts, wake: make(chan struct{}, 1),
 		ready: make(chan struct{}), done: make(chan struct{})}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.ch = watch.Watch(s.root, watch.Options{
-		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log, SentinelDir: s.dir,
+	t.ch = watch.Watch(s.Root(), watch.Options{
+		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log, SentinelDir: s.Dir(),
 		OnBatch: t.queueBatch,
 	})
-	s.mu.Lock()
-	s.tracker = t
-	s.mu.Unlock()
+	s.SetLive(t)
 	go t.run()
 	return t
 }
@@ -141,15 +140,11 @@ func (t *Tracker) Close() {
 	case <-idle:
 	case <-time.After(10 * time.Second):
 	}
-	t.s.capturer.Flush()
+	t.s.Capturer().Flush()
 	if lf != nil {
 		lf.Close() // releases the recorder lock
 	}
-	t.s.mu.Lock()
-	if t.s.tracker == t {
-		t.s.tracker = nil
-	}
-	t.s.mu.Unlock()
+	t.s.ClearLive(t)
 }
 
 // take returns the changed paths since the last capture, and whether a
@@ -165,7 +160,7 @@ func (t *Tracker) take() ([]string, bool) {
 }
 
 // captureNow captures the disk, narrowed to the changed paths when it can.
-func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
+func (t *Tracker) CaptureNow(ctx context.Context) (*snapshot.Result, error) {
 	t.capMu.Lock()
 	defer t.capMu.Unlock()
 	tr := snapshot.NewTracer("settle")
@@ -176,13 +171,13 @@ func (t *Tracker) captureNow(ctx context.Context) (*snapshot.Result, error) {
 	if full {
 		res, err = t.walk(ctx)
 	} else {
-		res, err = t.s.capturer.CaptureChanged(ctx, paths)
+		res, err = t.s.Capturer().CaptureChanged(ctx, paths)
 	}
 	if err != nil {
 		t.giveBack(paths, full)
 		return nil, err
 	}
-	t.s.noteCapture(res)
+	t.s.NoteCapture(res)
 	t.captured(paths, full)
 	return res, nil
 }
@@ -224,8 +219,8 @@ func (t *Tracker) logf(format string, a ...any) {
 func (t *Tracker) run() {
 	defer close(t.done)
 	// The first capture is the state before any change the tracker sees.
-	if _, err := t.captureNow(t.ctx); err != nil && t.ctx.Err() == nil {
-		t.logf("first capture of %s: %v (the next turn walks the whole root)", t.s.root, err)
+	if _, err := t.CaptureNow(t.ctx); err != nil && t.ctx.Err() == nil {
+		t.logf("first capture of %s: %v (the next turn walks the whole root)", t.s.Root(), err)
 	}
 	// Its walk's garbage is the server's largest; hand the memory back to
 	// the system, since a running server then only grows with changes.

@@ -1,8 +1,9 @@
-package workspace
+package live
 
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,7 +28,7 @@ func (t *Tracker) holdRecorder() bool {
 	if t.lockFile != nil {
 		return true
 	}
-	f, err := osfile.OpenFile(filepath.Join(t.s.dir, "recorder.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(filepath.Join(t.s.Dir(), "recorder.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return false
 	}
@@ -63,7 +64,7 @@ func (t *Tracker) agentChanged(agent []string) {
 	}
 	agent = t.judgePending(agent)
 	var started *journal.Entry
-	err = t.s.locked(func(l *journal.Lock, h *journal.History) error {
+	err = t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		if h.OpenTurn() != nil {
 			return nil // someone opened a turn meanwhile
 		}
@@ -109,16 +110,16 @@ func (t *Tracker) agentChanged(agent []string) {
 		switch {
 		case full:
 			res, err = t.walk(context.Background())
-		case !t.s.capturer.Live():
+		case !t.s.Capturer().Live():
 			res, err = t.walkWithout(context.Background(), later)
 		default:
-			res, err = t.s.capturer.CaptureChanged(context.Background(), keep)
+			res, err = t.s.Capturer().CaptureChanged(context.Background(), keep)
 		}
 		if err != nil {
 			t.giveBack(paths, full)
 			return err
 		}
-		t.s.noteCapture(res)
+		t.s.NoteCapture(res)
 		t.captured(keep, full)
 		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(res.ID))
 		started.Actor, started.Prompt = "server", autoPrompt(agent)
@@ -175,19 +176,19 @@ func (t *Tracker) judgePending(agent []string) []string {
 // lets go of it): a walk sees every change on disk, those not judged yet —
 // an agent's — too, and an automatic turn's start must not hold them.
 func (t *Tracker) walkWithout(ctx context.Context, undecided []string) (*snapshot.Result, error) {
-	last := t.s.lastCaptured()
+	last := t.s.LastCaptured()
 	res, err := t.walk(ctx)
 	if err != nil || last.IsZero() || len(undecided) == 0 {
 		return res, err
 	}
-	before, err := snapshot.ReadTree(t.s.objects, last)
+	before, err := snapshot.ReadTree(t.s.Objects(), last)
 	if err != nil {
 		t.logf("automatic turn: the last capture is no longer stored (%v): the turn starts from the disk as it is", err)
 		return res, nil
 	}
 	now := res.Manifest
 	if now == nil {
-		if now, err = snapshot.ReadTree(t.s.objects, res.ID); err != nil {
+		if now, err = snapshot.ReadTree(t.s.Objects(), res.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -205,7 +206,7 @@ func (t *Tracker) walkWithout(ctx context.Context, undecided []string) (*snapsho
 			}
 		}
 	}
-	id, err := snapshot.PatchTree(t.s.objects, res.ID, changes)
+	id, err := snapshot.PatchTree(t.s.Objects(), res.ID, changes)
 	if err != nil {
 		return nil, fmt.Errorf("automatic turn: its start: %w", err)
 	}
@@ -214,7 +215,7 @@ func (t *Tracker) walkWithout(ctx context.Context, undecided []string) (*snapsho
 
 // isFolder reports whether rel is a folder on disk now.
 func (t *Tracker) isFolder(rel string) bool {
-	fi, err := os.Lstat(filepath.Join(t.s.root, filepath.FromSlash(rel)))
+	fi, err := os.Lstat(filepath.Join(t.s.Root(), filepath.FromSlash(rel)))
 	return err == nil && fi.IsDir()
 }
 
@@ -255,16 +256,16 @@ func (t *Tracker) endAuto() {
 		return
 	}
 	defer t.ending.Done()
-	err := t.s.locked(func(l *journal.Lock, h *journal.History) error {
+	err := t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		open := h.OpenTurn()
 		if open == nil || open.ID != mine {
 			return nil
 		}
-		res, err := t.s.capture(context.Background(), h, nil)
+		res, err := t.s.Capture(context.Background(), h, nil)
 		if err != nil {
 			return err
 		}
-		_, err = t.s.endTurn(l, h, open, res, TurnRequest{Actor: "server", Summary: ""})
+		_, err = t.s.EndTurn(l, h, open, res, workspace.TurnRequest{Actor: "server", Summary: ""})
 		return err
 	})
 	if err != nil {
@@ -291,10 +292,10 @@ const rescanShare = 30
 func (t *Tracker) walk(ctx context.Context) (*snapshot.Result, error) {
 	polling := t.ch.Mode() == "poll"
 	if polling {
-		t.s.capturer.DropLive()
+		t.s.Capturer().DropLive()
 	}
 	start := time.Now()
-	res, err := t.s.capturer.Capture(ctx, nil)
+	res, err := t.s.Capturer().Capture(ctx, nil)
 	if polling {
 		t.mu.Lock()
 		t.rescanAfter = time.Now().Add(rescanShare * time.Since(start))
@@ -312,19 +313,19 @@ func (t *Tracker) pollCheck() {
 	if wait {
 		return // the poller asks again later
 	}
-	prev := t.s.lastCaptured()
+	prev := t.s.LastCaptured()
 	res, err := t.walk(context.Background())
 	if err != nil {
-		t.logf("rescan of %s: %v", t.s.root, err)
+		t.logf("rescan of %s: %v", t.s.Root(), err)
 		return
 	}
 	if prev.IsZero() {
-		t.s.noteCapture(res)
+		t.s.NoteCapture(res)
 		return
 	}
-	diffs, err := snapshot.DiffTrees(t.s.objects, prev, res.ID)
+	diffs, err := snapshot.DiffTrees(t.s.Objects(), prev, res.ID)
 	if err != nil {
-		t.logf("rescan of %s: comparing with the last capture: %v", t.s.root, err)
+		t.logf("rescan of %s: comparing with the last capture: %v", t.s.Root(), err)
 		return
 	}
 	if len(diffs) == 0 {
@@ -336,7 +337,7 @@ func (t *Tracker) pollCheck() {
 	}
 	agent := t.agentPaths(paths)
 	if len(agent) == 0 {
-		t.s.noteCapture(res)
+		t.s.NoteCapture(res)
 		return
 	}
 	t.mu.Lock()
@@ -357,7 +358,7 @@ func (t *Tracker) pollCheck() {
 		return
 	}
 	var started *journal.Entry
-	err = t.s.locked(func(l *journal.Lock, h *journal.History) error {
+	err = t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		if h.OpenTurn() != nil {
 			return nil
 		}
@@ -369,7 +370,7 @@ func (t *Tracker) pollCheck() {
 		t.logf("automatic turn: %v", err)
 		started = nil
 	}
-	t.s.noteCapture(res)
+	t.s.NoteCapture(res)
 	if started != nil {
 		t.mu.Lock()
 		t.autoTurn = started.ID

@@ -1,8 +1,9 @@
-package workspace
+package live
 
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,25 +27,25 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-func trackedWorkspace(t *testing.T, opts TrackOptions) (*Workspace, *Tracker, string) {
+func trackedWorkspace(t *testing.T, opts TrackOptions) (*workspace.Workspace, *Tracker, string) {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("before\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "gone.txt"), []byte("delete me\n"), 0o644)
-	s, err := Open(root, t.TempDir(), 0)
+	s, err := workspace.Open(root, t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if opts.Quiet == 0 {
 		opts.Quiet = 300 * time.Millisecond
 	}
-	tr := s.Track(opts)
+	tr := Track(s, opts)
 	t.Cleanup(tr.Close)
 	<-tr.Ready()
 	return s, tr, root
 }
 
-func turns(t *testing.T, s *Workspace) []journal.Turn {
+func turns(t *testing.T, s *workspace.Workspace) []journal.Turn {
 	h, err := s.History()
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestAutoTurnFromAnotherProcess(t *testing.T) {
 		}
 	}
 	// Rewinding to its start restores the state before the first write.
-	out, err := s.Rewind(context.Background(), RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(context.Background(), workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
@@ -115,7 +116,7 @@ func TestEditorSavesAreNotTurns(t *testing.T) {
 
 func TestHookTurnSuppressesAutoTurns(t *testing.T) {
 	s, _, root := trackedWorkspace(t, TrackOptions{})
-	if _, err := s.TurnStart(context.Background(), TurnRequest{Prompt: "by hook", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(context.Background(), workspace.TurnRequest{Prompt: "by hook", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("agent\n"), 0o644)
@@ -124,7 +125,7 @@ func TestHookTurnSuppressesAutoTurns(t *testing.T) {
 	if len(ts) != 1 || ts[0].End != nil || ts[0].Start.Source != "hook" {
 		t.Fatalf("turns %+v", ts)
 	}
-	end, _, err := s.TurnEnd(context.Background(), TurnRequest{})
+	end, _, err := s.TurnEnd(context.Background(), workspace.TurnRequest{})
 	if err != nil || end == nil || len(end.Changed) != 1 {
 		t.Fatalf("turn end: %v %+v", err, end)
 	}
@@ -164,7 +165,7 @@ func TestCloseWaitsForAutoTurnEnd(t *testing.T) {
 			ts := turns(t, s)
 			return len(ts) == try+1 && ts[try].End == nil
 		})
-		lock, err := s.journal.Lock()
+		lock, err := s.Journal().Lock()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,11 +249,11 @@ func TestSaveBeforeAgentWhileDecisionsLag(t *testing.T) {
 		return rel == "keep.txt" && string(data) == "typed by the person\n"
 	}})
 	ctx := context.Background()
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("turn one\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // slow.txt's batch is being judged

@@ -1,7 +1,8 @@
-package workspace
+package live
 
 import (
 	"context"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,22 +20,22 @@ import (
 func TestAgentDeletesAFileMadeAfterARewind(t *testing.T) {
 	s, _, root := trackedWorkspace(t, TrackOptions{})
 	ctx := context.Background()
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("turn one\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "new.txt"), []byte("made by turn two\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	// The agent, with no turn open.
@@ -54,14 +55,14 @@ func TestAgentUndoesARewindAtOnce(t *testing.T) {
 	s, _, root := trackedWorkspace(t, TrackOptions{})
 	ctx := context.Background()
 	os.WriteFile(filepath.Join(root, "new.txt"), []byte("made before the checkpoint\n"), 0o644)
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(root, "new.txt"))
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
@@ -75,7 +76,7 @@ func TestAgentUndoesARewindAtOnce(t *testing.T) {
 
 // lastTurnChanges waits until the workspace holds n turns, the last one
 // ended, and says what that one changed ("path change, …", sorted).
-func lastTurnChanges(t *testing.T, s *Workspace, n int) string {
+func lastTurnChanges(t *testing.T, s *workspace.Workspace, n int) string {
 	t.Helper()
 	waitUntil(t, "an ended automatic turn", func() bool {
 		ts := turns(t, s)
@@ -104,11 +105,11 @@ func TestAgentDeletesARewoundFileTheEditorSaved(t *testing.T) {
 		return false
 	}})
 	ctx := context.Background()
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("turn one\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	saved := make(chan struct{})
@@ -125,7 +126,7 @@ func TestAgentDeletesARewoundFileTheEditorSaved(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("the decisions lag\n"), 0o644)
 	time.Sleep(50 * time.Millisecond) // slow.txt's batch is being judged
-	out, err := s.Rewind(ctx, RewindRequest{Target: "1", Paths: []string{"keep.txt"}}, nil, editor)
+	out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1", Paths: []string{"keep.txt"}}, nil, editor)
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
@@ -145,21 +146,21 @@ func TestAgentPutsBackWhatARewindWrote(t *testing.T) {
 	s, _, root := trackedWorkspace(t, TrackOptions{})
 	ctx := context.Background()
 	keep := filepath.Join(root, "keep.txt")
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(keep, []byte("turn one\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root)); err != nil || !out.Applied {
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(keep, 0o755)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(keep, 0o644) // the agent, no turn open
@@ -175,27 +176,27 @@ func TestAgentPutsBackWhatARewindWrote(t *testing.T) {
 func TestUndoOverAFolderMadeAFile(t *testing.T) {
 	s, _, root := trackedWorkspace(t, TrackOptions{})
 	ctx := context.Background()
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
 	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "dir", "b.txt"), []byte("b\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("turn one\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root)); err != nil || !out.Applied {
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "two", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "dir"), []byte("a file now\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Undo(ctx, UndoRequest{}, nil, ApplyOnDisk(root))
+	out, err := s.Undo(ctx, workspace.UndoRequest{}, nil, workspace.ApplyOnDisk(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,15 +219,15 @@ func TestUndoOverAFolderMadeAFile(t *testing.T) {
 func TestFolderMovedInRightAfterARewindIsAnAgentsChange(t *testing.T) {
 	s, _, root := trackedWorkspace(t, TrackOptions{})
 	ctx := context.Background()
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
 	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, ApplyOnDisk(root)); err != nil || !out.Applied {
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
 	made := filepath.Join(t.TempDir(), "dir")
@@ -251,11 +252,11 @@ func TestFoldersARewindMadeAreNotTheAgentsTurn(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "dir", "sub"), 0o755)
 	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "dir", "sub", "b.txt"), []byte("b\n"), 0o644)
-	if _, err := s.TurnStart(ctx, TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(root, "dir"))
-	if _, _, err := s.TurnEnd(ctx, TurnRequest{}); err != nil {
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	saved := make(chan struct{})
@@ -272,7 +273,7 @@ func TestFoldersARewindMadeAreNotTheAgentsTurn(t *testing.T) {
 		}()
 		return nil
 	}
-	if out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, editor); err != nil || !out.Applied {
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, editor); err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
 	<-saved

@@ -1,7 +1,8 @@
-package workspace
+package live
 
 import (
 	"context"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ func TestAutoTurnCatchesModeOnlyChange(t *testing.T) {
 		ts := turns(t, s)
 		return len(ts) == 2 && ts[1].End != nil
 	})
-	out, err := s.Rewind(context.Background(), RewindRequest{Target: "2"}, nil, ApplyOnDisk(root))
+	out, err := s.Rewind(context.Background(), workspace.RewindRequest{Target: "2"}, nil, workspace.ApplyOnDisk(root))
 	if err != nil || !out.Applied {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
