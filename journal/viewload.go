@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +51,15 @@ var (
 	persistEvery pos = 128
 	rebuildChunk pos = 16384
 )
+
+// REWIND_LSP_VIEW_EVERY (entries) makes every process write the view that
+// often, and build it in chunks of a few times that: for tests and
+// benchmarks that want many segments and merges from a short history.
+func init() {
+	if n, err := strconv.Atoi(os.Getenv("REWIND_LSP_VIEW_EVERY")); err == nil && n > 0 {
+		persistEvery, rebuildChunk = pos(n), pos(4*n)
+	}
+}
 
 // manifest is the view's index file.
 type manifest struct {
