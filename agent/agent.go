@@ -215,3 +215,37 @@ func homeDir(env, sub string) (string, error) {
 	}
 	return filepath.Join(home, sub), nil
 }
+
+// Detail says in one short line what a tool call is about, from its input:
+// the shell command it runs, or the file it writes ("" when the input says
+// neither). It names the call's step.
+func (ev *Event) Detail() string {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(ev.ToolInput, &in) != nil {
+		return ""
+	}
+	for _, key := range []string{"command", "cmd", "file_path", "notebook_path", "filePath", "path"} {
+		raw, ok := in[key]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			var parts []string
+			if json.Unmarshal(raw, &parts) != nil {
+				continue
+			}
+			if n := len(parts); n >= 3 && (parts[n-2] == "-lc" || parts[n-2] == "-c") {
+				parts = parts[n-1:] // bash -lc "…": the command itself
+			}
+			s = strings.Join(parts, " ")
+		}
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			if r := []rune(s); len(r) > 120 {
+				s = string(r[:119]) + "…"
+			}
+			return s
+		}
+	}
+	return ""
+}

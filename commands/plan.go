@@ -35,10 +35,13 @@ func (s *Service) via() *workspace.ViaPolicy {
 func (s *Service) plan(out *workspace.Outcome) *Plan {
 	p := &Plan{Mode: out.Mode, Files: []PlanFile{}, Skipped: []Skipped{}}
 	if t := out.Target; t != nil {
-		p.Target = PlanTarget{Turn: t.Turn, Label: t.Label, Prompt: t.Prompt, Snapshot: t.Snapshot}
+		p.Target = PlanTarget{Turn: t.Turn, Step: t.Step, Label: t.Label, Prompt: t.Prompt, Snapshot: t.Snapshot}
 		if t.Entry != nil {
 			p.Target.ID = t.Entry.ID
 			p.Target.Kind = t.Entry.Kind
+			if t.Step > 0 {
+				p.Target.Title = words.StepTarget(t.Turn, t.Step, t.Entry.Tool, t.Entry.Detail)
+			}
 		}
 	}
 	p.Conversation.EntriesAffected = out.EntriesAffected

@@ -175,7 +175,9 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	page := h.List(a.Limit, a.Before, a.All)
 	out := &ListResult{Turns: []TurnInfo{}, Checkpoints: []CheckpointInfo{}, Rewinds: []RewindInfo{}, Summaries: []SummaryInfo{}, More: page.More}
 	for _, t := range page.Turns {
-		out.Turns = append(out.Turns, turnInfo(t))
+		ti := turnInfo(t)
+		ti.Steps = stepInfos(h, t)
+		out.Turns = append(out.Turns, ti)
 	}
 	for _, e := range page.Checkpoints {
 		out.Checkpoints = append(out.Checkpoints, CheckpointInfo{Entry: e.ID, Label: e.Label, Goal: e.Goal, Time: stamp(e.Time), Snapshot: e.Snapshot,
@@ -196,12 +198,24 @@ func turnInfo(t journal.Turn) TurnInfo {
 	ti := TurnInfo{Turn: t.Number, Entry: t.Start.ID, Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt),
 		Started: stamp(t.Start.Time), Age: ageOf(t.Start.Time),
 		Source: t.Start.Source, Session: t.Start.Session, Agent: t.Start.Agent, SessionLabel: words.Session(t.Start.Agent, t.Start.Session),
-		Changed: []FileChange{}, Abandoned: t.Abandoned}
+		Changed: []FileChange{}, Abandoned: t.Abandoned, Steps: []StepInfo{}}
 	if t.End != nil {
 		ti.Ended, ti.Summary, ti.Changed = stamp(t.End.Time), t.End.Summary, fileChanges(t.End.Changed)
 		ti.What = changesWhat(ti.Changed)
 	}
 	return ti
+}
+
+// stepInfos lists the steps of turn t.
+func stepInfos(h *journal.History, t journal.Turn) []StepInfo {
+	out := []StepInfo{}
+	for _, e := range h.Steps(t.Start) {
+		si := StepInfo{Step: e.Step, Entry: e.ID, Target: fmt.Sprintf("%d.%d", t.Number, e.Step), Tool: e.Tool, Detail: e.Detail,
+			Time: stamp(e.Time), Age: ageOf(e.Time), Changed: fileChanges(e.Changed), Title: words.Step(t.Number, e.Step, e.Tool, e.Detail)}
+		si.What = changesWhat(si.Changed)
+		out = append(out, si)
+	}
+	return out
 }
 
 // rewindInfo is how a rewind or revert entry e is listed (a revert: mode

@@ -22,15 +22,22 @@ type ToolCallArgs struct {
 	// Capture asks for a capture instead of Paths (a shell command may
 	// write anything).
 	Capture bool `json:"capture,omitempty"`
+	// Detail says what the call is about, in one line: the shell command,
+	// the file it writes. It names the call's step.
+	Detail string `json:"detail,omitempty"`
 }
 
 // ToolCallResult says what was recorded: the tool entry ("" when there was
-// nothing to record) and, for a finished call, the files it wrote.
+// nothing to record) and, for a finished call, the files it wrote and its
+// step.
 type ToolCallResult struct {
 	// Entry is the tool entry ("" when there was nothing to record).
 	Entry journal.EntryID `json:"entry"`
 	// Files are the files a finished call wrote.
 	Files []string `json:"files"`
+	// Step is the call's step in its turn (0: it changed nothing, or no
+	// turn of its session was open).
+	Step int `json:"step,omitempty"`
 }
 
 // ToolCall records a tool call so the session's turn end knows what its
@@ -48,7 +55,7 @@ func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult
 		paths = append(paths, rel)
 	}
 	e, err := s.ws.RecordTool(ctx, workspace.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: journal.Phase(a.Phase),
-		Paths: paths, Capture: a.Capture, Actor: s.opts.Actor})
+		Detail: a.Detail, Paths: paths, Capture: a.Capture, Actor: s.opts.Actor})
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +65,7 @@ func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult
 		if e.Files != nil {
 			out.Files = e.Files
 		}
+		out.Step = e.Step
 	}
 	return out, nil
 }

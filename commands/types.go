@@ -204,6 +204,32 @@ type TurnInfo struct {
 	What string `json:"what,omitempty"`
 	// Abandoned is true for turns off the active branch (only with all).
 	Abandoned bool `json:"abandoned,omitempty"`
+	// Steps are the turn's tool calls that changed files (an automatic
+	// turn's bursts of changes), in order.
+	Steps []StepInfo `json:"steps"`
+}
+
+// StepInfo describes one step of a turn: a tool call that changed files.
+type StepInfo struct {
+	// Step is the step's number within its turn.
+	Step int `json:"step"`
+	// Entry is the step's tool entry.
+	Entry journal.EntryID `json:"entry"`
+	// Target names the state just before the step, as a target: "3.2".
+	Target string `json:"target"`
+	// Tool is the tool ("Bash", "Edit"; empty for an automatic turn's
+	// burst), and Detail what the call was about (its command, its file).
+	Tool   string `json:"tool"`
+	Detail string `json:"detail,omitempty"`
+	// Time is when the step ended (RFC 3339), and Age how long ago.
+	Time string `json:"time"`
+	Age  string `json:"age"`
+	// Changed lists the files the step changed.
+	Changed []FileChange `json:"changed"`
+	// What says what it changed in all ("2 files changed (+4 -1)").
+	What string `json:"what"`
+	// Title names the step: `turn 3, step 2: Bash "npm test"`.
+	Title string `json:"title"`
 }
 
 // CheckpointInfo describes one checkpoint.
@@ -402,6 +428,8 @@ type PlanTarget struct {
 	ID journal.EntryID `json:"id"`
 	// Turn is the target turn's number (0 for a checkpoint).
 	Turn int `json:"turn"`
+	// Step is the target step's number within its turn (0: not a step).
+	Step int `json:"step,omitempty"`
 	// Label is the target checkpoint's label.
 	Label string `json:"label"`
 	// Prompt is the target turn's prompt.

@@ -86,6 +86,11 @@ func targetTitle(h *journal.History, e *journal.Entry) string {
 			prompt = s.Prompt
 		}
 	}
+	if t.Kind == journal.KindTool && t.Step > 0 {
+		if s := h.Entry(t.Start); s != nil {
+			return words.StepTarget(s.Turn, t.Step, t.Tool, t.Detail)
+		}
+	}
 	return words.Target(string(t.Kind), t.Turn, t.Label, prompt, string(t.ID))
 }
 

@@ -80,8 +80,18 @@ func Overlappers(objs *snapshot.Objects, h *journal.History, rel string, t journ
 		}
 	}
 	var states []State
-	if k >= 0 {
+	switch {
+	case k >= 0:
 		states = chain[k+1:]
+	case t.Step > 0:
+		// A step is inside its turn: the states recorded after it.
+		at := h.Index(t.End)
+		for i, st := range chain {
+			if h.Index(st.Entry) > at {
+				states = chain[i:]
+				break
+			}
+		}
 	}
 	prev, err := Load(objs, t.End.Snapshot.ID, rel)
 	if err != nil {

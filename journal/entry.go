@@ -252,11 +252,19 @@ type ForkPoint struct {
 func (f ForkPoint) IsZero() bool { return f.ForkBytes == 0 && f.ForkUUID == "" }
 
 // ToolCall is what a tool entry says of its call: the tool (Write, Edit,
-// Bash…), the call's id when the agent gives one, and the phase.
+// Bash…), the call's id when the agent gives one, and the phase; what the
+// call was about (Detail: a shell command, the file a file tool wrote);
+// and, once a call that changed files ended, its step: Step numbers it
+// within its turn (1, 2…; 0: it changed nothing), StepStart is the state
+// just before it ran, the entry's Snapshot the state after, and the
+// entry's Changed what it changed.
 type ToolCall struct {
-	Tool    string `json:"tool,omitempty"`
-	ToolUse string `json:"toolUse,omitempty"`
-	Phase   Phase  `json:"phase,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	ToolUse   string `json:"toolUse,omitempty"`
+	Phase     Phase  `json:"phase,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+	Step      int    `json:"step,omitempty"`
+	StepStart Snap   `json:"stepStart,omitzero"`
 }
 
 // AgentRewind is what a rewind with Agent set says: the agent's own rewind

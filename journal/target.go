@@ -14,6 +14,7 @@ type Target struct {
 	Entry    *Entry // the entry the target names
 	Snapshot Snap   // the files' state to restore
 	Turn     int    // turn number, 0 for checkpoints and ids of other entries
+	Step     int    // a step's number within its turn (then Entry is the step's tool entry)
 	Label    string
 	Prompt   string
 	// Point is the entry the conversation leaf moves back to ("" = before
@@ -32,9 +33,10 @@ func (e *UnknownTargetError) Error() string {
 }
 
 // Resolve turns a target string into a Target: "3" or "turn:3" (the state
-// when turn 3 started), "turn:3:end" (when it ended), "~1" (the start of
-// the latest turn; "~2" the one before), "@label" (a checkpoint), an entry
-// id or a unique prefix of at least 6 characters.
+// when turn 3 started), "turn:3:end" (when it ended), "3.2" or
+// "turn:3:step:2" (the state just before step 2 of turn 3 ran), "~1" (the
+// start of the latest turn; "~2" the one before), "@label" (a checkpoint),
+// an entry id or a unique prefix of at least 6 characters.
 func (h *History) Resolve(spec string) (*Target, error) {
 	s := strings.TrimSpace(spec)
 	bad := func(reason string) error { return &UnknownTargetError{Spec: spec, Reason: reason} }
@@ -56,6 +58,25 @@ func (h *History) Resolve(spec string) (*Target, error) {
 			return nil, bad(fmt.Sprintf("turn %d has not ended", n))
 		}
 		return &Target{Spec: spec, Entry: t.End, Snapshot: t.End.Snapshot, Turn: n, Prompt: t.Start.Prompt, Point: t.End.ID}, nil
+	}
+	stepTarget := func(n, k int) (*Target, error) {
+		t, ok := h.Turn(n)
+		if !ok {
+			return nil, bad(fmt.Sprintf("there is no turn %d on the active branch (%d turns)", n, h.TurnCount()))
+		}
+		steps := h.Steps(t.Start)
+		for _, st := range steps {
+			if st.Step == k {
+				if !st.StepStart.Set {
+					return nil, bad(fmt.Sprintf("step %d of turn %d recorded no state before it", k, n))
+				}
+				return &Target{Spec: spec, Entry: st, Snapshot: st.StepStart, Turn: n, Step: k, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
+			}
+		}
+		if len(steps) == 0 {
+			return nil, bad(fmt.Sprintf("turn %d has no steps (no tool call of it changed files)", n))
+		}
+		return nil, bad(fmt.Sprintf("turn %d has no step %d (its steps: %s)", n, k, stepNumbers(steps)))
 	}
 	switch {
 	case strings.HasPrefix(s, "~"):
@@ -83,6 +104,15 @@ func (h *History) Resolve(spec string) (*Target, error) {
 			return nil, bad("no checkpoint has that label")
 		}
 		return &Target{Spec: spec, Entry: found, Snapshot: found.Snapshot, Label: label, Point: found.ID}, nil
+	case strings.HasPrefix(s, "turn:") && strings.Contains(s, ":step:"):
+		var n, k int
+		if _, err := fmt.Sscanf(s, "turn:%d:step:%d", &n, &k); err != nil || fmt.Sprintf("turn:%d:step:%d", n, k) != s {
+			return nil, bad("turn:N:step:M needs a turn and a step number, as in turn:3:step:2")
+		}
+		if n < 1 || k < 1 {
+			return nil, bad("turn and step numbers start at 1")
+		}
+		return stepTarget(n, k)
 	case strings.HasPrefix(s, "turn:"):
 		rest := s[len("turn:"):]
 		end := strings.HasSuffix(rest, ":end")
@@ -101,6 +131,16 @@ func (h *History) Resolve(spec string) (*Target, error) {
 			return nil, bad("turn numbers start at 1")
 		}
 		return turnTarget(n, false)
+	}
+	if a, b, ok := strings.Cut(s, "."); ok {
+		n, err1 := strconv.Atoi(a)
+		k, err2 := strconv.Atoi(b)
+		if err1 == nil && err2 == nil {
+			if n < 1 || k < 1 {
+				return nil, bad("turn and step numbers start at 1")
+			}
+			return stepTarget(n, k)
+		}
 	}
 	if len(s) < 6 {
 		return nil, bad("an entry id prefix needs at least 6 characters")
@@ -139,6 +179,20 @@ func (h *History) idsWithPrefix(prefix string) []*Entry {
 		}
 	}
 	return out
+}
+
+// stepNumbers names a turn's steps: "1–4", or "1, 3".
+func stepNumbers(steps []*Entry) string {
+	var ns []string
+	contiguous := true
+	for i, st := range steps {
+		ns = append(ns, strconv.Itoa(st.Step))
+		contiguous = contiguous && st.Step == steps[0].Step+i
+	}
+	if contiguous && len(ns) > 2 {
+		return ns[0] + "–" + ns[len(ns)-1]
+	}
+	return strings.Join(ns, ", ")
 }
 
 // ambiguous says which entries an id prefix matches, so that the user can

@@ -14,6 +14,10 @@ type Turn struct {
 	Start     *Entry
 	End       *Entry
 	Abandoned bool // off the active branch
+	// Step, when set, makes the turn stand for one of its steps (a revert
+	// of one step): Start is then the state just before the step, End the
+	// step's tool entry.
+	Step int
 }
 
 func (h *History) turnAt(p pos) Turn {
@@ -314,4 +318,25 @@ func (h *History) BranchEntries(limit int) []*Entry {
 	}
 	slices.Reverse(out)
 	return out
+}
+
+// Steps lists the steps of the turn started by start: the tool entries of
+// its calls that changed files (Step > 0), in order.
+func (h *History) Steps(start *Entry) []*Entry {
+	var out []*Entry
+	for _, p := range h.st.find(tStep, hashKey(string(start.ID)), h.s.N) {
+		if e := h.at(p); e != nil && e.Kind == KindTool && e.Start == start.ID && e.Step > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// LastStep is the number of the turn's latest step (0: none yet).
+func (h *History) LastStep(start *Entry) int {
+	n := 0
+	for _, e := range h.Steps(start) {
+		n = max(n, e.Step)
+	}
+	return n
 }

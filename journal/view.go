@@ -128,6 +128,7 @@ const (
 	tCall           // hash of session, tool and call id → tool entries
 	tPrompt         // hash of session and prompt → turn starts
 	tFork           // hash of a turn start's ForkUUID → turn starts
+	tStep           // hash of a turn start's id → its steps (tool entries with a step)
 	numTables
 )
 
@@ -138,6 +139,7 @@ var tableInfo = [numTables]struct {
 	tID: {"id", 8}, tIDText: {"idtext", 16}, tKey: {"key", 8}, tEnd: {"end", 8}, tUndo: {"undo", 8}, tDone: {"done", 8},
 	tGone: {"gone", 32}, tSnap: {"snap", 32}, tTool: {"tool", 8}, tInTurn: {"inturn", 8}, tLabel: {"label", 8},
 	tSession: {"session", 8}, tPath: {"path", 8}, tCall: {"call", 8}, tPrompt: {"prompt", 8}, tFork: {"fork", 8},
+	tStep: {"step", 8},
 }
 
 // hashKey is the 8-byte key of a string (FNV-1a, 64 bits), parts

@@ -169,6 +169,9 @@ func (b *builder) apply(s *viewState, e *Entry, off int64, length int) {
 	case kTool:
 		if e.Start != "" {
 			t.add(tTool, hashKey(string(e.Start)))
+			if e.Step > 0 {
+				t.add(tStep, hashKey(string(e.Start)))
+			}
 		}
 		call := []string{e.Session, e.Tool, e.ToolUse}
 		if e.ToolUse == "" {

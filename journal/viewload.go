@@ -40,7 +40,7 @@ import (
 
 // viewFormat is the format of the view's files; a view of another format
 // is built again.
-const viewFormat = 1
+const viewFormat = 2
 
 // persistEvery is how many entries a process holds in memory before it
 // writes them to the view (every process reads at most about this many

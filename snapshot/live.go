@@ -413,3 +413,102 @@ func UnderFolders(root, rel string) bool {
 	d.Close()
 	return true
 }
+
+// CapturePaths is snapshot base with paths (root-relative files) as they
+// are on disk now: each read again (one gone is removed, an ignored one
+// left as base has it), nothing else visited. A tool call that names the
+// files it writes costs what it wrote, with no walk of the root.
+func (c *Capturer) CapturePaths(ctx context.Context, base ID, paths []string) (*Result, error) {
+	start := time.Now()
+	ig, err := gitignore.NewIgnorer(c.root)
+	if err != nil {
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	root, err := rootfs.Open(c.root)
+	if err != nil {
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	defer root.Close()
+	changes := map[string]*Entry{}
+	read := 0
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !ValidPath(p) || IsGitPath(p) || c.excluded(p) {
+			continue
+		}
+		e, ok, err := c.capturePath(root, ig, base, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			changes[p] = e
+			if e != nil && e.Kind != KindSkipped {
+				read++
+			}
+		}
+	}
+	id, err := PatchTree(c.objects, base, changes)
+	if err != nil {
+		return nil, fmt.Errorf("capture %s: %w", c.root, err)
+	}
+	if err := c.objects.Sync(); err != nil {
+		return nil, err
+	}
+	return &Result{ID: id, Read: read, Duration: time.Since(start)}, nil
+}
+
+// capturePath is what CapturePaths records for p: its entry, nil when it
+// is gone, or ok false to leave it as base has it (ignored, a folder, not
+// a file).
+func (c *Capturer) capturePath(root *rootfs.Root, ig *gitignore.Ignorer, base ID, p string) (*Entry, bool, error) {
+	els := strings.Split(p, "/")
+	for i := 1; i < len(els); i++ {
+		if ig.Ignored(strings.Join(els[:i], "/"), true) {
+			return nil, false, nil
+		}
+	}
+	dir, name := "", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, name = p[:i], p[i+1:]
+	}
+	parent, err := root.OpenDir(dir) // never through a link
+	var st rootfs.Stat
+	if err == nil {
+		defer parent.Close()
+		st, err = parent.Lstat(name)
+	}
+	if err != nil {
+		if gone(err) {
+			return nil, !ig.Ignored(p, false), nil
+		}
+		return nil, false, fmt.Errorf("capture %s: %w", p, err)
+	}
+	if st.Type() == rootfs.TypeDir || ig.Ignored(p, false) {
+		return nil, false, nil
+	}
+	var prev Kind
+	if e, ok, err := Lookup(c.objects, base, p); err == nil && ok {
+		prev = e.Kind
+	}
+	kind, ok := kindOfStat(st.Mode, prev)
+	if !ok {
+		return nil, false, nil
+	}
+	if kind != KindSymlink && st.Size > c.maxFileBytes {
+		return &Entry{Kind: KindSkipped, Size: st.Size}, true, nil
+	}
+	data, err := readEntry(parent, name, kind, st.Size, nil)
+	if err != nil {
+		if gone(err) {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("capture %s: %w", p, err)
+	}
+	id, err := c.objects.Put(data)
+	if err != nil {
+		return nil, false, fmt.Errorf("capture %s: %w", p, err)
+	}
+	return &Entry{Kind: kind, ID: id, Size: int64(len(data))}, true, nil
+}

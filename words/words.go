@@ -168,3 +168,33 @@ func Conflict(overlaps []string) string {
 	}
 	return "conflict: changed since recorded"
 }
+
+// Step names a step of a turn where it is listed: `turn 3, step 2: Bash
+// "npm test"` (a tool and its command), `turn 3, step 1: Edit
+// src/auth.go` (a tool and the file it wrote), `turn 3, step 4: Bash`, or
+// `turn 3, step 4` for a burst of changes of an automatic turn.
+func Step(turn, step int, tool, detail string) string {
+	s := fmt.Sprintf("turn %d, step %d", turn, step)
+	if tool == "" {
+		return s
+	}
+	s += ": " + tool
+	if d := Prompt(detail, 60); d != "" {
+		if strings.ContainsAny(d, " \t") || !strings.ContainsAny(d, "/.") {
+			d = `"` + d + `"`
+		}
+		s += " " + d
+	}
+	return s
+}
+
+// StepTarget names the state before a step, inside a sentence ("Rewind to
+// …?"): `before step 2 of turn 3 (Bash "npm test")`.
+func StepTarget(turn, step int, tool, detail string) string {
+	s := fmt.Sprintf("before step %d of turn %d", step, turn)
+	if tool == "" {
+		return s
+	}
+	full := Step(turn, step, tool, detail)
+	return s + " (" + full[strings.Index(full, ": ")+2:] + ")"
+}

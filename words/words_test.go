@@ -115,3 +115,24 @@ func TestWhatChangesAndLines(t *testing.T) {
 		t.Errorf("a line with two notes = %q", got)
 	}
 }
+
+func TestStepWords(t *testing.T) {
+	for _, c := range []struct {
+		turn, step   int
+		tool, detail string
+		want, target string
+	}{
+		{3, 2, "Bash", "npm test", `turn 3, step 2: Bash "npm test"`, `before step 2 of turn 3 (Bash "npm test")`},
+		{3, 1, "Edit", "src/auth.go", `turn 3, step 1: Edit src/auth.go`, `before step 1 of turn 3 (Edit src/auth.go)`},
+		{3, 4, "Bash", "", `turn 3, step 4: Bash`, `before step 4 of turn 3 (Bash)`},
+		{3, 4, "", "", `turn 3, step 4`, `before step 4 of turn 3`},
+		{1, 1, "Bash", "make\nall the things", `turn 1, step 1: Bash "make…"`, `before step 1 of turn 1 (Bash "make…")`},
+	} {
+		if got := Step(c.turn, c.step, c.tool, c.detail); got != c.want {
+			t.Errorf("Step(%d, %d, %q, %q) = %q, want %q", c.turn, c.step, c.tool, c.detail, got, c.want)
+		}
+		if got := StepTarget(c.turn, c.step, c.tool, c.detail); got != c.target {
+			t.Errorf("StepTarget(%d, %d, %q, %q) = %q, want %q", c.turn, c.step, c.tool, c.detail, got, c.target)
+		}
+	}
+}

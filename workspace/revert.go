@@ -84,8 +84,15 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 	if err != nil {
 		return nil, nil, err
 	}
+	if t.Step > 0 {
+		// One step: its changes, from the state before it to its own.
+		st := t.Entry
+		before := &journal.Entry{ID: st.ID, Kind: journal.KindTurnStart, Turn: t.Turn, Session: st.Session, Snapshot: st.StepStart, Prompt: t.Prompt}
+		x := journal.Turn{Number: t.Turn, Start: before, End: st, Step: t.Step}
+		return []journal.Turn{x}, &journal.Target{Spec: req.Target, Entry: st, Snapshot: st.StepStart, Turn: t.Turn, Step: t.Step, Prompt: t.Prompt}, nil
+	}
 	if t.Turn == 0 || t.Entry == nil || (t.Entry.Kind != journal.KindTurnStart && t.Entry.Kind != journal.KindTurnEnd) {
-		return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn: name a turn (3, turn:3, ~1) or a session"}
+		return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn or one step: name a turn (3, turn:3, ~1), a step (3.2) or a session"}
 	}
 	if x, ok := h.Turn(t.Turn); ok {
 		x = closeOpen(x)
@@ -224,6 +231,9 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 
 // turnsName names the reverted turns for messages.
 func turnsName(ts []journal.Turn) string {
+	if len(ts) == 1 && ts[0].Step > 0 {
+		return fmt.Sprintf("step %d of turn %d", ts[0].Step, ts[0].Number)
+	}
 	if len(ts) == 1 {
 		return fmt.Sprintf("turn %d", ts[0].Number)
 	}
@@ -253,6 +263,9 @@ func revertConflictReason(ts []journal.Turn, cs []RevertConflict) string {
 func revertLabel(ts []journal.Turn, sessionID string) string {
 	if sessionID != "" {
 		return fmt.Sprintf("Revert %s (%s)", words.SessionTurns(sessionID), turnsName(ts))
+	}
+	if t := ts[0]; t.Step > 0 {
+		return "Revert " + words.Step(t.Number, t.Step, t.End.Tool, t.End.Detail)
 	}
 	return "Revert " + words.Target(string(journal.KindTurnStart), ts[0].Number, "", ts[0].Start.Prompt, string(ts[0].Start.ID))
 }

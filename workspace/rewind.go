@@ -137,12 +137,17 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 // target resolves a rewind's target, and checks what can be checked of
 // the request before the current state is known.
 func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Target, error) {
-	if _, err := journal.ParseMode(string(req.Mode)); err != nil {
+	mode, err := journal.ParseMode(string(req.Mode))
+	if err != nil {
 		return nil, err
 	}
 	t, err := h.Resolve(req.Target)
 	if err != nil {
 		return nil, err
+	}
+	if t.Step > 0 && mode.MovesConversation() {
+		return nil, &journal.UnknownTargetError{Spec: req.Target, Reason: fmt.Sprintf(
+			"a step is inside its turn, and a conversation goes back to a turn's start or end: use mode code, or turn:%d / turn:%d:end", t.Turn, t.Turn)}
 	}
 	if h.Gone(t.Snapshot) {
 		return nil, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
@@ -223,6 +228,9 @@ func label(t *journal.Target) string {
 	kind, id := "", ""
 	if t.Entry != nil {
 		kind, id = string(t.Entry.Kind), string(t.Entry.ID)
+		if t.Step > 0 {
+			return "Rewind to " + words.StepTarget(t.Turn, t.Step, t.Entry.Tool, t.Entry.Detail)
+		}
 	}
 	return "Rewind to " + words.Target(kind, t.Turn, t.Label, t.Prompt, id)
 }

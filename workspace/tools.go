@@ -10,12 +10,14 @@ import (
 )
 
 // ToolCall is one agent tool call a hook reported: which files it wrote,
-// so a turn end knows what its own session wrote.
+// so a turn end knows what its own session wrote, and its step.
 type ToolCall struct {
 	Session string
 	Tool    string // the tool's name: Write, Edit, Bash…
 	ToolUse string // the call's id, when the agent gives one
 	Phase   journal.Phase
+	// Detail says what the call was about (a shell command, a file).
+	Detail string
 	// Paths are the root-relative files the call names as written
 	// (Write/Edit/MultiEdit/NotebookEdit). Capture is set instead for
 	// calls that may write anything (Bash): the state is captured before
@@ -25,49 +27,103 @@ type ToolCall struct {
 	Actor   string
 }
 
-// RecordTool records a tool call of an agent session as a tool entry (see
-// Entry), so the session's turn end can say what its tools wrote. A call
-// with Capture captures the root (O(changed) in a running server); its
-// "post" lists what changed since its "pre". It returns the entry, or nil
-// when there was nothing to record (a "pre" of a call that names its
-// paths).
+// RecordTool records one phase of a tool call of an agent session as a
+// tool entry (see journal.Entry), with the state of the files then: a call
+// that may write anything (Capture) captures the root (what changed, in a
+// running server); one that names its files, those files on top of the
+// turn's last recorded state (no walk of the root), or the root in a
+// running server, which knows what changed. The "post" of a call that
+// changed files is a step of its session's open turn (Step, StepStart: the
+// state its "pre" recorded, else the turn's last recorded state), and
+// lists what the call wrote (Files). It returns the entry, or nil when
+// there was nothing to record (a "pre" naming nothing).
 func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry, error) {
 	if c.Phase != journal.PhasePre && c.Phase != journal.PhasePost {
 		c.Phase = journal.PhasePost
 	}
-	if !c.Capture && c.Phase == journal.PhasePre {
-		return nil, nil // its paths come with the post
+	if !c.Capture && c.Phase == journal.PhasePre && len(c.Paths) == 0 {
+		return nil, nil
 	}
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+		open := h.OpenTurnOf(c.Session)
 		start := journal.EntryID("")
-		if open := h.OpenTurnOf(c.Session); open != nil {
+		if open != nil {
 			start = open.ID
 		}
-		e := journal.NewTool(c.Session, start, journal.ToolCall{Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase})
+		e := journal.NewTool(c.Session, start, journal.ToolCall{Tool: c.Tool, ToolUse: c.ToolUse, Phase: c.Phase, Detail: c.Detail})
 		e.Actor = c.Actor
-		if c.Capture {
+		var pre *journal.Entry
+		if c.Phase == journal.PhasePost {
+			pre = preOf(h, c, start)
+		}
+		last := turnState(h, open)
+		switch {
+		case c.Capture || s.isLive():
 			res, err := s.capture(ctx, h, nil)
 			if err != nil {
 				return err
 			}
 			e.Snapshot = journal.SnapOf(res.ID)
-			if c.Phase == journal.PhasePost {
-				if pre := preOf(h, c, e.Start); pre != nil {
-					files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
-					if err != nil {
-						return err
-					}
-					e.Files = files
+		case last.Set:
+			res, err := s.capturer.CapturePaths(ctx, last.ID, c.Paths)
+			if err != nil {
+				return err
+			}
+			e.Snapshot = journal.SnapOf(res.ID)
+		}
+		switch {
+		case !c.Capture:
+			e.Files = sortedSet(c.Paths)
+		case pre != nil && pre.Snapshot.Set && c.Phase == journal.PhasePost:
+			files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
+			if err != nil {
+				return err
+			}
+			e.Files = files
+		}
+		if c.Phase == journal.PhasePost && open != nil && e.Snapshot.Set {
+			from := last
+			if pre != nil && pre.Snapshot.Set {
+				from = pre.Snapshot
+			}
+			if from.Set {
+				changed, err := s.Changes(from.ID, e.Snapshot.ID)
+				if err != nil {
+					return err
+				}
+				if len(changed) > 0 {
+					e.Step, e.StepStart, e.Changed = h.LastStep(open)+1, from, changed
 				}
 			}
-		} else {
-			e.Files = sortedSet(c.Paths)
 		}
 		out = e
 		return l.Append(e)
 	})
 	return out, err
+}
+
+// turnState is the last state recorded in the turn started by open: its
+// latest tool entry's, else its start's (none when open is nil).
+func turnState(h *journal.History, open *journal.Entry) journal.Snap {
+	if open == nil {
+		return journal.Snap{}
+	}
+	calls := h.ToolCalls(open)
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Snapshot.Set && calls[i].Start == open.ID {
+			return calls[i].Snapshot
+		}
+	}
+	return open.Snapshot
+}
+
+// isLive reports whether a running server's live tracking captures for
+// this workspace (a capture then costs what changed).
+func (s *Workspace) isLive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live != nil
 }
 
 // preOf is the "pre" entry of call c not yet followed by its "post": the
@@ -117,6 +173,10 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	}
 	for _, pres := range pending {
 		for _, pre := range pres {
+			if len(pre.Files) > 0 || !pre.Snapshot.Set {
+				files = append(files, pre.Files...) // a file tool's: the files it named
+				continue
+			}
 			fs, err := s.changedPaths(pre.Snapshot.ID, res.ID)
 			if err != nil {
 				return err

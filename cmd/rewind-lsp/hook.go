@@ -144,13 +144,16 @@ func (c *cli) hookPrompt(ag agent.Agent, ev *agent.Event) error {
 	return err
 }
 
-// hookTool records which files a tool call of the session wrote.
+// hookTool records a tool call of the session: the state before it (its
+// "pre"), then what it wrote (its "post"): a step of the turn when it
+// changed files.
 func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 	paths, capture, relevant := ag.Writes(ev)
-	if !relevant || ev.SessionID == "" || (!capture && ev.Kind == agent.PreTool) {
+	if !relevant || ev.SessionID == "" {
 		return nil
 	}
-	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: string(journal.PhasePost), Capture: capture}
+	a := commands.ToolCallArgs{Session: ev.SessionID, Tool: ev.ToolName, ToolUse: ev.ToolUseID, Phase: string(journal.PhasePost),
+		Capture: capture, Detail: ev.Detail()}
 	if ev.Kind == agent.PreTool {
 		a.Phase = string(journal.PhasePre)
 	}
