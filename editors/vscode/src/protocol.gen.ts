@@ -237,6 +237,36 @@ export interface TurnInfo {
   what?: string;
   /** Abandoned is true for turns off the active branch (only with all). */
   abandoned?: boolean;
+  /**
+   * Steps are the turn's tool calls that changed files (an automatic turn's bursts of changes), in
+   * order.
+   */
+  steps: StepInfo[] | null;
+}
+
+/** StepInfo describes one step of a turn: a tool call that changed files. */
+export interface StepInfo {
+  /** Step is the step's number within its turn. */
+  step: number;
+  /** Entry is the step's tool entry. */
+  entry: string;
+  /** Target names the state just before the step, as a target: "3.2". */
+  target: string;
+  /**
+   * Tool is the tool ("Bash", "Edit"; empty for an automatic turn's burst), and Detail what the
+   * call was about (its command, its file).
+   */
+  tool: string;
+  detail?: string;
+  /** Time is when the step ended (RFC 3339), and Age how long ago. */
+  time: string;
+  age: string;
+  /** Changed lists the files the step changed. */
+  changed: FileChange[] | null;
+  /** What says what it changed in all ("2 files changed (+4 -1)"). */
+  what: string;
+  /** Title names the step: `turn 3, step 2: Bash "npm test"`. */
+  title: string;
 }
 
 /** CheckpointInfo describes one checkpoint. */
@@ -380,6 +410,8 @@ export interface PlanTarget {
   id: string;
   /** Turn is the target turn's number (0 for a checkpoint). */
   turn: number;
+  /** Step is the target step's number within its turn (0: not a step). */
+  step?: number;
   /** Label is the target checkpoint's label. */
   label: string;
   /** Prompt is the target turn's prompt. */
