@@ -170,6 +170,7 @@ func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 		if len(a.Paths) == 0 {
 			return nil // a file outside this root
 		}
+		a.Detail = strings.Join(a.Paths, " ") // the files, as the root names them
 	}
 	cl, err := c.client(ev.Cwd)
 	if err != nil {

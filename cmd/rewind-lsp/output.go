@@ -77,6 +77,15 @@ func printLog(w io.Writer, l *commands.ListResult) {
 		if t.SessionLabel != "" {
 			text += " [" + t.SessionLabel + "]"
 		}
+		for _, st := range t.Steps {
+			// Each step under its turn, by the target that rewinds to
+			// just before it.
+			what := st.Title
+			if i := strings.Index(what, ", step "); i >= 0 {
+				what = what[i+2:]
+			}
+			text += fmt.Sprintf("\n    %-8s %s — %s", st.Target, what, st.What)
+		}
 		add(t.Started, t.Age, t.Entry, text)
 	}
 	for _, c := range l.Checkpoints {
