@@ -86,7 +86,7 @@ func (claude) Setup(o SetupOptions) (*SetupResult, error) {
 	added, err := mergeHooks(path, ClaudeCode, []hookSpec{
 		{event: "SessionStart", command: cmd},
 		{event: "UserPromptSubmit", command: cmd},
-		{event: "PreToolUse", matcher: "Bash", command: cmd},
+		{event: "PreToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", command: cmd},
 		{event: "PostToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", command: cmd},
 		{event: "Stop", command: cmd},
 	})

@@ -168,7 +168,7 @@ func (codex) Setup(o SetupOptions) (*SetupResult, error) {
 	ed, err := planHooks(path, Codex, []hookSpec{
 		{event: "SessionStart", command: cmd, timeout: 10},
 		{event: "UserPromptSubmit", command: cmd, timeout: 10},
-		{event: "PreToolUse", matcher: "Bash", command: cmd, timeout: 10},
+		{event: "PreToolUse", matcher: "apply_patch|Bash", command: cmd, timeout: 10},
 		{event: "PostToolUse", matcher: "apply_patch|Bash", command: cmd, timeout: 10},
 		{event: "Stop", command: cmd, timeout: 10},
 	})

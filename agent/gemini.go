@@ -170,7 +170,7 @@ func (gemini) Setup(o SetupOptions) (*SetupResult, error) {
 	added, err := mergeHooks(path, Gemini, []hookSpec{
 		{event: "SessionStart", command: cmd, timeout: 10_000},
 		{event: "BeforeAgent", command: cmd, timeout: 10_000},
-		{event: "BeforeTool", matcher: "run_shell_command", command: cmd, timeout: 10_000},
+		{event: "BeforeTool", matcher: "write_file|replace|run_shell_command", command: cmd, timeout: 10_000},
 		{event: "AfterTool", matcher: "write_file|replace|run_shell_command", command: cmd, timeout: 10_000},
 		{event: "AfterAgent", command: cmd, timeout: 10_000},
 	})

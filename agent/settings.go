@@ -151,21 +151,41 @@ func planHooks(path, name string, specs []hookSpec) (*settingsEdit, error) {
 				return nil, bad(fmt.Sprintf(`"hooks.%s" is not a list of matcher groups`, sp.event), err)
 			}
 		}
-		present := false
-		for _, g := range groups {
+		present, changed := false, false
+		for i, g := range groups {
 			var grp struct {
-				Hooks []struct {
+				Matcher *string `json:"matcher"`
+				Hooks   []struct {
 					Command string `json:"command"`
 				} `json:"hooks"`
 			}
 			if json.Unmarshal(g, &grp) != nil {
 				continue // someone else's shape: kept as it is
 			}
+			ours := len(grp.Hooks) > 0
 			for _, h := range grp.Hooks {
 				present = present || isOurHook(h.Command, name)
+				ours = ours && isOurHook(h.Command, name)
+			}
+			// An older install of rewind-lsp's own group, with another
+			// matcher (it now also sees the file tools before they
+			// write): the matcher is brought up to date.
+			if ours && grp.Matcher != nil && sp.matcher != "" && *grp.Matcher != sp.matcher {
+				obj, err := decodeObject(g)
+				if err != nil {
+					continue
+				}
+				m, _ := json.Marshal(sp.matcher)
+				groups[i] = encodeObject(set(obj, "matcher", m))
+				changed = true
 			}
 		}
 		if present {
+			if changed {
+				list, _ := json.Marshal(groups)
+				hooks = set(hooks, sp.event, list)
+				added = append(added, sp.event+" (updated)")
+			}
 			continue
 		}
 		h := map[string]any{"type": "command", "command": sp.command}

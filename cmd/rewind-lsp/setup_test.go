@@ -71,7 +71,7 @@ func TestSetupClaudeCode(t *testing.T) {
 	want := map[string][]string{
 		"SessionStart":     {cmd},
 		"UserPromptSubmit": {cmd},
-		"PreToolUse":       {"Bash|command|./guard.sh", "Bash" + cmd},
+		"PreToolUse":       {"Bash|command|./guard.sh", "Write|Edit|MultiEdit|NotebookEdit|Bash" + cmd},
 		"PostToolUse":      {"Write|Edit|MultiEdit|NotebookEdit|Bash" + cmd},
 		"Stop":             {"|command|notify-send 'done é'", cmd},
 		"Notification":     {"|command|say hi"},
@@ -182,7 +182,7 @@ func TestSetupOtherAgents(t *testing.T) {
 	hooks, _ := settingsHooks(t, hooksFile)
 	want := map[string][]string{
 		"SessionStart": {"|command|" + cmd + " codex"}, "UserPromptSubmit": {"|command|" + cmd + " codex"},
-		"PreToolUse": {"Bash|command|" + cmd + " codex"}, "PostToolUse": {"apply_patch|Bash|command|" + cmd + " codex"},
+		"PreToolUse": {"apply_patch|Bash|command|" + cmd + " codex"}, "PostToolUse": {"apply_patch|Bash|command|" + cmd + " codex"},
 		"Stop": {"|command|" + cmd + " codex"},
 	}
 	for ev, w := range want {
