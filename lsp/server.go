@@ -69,6 +69,9 @@ type initOptions struct {
 	StoreDir string `json:"storeDir"`
 	// AutoTurnQuietMs is the quiet time that ends an automatic turn.
 	AutoTurnQuietMs int `json:"autoTurnQuietMs"`
+	// StepQuietMs is the quiet time that ends a step of an automatic
+	// turn (a burst of changes); default 1000, < 0: one step per turn.
+	StepQuietMs int `json:"stepQuietMs"`
 	// MaxFileBytes bounds the size of captured files.
 	MaxFileBytes int64 `json:"maxFileBytes"`
 	// MaxStoreBytes is each root's store budget for automatic retention

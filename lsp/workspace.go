@@ -245,6 +245,7 @@ const editorSaveWait = 500 * time.Millisecond
 func (s *Server) trackOptions(f *folder) live.TrackOptions {
 	o := live.TrackOptions{
 		Quiet:        time.Duration(s.opts.AutoTurnQuietMs) * time.Millisecond,
+		StepQuiet:    time.Duration(s.opts.StepQuietMs) * time.Millisecond,
 		MaxWatches:   s.opts.MaxWatches,
 		PollInterval: time.Duration(s.opts.PollIntervalMs) * time.Millisecond,
 		NoAutoTurns:  s.opts.AutoTurns != nil && !*s.opts.AutoTurns,

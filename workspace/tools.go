@@ -24,7 +24,12 @@ type ToolCall struct {
 	// and after, and what changed in between is the call's.
 	Paths   []string
 	Capture bool
-	Actor   string
+	// Burst records an automatic turn's burst of changes (Turn: its start
+	// entry) as a step of it: captured, and recorded only when it changed
+	// files.
+	Burst bool
+	Turn  journal.EntryID
+	Actor string
 }
 
 // RecordTool records one phase of a tool call of an agent session as a
@@ -47,6 +52,9 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
 		open := h.OpenTurnOf(c.Session)
+		if c.Burst && (open == nil || open.ID != c.Turn) {
+			return nil // the automatic turn ended meanwhile
+		}
 		start := journal.EntryID("")
 		if open != nil {
 			start = open.ID
@@ -83,24 +91,48 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 			e.Files = files
 		}
 		if c.Phase == journal.PhasePost && open != nil && e.Snapshot.Set {
-			from := last
-			if pre != nil && pre.Snapshot.Set {
-				from = pre.Snapshot
+			if err := s.makeStep(h, open, pre, e); err != nil {
+				return err
 			}
-			if from.Set {
-				changed, err := s.Changes(from.ID, e.Snapshot.ID)
-				if err != nil {
-					return err
-				}
-				if len(changed) > 0 {
-					e.Step, e.StepStart, e.Changed = h.LastStep(open)+1, from, changed
-				}
-			}
+		}
+		if c.Burst && e.Step == 0 {
+			return nil // the burst changed nothing (the person's saves, say)
 		}
 		out = e
 		return l.Append(e)
 	})
 	return out, err
+}
+
+// makeStep makes tool entry e (its Snapshot the state after the call) a
+// step of the turn started by open when the call changed files: from the
+// state its pre recorded, else the turn's last recorded state.
+func (s *Workspace) makeStep(h *journal.History, open, pre, e *journal.Entry) error {
+	from := turnState(h, open)
+	if pre != nil && pre.Snapshot.Set {
+		from = pre.Snapshot
+	}
+	if !from.Set {
+		return nil
+	}
+	changed, err := s.Changes(from.ID, e.Snapshot.ID)
+	if err != nil || len(changed) == 0 {
+		return err
+	}
+	e.Step, e.StepStart, e.Changed = h.LastStep(open)+1, from, changed
+	return nil
+}
+
+// EndBurst appends, under the journal lock (l, h read under it), the last
+// burst of changes of automatic turn open as a step of it, res the state
+// now, when the burst changed files.
+func (s *Workspace) EndBurst(l *journal.Lock, h *journal.History, open *journal.Entry, res *snapshot.Result) error {
+	e := journal.NewTool("", open.ID, journal.ToolCall{Phase: journal.PhasePost})
+	e.Actor, e.Snapshot = "server", journal.SnapOf(res.ID)
+	if err := s.makeStep(h, open, nil, e); err != nil || e.Step == 0 {
+		return err
+	}
+	return l.Append(e)
 }
 
 // turnState is the last state recorded in the turn started by open: its

@@ -238,6 +238,35 @@ func (t *Tracker) restartQuiet() {
 		t.quiet.Stop()
 	}
 	t.quiet = time.AfterFunc(t.opts.Quiet, t.endAuto)
+	if t.opts.StepQuiet > 0 && t.opts.StepQuiet < t.opts.Quiet {
+		if t.step != nil {
+			t.step.Stop()
+		}
+		t.step = time.AfterFunc(t.opts.StepQuiet, t.endBurst)
+	}
+}
+
+// endBurst records the automatic turn's burst of changes that just ended
+// (StepQuiet without changes) as a step of it, if the turn is still this
+// tracker's and the burst changed files.
+func (t *Tracker) endBurst() {
+	t.mu.Lock()
+	mine := t.autoTurn
+	if t.closed {
+		mine = ""
+	}
+	if mine != "" {
+		t.ending.Add(1)
+	}
+	t.mu.Unlock()
+	if mine == "" {
+		return
+	}
+	defer t.ending.Done()
+	if _, err := t.s.RecordTool(context.Background(), workspace.ToolCall{Phase: journal.PhasePost, Capture: true, Burst: true,
+		Turn: mine, Actor: "server"}); err != nil {
+		t.logf("a step of the automatic turn: %v", err)
+	}
 }
 
 // endAuto ends the automatic turn after the quiet period, if it is still
@@ -256,6 +285,11 @@ func (t *Tracker) endAuto() {
 		return
 	}
 	defer t.ending.Done()
+	t.mu.Lock()
+	if t.step != nil {
+		t.step.Stop() // its burst is the turn's last step, recorded here
+	}
+	t.mu.Unlock()
 	err := t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
 		open := h.OpenTurn()
 		if open == nil || open.ID != mine {
@@ -264,6 +298,14 @@ func (t *Tracker) endAuto() {
 		res, err := t.s.Capture(context.Background(), h, nil)
 		if err != nil {
 			return err
+		}
+		if t.opts.StepQuiet > 0 {
+			if err := t.s.EndBurst(l, h, open, res); err != nil {
+				return err
+			}
+			if h, err = t.s.History(); err != nil {
+				return err
+			}
 		}
 		_, err = t.s.EndTurn(l, h, open, res, workspace.TurnRequest{Actor: "server", Summary: ""})
 		return err

@@ -21,6 +21,10 @@ type TrackOptions struct {
 	// Quiet ends an automatic turn after this long without agent changes
 	// (autoTurnQuietMs; default 3s).
 	Quiet time.Duration
+	// StepQuiet ends a step of an automatic turn — a burst of changes —
+	// after this long without agent changes (stepQuietMs; default 1s; < 0:
+	// an automatic turn is one step).
+	StepQuiet time.Duration
 	// MaxWatches and PollInterval are passed to the watcher.
 	MaxWatches   int
 	PollInterval time.Duration
@@ -53,6 +57,7 @@ type Tracker struct {
 	cleared  map[string]bool // changed paths the decision loop found no agent's change
 	autoTurn journal.EntryID // entry id of the automatic turn this tracker opened
 	quiet    *time.Timer
+	step     *time.Timer // ends the automatic turn's burst of changes (StepQuiet)
 	// ending counts the quiet timer's endAuto calls under way: Close waits
 	// for them, since they write to the store.
 	ending   sync.WaitGroup
@@ -84,6 +89,9 @@ type batch struct {
 func Track(s *workspace.Workspace, opts TrackOptions) *Tracker {
 	if opts.Quiet <= 0 {
 		opts.Quiet = 3 * time.Second
+	}
+	if opts.StepQuiet == 0 {
+		opts.StepQuiet = time.Second
 	}
 	s.Capturer().KeepLive()
 	t := &Tracker{s: s, opts: opts, wake: make(chan struct{}, 1),
@@ -122,6 +130,9 @@ func (t *Tracker) Close() {
 	t.closed = true
 	if t.quiet != nil {
 		t.quiet.Stop()
+	}
+	if t.step != nil {
+		t.step.Stop()
 	}
 	lf := t.lockFile
 	t.mu.Unlock()

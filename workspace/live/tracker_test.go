@@ -297,3 +297,34 @@ func TestChmodOfAFileTheEditorSavedIsAnAgentsChange(t *testing.T) {
 		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
 	}
 }
+
+// TestAutoTurnSteps: an agent with no hooks writes, pauses longer than the
+// step's quiet period, and writes again: its automatic turn has two steps,
+// each with its own file, and rewinding to the second step's start puts
+// back the state between them.
+func TestAutoTurnSteps(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{Quiet: 1500 * time.Millisecond, StepQuiet: 250 * time.Millisecond})
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("first burst\n"), 0o644)
+	time.Sleep(700 * time.Millisecond)
+	os.WriteFile(filepath.Join(root, "second.txt"), []byte("second burst\n"), 0o644)
+	waitUntil(t, "the automatic turn's end", func() bool {
+		ts := turns(t, s)
+		return len(ts) == 1 && ts[0].End != nil
+	})
+	h, _ := s.History()
+	steps := h.Steps(turns(t, s)[0].Start)
+	if len(steps) != 2 || len(steps[0].Changed) != 1 || steps[0].Changed[0].Path != "keep.txt" ||
+		len(steps[1].Changed) != 1 || steps[1].Changed[0].Path != "second.txt" {
+		t.Fatalf("steps %+v", steps)
+	}
+	out, err := s.Rewind(context.Background(), workspace.RewindRequest{Target: "1.2"}, nil, workspace.ApplyOnDisk(root))
+	if err != nil || !out.Applied {
+		t.Fatalf("rewind 1.2: %v %+v", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "keep.txt")); string(got) != "first burst\n" {
+		t.Fatalf("keep.txt after rewind 1.2: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "second.txt")); err == nil {
+		t.Fatal("second.txt is still there after the rewind to before the second step")
+	}
+}
