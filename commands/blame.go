@@ -3,11 +3,12 @@ package commands
 import (
 	"context"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/journal"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
@@ -49,6 +50,14 @@ type BlameRange struct {
 	Time   string `json:"time"` // when the turn ended
 	// Age is how long ago the turn ended, in words ("5m ago", Age).
 	Age string `json:"age"`
+	// Step is the number of the turn's step (tool call) that wrote the
+	// lines; 0 when no reported step did (a turn without tool reports, or
+	// a change between its tool calls).
+	Step int `json:"step,omitempty"`
+	// StepTarget is the target of the state just before that step ("3.2").
+	StepTarget string `json:"stepTarget,omitempty"`
+	// StepTitle names the step in words ("turn 3, step 2: Edit src/a.go").
+	StepTitle string `json:"stepTitle,omitempty"`
 }
 
 // Blame tells which agent turn wrote each line of a file's current content
@@ -81,6 +90,10 @@ func (s *Service) Blame(ctx context.Context, a BlameArgs) (*BlameResult, error) 
 			Prompt: t.Start.Prompt, Title: words.Title(t.Number, t.Start.Prompt), Session: t.Start.Session, Agent: t.Start.Agent,
 			SessionLabel: words.Session(t.Start.Agent, t.Start.Session),
 			Source:       t.Start.Source, Time: stamp(when), Age: ageOf(when)}
+		if e := r.Step; e != nil {
+			br.Step, br.StepTarget = e.Step, fmt.Sprintf("%d.%d", t.Number, e.Step)
+			br.StepTitle = words.Step(t.Number, e.Step, e.Tool, e.Detail)
+		}
 		out.Ranges = append(out.Ranges, br)
 	}
 	return out, nil

@@ -17,6 +17,10 @@ type Range struct {
 	// end is exclusive.
 	StartLine, EndLine int
 	Turn               *journal.Turn
+	// Step is the tool entry of the turn's step that wrote the lines; nil
+	// when the turn has no step that wrote them (a turn without reported
+	// tool calls, or a change between its tool calls).
+	Step *journal.Entry
 }
 
 // Blame tells, for each line of current (the file rel as the editor or the
@@ -64,7 +68,7 @@ func (c *Blamer) Blame(objs *snapshot.Objects, h *journal.History, rel string, c
 	} else {
 		labels = advance(fb.lines, fb.labels, fb.unknown, cur, -1)
 	}
-	fb.result = blameRanges(current, labels, fb.turns)
+	fb.result = blameRanges(current, labels, fb.owners)
 	fb.current = append(fb.current[:0], current...)
 	fb.curExists, fb.hasCurrent, fb.ready = exists, true, true
 	return fb.result, nil
@@ -95,7 +99,7 @@ type fileBlame struct {
 	unknown bool              // the last state's content is gone (gc): owners unknown
 	last    Version           // the last state walked (without its content)
 	hasLast bool
-	turns   []*journal.Turn
+	owners  []owner
 	memo    map[snapshot.ID][]int32 // owners of earlier states' lines, by content
 	order   []snapshot.ID           // memo keys, oldest first
 
@@ -118,18 +122,27 @@ func (fb *fileBlame) extends(chain []State) bool {
 	return true
 }
 
-// turnIndex returns the index of t in fb.turns, adding it.
-func (fb *fileBlame) turnIndex(t *journal.Turn) int32 {
-	for i, x := range fb.turns {
-		if x.Start.ID == t.Start.ID {
+// owner is who wrote a line: a turn, and the step of it when one did.
+type owner struct {
+	turn *journal.Turn
+	step *journal.Entry
+}
+
+// ownerIndex returns the index of (t, step) in fb.owners, adding it.
+func (fb *fileBlame) ownerIndex(t *journal.Turn, step *journal.Entry) int32 {
+	for i, o := range fb.owners {
+		if o.turn.Start.ID == t.Start.ID && o.step == step {
 			return int32(i)
 		}
 	}
-	fb.turns = append(fb.turns, t)
-	return int32(len(fb.turns) - 1)
+	fb.owners = append(fb.owners, owner{t, step})
+	return int32(len(fb.owners) - 1)
 }
 
-// blameStep walks fb to the next state of the file's chain.
+// blameStep walks fb to the next state of the file's chain. A turn's end
+// whose steps wrote the file is walked through those steps: the state just
+// before each and the state after it, so its lines are owned by the step
+// that wrote them (a change between steps is the turn's).
 func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileBlame, st State) error {
 	fb.ids = append(fb.ids, st.Entry.ID)
 	fb.done = len(fb.ids)
@@ -138,33 +151,28 @@ func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileB
 		fb.lines, fb.labels, fb.unknown, fb.hasLast = nil, nil, true, false
 		return nil
 	}
-	e, ok, err := snapshot.Lookup(objs, st.Entry.Snapshot.ID, rel)
-	if err != nil {
+	if st.By != nil && st.By.End != nil && st.By.End.ID == st.Entry.ID {
+		turn := fb.ownerIndex(st.By, nil)
+		for _, step := range h.Steps(st.By.Start) {
+			if !stepWrote(step, rel) || !step.StepStart.Set || h.Gone(step.StepStart) || h.Gone(step.Snapshot) {
+				continue
+			}
+			if _, err := walkTo(objs, rel, fb, step.StepStart.ID, turn); err != nil {
+				return err
+			}
+			if _, err := walkTo(objs, rel, fb, step.Snapshot.ID, fb.ownerIndex(st.By, step)); err != nil {
+				return err
+			}
+		}
+	}
+	by := int32(-1)
+	if st.By != nil {
+		by = fb.ownerIndex(st.By, nil)
+	}
+	v, err := walkTo(objs, rel, fb, st.Entry.Snapshot.ID, by)
+	if err != nil || v == nil {
 		return err
 	}
-	if cur := (Version{Exists: ok, Kind: e.Kind, ID: e.ID}); !fb.unknown && fb.hasLast && cur.Same(fb.last) {
-		return nil // unchanged since the previous state: same owners
-	}
-	v, err := Load(objs, st.Entry.Snapshot.ID, rel)
-	if err != nil {
-		return err
-	}
-	fb.last, fb.hasLast = Version{Exists: v.Exists, Kind: v.Kind, ID: v.ID}, true
-	var next []string
-	if v.Exists && v.Text() {
-		next = textdiff.SplitLines(string(v.Data))
-	}
-	switch {
-	case st.By == nil && v.Exists && fb.memo[v.ID] != nil && len(fb.memo[v.ID]) == len(next):
-		// A rewind, undo or revert brought back an earlier state: its lines
-		// have their owners back.
-		fb.labels = append([]int32(nil), fb.memo[v.ID]...)
-	case st.By == nil:
-		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, -1)
-	default:
-		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, fb.turnIndex(st.By))
-	}
-	fb.lines, fb.unknown = next, false
 	if v.Exists {
 		if _, ok := fb.memo[v.ID]; !ok {
 			fb.order = append(fb.order, v.ID)
@@ -176,6 +184,48 @@ func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileB
 		fb.memo[v.ID] = fb.labels
 	}
 	return nil
+}
+
+// walkTo moves fb to rel's version in snapshot snap, the lines that change
+// owned by by (-1: nobody's turn). A change by nobody that brings back an
+// earlier state gives its lines their owners back. It returns the version
+// walked to, nil when it is the one fb was at.
+func walkTo(objs *snapshot.Objects, rel string, fb *fileBlame, snap snapshot.ID, by int32) (*Version, error) {
+	e, ok, err := snapshot.Lookup(objs, snap, rel)
+	if err != nil {
+		return nil, err
+	}
+	if cur := (Version{Exists: ok, Kind: e.Kind, ID: e.ID}); !fb.unknown && fb.hasLast && cur.Same(fb.last) {
+		return nil, nil // unchanged: same owners
+	}
+	v, err := Load(objs, snap, rel)
+	if err != nil {
+		return nil, err
+	}
+	fb.last, fb.hasLast = Version{Exists: v.Exists, Kind: v.Kind, ID: v.ID}, true
+	var next []string
+	if v.Exists && v.Text() {
+		next = textdiff.SplitLines(string(v.Data))
+	}
+	if by < 0 && v.Exists && fb.memo[v.ID] != nil && len(fb.memo[v.ID]) == len(next) {
+		// A rewind, undo or revert brought back an earlier state: its lines
+		// have their owners back.
+		fb.labels = append([]int32(nil), fb.memo[v.ID]...)
+	} else {
+		fb.labels = advance(fb.lines, fb.labels, fb.unknown, next, by)
+	}
+	fb.lines, fb.unknown = next, false
+	return &v, nil
+}
+
+// stepWrote reports whether the step entry e changed rel.
+func stepWrote(e *journal.Entry, rel string) bool {
+	for _, c := range e.Changed {
+		if c.Path == rel {
+			return true
+		}
+	}
+	return false
 }
 
 // advance returns the owners of next's lines given the owners of prev's:
@@ -203,7 +253,7 @@ func advance(prev []string, labels []int32, unknown bool, next []string, by int3
 }
 
 // blameRanges groups the owned lines of text into ranges of protocol lines.
-func blameRanges(text []byte, labels []int32, turns []*journal.Turn) []Range {
+func blameRanges(text []byte, labels []int32, owners []owner) []Range {
 	proto := protocolLineStarts(text, len(labels))
 	var out []Range
 	for i := 0; i < len(labels); {
@@ -213,7 +263,7 @@ func blameRanges(text []byte, labels []int32, turns []*journal.Turn) []Range {
 			j++
 		}
 		if l >= 0 {
-			out = append(out, Range{StartLine: proto(i), EndLine: proto(j), Turn: turns[l]})
+			out = append(out, Range{StartLine: proto(i), EndLine: proto(j), Turn: owners[l].turn, Step: owners[l].step})
 		}
 		i = j
 	}

@@ -88,8 +88,14 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 	if r.Source != "" {
 		who = append(who, "via "+r.Source)
 	}
+	// The step that wrote the lines when one did ("turn 3, step 2: Edit
+	// a.go"), else the turn.
+	heading, target, what := fmt.Sprintf("turn %d", r.Turn), turnTarget(r.Turn), fmt.Sprintf("turn %d", r.Turn)
+	if r.Step > 0 {
+		heading, target, what = r.StepTitle, r.StepTarget, fmt.Sprintf("step %d of turn %d", r.Step, r.Turn)
+	}
 	if !s.caps.hoverMarkdown {
-		text := fmt.Sprintf("Agent turn %d (%s)", r.Turn, r.Age)
+		text := fmt.Sprintf("Agent %s (%s)", heading, r.Age)
 		if prompt != "" {
 			text += ": " + prompt
 		}
@@ -99,7 +105,7 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 		return markupContent{Kind: "plaintext", Value: text}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Agent turn %d** · %s", r.Turn, r.Age)
+	fmt.Fprintf(&b, "**Agent %s** · %s", markdownEscape(heading), r.Age)
 	if prompt != "" {
 		fmt.Fprintf(&b, "\n\n> %s", markdownEscape(prompt))
 	}
@@ -107,10 +113,9 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 		fmt.Fprintf(&b, "\n\n%s", markdownEscape(strings.Join(who, " · ")))
 	}
 	root := f.svc.Root()
-	target := turnTarget(r.Turn)
 	preview := commandLink(commands.NamePreview, map[string]any{"root": root, "target": target, "paths": []string{rel}, "show": true})
 	revert := commandLink(commands.NameRevert, map[string]any{"root": root, "target": target, "paths": []string{rel}})
-	fmt.Fprintf(&b, "\n\n[Preview](%s) · [Revert turn %d in this file](%s)", preview, r.Turn, revert)
+	fmt.Fprintf(&b, "\n\n[Preview](%s) · [Revert %s in this file](%s)", preview, what, revert)
 	return markupContent{Kind: "markdown", Value: b.String()}
 }
 

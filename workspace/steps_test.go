@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,34 @@ func TestStepsOfATurn(t *testing.T) {
 				t.Fatalf("after reverting step 2 alone: %q", got)
 			}
 		})
+	}
+}
+
+// TestBlameNamesTheStep: blame gives each line the step of its turn that
+// wrote it, and a line written between two tool calls (the person's edit
+// while the turn was open) its turn without a step.
+func TestBlameNamesTheStep(t *testing.T) {
+	f := newSessFixture(t)
+	f.write("a.txt", "base\n")
+	f.start("A", "two edits")
+	f.fileTool("A", "Write", "t1", []string{"a.txt"}, func() { f.write("a.txt", "base\none\n") })
+	f.write("a.txt", "base\none\nbetween\n")
+	f.fileTool("A", "Edit", "t2", []string{"a.txt"}, func() { f.write("a.txt", "base\none\nbetween\ntwo\n") })
+	f.end("A")
+	rs, err := f.s.Blame("a.txt", []byte("base\none\nbetween\ntwo\nmine\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rs {
+		s := fmt.Sprintf("%d-%d turn %d", r.StartLine, r.EndLine, r.Turn.Number)
+		if r.Step != nil {
+			s += fmt.Sprintf(" step %d %s", r.Step.Step, r.Step.Tool)
+		}
+		got = append(got, s)
+	}
+	want := []string{"1-2 turn 1 step 1 Write", "2-3 turn 1", "3-4 turn 1 step 2 Edit"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("blame:\n got %q\nwant %q", got, want)
 	}
 }

@@ -699,4 +699,13 @@ export interface BlameRange {
   time: string;
   /** Age is how long ago the turn ended, in words ("5m ago", Age). */
   age: string;
+  /**
+   * Step is the number of the turn's step (tool call) that wrote the lines; 0 when no reported
+   * step did (a turn without tool reports, or a change between its tool calls).
+   */
+  step?: number;
+  /** StepTarget is the target of the state just before that step ("3.2"). */
+  stepTarget?: string;
+  /** StepTitle names the step in words ("turn 3, step 2: Edit src/a.go"). */
+  stepTitle?: string;
 }
