@@ -188,6 +188,15 @@ func fileTool(ev *Event, key string) ([]string, bool, bool) {
 	return nil, false, true
 }
 
+// mcpTool is the Writes of a tool of an MCP server (its name begins with
+// the agent's prefix for them): it may write anything, like a shell.
+func mcpTool(ev *Event, prefix string) ([]string, bool, bool) {
+	if strings.HasPrefix(ev.ToolName, prefix) {
+		return nil, true, true
+	}
+	return nil, false, false
+}
+
 // contextJSON is {"hookSpecificOutput":{"hookEventName":event,
 // "additionalContext":text}}, one line: the notice of the agents that
 // take it this way.

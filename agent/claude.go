@@ -29,7 +29,8 @@ func (claude) Parse(data []byte, event string) (*Event, error) {
 }
 
 // Writes: Write, Edit, MultiEdit name file_path, NotebookEdit
-// notebook_path; Bash may write anything.
+// notebook_path; Bash and the tools of MCP servers (mcp__<server>__<tool>)
+// may write anything.
 func (claude) Writes(ev *Event) ([]string, bool, bool) {
 	switch ev.ToolName {
 	case "Bash":
@@ -39,7 +40,7 @@ func (claude) Writes(ev *Event) ([]string, bool, bool) {
 	case "NotebookEdit":
 		return fileTool(ev, "notebook_path")
 	}
-	return nil, false, false
+	return mcpTool(ev, "mcp__")
 }
 
 // Notice: the JSON of UserPromptSubmit's additionalContext, which reaches
@@ -86,8 +87,8 @@ func (claude) Setup(o SetupOptions) (*SetupResult, error) {
 	added, err := mergeHooks(path, ClaudeCode, []hookSpec{
 		{event: "SessionStart", command: cmd},
 		{event: "UserPromptSubmit", command: cmd},
-		{event: "PreToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", command: cmd},
-		{event: "PostToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", command: cmd},
+		{event: "PreToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*", command: cmd},
+		{event: "PostToolUse", matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*", command: cmd},
 		{event: "Stop", command: cmd},
 	})
 	if err != nil {

@@ -59,7 +59,7 @@ func (codex) Writes(ev *Event) ([]string, bool, bool) {
 		}
 		return paths, false, true
 	}
-	return nil, false, false
+	return mcpTool(ev, "mcp__")
 }
 
 // PatchPaths lists the files an apply_patch patch writes, as it names
@@ -168,8 +168,8 @@ func (codex) Setup(o SetupOptions) (*SetupResult, error) {
 	ed, err := planHooks(path, Codex, []hookSpec{
 		{event: "SessionStart", command: cmd, timeout: 10},
 		{event: "UserPromptSubmit", command: cmd, timeout: 10},
-		{event: "PreToolUse", matcher: "apply_patch|Bash", command: cmd, timeout: 10},
-		{event: "PostToolUse", matcher: "apply_patch|Bash", command: cmd, timeout: 10},
+		{event: "PreToolUse", matcher: "apply_patch|Bash|mcp__.*", command: cmd, timeout: 10},
+		{event: "PostToolUse", matcher: "apply_patch|Bash|mcp__.*", command: cmd, timeout: 10},
 		{event: "Stop", command: cmd, timeout: 10},
 	})
 	if err != nil {

@@ -46,13 +46,18 @@ func (copilot) Parse(data []byte, event string) (*Event, error) {
 	return parse(data, event, copilotEvents)
 }
 
-// Writes: create and edit name path; bash may write anything.
+// Writes: create and edit name path; bash and the tools of MCP servers
+// (<server>-<tool>; Copilot CLI's own tools have no hyphen) may write
+// anything.
 func (copilot) Writes(ev *Event) ([]string, bool, bool) {
 	switch ev.ToolName {
 	case "bash":
 		return nil, true, true
 	case "create", "edit":
 		return fileTool(ev, "path")
+	}
+	if strings.Contains(ev.ToolName, "-") {
+		return nil, true, true // an MCP server's tool, <server>-<tool>
 	}
 	return nil, false, false
 }

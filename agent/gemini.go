@@ -47,8 +47,8 @@ func (gemini) Parse(data []byte, event string) (*Event, error) {
 	return ev, err
 }
 
-// Writes: write_file and replace name file_path; run_shell_command may
-// write anything.
+// Writes: write_file and replace name file_path; run_shell_command and
+// the tools of MCP servers (mcp_<server>_<tool>) may write anything.
 func (gemini) Writes(ev *Event) ([]string, bool, bool) {
 	switch ev.ToolName {
 	case "run_shell_command":
@@ -56,7 +56,7 @@ func (gemini) Writes(ev *Event) ([]string, bool, bool) {
 	case "write_file", "replace":
 		return fileTool(ev, "file_path")
 	}
-	return nil, false, false
+	return mcpTool(ev, "mcp_")
 }
 
 // Notice: BeforeAgent's additionalContext, which Gemini CLI appends to the
@@ -170,8 +170,8 @@ func (gemini) Setup(o SetupOptions) (*SetupResult, error) {
 	added, err := mergeHooks(path, Gemini, []hookSpec{
 		{event: "SessionStart", command: cmd, timeout: 10_000},
 		{event: "BeforeAgent", command: cmd, timeout: 10_000},
-		{event: "BeforeTool", matcher: "write_file|replace|run_shell_command", command: cmd, timeout: 10_000},
-		{event: "AfterTool", matcher: "write_file|replace|run_shell_command", command: cmd, timeout: 10_000},
+		{event: "BeforeTool", matcher: "write_file|replace|run_shell_command|mcp_.*", command: cmd, timeout: 10_000},
+		{event: "AfterTool", matcher: "write_file|replace|run_shell_command|mcp_.*", command: cmd, timeout: 10_000},
 		{event: "AfterAgent", command: cmd, timeout: 10_000},
 	})
 	if err != nil {

@@ -67,7 +67,7 @@ func TestSetupUpdatesAnOlderInstall(t *testing.T) {
 	}
 	pre := got.Hooks["PreToolUse"]
 	if got.Model != "opus" || len(pre) != 2 || pre[0].Matcher != "Bash" || pre[0].Hooks[0].Command != "other-tool check" ||
-		pre[1].Matcher != "Write|Edit|MultiEdit|NotebookEdit|Bash" {
+		pre[1].Matcher != "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*" {
 		t.Fatalf("after setup:\n%s", data)
 	}
 	again, err := Lookup(ClaudeCode).Setup(SetupOptions{Command: "rewind-lsp", Root: root})

@@ -157,6 +157,15 @@ func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 	if ev.Kind == agent.PreTool {
 		a.Phase = string(journal.PhasePre)
 	}
+	if capture && filepath.IsAbs(a.Detail) {
+		// A tool that names a file it may write (an MCP server's): the file
+		// as the root names it.
+		if root, _, err := c.locate(ev.Cwd); err == nil {
+			if rel, ok := inside(root, a.Detail); ok {
+				a.Detail = rel
+			}
+		}
+	}
 	if !capture {
 		root, _, err := c.locate(ev.Cwd)
 		if err != nil {

@@ -71,8 +71,8 @@ func TestSetupClaudeCode(t *testing.T) {
 	want := map[string][]string{
 		"SessionStart":     {cmd},
 		"UserPromptSubmit": {cmd},
-		"PreToolUse":       {"Bash|command|./guard.sh", "Write|Edit|MultiEdit|NotebookEdit|Bash" + cmd},
-		"PostToolUse":      {"Write|Edit|MultiEdit|NotebookEdit|Bash" + cmd},
+		"PreToolUse":       {"Bash|command|./guard.sh", "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*" + cmd},
+		"PostToolUse":      {"Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*" + cmd},
 		"Stop":             {"|command|notify-send 'done é'", cmd},
 		"Notification":     {"|command|say hi"},
 	}
@@ -182,7 +182,7 @@ func TestSetupOtherAgents(t *testing.T) {
 	hooks, _ := settingsHooks(t, hooksFile)
 	want := map[string][]string{
 		"SessionStart": {"|command|" + cmd + " codex"}, "UserPromptSubmit": {"|command|" + cmd + " codex"},
-		"PreToolUse": {"apply_patch|Bash|command|" + cmd + " codex"}, "PostToolUse": {"apply_patch|Bash|command|" + cmd + " codex"},
+		"PreToolUse": {"apply_patch|Bash|mcp__.*|command|" + cmd + " codex"}, "PostToolUse": {"apply_patch|Bash|mcp__.*|command|" + cmd + " codex"},
 		"Stop": {"|command|" + cmd + " codex"},
 	}
 	for ev, w := range want {
@@ -219,7 +219,7 @@ func TestSetupOtherAgents(t *testing.T) {
 	json.Unmarshal(data, &g)
 	after := g.Hooks["AfterAgent"]
 	if g.Security.Auth.SelectedType != "gemini-api-key" || len(g.Hooks) != 5 || len(after) != 2 || after[0].Hooks[0].Command != "notify" ||
-		after[1].Hooks[0].Command != cmd+" gemini" || after[1].Hooks[0].Timeout != 10000 || g.Hooks["AfterTool"][0].Matcher != "write_file|replace|run_shell_command" {
+		after[1].Hooks[0].Command != cmd+" gemini" || after[1].Hooks[0].Timeout != 10000 || g.Hooks["AfterTool"][0].Matcher != "write_file|replace|run_shell_command|mcp_.*" {
 		t.Errorf("gemini settings:\n%s", data)
 	}
 	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 && runtime.GOOS != "windows" {

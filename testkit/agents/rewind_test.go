@@ -16,7 +16,12 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
 )
 
-func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == mcpWriterArg {
+		os.Exit(serveMCPWriter())
+	}
+	os.Exit(testkit.Main(m))
+}
 
 // agentName is each agent's name on rewind-lsp's command line.
 var agentName = map[Kind]string{Claude: "claude-code", Codex: "codex", Gemini: "gemini", Copilot: "copilot"}

@@ -108,7 +108,7 @@ func plusLines(content string) string {
 // MCPTool is the model's call of tool of the MCP server named server, as
 // each agent names it: Claude Code mcp__<server>__<tool>, Codex the tool
 // of the namespace mcp__<server> (loaded by LoadMCPTools first), Gemini
-// CLI mcp_<server>_<tool>.
+// CLI mcp_<server>_<tool>, Copilot CLI <server>-<tool>.
 func MCPTool(k Kind, server, tool string, args map[string]any) fakemodel.Call {
 	switch k {
 	case Claude:
@@ -117,6 +117,8 @@ func MCPTool(k Kind, server, tool string, args map[string]any) fakemodel.Call {
 		return fakemodel.Call{Name: "mcp__" + server + "/" + tool, Args: args}
 	case Gemini:
 		return fakemodel.Call{Name: "mcp_" + server + "_" + tool, Args: args}
+	case Copilot:
+		return fakemodel.Call{Name: server + "-" + tool, Args: args}
 	}
 	panic("no MCP tool names known for " + k)
 }
