@@ -35,7 +35,7 @@ command('Rewind', {
   nargs = '*',
   bang = true,
   complete = complete('complete_rewind'),
-  desc = 'Rewind the workspace to an agent turn: [target] [mode] [path...]; ! skips the confirmation',
+  desc = 'Rewind the workspace to an agent turn (or to before a step, 3.2): [target] [mode] [path...]; ! skips the confirmation',
 })
 command('RewindPreview', {
   nargs = '?',
@@ -50,6 +50,6 @@ command('RewindRevert', {
   nargs = '?',
   bang = true,
   complete = complete('complete_target'),
-  desc = 'Take back one turn, keep the later ones: [target]; ! skips the confirmation',
+  desc = 'Take back one turn (or one step, 3.2), keep the later ones: [target]; ! skips the confirmation',
 })
 command('RewindBlame', { nargs = 0, desc = 'Toggle agent blame: the turn that wrote each line, at its end' })

@@ -5,6 +5,7 @@ endif
 syntax match rewindlogHeader   /\%1l.*/
 syntax match rewindlogHelp     /\%2l.*/
 syntax match rewindlogTurn     /^Turn\s\+\d\+/
+syntax match rewindlogStep     /^\s\+turn \d\+, step \d\+/
 syntax match rewindlogAge      /\<\d\+[smhd] ago\>/
 syntax match rewindlogOpen     /\[open\]/
 syntax match rewindlogSection  /^\(Checkpoints\|Rewinds\|Reports\)$/
@@ -19,6 +20,7 @@ syntax match rewindlogOlder    /^Older turns….*/
 highlight default link rewindlogHeader   Title
 highlight default link rewindlogHelp     Comment
 highlight default link rewindlogTurn     Statement
+highlight default link rewindlogStep     Function
 highlight default link rewindlogAge      Comment
 highlight default link rewindlogOpen     WarningMsg
 highlight default link rewindlogSection  Title

@@ -270,6 +270,26 @@ H.section(':Rewind 1 then :RewindUndo', function()
   eq('no mismatch after undo', last.mismatches, {})
 end)
 
+-- Turn 2 added "gamma" at the end of a.txt: the undo of a rewind to the end of turn 1 adds it
+-- back after the file's last line break, an insert Neovim 0.10 applies with an empty line too
+-- many unless the plugin says it another way.
+H.section(':Rewind turn:1:end then :RewindUndo: a line added back at the end of a file', function()
+  vim.cmd('edit a.txt')
+  local abuf = vim.api.nvim_get_current_buf()
+  local seq = rewind.last().seq
+  local n0 = #H.notes + 1
+  H.select_answers = { H.choose('apply') }
+  vim.cmd('Rewind turn:1:end')
+  check(':Rewind turn:1:end is applied', wait_op(seq + 1) and rewind.last().applied == true, H.notes_since(n0))
+  eq('files on disk are the state at the end of turn 1', disk_state(),
+    { ['a.txt'] = 'alpha\nBETA\n', ['b.txt'] = 'one\n', ['c.txt'] = 'new file\n', ['keep.txt'] = 'keep\n' })
+  vim.cmd('RewindUndo')
+  check(':RewindUndo is applied', wait_op(seq + 2) and rewind.last().applied == true, H.notes_since(n0))
+  eq('undo: gamma is back at the end of a.txt, with no empty line after it', disk_state(), AFTER_TURN2)
+  eq('the a.txt buffer too, written', { buf_text(abuf), vim.bo[abuf].modified }, { AFTER_TURN2['a.txt'], false })
+  eq('no mismatch after the undo', rewind.last().mismatches, {})
+end)
+
 H.section(':Rewind with pickers', function()
   local n0 = #H.notes + 1
   local calls0 = #H.select_calls

@@ -238,6 +238,9 @@ for nv in "${NVIMS[@]}"; do
   # An agent's own rewind: the plugin's message and :Rewind limited to paths.
   mkdir -p "$WORK/ws-ar-$ver" "$WORK/store-ar-$ver"
   run_suite "$nv" agentrewind_test.lua "$tag-agentrewind" "$WORK/ws-ar-$ver" "$WORK/store-ar-$ver"
+  # Steps (one tool call each): :RewindLog, the pickers, completion, and 2.2 as a target.
+  mkdir -p "$WORK/ws-st-$ver" "$WORK/store-st-$ver"
+  run_suite "$nv" steps_test.lua "$tag-steps" "$WORK/ws-st-$ver" "$WORK/store-st-$ver"
 done
 # lazy.nvim (Neovim 0.8+) on the newest Neovim, with a real lazy.nvim only.
 newest="${NVIMS[${#NVIMS[@]} - 1]}"

@@ -10,6 +10,7 @@ import { emit } from './events';
 import { agentRewindChoice, agentRewindPrompt, ConflictChoice, conflictPrompt, conversationMessage, pickRows, plural, resultMessage, summarizePlan, TargetItem, targetForCheckpoint, targetForTurn } from './format';
 import { appendOlder } from './paging';
 import { Command, type AgentRewindParams, type ListResult, type Plan, type RewindMode, type RewindResult } from './protocol';
+import { isStepTarget } from './steps';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
 /** A target chosen in the view, so the palette flow can skip its pickers. */
@@ -24,8 +25,9 @@ interface Preset {
 }
 
 export class Commands {
-  /** Plans whose target is the start of a turn, by root and turn entry: their snapshot is the
-   *  "before" side of the turn's file diffs (a turn's start snapshot never changes). */
+  /** Plans whose target is the start of a turn (or the state just before a step), by root and
+   *  turn (or step) entry: their snapshot is the "before" side of the view's file diffs (neither
+   *  state ever changes). */
   private readonly turnSnapshots = new Map<string, Promise<Plan>>();
   /** The latest conversation rewind of this window: the command that resumes it, and where. */
   private lastResume: { root: vscode.WorkspaceFolder; command: string } | undefined;
@@ -55,6 +57,8 @@ export class Commands {
       reg('rewindLsp.undoItem', (node: TimelineNode) => this.undo(node && 'root' in node ? node.root : undefined)),
       reg('rewindLsp.openFileDiff', (node: TimelineNode) => this.openFileDiff(node)),
       reg('rewindLsp.showOlderTurns', (node: TimelineNode) => this.timeline.showOlder(node)),
+      reg('rewindLsp.previewStep', (node: TimelineNode) => this.preview(stepPreset(node, 'rewindLsp.previewStep'))),
+      reg('rewindLsp.rewindToStep', (node: TimelineNode) => this.rewind(stepPreset(node, 'rewindLsp.rewindToStep'))),
     ];
   }
 
@@ -63,12 +67,12 @@ export class Commands {
     return vscode.commands.registerCommand(id, (...args: unknown[]) => this.guard(id, () => fn(...args)));
   }
 
-  /** pickTurn picks a root and one of its turns (for a revert). */
-  async pickTurn(placeHolder: string): Promise<{ root: vscode.WorkspaceFolder; turn: number } | undefined> {
+  /** pickTurn picks a root and one of its turns or steps (for a revert): its target ("3", "3.2"). */
+  async pickTurn(placeHolder: string): Promise<{ root: vscode.WorkspaceFolder; target: string } | undefined> {
     const root = await this.pickRoot();
     if (!root) return undefined;
     const t = await this.pickTarget(root, placeHolder, true);
-    return t ? { root, turn: Number(t.target) } : undefined;
+    return t ? { root, target: t.target } : undefined;
   }
 
   /** guard reports a command's failure as a notification with "Open Logs", never silently. */
@@ -97,9 +101,10 @@ export class Commands {
     return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Workspace folder to rewind' });
   }
 
-  /** pickTarget shows the latest page of turns (number and prompt, relative time, files changed)
-   *  and the checkpoints recorded among them; "Older turns…" loads the page before into the same
-   *  pick, as often as there are older turns. */
+  /** pickTarget shows the latest page of turns (number and prompt, relative time, files changed),
+   *  each followed by its steps, and the checkpoints recorded among them; "Older turns…" loads the
+   *  page before into the same pick, as often as there are older turns. A step is a rewind of the
+   *  files alone: its preset carries mode `code`, so no mode is asked. */
   private async pickTarget(root: vscode.WorkspaceFolder, placeHolder: string, onlyTurns = false): Promise<Preset | undefined> {
     const perPage = config().turnsPerPage;
     let list: ListResult = await this.client.command(Command.list, { root: root.uri.fsPath, limit: perPage });
@@ -133,7 +138,8 @@ export class Commands {
       pick.onDidAccept(async () => {
         const chosen = pick.selectedItems[0] ?? pick.activeItems[0];
         if (chosen?.before === undefined) {
-          resolve(chosen?.item ? { root, target: chosen.item.target } : undefined);
+          const item = chosen?.item;
+          resolve(item ? { root, target: item.target, ...(item.kind === 'step' ? { mode: 'code' as const } : {}) } : undefined);
           pick.hide();
           return;
         }
@@ -185,7 +191,7 @@ export class Commands {
   async preview(preset?: Preset): Promise<void> {
     const root = preset?.root ?? (await this.pickRoot());
     if (!root) return;
-    const target = preset ?? (await this.pickTarget(root, 'Preview the rewind to… (the state when the turn started)'));
+    const target = preset ?? (await this.pickTarget(root, 'Preview the rewind to… (the state when the turn started, or just before a step)'));
     if (!target) return;
     const paths = preset?.paths ? { paths: preset.paths } : {};
     const plan = await this.client.command(Command.preview, { root: root.uri.fsPath, target: target.target, mode: 'code', ...paths });
@@ -202,9 +208,10 @@ export class Commands {
   async rewind(preset?: Preset): Promise<void> {
     const root = preset?.root ?? (await this.pickRoot());
     if (!root) return;
-    const target = preset ?? (await this.pickTarget(root, 'Rewind to… (the state when the turn started)'));
+    const target = preset ?? (await this.pickTarget(root, 'Rewind to… (the state when the turn started, or just before a step)'));
     if (!target) return;
-    const mode = preset?.mode ?? (await this.pickMode());
+    // A step moves the files only: a conversation goes back to a turn's start or end.
+    const mode = target.mode ?? (isStepTarget(target.target) ? 'code' : await this.pickMode());
     if (!mode) return;
     let report: string | undefined;
     if (mode === 'summarize') {
@@ -365,20 +372,34 @@ export class Commands {
     );
   }
 
-  /** openFileDiff compares a file of a turn as it was before the turn with the file now. */
+  /** openFileDiff compares a file of a turn as it was before the turn (a file of a step: before
+   *  the step) with the file now. */
   async openFileDiff(node: TimelineNode): Promise<void> {
     if (!node || node.kind !== 'file') return;
-    const key = `${node.root.uri.toString()}#${node.turn.entry}`;
+    const step = node.step;
+    const key = `${node.root.uri.toString()}#${step ? step.entry : node.turn.entry}`;
     let plan = this.turnSnapshots.get(key);
     if (!plan) {
-      // The plan's target carries the snapshot taken when the turn started.
-      plan = this.client.command(Command.preview, { root: node.root.uri.fsPath, target: targetForTurn(node.turn.turn), paths: [node.file.path] });
+      // The plan's target carries the snapshot taken when the turn started (or just before the step).
+      const target = step ? step.target : targetForTurn(node.turn.turn);
+      plan = this.client.command(Command.preview, { root: node.root.uri.fsPath, target, mode: 'code', paths: [node.file.path] });
       this.turnSnapshots.set(key, plan);
       plan.catch(() => this.turnSnapshots.delete(key));
     }
     const snapshot = (await plan).target.snapshot;
-    await openTurnFileDiff(node.root, node.turn.turn, snapshot, node.file.path, node.file.change !== 'create');
+    await openTurnFileDiff(node.root, { turn: node.turn.turn, step: step?.step }, snapshot, node.file.path, node.file.change !== 'create');
   }
+}
+
+/** stepPreset is the target of a step's row: the state just before it, rewound in mode code.
+ *  Without a step (VS Code can pass no row while it redraws the view) the command asks, as the
+ *  palette's do. */
+function stepPreset(node: TimelineNode | undefined, command: string): Preset | undefined {
+  if (node?.kind !== 'step') {
+    emit('viewItemMissing', { command });
+    return undefined;
+  }
+  return { root: node.root, target: node.step.target, mode: 'code' };
 }
 
 function presetOf(node: TimelineNode | undefined): Preset | undefined {

@@ -6,6 +6,7 @@ import { RewindClient } from './client';
 import { emit } from './events';
 import { basename, planTargetShort } from './format';
 import type { Plan } from './protocol';
+import { beforeLabel } from './steps';
 import { ABSENT_QUERY, joinRoot, parseViewQuery, REWIND_SCHEME, rewindUriString, viewQuery } from './uris';
 
 /** RewindContentProvider serves the editor-side `rewind:` documents (uris.ts) from the server's
@@ -62,10 +63,11 @@ export async function openPlanDiffs(root: vscode.WorkspaceFolder, plan: Plan): P
   return pairs.length;
 }
 
-/** openTurnFileDiff compares a file as it was before a turn with the file now. */
+/** openTurnFileDiff compares a file as it was before a turn (or before one of its steps) with the
+ *  file now. */
 export async function openTurnFileDiff(
   root: vscode.WorkspaceFolder,
-  turn: number,
+  at: { turn: number; step?: number },
   snapshot: string,
   rel: string,
   existedBefore: boolean,
@@ -79,8 +81,8 @@ export async function openTurnFileDiff(
   }
   const before = snapshotUri(root, snapshot, rel, !existedBefore);
   const right = existsNow ? now : snapshotUri(root, snapshot, rel, true);
-  await vscode.commands.executeCommand('vscode.diff', before, right, `${basename(rel)} (before turn ${turn} → now)`, {
+  await vscode.commands.executeCommand('vscode.diff', before, right, `${basename(rel)} (${beforeLabel(at.turn, at.step)} → now)`, {
     preview: true,
   } satisfies vscode.TextDocumentShowOptions);
-  emit('fileDiffOpened', { turn, path: rel });
+  emit('fileDiffOpened', { turn: at.turn, step: at.step ?? null, path: rel });
 }

@@ -22,7 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const view = vscode.window.createTreeView('rewindLsp.timeline', { treeDataProvider: timeline, showCollapseAll: true });
   const commands = new Commands(client, timeline);
   const blame = new BlameController(client);
-  const reverts = new RevertCommands(client, timeline, () => commands.pickTurn('Revert which turn? (its changes are taken back, later ones kept)'));
+  const reverts = new RevertCommands(client, timeline, () => commands.pickTurn('Revert which turn or step? (its changes are taken back, later ones kept)'));
   context.subscriptions.push(
     client,
     timeline,
@@ -34,6 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     blame,
     commands.registerGuarded('rewindLsp.revert', () => reverts.revert()),
     commands.registerGuarded('rewindLsp.revertItem', (node) => reverts.revertItem(node)),
+    commands.registerGuarded('rewindLsp.revertStep', (node) => reverts.revertStep(node)),
     commands.registerGuarded('rewindLsp.revertTurnFile', (arg) => reverts.revertTurnFile(arg)),
     commands.registerGuarded('rewindLsp.previewTurnFile', (arg) => reverts.previewTurnFile(arg)),
     commands.registerGuarded('rewindLsp.toggleBlame', async () => blame.toggle()),

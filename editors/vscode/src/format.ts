@@ -4,7 +4,8 @@
 // Nothing here imports `vscode`, so test/unit exercises it directly under `node --test`.
 
 import { olderBefore } from './paging';
-import type { AgentRewindAction, AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, SummaryInfo, TurnInfo } from './protocol';
+import type { AgentRewindAction, AgentRewindParams, CheckpointInfo, ConversationResult, FileChange, ListResult, Plan, PlanFile, RewindInfo, StepInfo, SummaryInfo, TurnInfo } from './protocol';
+import { stepDescription, stepsOf } from './steps';
 
 /** parseTime reads an RFC 3339 string or epoch seconds/milliseconds (to order the view); NaN
  *  when unreadable. */
@@ -43,10 +44,11 @@ export interface TargetItem {
   label: string;
   description: string;
   detail: string;
-  /** Target string for rewind.preview/rewind.rewind ("3", "@label": docs/PROTOCOL.md, "Targets"). */
+  /** Target string for rewind.preview/rewind.rewind ("3", "3.2", "@label": docs/PROTOCOL.md, "Targets"). */
   target: string;
-  kind: 'turn' | 'checkpoint';
+  kind: 'turn' | 'step' | 'checkpoint';
   turn?: TurnInfo;
+  step?: StepInfo;
   checkpoint?: CheckpointInfo;
 }
 
@@ -60,6 +62,23 @@ export function turnItem(t: TurnInfo): TargetItem {
     target: targetForTurn(t.turn),
     kind: 'turn',
     turn: t,
+  };
+}
+
+/** The mark in front of a step in a turn pick, under its turn. */
+export const STEP_MARK = '↳ ';
+
+/** stepItem builds the quick-pick entry of a step, listed after its turn: its title (marked
+ *  "↳"), age, what it changed and its files. */
+export function stepItem(t: TurnInfo, s: StepInfo): TargetItem {
+  return {
+    label: STEP_MARK + s.title,
+    description: stepDescription(s),
+    detail: fileList(s.changed).replace(/^: /, ''),
+    target: s.target,
+    kind: 'step',
+    turn: t,
+    step: s,
   };
 }
 
@@ -98,8 +117,9 @@ export type PickRow =
 /** The label of the pick's item that loads the page of older turns. */
 export const OLDER_TURNS_LABEL = 'Older turns…';
 
-/** pickRows lays out a turn pick of the pages listed: the turns, newest first, then, when older
- *  turns were left out, the item that loads them, then the checkpoints (none with onlyTurns). */
+/** pickRows lays out a turn pick of the pages listed: the turns, newest first, each followed by
+ *  its steps, then, when older turns were left out, the item that loads them, then the
+ *  checkpoints (none with onlyTurns). */
 export function pickRows(list: ListResult, onlyTurns = false): PickRow[] {
   const items = targetItems(list);
   const rows: PickRow[] = [];
@@ -107,7 +127,10 @@ export function pickRows(list: ListResult, onlyTurns = false): PickRow[] {
   const cps = onlyTurns ? [] : items.filter((i) => i.kind === 'checkpoint');
   const before = olderBefore(list);
   if (turns.length || before !== undefined) rows.push({ kind: 'separator', label: 'Turns' });
-  for (const item of turns) rows.push({ kind: 'target', item });
+  for (const item of turns) {
+    rows.push({ kind: 'target', item });
+    for (const s of stepsOf(item.turn!)) rows.push({ kind: 'target', item: stepItem(item.turn!, s) });
+  }
   if (before !== undefined) rows.push({ kind: 'older', label: OLDER_TURNS_LABEL, description: `before turn ${before}`, before });
   if (cps.length) rows.push({ kind: 'separator', label: 'Checkpoints' });
   for (const item of cps) rows.push({ kind: 'target', item });
@@ -137,9 +160,10 @@ export function dirname(p: string): string {
 }
 
 /** planTargetShort names a plan's target in a diff editor's tab, where the server's title (the
- *  plan's `target.title`) is too long: "turn 1", "@before-refactor", "entry 0190a0b1". */
+ *  plan's `target.title`) is too long: "turn 1", "step 3.2", "@before-refactor", "entry 0190a0b1". */
 export function planTargetShort(plan: Plan): string {
   const t = plan.target;
+  if (t.turn && t.step) return `step ${t.turn}.${t.step}`;
   if (t.turn) return `turn ${t.turn}`;
   if (t.label) return `@${t.label}`;
   return `entry ${shortId(t.id)}`;

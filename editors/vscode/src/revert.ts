@@ -1,5 +1,6 @@
-// Revert one turn, keeping the later ones: `rewindLsp.revert` (pick a turn), "Revert This Turn Only" on a
-// turn in the Rewind view, and the blame hover's links (revert a turn in one file, preview a
+// Revert one turn (or one step of a turn), keeping the later ones: `rewindLsp.revert` (pick a turn
+// or a step), "Revert This Turn Only" on a turn and "Revert This Step Only" on a step in the Rewind
+// view, and the blame hover's links (revert a turn in one file, preview a
 // turn's changes to one file). A dry run shows what the revert does, or why it cannot (the files
 // later changes overlap, and who made them); the revert then goes to the editor as one
 // WorkspaceEdit, and the documents it touched are saved.
@@ -15,25 +16,26 @@ import { Command } from './protocol';
 import { revertedMessage, revertPrompt } from './revertFormat';
 import type { TimelineNode, TimelineProvider } from './timeline';
 
-/** What to revert: one turn of a root, optionally only some files. */
+/** What to revert: one turn of a root ("3") or one step of a turn ("3.2"), optionally only some
+ *  files. */
 export interface RevertRequest {
   root: vscode.WorkspaceFolder;
-  turn: number;
+  target: string;
   paths?: string[];
 }
 
-/** revertTurn runs the dry run, asks, reverts and saves. The messages name the turn as the dry
- *  run's plan does ("turn 3 (fix auth)"). */
+/** revertTurn runs the dry run, asks, reverts and saves. The messages name the turn (or step) as
+ *  the dry run's plan does ("turn 3 (fix auth)"). */
 export async function revertTurn(client: RewindClient, timeline: TimelineProvider, req: RevertRequest): Promise<void> {
-  const args = { root: req.root.uri.fsPath, target: targetForTurn(req.turn), ...(req.paths ? { paths: req.paths } : {}) };
+  const args = { root: req.root.uri.fsPath, target: req.target, ...(req.paths ? { paths: req.paths } : {}) };
   const dry = await client.command(Command.revert, { ...args, dryRun: true });
   if (!dry.plan) throw new Error('the server answered the revert without a plan');
   const name = `${dry.plan.target.title}${req.paths ? ` in ${req.paths.join(', ')}` : ''}`;
   const prompt = revertPrompt(name, dry);
-  emit('revertPlanShown', { turn: req.turn, blocked: prompt.blocked, message: prompt.message, detail: prompt.detail });
+  emit('revertPlanShown', { target: req.target, blocked: prompt.blocked, message: prompt.message, detail: prompt.detail });
   if (prompt.blocked) {
     void vscode.window.showWarningMessage(`Rewind: ${prompt.message}`, { detail: prompt.detail });
-    emit('reverted', { turn: req.turn, applied: false, failureReason: dry.failureReason ?? prompt.message, saved: 0 });
+    emit('reverted', { target: req.target, applied: false, failureReason: dry.failureReason ?? prompt.message, saved: 0 });
     return;
   }
   const pick = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, 'Revert');
@@ -43,7 +45,7 @@ export async function revertTurn(client: RewindClient, timeline: TimelineProvide
     () => client.editing({ confirm: false }, () => client.command(Command.revert, args)),
   );
   const saved = result.applied && config().saveAfterRewind ? await saveDocuments(touched) : 0;
-  emit('reverted', { turn: req.turn, applied: result.applied, failureReason: result.failureReason ?? null, saved });
+  emit('reverted', { target: req.target, applied: result.applied, failureReason: result.failureReason ?? null, saved });
   timeline.refresh();
   if (!result.applied) {
     void vscode.window.showWarningMessage(`Rewind: nothing was changed: ${result.failureReason || 'the editor did not apply the edit'}`);
@@ -75,14 +77,24 @@ export class RevertCommands {
       emit('viewItemMissing', { command: 'rewindLsp.revertItem' });
       return this.revert();
     }
-    await revertTurn(this.client, this.timeline, { root: node.root, turn: node.turn.turn });
+    await revertTurn(this.client, this.timeline, { root: node.root, target: targetForTurn(node.turn.turn) });
+  }
+
+  /** view: "Revert This Step Only" on a step: its own changes go back; the later steps and turns
+   *  and the person's edits stay. Without a row it asks, as revertItem does. */
+  async revertStep(node: TimelineNode | undefined): Promise<void> {
+    if (node?.kind !== 'step') {
+      emit('viewItemMissing', { command: 'rewindLsp.revertStep' });
+      return this.revert();
+    }
+    await revertTurn(this.client, this.timeline, { root: node.root, target: node.step.target });
   }
 
   /** blame hover: revert a turn in one file. */
   async revertTurnFile(arg: TurnFileArg | undefined): Promise<void> {
     const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
     if (!arg || !root) return;
-    await revertTurn(this.client, this.timeline, { root, turn: arg.turn, paths: [arg.path] });
+    await revertTurn(this.client, this.timeline, { root, target: targetForTurn(arg.turn), paths: [arg.path] });
   }
 
   /** blame hover: the file before the turn ↔ now. */
@@ -92,6 +104,6 @@ export class RevertCommands {
     // The plan of a rewind to the turn's start names the snapshot taken when the turn started.
     const plan = await this.client.command(Command.preview, { root: arg.root, target: targetForTurn(arg.turn), paths: [arg.path] });
     const created = (plan.files ?? []).some((f) => f.path === arg.path && f.change === 'delete');
-    await openTurnFileDiff(root, arg.turn, plan.target.snapshot, arg.path, !created);
+    await openTurnFileDiff(root, { turn: arg.turn }, plan.target.snapshot, arg.path, !created);
   }
 }

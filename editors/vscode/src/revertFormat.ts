@@ -35,9 +35,10 @@ export interface RevertPrompt {
   detail: string;
 }
 
-/** revertPrompt describes the dry run of reverting `turnName` ("turn 3 (fix auth)"); each file is
- *  the server's line of it ("M f.txt  (conflict: changed since by user)"). */
+/** revertPrompt describes the dry run of reverting `turnName` ("turn 3 (fix auth)", or a step of
+ *  a turn); each file is the server's line of it ("M f.txt  (conflict: changed since by user)"). */
 export function revertPrompt(turnName: string, dry: RewindResult): RevertPrompt {
+  const what = dry.plan?.target.step ? 'step' : 'turn';
   const files = dry.plan?.files ?? [];
   const conflicts = files.filter((f) => f.conflict);
   if (conflicts.length || dry.failureReason) {
@@ -54,7 +55,7 @@ export function revertPrompt(turnName: string, dry: RewindResult): RevertPrompt 
   const lines = files.map((f) => f.line);
   return {
     blocked: false,
-    message: `Revert ${turnName}? ${plural(files.length, 'file')} will change; everything after the turn is kept.`,
+    message: `Revert ${turnName}? ${plural(files.length, 'file')} will change; everything after the ${what} is kept.`,
     detail: lines.slice(0, 12).join('\n') + (lines.length > 12 ? `\n… ${lines.length - 12} more` : ''),
   };
 }

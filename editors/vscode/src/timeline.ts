@@ -1,5 +1,6 @@
-// The Rewind view: workspace roots → turns, checkpoints, rewinds and reports (newest first) → the
-// files a turn changed, in the server's words (titles, ages, changes, session labels). A root lists
+// The Rewind view: workspace roots → turns, checkpoints, rewinds and reports (newest first) → a
+// turn's steps (the agent's tool calls that changed files, each with its files) and the files the
+// turn changed, in the server's words (titles, ages, changes, session labels). A root lists
 // the latest page of turns (`rewind.turnsPerPage`); when older turns were left out, its last row,
 // "Show Older Turns…", loads the next page below the ones shown. Re-listed on `rewind/didChange`,
 // and once a minute while the view is visible, so its ages stay true: a re-listing asks for as
@@ -12,7 +13,8 @@ import { config } from './config';
 import { emit } from './events';
 import { basename, dirname, firstLine, isOpen, timelineEntries } from './format';
 import { appendOlder, olderBefore } from './paging';
-import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type SummaryInfo, type TurnInfo } from './protocol';
+import { Command, type CheckpointInfo, type FileChange, type ListResult, type RewindInfo, type StepInfo, type SummaryInfo, type TurnInfo } from './protocol';
+import { beforeLabel, stepDescription, stepsOf, turnChildren } from './steps';
 import { joinRoot } from './uris';
 import { viewUpdate, type Row } from './viewUpdate';
 
@@ -22,7 +24,9 @@ export type TimelineNode =
   | { kind: 'checkpoint'; root: vscode.WorkspaceFolder; checkpoint: CheckpointInfo }
   | { kind: 'rewind'; root: vscode.WorkspaceFolder; rewind: RewindInfo; undoable: boolean }
   | { kind: 'summary'; root: vscode.WorkspaceFolder; summary: SummaryInfo }
-  | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; file: FileChange }
+  | { kind: 'step'; root: vscode.WorkspaceFolder; turn: TurnInfo; step: StepInfo }
+  /** A file a turn changed, or (with `step`) a file one of its steps changed. */
+  | { kind: 'file'; root: vscode.WorkspaceFolder; turn: TurnInfo; step?: StepInfo; file: FileChange }
   | { kind: 'older'; root: vscode.WorkspaceFolder; before: number }
   | { kind: 'message'; text: string; error?: boolean };
 
@@ -222,7 +226,14 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       }
     }
     if (node.kind === 'turn') {
-      return (node.turn.changed ?? []).map((file) => ({ kind: 'file', root: node.root, turn: node.turn, file }));
+      const children = turnChildren(node.turn).map((c): TimelineNode =>
+        c.kind === 'step' ? { kind: 'step', root: node.root, turn: node.turn, step: c.step } : { kind: 'file', root: node.root, turn: node.turn, file: c.file },
+      );
+      emit('turnExpanded', { root: node.root.uri.fsPath, turn: node.turn.turn, steps: stepsOf(node.turn).map((st) => st.title) });
+      return children;
+    }
+    if (node.kind === 'step') {
+      return (node.step.changed ?? []).map((file) => ({ kind: 'file', root: node.root, turn: node.turn, step: node.step, file }));
     }
     return [];
   }
@@ -240,10 +251,9 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
       case 'turn': {
         const t = node.turn;
         const open = isOpen(t);
-        const files = t.changed ?? [];
         const item = new vscode.TreeItem(
           t.title,
-          files.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+          turnChildren(t).length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = idOf(node);
         item.description = [t.age, open ? 'open' : t.what, t.sessionLabel].filter(Boolean).join(' · ');
@@ -255,6 +265,24 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         if (t.prompt) md.appendText(t.prompt + '\n\n');
         if (t.summary) md.appendMarkdown('*Summary:* ').appendText(t.summary + '\n\n');
         if (t.what) md.appendText(t.what);
+        item.tooltip = md;
+        return item;
+      }
+      case 'step': {
+        const s = node.step;
+        const item = new vscode.TreeItem(
+          s.title,
+          (s.changed ?? []).length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
+        item.id = idOf(node);
+        item.description = stepDescription(s);
+        item.iconPath = new vscode.ThemeIcon('tools');
+        item.contextValue = 'rewind.step';
+        const md = new vscode.MarkdownString();
+        md.appendMarkdown(`**Step ${s.step} of turn ${node.turn.turn}** — ${s.age}\n\n`);
+        if (s.tool) md.appendText(s.detail ? `${s.tool}: ${s.detail}\n\n` : `${s.tool}\n\n`);
+        if (s.what) md.appendText(s.what + '\n\n');
+        md.appendMarkdown('*Preview Step*, *Rewind to Before This Step* and *Revert This Step Only* are in its menu.');
         item.tooltip = md;
         return item;
       }
@@ -297,7 +325,8 @@ export class TimelineProvider implements vscode.TreeDataProvider<TimelineNode> {
         item.description = [dirname(f.path), f.what, f.change === 'modify' ? '' : f.change === 'create' ? 'created' : f.change === 'delete' ? 'deleted' : f.change]
           .filter(Boolean)
           .join(' · ');
-        item.tooltip = `${f.path}: ${f.change} ${f.what} in turn ${node.turn.turn}. Click to compare the file before turn ${node.turn.turn} with now.`;
+        const where = node.step ? `step ${node.step.step} of turn ${node.turn.turn}` : `turn ${node.turn.turn}`;
+        item.tooltip = `${f.path}: ${f.change} ${f.what} in ${where}. Click to compare the file ${beforeLabel(node.turn.turn, node.step?.step)} with now.`;
         item.contextValue = 'rewind.file';
         item.command = { command: 'rewindLsp.openFileDiff', title: 'Open Diff', arguments: [node] };
         return item;
@@ -340,8 +369,10 @@ function idOf(node: TimelineNode): string {
       return `rewind:${root}:${node.rewind.entry}`;
     case 'summary':
       return `summary:${root}:${node.summary.entry}`;
+    case 'step':
+      return `step:${root}:${node.step.entry}`;
     case 'file':
-      return `file:${root}:${node.turn.entry}:${node.file.path}`;
+      return node.step ? `file:${root}:${node.turn.entry}:${node.step.entry}:${node.file.path}` : `file:${root}:${node.turn.entry}:${node.file.path}`;
     case 'older':
       return `older:${root}`;
   }

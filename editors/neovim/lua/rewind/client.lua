@@ -78,15 +78,79 @@ local function doc_is_empty(path, created)
   return st == nil or st.size == 0
 end
 
+-- The lines of a document as Neovim holds them (its buffer, else the file,
+-- which Neovim loads as it is), and whether it ends with a line break; nil
+-- when it cannot be read.
+local function doc_lines(path)
+  local buf = util.find_buf(path)
+  if buf and vim.api.nvim_buf_is_loaded(buf) then
+    local bo = vim.bo[buf]
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false), not bo.binary and (bo.eol or bo.fixeol)
+  end
+  local text = util.read_file(path)
+  if not text then
+    return nil
+  end
+  return util.split_lines(text), text:sub(-1) == '\n'
+end
+
+-- Neovim 0.10 turns an insert at the end of a document that ends with a line
+-- break (at N:0, just past its N lines) into those lines and then the new
+-- ones and an empty one: :write saves an empty line too many. Replacing the
+-- last line instead, from its start to N:0 with its own text in front of the
+-- insert, is the same edit, and Neovim drops that empty line as it does for
+-- every edit that reaches past the end. Only when no other edit of the
+-- document reaches the last line (they would overlap).
+local function fix_append(path, edits)
+  -- The candidate: an insert of whole lines at the start of a line, the last edit of the document.
+  local last, at = -1, nil
+  for i, e in ipairs(edits) do
+    local r = type(e) == 'table' and e.range
+    if not (r and r.start and r['end'] and type(e.newText) == 'string') then
+      return
+    end
+    if r['end'].line >= last then
+      last = r['end'].line
+      local insert = r.start.line == r['end'].line and r.start.character == 0 and r['end'].character == 0
+      at = insert and e.newText:sub(-1) == '\n' and i or nil
+    end
+  end
+  if not at then
+    return
+  end
+  local lines, eol = doc_lines(path)
+  local n = lines and #lines or 0
+  if n == 0 or not eol or edits[at].range.start.line ~= n then
+    return
+  end
+  for i, e in ipairs(edits) do
+    if i ~= at and e.range['end'].line >= n - 1 then
+      return
+    end
+  end
+  edits[at] = {
+    range = { start = { line = n - 1, character = 0 }, ['end'] = { line = n, character = 0 } },
+    newText = lines[n] .. '\n' .. edits[at].newText,
+  }
+end
+
 -- Neovim (0.7 to 0.12) turns an insert of "text\n" at 0:0 of an empty buffer
 -- into the lines {"text", ""}, which :write saves as "text\n\n". Stretching
 -- the range to 1:0 (past the end) makes Neovim drop that empty last line, as
 -- it does for appends. An insert without a final newline needs 'noeol'.
+-- Appends to a document that is not empty are fixed by fix_append.
 -- Returns the paths whose buffers need 'noeol' after the edit.
 local function fix_empty_inserts(edit)
   local created, noeol = {}, {}
   local function fix(path, edits)
-    if type(edits) ~= 'table' or #edits ~= 1 or not doc_is_empty(path, created) then
+    if type(edits) ~= 'table' or #edits == 0 then
+      return
+    end
+    if not doc_is_empty(path, created) then
+      fix_append(path, edits)
+      return
+    end
+    if #edits ~= 1 then
       return
     end
     local e = edits[1]

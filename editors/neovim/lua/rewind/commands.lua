@@ -9,6 +9,7 @@ local events = require('rewind.events')
 local picker = require('rewind.picker')
 local plan_ui = require('rewind.plan')
 local protocol = require('rewind.protocol')
+local steps = require('rewind.steps')
 local util = require('rewind.util')
 
 local M = {}
@@ -57,14 +58,15 @@ function M.rewind_flow(opts)
     if not target then
       return
     end
-    if not mode then
+    -- A step moves files only: no mode to ask for.
+    if not mode and not steps.is_target(target) then
       mode = picker.pick_mode()
       if not mode then
         return
       end
     end
   end
-  mode = mode or config.get().default_mode
+  mode = mode or steps.default_mode(target, config.get().default_mode)
 
   local paths = opts.paths and #opts.paths > 0 and opts.paths or nil
   local plan = util.exec(client, protocol.commands.preview, { target = target, mode = mode, paths = paths })

@@ -1,11 +1,12 @@
 -- rewind.logview: the :RewindLog scratch buffer (filetype=rewindlog).
 --
 -- Lists the latest page of turns (newest first; `turns_per_page`, or the
--- count of `:RewindLog N`) with their files and agent session, then the
+-- count of `:RewindLog N`) with their files and agent session, and under each
+-- its steps (the agent's tool calls that changed files) with theirs, then the
 -- checkpoints, rewinds and kept reports recorded among them. When older turns
 -- were left out, the line after the turns, "Older turns…", lists the page
--- before with <CR>. <CR> previews the turn (or file, or checkpoint) under the
--- cursor; `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q`
+-- before with <CR>. <CR> previews the turn (or step, file, checkpoint) under
+-- the cursor; `r` rewinds to it, `u` undoes the last rewind, `R` refreshes, `q`
 -- closes. The buffer refreshes itself on `rewind/didChange`, and once a minute
 -- while it is in a window, so the ages the server wrote stay true; it lists
 -- again as many turns as it shows, so the pages loaded stay.
@@ -13,12 +14,13 @@ local client_mod = require('rewind.client')
 local config = require('rewind.config')
 local paging = require('rewind.paging')
 local picker = require('rewind.picker')
+local steps = require('rewind.steps')
 local util = require('rewind.util')
 
 local M = {}
 
 -- buf -> { root, client, limit (turns listed), list (what is shown),
---          targets = { [lnum] = {target, paths?} or {older = before} } }
+--          targets = { [lnum] = {target, step?, paths?} or {older = before} } }
 local views = {}
 -- Stops the timer that refreshes the views' ages (nil while there are none).
 local stop_ages
@@ -64,6 +66,16 @@ function M.render(root, list)
       for _, c in ipairs(util.list(t.changed)) do
         if type(c) == 'table' then
           add('    ' .. tostring(c.line), { target = target.target, paths = { c.path } })
+        end
+      end
+      -- Its steps, indented under it, each with the files it changed: <CR> previews the rewind
+      -- to just before the step (that file only, on a file's line).
+      for _, s in ipairs(steps.of(t)) do
+        add('    ' .. steps.line(s, 76), { target = s.target, step = true })
+        for _, c in ipairs(util.list(s.changed)) do
+          if type(c) == 'table' then
+            add('        ' .. tostring(c.line), { target = s.target, step = true, paths = { c.path } })
+          end
         end
       end
     end
@@ -261,13 +273,13 @@ local function setup_buffer(buf, root)
     if t then
       util.run(require('rewind.preview').flow, { target = t.target, paths = t.paths })
     end
-  end, 'preview the turn under the cursor, or list the older turns')
+  end, 'preview the turn or step under the cursor, or list the older turns')
   map('r', function()
     local t = under_cursor()
     if t then
       util.run(require('rewind.commands').rewind_flow, { target = t.target })
     end
-  end, 'rewind to the turn under the cursor')
+  end, 'rewind to the turn or step under the cursor')
   map('u', function()
     util.run(require('rewind.commands').undo_flow)
   end, 'undo the last rewind')

@@ -1,12 +1,14 @@
 -- rewind.picker: vim.ui.select pickers for targets, modes and confirmation,
 -- so Telescope / fzf-lua / snacks users get their own UI. A turn picker lists
--- the latest page of turns (`turns_per_page`) and, when older turns were left
--- out, an "Older turns…" choice that opens the picker on the page before.
+-- the latest page of turns (`turns_per_page`), each followed by its steps
+-- (indented, marked ↳), and, when older turns were left out, an "Older
+-- turns…" choice that opens the picker on the page before.
 local config = require('rewind.config')
 local events = require('rewind.events')
 local paging = require('rewind.paging')
 local plan_ui = require('rewind.plan')
 local protocol = require('rewind.protocol')
+local steps = require('rewind.steps')
 local util = require('rewind.util')
 
 local M = {}
@@ -42,6 +44,18 @@ local function turn_item(t)
   }
 end
 
+--- A step in a picker, after its turn, in the server's words:
+--- "  ↳ turn 2, step 1: Edit a.txt  5m ago  1 file changed (+1 -0)".
+local function step_item(t, s)
+  return {
+    kind = 'step',
+    target = tostring(s.target),
+    turn = t,
+    step = s,
+    text = '  ↳ ' .. steps.line(s, 66),
+  }
+end
+
 --- A checkpoint in a picker, in the server's words: "Checkpoint @base: try JWT  5m ago".
 local function checkpoint_item(c)
   local label = util.str(c.label)
@@ -58,15 +72,18 @@ local function older_item(before)
   return { kind = 'older', before = before, text = string.format('Older turns…  (before turn %d)', before) }
 end
 
---- The picker items of a list result: turns newest first, then, when older
---- turns were left out, the choice that lists them, then checkpoints (none
---- with only_turns).
+--- The picker items of a list result: turns newest first, each followed by
+--- its steps, then, when older turns were left out, the choice that lists
+--- them, then checkpoints (none with only_turns).
 function M.items(list, only_turns)
   local items = {}
   local turns = util.list(list.turns)
   for i = #turns, 1, -1 do
     if type(turns[i]) == 'table' then
       items[#items + 1] = turn_item(turns[i])
+      for _, s in ipairs(steps.of(turns[i])) do
+        items[#items + 1] = step_item(turns[i], s)
+      end
     end
   end
   local before = paging.older_before(list)
@@ -85,10 +102,11 @@ function M.items(list, only_turns)
   return items
 end
 
---- In a coroutine: asks for a target among the latest page of turns and the
---- checkpoints recorded among them; "Older turns…" asks again among the page
---- before, as often as there are older turns. opts: a prompt, or {prompt?,
---- kind?, only_turns?}. Returns the target string, or nil.
+--- In a coroutine: asks for a target among the latest page of turns (and
+--- their steps) and the checkpoints recorded among them; "Older turns…" asks
+--- again among the page before, as often as there are older turns. opts: a
+--- prompt, or {prompt?, kind?, only_turns?}. Returns the target string
+--- ("3", "3.2" for a step, "@label"), or nil.
 function M.pick_target(client, root, opts)
   if type(opts) ~= 'table' then
     opts = { prompt = opts }
@@ -169,13 +187,17 @@ end
 -- ---------------------------------------------------------------------------
 -- Completion.
 
---- Target candidates from a list result: turn numbers, turn:N:end, ~N, @label.
+--- Target candidates from a list result: turn numbers, each followed by its
+--- steps' targets ("3", "3.1", "3.2"), then turn:N:end, ~N, @label.
 function M.target_candidates(list)
   local out = {}
   local turns = util.list(list and list.turns)
   for i = #turns, 1, -1 do
     if type(turns[i]) == 'table' and turns[i].turn then
       out[#out + 1] = tostring(turns[i].turn)
+      for _, s in ipairs(steps.of(turns[i])) do
+        out[#out + 1] = tostring(s.target)
+      end
     end
   end
   for i = #turns, 1, -1 do

@@ -199,6 +199,8 @@ function M.open(client, root, target, plan)
   local label
   if util.str(t.label) then
     label = '@' .. t.label
+  elseif tonumber(t.step) and tonumber(t.step) > 0 and tonumber(t.turn) then
+    label = 'step-' .. t.turn .. '.' .. t.step
   elseif tonumber(t.turn) and tonumber(t.turn) > 0 then
     label = 'turn-' .. t.turn
   else

@@ -1,5 +1,6 @@
--- rewind.revert: :RewindRevert [target] takes back the changes of one turn
--- and keeps everything after it (rewind.revert). A dry run first: when later
+-- rewind.revert: :RewindRevert [target] takes back the changes of one turn,
+-- or of one step of a turn ("3.2"), and keeps everything after it
+-- (rewind.revert). A dry run first: when later
 -- changes overlap the turn (another turn, or `user`), it says which files and
 -- who, and changes nothing; otherwise it asks (unless :RewindRevert!), then
 -- the revert arrives as one WorkspaceEdit and the touched buffers are written,
@@ -17,11 +18,11 @@ local M = {}
 --- The last refused revert: {turn, reason, conflicts = {path -> {who}}}.
 M.last_refused = nil
 
---- In a coroutine: asks for a turn (newest first, a page at a time). Returns
---- its number as a string, or nil.
+--- In a coroutine: asks for a turn or one of its steps (newest first, a page
+--- at a time). Returns its target ("3", "3.2"), or nil.
 local function pick_turn(client, root)
   return picker.pick_target(client, root, {
-    prompt = 'Revert which turn? (its changes are taken back, later ones kept)',
+    prompt = 'Revert which turn or step? (its changes are taken back, later ones kept)',
     kind = 'rewind.revert',
     only_turns = true,
   })

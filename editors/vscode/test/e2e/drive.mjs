@@ -9,6 +9,7 @@ import { claudeConversation, geminiConversation } from './conversation-scenario.
 import { check, events, lap, results, tree, waitEvent, waitFor } from './harness.mjs';
 import { pagingScenario } from './paging-scenario.mjs';
 import { revertScenario } from './revert-scenario.mjs';
+import { stepsScenario } from './steps-scenario.mjs';
 import { conflict, previewTurn, refactorPreview, rewindToTurn, undoDeletedTab, undoLastRewind } from './rewind-scenario.mjs';
 import { brokenServer, missingServer, serverCrash } from './server-scenario.mjs';
 import { ages, checkpoint, didChange, kinds, timelineView } from './view-scenario.mjs';
@@ -69,6 +70,7 @@ try {
   await agentRewindScenario(h);
   // Last: they add turns and files of their own.
   await revertScenario(h);
+  await stepsScenario(h);
   await pagingScenario(h);
 } catch (e) {
   results.fail++;

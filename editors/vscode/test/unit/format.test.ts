@@ -50,6 +50,7 @@ const turn = (n: number, startedAgo: number, extra: Partial<TurnInfo> = {}): Tur
   source: 'cli',
   changed: [change(`src/f${n}.go`, n, 1)],
   what: `1 file changed (+${n} -1)`,
+  steps: [],
   ...extra,
 });
 

@@ -19,6 +19,7 @@ const turn = (n: number): TurnInfo => ({
   source: 'cli',
   changed: [],
   what: 'no files changed',
+  steps: [],
 });
 const checkpoint = (label: string, minute: number): CheckpointInfo => ({
   entry: `c-${label}`,
