@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
@@ -39,7 +40,10 @@ func (s *Service) plan(out *workspace.Outcome) *Plan {
 		if t.Entry != nil {
 			p.Target.ID = t.Entry.ID
 			p.Target.Kind = t.Entry.Kind
-			if t.Step > 0 {
+			switch {
+			case t.Step > 0 && out.Mode == journal.ModeRevert:
+				p.Target.Title = words.StepName(t.Turn, t.Step, t.Entry.Tool, t.Entry.Detail)
+			case t.Step > 0:
 				p.Target.Title = words.StepTarget(t.Turn, t.Step, t.Entry.Tool, t.Entry.Detail)
 			}
 		}

@@ -87,7 +87,9 @@ func targetTitle(h *journal.History, e *journal.Entry) string {
 		}
 	}
 	if t.Kind == journal.KindTool && t.Step > 0 {
-		if s := h.Entry(t.Start); s != nil {
+		if s := h.Entry(t.Start); s != nil && e.Kind == journal.KindRevert {
+			return words.StepName(s.Turn, t.Step, t.Tool, t.Detail)
+		} else if s != nil {
 			return words.StepTarget(s.Turn, t.Step, t.Tool, t.Detail)
 		}
 	}

@@ -335,7 +335,9 @@ func NewRewind(parent EntryID, target string, targetEntry EntryID, mode Mode) *E
 
 // NewUndo records the undo of operation op.
 func NewUndo(parent EntryID, op *Entry) *Entry {
-	return &Entry{Parent: parent, Kind: KindUndo, Undoes: op.ID, Mode: op.Mode, Target: op.Target, Turn: op.Turn}
+	u := &Entry{Parent: parent, Kind: KindUndo, Undoes: op.ID, Mode: op.Mode, Target: op.Target, Turn: op.Turn}
+	u.Step = op.Step
+	return u
 }
 
 // NewRevert records the revert of the turns of target (as written), the

@@ -188,13 +188,19 @@ func Step(turn, step int, tool, detail string) string {
 	return s
 }
 
-// StepTarget names the state before a step, inside a sentence ("Rewind to
-// …?"): `before step 2 of turn 3 (Bash "npm test")`.
-func StepTarget(turn, step int, tool, detail string) string {
-	s := fmt.Sprintf("before step %d of turn %d", step, turn)
+// StepName names a step inside a sentence ("Revert …?"): `step 2 of
+// turn 3 (Bash "npm test")`.
+func StepName(turn, step int, tool, detail string) string {
+	s := fmt.Sprintf("step %d of turn %d", step, turn)
 	if tool == "" {
 		return s
 	}
 	full := Step(turn, step, tool, detail)
 	return s + " (" + full[strings.Index(full, ": ")+2:] + ")"
+}
+
+// StepTarget names the state before a step, inside a sentence ("Rewind to
+// …?"): `before step 2 of turn 3 (Bash "npm test")`.
+func StepTarget(turn, step int, tool, detail string) string {
+	return "before " + StepName(turn, step, tool, detail)
 }

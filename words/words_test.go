@@ -1,6 +1,7 @@
 package words
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,6 +134,9 @@ func TestStepWords(t *testing.T) {
 		}
 		if got := StepTarget(c.turn, c.step, c.tool, c.detail); got != c.target {
 			t.Errorf("StepTarget(%d, %d, %q, %q) = %q, want %q", c.turn, c.step, c.tool, c.detail, got, c.target)
+		}
+		if got, want := StepName(c.turn, c.step, c.tool, c.detail), strings.TrimPrefix(c.target, "before "); got != want {
+			t.Errorf("StepName(%d, %d, %q, %q) = %q, want %q", c.turn, c.step, c.tool, c.detail, got, want)
 		}
 	}
 }

@@ -265,7 +265,7 @@ func revertLabel(ts []journal.Turn, sessionID string) string {
 		return fmt.Sprintf("Revert %s (%s)", words.SessionTurns(sessionID), turnsName(ts))
 	}
 	if t := ts[0]; t.Step > 0 {
-		return "Revert " + words.Step(t.Number, t.Step, t.End.Tool, t.End.Detail)
+		return "Revert " + words.StepName(t.Number, t.Step, t.End.Tool, t.End.Detail)
 	}
 	return "Revert " + words.Target(string(journal.KindTurnStart), ts[0].Number, "", ts[0].Start.Prompt, string(ts[0].Start.ID))
 }
@@ -312,7 +312,7 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 		e := journal.NewRevert(h.Leaf(), out.Target.Spec, t.Start.ID)
 		e.Session = req.Session
 		if req.Session == "" {
-			e.Turn = t.Number
+			e.Turn, e.Step = t.Number, t.Step
 		}
 		p.entry, p.label = e, revertLabel(out.Turns, req.Session)
 		return p, nil

@@ -268,7 +268,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 			}
 		}
 		e := journal.NewRewind(leaf, req.Target, t.Entry.ID, out.Mode)
-		e.Report, e.EntriesAffected, e.Turn = req.Report, out.EntriesAffected, t.Turn
+		e.Report, e.EntriesAffected, e.Turn, e.Step = req.Report, out.EntriesAffected, t.Turn, t.Step
 		if out.Mode.MovesConversation() {
 			e.Parent, e.PrevLeaf = t.Point, leaf
 		}
@@ -426,11 +426,17 @@ var errNothingToUndo = &RefusedError{Msg: "nothing to undo: no rewind, revert or
 
 func undoLabel(r *journal.Entry) string {
 	what := string(r.Kind)
+	if r.Kind == journal.KindRevert && r.Turn > 0 && r.Step > 0 {
+		return fmt.Sprintf("Undo revert of step %d of turn %d", r.Step, r.Turn)
+	}
 	if r.Kind == journal.KindRevert && r.Turn > 0 {
 		return fmt.Sprintf("Undo revert of turn %d", r.Turn)
 	}
 	if r.Kind == journal.KindUndo {
 		what = "undo (redo)"
+	}
+	if r.Turn > 0 && r.Step > 0 {
+		return fmt.Sprintf("Undo %s to before step %d of turn %d", what, r.Step, r.Turn)
 	}
 	if r.Turn > 0 {
 		return fmt.Sprintf("Undo %s to turn %d", what, r.Turn)

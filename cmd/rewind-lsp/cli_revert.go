@@ -115,7 +115,11 @@ func (c *cli) blame(args []string) error {
 		if b.SessionLabel != "" {
 			who = " [" + b.SessionLabel + "]"
 		}
-		fmt.Fprintf(c.stdout, "%s:%-9s %-9s %s%s\n", rel, lines, b.Age, b.Title, who)
+		title := b.Title
+		if _, step, ok := strings.Cut(b.StepTitle, ", "); ok {
+			title += " — " + step // "step 2: Edit a.go"
+		}
+		fmt.Fprintf(c.stdout, "%s:%-9s %-9s %s%s\n", rel, lines, b.Age, title, who)
 	}
 	return nil
 }
