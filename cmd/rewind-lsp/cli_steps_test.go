@@ -42,7 +42,9 @@ func TestStepsCommandLine(t *testing.T) {
 	if plan.Target.Step != 2 || plan.Target.Title != "before step 2 of turn 1 (Write c.txt)" {
 		t.Errorf("rewind 1.2's plan names %+v", plan.Target)
 	}
-	var revert struct{ Plan struct{ Target struct{ Title string } } }
+	var revert struct {
+		Plan struct{ Target struct{ Title string } }
+	}
 	w.okJSON(&revert, "revert", "1.2", "--dry-run")
 	if revert.Plan.Target.Title != "step 2 of turn 1 (Write c.txt)" {
 		t.Errorf("revert 1.2's plan names %+v", revert.Plan.Target)

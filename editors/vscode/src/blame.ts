@@ -1,21 +1,25 @@
 // Agent blame (`rewindLsp.toggleBlame`): after each line an agent turn wrote and nobody
-// changed since, a faint note (the turn's title and age, as the server wrote them); its hover
-// shows the turn and links to the turn's diff for the file and to reverting the turn in the file.
+// changed since, a faint note (the turn's title and age, as the server wrote them; the step's
+// title when one tool call of the turn wrote the line); its hover shows the turn (or that step)
+// and links to its diff for the file and to reverting it in the file.
 // Refreshed on `rewind/didChange`, on text changes, and once a minute while shown (the ages).
 
 import * as vscode from 'vscode';
 import { describeError, RewindClient } from './client';
 import { emit } from './events';
 import { Command, type BlameRange } from './protocol';
-import { blameHoverMarkdown, blameNote, commandUri } from './revertFormat';
+import { blameHoverMarkdown, blameNote, blameStep, commandUri } from './revertFormat';
 import { AGE_REFRESH_MS } from './timeline';
 import { toRootRelative } from './uris';
 
-/** Argument of the hover's command links. */
+/** Argument of the hover's command links: a turn, or one of its steps, in one file. */
 export interface TurnFileArg {
   root: string;
   turn: number;
   path: string;
+  /** The step of the turn that wrote the line, and its target (the state just before it, "3.2"). */
+  step?: number;
+  target?: string;
 }
 
 const DEBOUNCE_MS = 300;
@@ -91,9 +95,10 @@ export class BlameController implements vscode.Disposable {
     if (!this.on || doc.version !== version) return;
     const rel = toRootRelative(root.uri.fsPath, doc.uri.fsPath) ?? doc.uri.fsPath;
     const options: vscode.DecorationOptions[] = [];
-    const lines: { line: number; turn: number }[] = [];
+    const lines: { line: number; turn: number; step: number; note: string }[] = [];
     for (const r of ranges) {
-      const arg: TurnFileArg = { root: root.uri.fsPath, turn: r.turn, path: rel };
+      const step = blameStep(r);
+      const arg: TurnFileArg = { root: root.uri.fsPath, turn: r.turn, path: rel, ...(step ?? {}) };
       const md = new vscode.MarkdownString(
         blameHoverMarkdown(r, commandUri('rewindLsp.previewTurnFile', arg), commandUri('rewindLsp.revertTurnFile', arg)),
       );
@@ -101,7 +106,7 @@ export class BlameController implements vscode.Disposable {
       const note = blameNote(r);
       for (let line = r.startLine; line < r.endLine && line < doc.lineCount; line++) {
         options.push({ range: doc.lineAt(line).range, hoverMessage: md, renderOptions: { after: { contentText: note } } });
-        lines.push({ line, turn: r.turn });
+        lines.push({ line, turn: r.turn, step: step?.step ?? 0, note });
       }
     }
     for (const ed of vscode.window.visibleTextEditors) {

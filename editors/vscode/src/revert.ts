@@ -1,8 +1,8 @@
 // Revert one turn (or one step of a turn), keeping the later ones: `rewindLsp.revert` (pick a turn
 // or a step), "Revert This Turn Only" on a turn and "Revert This Step Only" on a step in the Rewind
-// view, and the blame hover's links (revert a turn in one file, preview a
-// turn's changes to one file). A dry run shows what the revert does, or why it cannot (the files
-// later changes overlap, and who made them); the revert then goes to the editor as one
+// view, and the blame hover's links (revert a turn, or the step of it that wrote the line, in one
+// file; preview its changes to that file). A dry run shows what the revert does, or why it cannot
+// (the files later changes overlap, and who made them); the revert then goes to the editor as one
 // WorkspaceEdit, and the documents it touched are saved.
 
 import * as vscode from 'vscode';
@@ -90,20 +90,28 @@ export class RevertCommands {
     await revertTurn(this.client, this.timeline, { root: node.root, target: node.step.target });
   }
 
-  /** blame hover: revert a turn in one file. */
+  /** blame hover: revert a turn (or the step of it that wrote the line) in one file. */
   async revertTurnFile(arg: TurnFileArg | undefined): Promise<void> {
     const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
     if (!arg || !root) return;
-    await revertTurn(this.client, this.timeline, { root, target: targetForTurn(arg.turn), paths: [arg.path] });
+    await revertTurn(this.client, this.timeline, { root, target: turnFileTarget(arg), paths: [arg.path] });
   }
 
-  /** blame hover: the file before the turn ↔ now. */
+  /** blame hover: the file before the turn (or before the step) ↔ now. */
   async previewTurnFile(arg: TurnFileArg | undefined): Promise<void> {
     const root = arg && vscode.workspace.workspaceFolders?.find((f) => f.uri.fsPath === arg.root);
     if (!arg || !root) return;
-    // The plan of a rewind to the turn's start names the snapshot taken when the turn started.
-    const plan = await this.client.command(Command.preview, { root: arg.root, target: targetForTurn(arg.turn), paths: [arg.path] });
+    // The plan of a rewind to the turn's start names the snapshot taken when the turn started (to
+    // a step: the one taken just before the step).
+    const step = arg.step && arg.target ? arg.step : undefined;
+    const plan = await this.client.command(Command.preview, { root: arg.root, target: turnFileTarget(arg), paths: [arg.path] });
     const created = (plan.files ?? []).some((f) => f.path === arg.path && f.change === 'delete');
-    await openTurnFileDiff(root, { turn: arg.turn }, plan.target.snapshot, arg.path, !created);
+    await openTurnFileDiff(root, { turn: arg.turn, step }, plan.target.snapshot, arg.path, !created);
   }
+}
+
+/** turnFileTarget is the target of a blame link: the step's ("3.2") when a step wrote the line,
+ *  else the turn's. */
+function turnFileTarget(arg: TurnFileArg): string {
+  return arg.step && arg.target ? arg.target : targetForTurn(arg.turn);
 }

@@ -4,21 +4,46 @@
 import { firstLine, plural } from './format';
 import type { BlameRange, Plan, RewindResult } from './protocol';
 
-/** blameNote is the faint text after a line an agent turn wrote: "Turn 3: fix auth · 5m ago". */
-export function blameNote(r: BlameRange): string {
-  return [r.title, r.age].filter(Boolean).join(' · ');
+/** BlameStep is the step (one tool call of the turn) that wrote a blame range's lines: its number
+ *  and its target, the state just before it ("3.2"). */
+export interface BlameStep {
+  step: number;
+  target: string;
 }
 
-/** blameHoverMarkdown is the hover of such a line: the turn, its prompt and who ran it, and two
- *  command links (their URIs built by the caller). */
+/** blameStep is the step that wrote a range's lines; undefined when no step of the turn did (a
+ *  turn without tool calls, or a change between them): the turn stands for the lines then. */
+export function blameStep(r: BlameRange): BlameStep | undefined {
+  return r.step && r.step > 0 && r.stepTarget ? { step: r.step, target: r.stepTarget } : undefined;
+}
+
+/** stepTitle is the server's name of the step that wrote a range ("turn 3, step 2: Edit a.txt"). */
+function stepTitle(r: BlameRange, s: BlameStep): string {
+  return r.stepTitle || `turn ${r.turn}, step ${s.step}`;
+}
+
+/** blameNote is the faint text after a line an agent turn wrote: the turn's title and age
+ *  ("Turn 3: fix auth · 5m ago"), or, when one of its steps wrote it, the step's
+ *  ("turn 3, step 2: Edit a.txt · 5m ago"). */
+export function blameNote(r: BlameRange): string {
+  const s = blameStep(r);
+  return [s ? stepTitle(r, s) : r.title, r.age].filter(Boolean).join(' · ');
+}
+
+/** blameHoverMarkdown is the hover of such a line, as the server's own hover says it: the turn
+ *  (or the step of it that wrote the line), its prompt and who ran it, and two command links
+ *  (their URIs built by the caller: the preview and the revert of that turn or step in the file). */
 export function blameHoverMarkdown(r: BlameRange, previewLink: string, revertLink: string): string {
   const esc = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
   const who = [r.sessionLabel ?? '', r.source ? `via ${r.source}` : ''].filter(Boolean);
-  const parts = [`**Agent turn ${r.turn}** · ${r.age}`];
+  const s = blameStep(r);
+  const heading = s ? esc(stepTitle(r, s)) : `turn ${r.turn}`;
+  const what = s ? `step ${s.step} of turn ${r.turn}` : `turn ${r.turn}`;
+  const parts = [`**Agent ${heading}** · ${r.age}`];
   const prompt = firstLine(r.prompt, 200);
   if (prompt) parts.push(`> ${esc(prompt)}`);
   if (who.length) parts.push(esc(who.join(' · ')));
-  parts.push(`[Preview](${previewLink}) · [Revert turn ${r.turn} in this file](${revertLink})`);
+  parts.push(`[Preview](${previewLink}) · [Revert ${what} in this file](${revertLink})`);
   return parts.join('\n\n');
 }
 

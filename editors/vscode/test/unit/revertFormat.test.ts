@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { blameHoverMarkdown, blameNote, commandUri, revertedMessage, revertPrompt } from '../../src/revertFormat';
+import { blameHoverMarkdown, blameNote, blameStep, commandUri, revertedMessage, revertPrompt } from '../../src/revertFormat';
 import type { BlameRange, RewindResult } from '../../src/protocol';
 
 // The title and age are the server's words (package words); the extension shows them as they come.
@@ -19,6 +19,28 @@ describe('blame', () => {
     assert.match(md, /> shout \\\[the\\\] \\\*name\\\*/);
     assert.match(md, /claude\\-code sess\\-123 · via hook/);
     assert.match(md, /\[Preview\]\(command:p\) · \[Revert turn 3 in this file\]\(command:r\)$/);
+    assert.doesNotMatch(md, /step/);
+  });
+  it('a range no step wrote has no step: the turn stands for it', () => {
+    assert.equal(blameStep(range), undefined);
+    assert.equal(blameStep({ ...range, step: 0 }), undefined);
+    assert.equal(blameStep({ ...range, step: 2 }), undefined, 'a step without its target');
+  });
+  // The lines one tool call of the turn wrote: the server names the step and its target.
+  const stepped: BlameRange = { ...range, step: 2, stepTarget: '3.2', stepTitle: 'turn 3, step 2: Edit src/a_b.txt' };
+  it('a range a step wrote names the step and its target', () => {
+    assert.deepEqual(blameStep(stepped), { step: 2, target: '3.2' });
+  });
+  it('notes the step\'s title and its age when a step wrote the line', () => {
+    assert.equal(blameNote(stepped), 'turn 3, step 2: Edit src/a_b.txt · 5m ago');
+    assert.equal(blameNote({ ...stepped, stepTitle: undefined }), 'turn 3, step 2 · 5m ago');
+  });
+  it('hover names the step, as the server\'s hover does, and links its preview and revert', () => {
+    const md = blameHoverMarkdown(stepped, 'command:p', 'command:r');
+    assert.match(md, /^\*\*Agent turn 3, step 2: Edit src\/a\\_b\\\.txt\*\* · 5m ago\n\n/);
+    assert.match(md, /> shout \\\[the\\\] \\\*name\\\*/, 'the turn\'s prompt still');
+    assert.match(md, /\[Preview\]\(command:p\) · \[Revert step 2 of turn 3 in this file\]\(command:r\)$/);
+    assert.doesNotMatch(md, /Revert turn 3/);
   });
   it('command links carry their one argument as JSON', () => {
     const u = commandUri('rewindLsp.revertTurnFile', { turn: 3, path: 'a b.go' });
