@@ -1,7 +1,8 @@
 -- Steps in Neovim: the tool calls of an agent's turn that changed files.
 -- :RewindLog lists them indented under their turn (<CR> on one previews it),
 -- :Rewind / :RewindPreview / :RewindRevert take step targets ("2.2"), the
--- pickers offer a turn's steps after it, completion offers their targets.
+-- pickers offer a turn's steps after it, completion offers their targets,
+-- :RewindBlame and the server's hover name the step that wrote a line.
 --
 -- run.sh gives an empty workspace; the turns are made here with the command
 -- line, as Claude Code's hooks would, before the server starts:
@@ -53,6 +54,7 @@ local function tool(id, name, input, change)
 end
 
 local rewind = require('rewind')
+local blame = require('rewind.blame')
 local logview = require('rewind.logview')
 local steps = require('rewind.steps')
 
@@ -80,6 +82,16 @@ H.section('steps: the pure helpers', function()
     return s.target
   end, steps.of({ steps = { { step = 1, target = '3.1' }, { step = 2 }, { step = 3, target = '3.3' } } })), { '3.1', '3.3' })
   eq('a turn without steps has none', steps.of({ steps = vim.NIL }), {})
+  local range = { turn = 3, title = 'Turn 3: fix auth', age = '5m ago' }
+  eq('the blame note of lines no step wrote: the turn\'s title and age', blame.note(range), 'Turn 3: fix auth · 5m ago')
+  eq('… nor a step 0, nor a step without its target', { blame.note(vim.tbl_extend('force', range, { step = 0 })),
+    blame.note(vim.tbl_extend('force', range, { step = 2, stepTitle = 'turn 3, step 2: Edit a.txt' })) },
+    { 'Turn 3: fix auth · 5m ago', 'Turn 3: fix auth · 5m ago' })
+  eq('the blame note of lines a step wrote: the step\'s title and age',
+    blame.note(vim.tbl_extend('force', range, { step = 2, stepTarget = '3.2', stepTitle = 'turn 3, step 2: Edit a.txt' })),
+    'turn 3, step 2: Edit a.txt · 5m ago')
+  eq('… "turn 3, step 2" without its title', blame.note(vim.tbl_extend('force', range, { step = 2, stepTarget = '3.2' })),
+    'turn 3, step 2 · 5m ago')
 end)
 
 H.section('setup and turns', function()
@@ -115,6 +127,60 @@ H.section('setup and turns', function()
   check('the client starts', wait(T, function()
     return rewind.client() ~= nil and require('rewind.client').is_ready(rewind.client())
   end), H.notes_since(1))
+end)
+
+--- The server's hover on a line of buf (its markdown), '' when none.
+local function hover_at(buf, line)
+  local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {
+    textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = line, character = 0 },
+  }, T) or {}
+  local hover = ''
+  for _, r in pairs(res) do
+    if r.result and r.result.contents then
+      hover = hover .. (r.result.contents.value or '')
+    end
+  end
+  return hover
+end
+
+--- The blame note shown at the end of a line of buf.
+local function note_at(buf, line)
+  local marks = vim.api.nvim_buf_get_extmarks(buf, blame.ns, { line, 0 }, { line, -1 }, { details = true })
+  return marks[1] and marks[1][4].virt_text[1][1] or ''
+end
+
+H.section(':RewindBlame and the hover name the step that wrote a line, or the turn when no step did', function()
+  vim.cmd('edit a.txt')
+  local abuf = vim.api.nvim_get_current_buf()
+  vim.cmd('RewindBlame')
+  check('blame: line 2 of a.txt is turn 2\'s, written by its step 2; line 1 nobody\'s', wait(T, function()
+    return blame.lines(abuf)[1] == 2 and blame.steps(abuf)[1] == 2 and blame.lines(abuf)[0] == nil
+  end), { blame.lines(abuf), blame.steps(abuf) })
+  local text = note_at(abuf, 1)
+  check('the note names the step, as the server does ("turn 2, step 2: Edit a.txt · 5s ago")',
+    text:find('^turn 2, step 2: Edit %S*a%.txt · %d+[smhd] ago$') ~= nil, text)
+  local hover = hover_at(abuf, 1)
+  check('the hover names the step ("Agent turn 2, step 2: Edit …") and links reverting it in this file',
+    hover:find('**Agent turn 2, step 2: Edit ', 1, true) ~= nil and hover:find('Revert step 2 of turn 2 in this file', 1, true) ~= nil
+      and hover:find('steps: three tools', 1, true) ~= nil, hover)
+  check('… its links target the step: 2.2', hover:find('%22target%22%3A%222.2%22', 1, true) ~= nil
+    and hover:find('%22target%22%3A%22turn', 1, true) == nil, hover)
+
+  -- keep.txt: written by turn 1, which ran no tool.
+  vim.cmd('edit keep.txt')
+  local kbuf = vim.api.nvim_get_current_buf()
+  check('blame: keep.txt is turn 1\'s, no step\'s', wait(T, function()
+    return blame.lines(kbuf)[0] == 1
+  end) and blame.steps(kbuf)[0] == nil, { blame.lines(kbuf), blame.steps(kbuf) })
+  text = note_at(kbuf, 0)
+  check('the note is the turn\'s title ("Turn 1: steps: set up · 5s ago")', text:find('^Turn 1: steps: set up · %d+[smhd] ago$') ~= nil, text)
+  hover = hover_at(kbuf, 0)
+  check('the hover names the turn ("Agent turn 1") and links reverting it in this file',
+    hover:find('**Agent turn 1**', 1, true) ~= nil and hover:find('Revert turn 1 in this file', 1, true) ~= nil
+      and hover:find('step %d') == nil, hover)
+  vim.cmd('RewindBlame')
+  check(':RewindBlame again hides the notes', not blame.enabled and #vim.api.nvim_buf_get_extmarks(abuf, blame.ns, 0, -1, {}) == 0)
+  vim.cmd('edit a.txt')
 end)
 
 local function log_lines(buf)

@@ -1,7 +1,9 @@
 -- rewind.blame: :RewindBlame toggles virtual text at the end of each line an
 -- agent turn wrote and nobody changed since: the turn's title and age, as the
--- server wrote them ("Turn 3: fix auth · 5m ago", rewind.blame). Refreshed on
--- rewind/didChange, when a buffer's text changes, and once a minute in the
+-- server wrote them ("Turn 3: fix auth · 5m ago", rewind.blame); when one step
+-- (tool call) of the turn wrote the line, the step's title instead, as the
+-- server's hover names it ("turn 3, step 2: Edit a.txt · 5m ago"). Refreshed
+-- on rewind/didChange, when a buffer's text changes, and once a minute in the
 -- buffers shown (the ages); an answer for a text the buffer has left is dropped.
 local client_mod = require('rewind.client')
 local log = require('rewind.log')
@@ -13,15 +15,34 @@ local M = {}
 M.ns = vim.api.nvim_create_namespace('rewind_blame')
 M.enabled = false
 
--- buf -> { lines = {line0 -> turn}, tick = changedtick shown, pending = timer }
+-- buf -> { lines = {line0 -> turn}, steps = {line0 -> step}, tick = changedtick shown, pending = timer }
 local state = {}
 local attached = {}
 
 local DEBOUNCE_MS = 300
 
-local function note(r)
-  return tostring(r.title) .. ' · ' .. tostring(r.age)
+--- The step of its turn that wrote a range's lines, 0 when none did (a turn
+--- without tool calls, or a change between them): the turn stands for them.
+local function step_of(r)
+  local step = tonumber(r.step) or 0
+  if step > 0 and type(r.stepTarget) == 'string' and r.stepTarget ~= '' then
+    return step
+  end
+  return 0
 end
+
+local function note(r)
+  local title = r.title
+  local step = step_of(r)
+  if step > 0 then
+    title = (type(r.stepTitle) == 'string' and r.stepTitle ~= '') and r.stepTitle
+      or ('turn ' .. tostring(r.turn) .. ', step ' .. step)
+  end
+  return tostring(title) .. ' · ' .. tostring(r.age)
+end
+
+--- The note after the lines of a blame range (pure: tested directly).
+M.note = note
 
 local function clear(buf)
   if vim.api.nvim_buf_is_valid(buf) then
@@ -34,6 +55,12 @@ end
 function M.lines(buf)
   local s = state[buf or vim.api.nvim_get_current_buf()]
   return s and s.lines or {}
+end
+
+--- The lines of buf shown as a step's, {line (0-based) -> step of its turn}.
+function M.steps(buf)
+  local s = state[buf or vim.api.nvim_get_current_buf()]
+  return s and s.steps or {}
 end
 
 --- Asks the server for the blame of buf and shows it (in a coroutine).
@@ -53,18 +80,22 @@ local function refresh_flow(buf)
     return -- the text moved on: a newer refresh is scheduled
   end
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
-  local lines = {}
+  local lines, steps = {}, {}
   local count = vim.api.nvim_buf_line_count(buf)
   for _, r in ipairs(util.list(type(res) == 'table' and res.ranges)) do
     local text = note(r)
+    local step = step_of(r)
     for line = tonumber(r.startLine) or 0, (tonumber(r.endLine) or 0) - 1 do
       if line < count then
         vim.api.nvim_buf_set_extmark(buf, M.ns, line, 0, { virt_text = { { text, 'Comment' } }, virt_text_pos = 'eol' })
         lines[line] = tonumber(r.turn)
+        if step > 0 then
+          steps[line] = step
+        end
       end
     end
   end
-  state[buf] = { lines = lines, tick = tick }
+  state[buf] = { lines = lines, steps = steps, tick = tick }
   log.debug('blame shown', path, lines)
   require('rewind.events').fire('RewindBlame', { buf = buf })
 end
