@@ -2,8 +2,9 @@
 // Rewind view, each with its files (a file opens its diff from before the step); Preview Step
 // opens the diffs of the rewind to just before the step; Rewind to Before This Step restores the
 // state step 1 left, byte for byte; Revert This Step Only takes back that step alone; Undo takes
-// each back; the turn picks offer a turn's steps right after it. Run by drive.mjs after the revert
-// scenario: it adds two turns and three files of its own.
+// each back; the turn picks offer a turn's steps right after it; agent blame names the step that
+// wrote a line, and its hover links that step's preview and revert in the file. Run by drive.mjs
+// after the revert scenario: it adds two turns and three files of its own.
 //   turns (command line and Claude Code's hook, as the agent would): "steps: set up" writes
 //   steps-a.txt and steps-b.txt; "steps: three tools" (session steps-e2e) runs Write steps-c.txt,
 //   Edit steps-a.txt (a line added) and Bash `sed` (steps-b.txt upper-cased), one step each.
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export async function stepsScenario(h) {
-  const { page, section, check, runCommand, quickInput, pickQuick, contextMenu, dialog, waitEvent, waitFor, events, shot, lap } = h;
+  const { page, section, check, runCommand, quickInput, pickQuick, editorText, focusTab, contextMenu, dialog, waitEvent, waitFor, events, shot, lap } = h;
   const { WS, STORE, LSP_BIN } = process.env;
   const file = (name) => path.join(WS, name);
   const cli = (...args) => execFileSync(LSP_BIN, ['--root', WS, '--store', STORE, ...args]).toString();
@@ -45,6 +46,9 @@ export async function stepsScenario(h) {
     return out.join('; ');
   };
   const same = (what, want) => waitFor(what, async () => (differs(want) === '' ? 'same' : ''), 15000).catch(() => differs(want));
+  /** The turns the first section made: "steps: set up" (no tool calls) and "steps: three tools";
+   *  the files at the end of the latter. */
+  let setUp, n, end;
 
   await section('Steps: the rows of a turn\'s tool calls, Preview Step, Rewind to Before This Step, Revert This Step Only', async () => {
     let mark = events().length;
@@ -59,9 +63,11 @@ export async function stepsScenario(h) {
     const sed = 'sed -i s/bravo/BRAVO/ steps-b.txt';
     tool('st3', 'Bash', { command: sed }, () => execFileSync('sh', ['-c', sed], { cwd: WS }));
     cli('turn', 'end', '--session', SESSION);
-    const end = tree();
-    const t = JSON.parse(cli('--json', 'log')).turns.find((x) => x.prompt === 'steps: three tools');
-    const n = t.turn;
+    end = tree();
+    const turns = JSON.parse(cli('--json', 'log')).turns;
+    const t = turns.find((x) => x.prompt === 'steps: three tools');
+    setUp = turns.find((x) => x.prompt === 'steps: set up').turn;
+    n = t.turn;
     check('the command line records the turn\'s three tool calls as steps', JSON.stringify((t.steps ?? []).map((s) => `${s.target} ${s.tool}`)) === JSON.stringify([`${n}.1 Write`, `${n}.2 Edit`, `${n}.3 Bash`]), t.steps);
     lap(`steps turn ${n}`);
 
@@ -180,5 +186,84 @@ export async function stepsScenario(h) {
     await dialog.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
     check('cancelling changes nothing', differs(end) === '', differs(end));
     lap('steps scenario done');
+  });
+
+  // Agent blame: the line step 2 wrote (a rewind and a revert to it, each undone, leave it the
+  // step's) names the step; the line of a turn that ran no tool names the turn.
+  await section('Steps: agent blame names the step that wrote a line; its hover links the step\'s preview and revert', async () => {
+    if (!check('the steps turn was made', n !== undefined)) return;
+    const on = events().filter((e) => e.event === 'blameToggled').at(-1)?.data.on === true;
+    let mark = events().length;
+    const a = file('steps-a.txt');
+    // Quick open by its full path: a file made seconds ago may not be in the file index yet.
+    for (let i = 0; i < 5; i++) {
+      await page.locator('.monaco-workbench').click({ position: { x: 720, y: 450 } }).catch(() => {});
+      await page.keyboard.press('Control+P');
+      await quickInput.locator('input').fill(a);
+      if (await pickQuick('steps-a.txt').then(() => true, () => false)) break;
+      await page.keyboard.press('Escape');
+    }
+    await waitFor('steps-a.txt editor', async () => (await editorText()).includes('ALPHA 2'));
+    if (!on) await runCommand('Rewind: Toggle Agent Blame');
+    const shown = await waitEvent('blameShown', { after: mark, ms: 20000, where: (d) => d.path === 'steps-a.txt' && d.lines.some((x) => x.line === 1 && x.step === 2) });
+    const line = new Map(shown.data.lines.map((x) => [x.line, x]));
+    const l0 = line.get(0) ?? {};
+    const l1 = line.get(1) ?? {};
+    check('blame: the line step 2 wrote names the step ("turn N, step 2: Edit steps-a.txt · 5s ago")',
+      l1.turn === n && l1.step === 2 && new RegExp(`^turn ${n}, step 2: Edit \\S*steps-a\\.txt · \\d+[smhd] ago$`).test(l1.note), shown.data.lines);
+    check('blame: the line of the turn that ran no tool names the turn ("Turn N: steps: set up · 5s ago")',
+      l0.turn === setUp && l0.step === 0 && new RegExp(`^Turn ${setUp}: steps: set up · \\d+[smhd] ago$`).test(l0.note), shown.data.lines);
+    // The notes as the editor draws them after the lines.
+    const drawn = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('.editor-group-container.active .monaco-editor .view-lines span')]
+          .map((el) => getComputedStyle(el, '::after').content)
+          .filter((c) => c && c !== 'none' && c !== 'normal'),
+      );
+    const notes = await waitFor('the notes drawn after the lines', async () => {
+      const d = await drawn();
+      return d.some((c) => c.includes(`turn ${n}, step 2: Edit`)) ? d : '';
+    }, 10000).catch(drawn);
+    check('the editor draws the step\'s note after its line', notes.some((c) => c.includes(`turn ${n}, step 2: Edit`)) && notes.some((c) => c.includes(`Turn ${setUp}: steps: set up`)), notes);
+    await shot(page, 'blame-step.png');
+
+    // The hover of the step's line: the step, as the server's own hover names it, and its links.
+    const hover = page.locator('.monaco-hover:visible', { hasText: 'Agent turn' }).first();
+    const hoverLine = async () => {
+      await page.mouse.move(5, 5);
+      await hover.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+      await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'ALPHA 2' }).first().hover();
+      await hover.waitFor({ timeout: 10000 });
+      return (await hover.innerText()).replace(/\s+/g, ' ');
+    };
+    const said = await hoverLine();
+    check('the hover names the step ("Agent turn N, step 2: Edit …") and links "Revert step 2 of turn N in this file"',
+      said.includes(`Agent turn ${n}, step 2: Edit`) && said.includes('steps: three tools') && said.includes(`Revert step 2 of turn ${n} in this file`) && !said.includes(`Revert turn ${n}`), said);
+    await shot(page, 'blame-step-hover.png');
+
+    // Preview: the file before the step ↔ now.
+    mark = events().length;
+    await hover.locator('a', { hasText: /^Preview$/ }).first().click();
+    const fd = await waitEvent('fileDiffOpened', { after: mark, ms: 15000 });
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
+    const tab = await page.locator('.tab.active').first().innerText().catch(() => '');
+    check('the hover\'s Preview opens steps-a.txt before the step ↔ now', fd.data.path === 'steps-a.txt' && fd.data.step === 2 && fd.data.turn === n && tab.includes(`before step 2 of turn ${n}`), { fd: fd.data, tab });
+    await runCommand('View: Close Editor');
+
+    // Revert: the dry run of reverting step 2 in this file alone; cancelled.
+    await focusTab('steps-a.txt');
+    await hoverLine();
+    mark = events().length;
+    await hover.locator('a', { hasText: `Revert step 2 of turn ${n} in this file` }).first().click();
+    const plan = await waitEvent('revertPlanShown', { after: mark, ms: 20000 });
+    await dialog.waitFor({ timeout: 15000 });
+    const confirm = await dialog.innerText();
+    check('the hover\'s Revert reverts the step in this file: its plan names step 2 and only steps-a.txt',
+      plan.data.target === `${n}.2` && /step 2 of turn \d+/.test(confirm) && /in steps-a\.txt/.test(confirm) && /M steps-a\.txt\s+\+0 -1/.test(confirm) && !/steps-[bc]\.txt/.test(plan.data.detail), { plan: plan.data, confirm });
+    await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).first().click().catch(() => page.keyboard.press('Escape'));
+    await dialog.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
+    check('cancelling changes nothing', differs(end) === '', differs(end));
+    await runCommand('View: Close Editor');
+    lap('steps blame done');
   });
 }
