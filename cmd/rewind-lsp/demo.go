@@ -15,7 +15,7 @@ import (
 
 // demo runs a guided tour in a temporary workspace and store: two simulated
 // agent turns whose edits are shown as they happen, the log, a preview
-// diff, a rewind, and its undo. Each command is printed as a person would
+// diff, a rewind, its undo, and a rewind to one step of a turn. Each command is printed as a person would
 // type it, followed by its real output.
 func demo(ctx context.Context, stdout, stderr io.Writer) int {
 	tmp, err := os.MkdirTemp("", "rewind-demo-")
@@ -243,6 +243,15 @@ func (d *demoRun) tour() error {
 			d.show("README.md")
 			d.say("Ignored files were never touched:")
 			d.show("build/shop.bin")
+			return nil
+		},
+		func() error {
+			d.say("Each tool call is a step, and a step is a restore point too: the patch to main.go was fine, " +
+				"only the shell's `rm` was wrong. Rewind to just before step 2 of turn 2 — main.go keeps the patch, README.md comes back:")
+			if err := d.cmd("rewind", "2.2"); err != nil {
+				return err
+			}
+			d.show("README.md")
 			return nil
 		},
 		func() error {

@@ -134,12 +134,15 @@ func TestDemoShowsTheAgentsEdits(t *testing.T) {
 		"$ rewind-lsp log",
 		`Turn 1: greet the customer — 2 files changed (+4 -0) [hook] [claude-code 6f1c2a9e]`,
 		`Turn 2: add a 20% discount — 2 files changed (+2 -3) [hook] [codex …6c0d1a72]`,
-		"$ rewind-lsp blame main.go", `Turn 1: greet the customer [claude-code 6f1c2a9e]`,
-		`Turn 2: add a 20% discount [codex …6c0d1a72]`,
+		`2.1      step 1: apply_patch main.go — 1 file changed (+2 -2)`, `2.2      step 2: Bash "rm README.md" — 1 file changed (+0 -1)`,
+		"$ rewind-lsp blame main.go", `Turn 1: greet the customer — step 2: Write main.go [claude-code 6f1c2a9e]`,
+		`Turn 2: add a 20% discount — step 1: apply_patch main.go [codex …6c0d1a72]`,
 		"$ rewind-lsp rewind 2", "$ cat README.md\n# shop\n",
 		`"prompt":"keep the old price for now",…}' | rewind-lsp hook codex` + "\n" +
 			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 2`,
 		"$ rewind-lsp undo", "undone: back to before the rewind, mode code: 2 files", "cat: README.md: no such file",
+		"$ rewind-lsp rewind 2.2", `rewound to before step 2 of turn 2 (Bash "rm README.md"), mode code: 1 file`, "  A README.md  +1 -0",
+		"$ cat README.md\n# shop\n",
 	}
 	at := 0
 	for _, want := range order {
