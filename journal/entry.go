@@ -257,7 +257,8 @@ func (f ForkPoint) IsZero() bool { return f.ForkBytes == 0 && f.ForkUUID == "" }
 // and, once a call that changed files ended, its step: Step numbers it
 // within its turn (1, 2…; 0: it changed nothing), StepStart is the state
 // just before it ran, the entry's Snapshot the state after, and the
-// entry's Changed what it changed.
+// entry's Changed what it changed (docs/STEPS.md). On a rewind, revert or
+// undo, Step is the step of the turn it went back to or took back.
 type ToolCall struct {
 	Tool      string `json:"tool,omitempty"`
 	ToolUse   string `json:"toolUse,omitempty"`

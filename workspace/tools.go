@@ -41,7 +41,8 @@ type ToolCall struct {
 // changed files is a step of its session's open turn (Step, StepStart: the
 // state its "pre" recorded, else the turn's last recorded state), and
 // lists what the call wrote (Files). It returns the entry, or nil when
-// there was nothing to record (a "pre" naming nothing).
+// there was nothing to record (a "pre" naming nothing). How steps are
+// recorded, and where they are approximate: docs/STEPS.md.
 func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry, error) {
 	if c.Phase != journal.PhasePre && c.Phase != journal.PhasePost {
 		c.Phase = journal.PhasePost
