@@ -8,17 +8,23 @@ import (
 	"fmt"
 )
 
-// Dispatch decodes the single JSON-object argument of the public command
-// name and runs it on s: what the language server does for
-// workspace/executeCommand. A missing or null argument means {}. Bad
+// Dispatch decodes the single JSON-object argument of the public (or
+// reported) command name and runs it on s: what the language server does
+// for workspace/executeCommand. A missing or null argument means {}. Bad
 // arguments return an *ArgError naming the field; a name that is not a
 // public command returns an error saying so.
 func Dispatch(ctx context.Context, s *Service, name string, arg json.RawMessage) (any, error) {
-	e, ok := byName[name]
-	if !ok || !e.Info().Public {
+	if !Served(name) {
 		return nil, fmt.Errorf("unknown command %q", name)
 	}
-	return e.dispatch(ctx, s, arg)
+	return byName[name].dispatch(ctx, s, arg)
+}
+
+// Served reports whether the language server runs command name: a public
+// command, or a reported one.
+func Served(name string) bool {
+	e, ok := byName[name]
+	return ok && (e.Info().Public || e.Info().Reported)
 }
 
 // dispatchAny is Dispatch for every command, internal ones too: what the

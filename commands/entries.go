@@ -25,10 +25,14 @@ const (
 	NameBlame       = "rewind.blame"
 )
 
+// NameToolCall is the command that reports an agent's tool call: the hooks'
+// own, and the language server's too (not advertised), so an editor or an
+// agent over LSP reports its calls as steps.
+const NameToolCall = "rewind.toolCall"
+
 // Names of the internal commands: the command line's and the hooks' own,
 // which reach a running server through the root's socket only.
 const (
-	NameToolCall      = "rewind.toolCall"
 	NameRecordSession = "rewind.recordSession"
 	NameNotices       = "rewind.notices"
 	NameGC            = "rewind.gc"
@@ -79,8 +83,8 @@ var (
 
 // The internal commands.
 var (
-	ToolCall = define(Spec{Name: NameToolCall, Mutating: true,
-		Doc: "Records which files an agent's tool call wrote (a hook's PreToolUse or PostToolUse)."},
+	ToolCall = define(Spec{Name: NameToolCall, Reported: true, Mutating: true,
+		Doc: "Records one phase of an agent's tool call (pre: before it runs; post: after): the files it wrote, and the step of its turn when it changed files."},
 		(*Service).ToolCall)
 	RecordSession = define(Spec{Name: NameRecordSession, Mutating: true,
 		Doc: "Records that an agent session started, with its agent and transcript."},

@@ -164,13 +164,13 @@ func (s *Service) Track(opts live.TrackOptions) *live.Tracker { return live.Trac
 // then at its target.
 func (s *Service) EditorSaved(rel string, data []byte) { s.ws.EditorSaved(rel, data) }
 
-// RevertHunkApplies reports whether reverting turn n in file rel, limited
-// to the turn's hunks touching lines first..last of current (the file's
-// content now; exists false when it is missing), would change the file
-// without a conflict: the code action that runs that revert is offered
-// exactly then.
-func (s *Service) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
-	return s.ws.RevertHunkApplies(rel, current, exists, n, first, last)
+// RevertHunkApplies reports whether reverting target (a turn, turn:3, or a
+// step, 3.2) in file rel, limited to its hunks touching lines first..last
+// of current (the file's content now; exists false when it is missing),
+// would change the file without a conflict: the code action that runs
+// that revert is offered exactly then.
+func (s *Service) RevertHunkApplies(rel string, current []byte, exists bool, target string, first, last int) (bool, error) {
+	return s.ws.RevertHunkApplies(rel, current, exists, target, first, last)
 }
 
 // JournalChange is what changed in the journal since a history of Len

@@ -20,6 +20,10 @@ type Spec struct {
 	// the root's socket (the command line and hooks), or run in this
 	// process.
 	Public bool
+	// Reported commands are how a client reports what happens (an agent's
+	// tool call): the language server dispatches them too, without
+	// advertising them among the editors' commands.
+	Reported bool
 	// Mutating commands record something, so each call carries an
 	// idempotency key: a call whose answer was lost is asked again, or run
 	// here, under the same key and recorded once.

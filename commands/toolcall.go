@@ -10,7 +10,8 @@ import (
 // ToolCallArgs is one tool call of an agent session.
 type ToolCallArgs struct {
 	Scope
-	// Session is the agent session of the call.
+	// Session is the agent session of the call; "" for the turn opened
+	// without one (rewind.turnStart with no session).
 	Session string `json:"session"`
 	// Tool is the tool's name ("Write", "Bash").
 	Tool string `json:"tool"`
@@ -43,8 +44,12 @@ type ToolCallResult struct {
 // ToolCall records a tool call so the session's turn end knows what its
 // tools wrote.
 func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult, error) {
-	if a.Session == "" {
-		return nil, &ArgError{Field: "session", Msg: "is required"}
+	switch journal.Phase(a.Phase) {
+	case journal.PhasePre, journal.PhasePost:
+	case "":
+		a.Phase = string(journal.PhasePost)
+	default:
+		return nil, &ArgError{Field: "phase", Msg: `must be "pre" or "post"`}
 	}
 	var paths []string
 	for _, p := range a.Paths {

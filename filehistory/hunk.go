@@ -5,30 +5,28 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
-// RevertHunkApplies reports whether reverting turn n in file rel, limited
-// to the turn's hunks touching protocol lines first..last of current (the
-// file's content now; exists false when it is missing), would change the
-// file without a conflict: the "Revert turn N here" action is offered
-// exactly when the revert it runs goes through and does something.
-func RevertHunkApplies(objs *snapshot.Objects, h *journal.History, rel string, current []byte, exists bool, n, first, last int) (bool, error) {
-	if t, ok := h.Turn(n); ok {
-		if t.End == nil || !TurnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
-			return false, nil
-		}
-		base, err := Load(objs, t.End.Snapshot.ID, rel)
-		if err != nil {
-			return false, err
-		}
-		theirs, err := Load(objs, t.Start.Snapshot.ID, rel)
-		if err != nil {
-			return false, err
-		}
-		ours := Version{Exists: exists, Kind: base.Kind, Data: current, ID: snapshot.Sum(current)}
-		if exists && !base.Exists {
-			ours.Kind = snapshot.KindFile
-		}
-		got, _, ok := RevertFile(base, ours, theirs, &[2]int{first, last})
-		return ok && !got.Same(ours), nil
+// RevertHunkApplies reports whether reverting turn t (or the step it
+// stands for) in file rel, limited to its hunks touching protocol lines
+// first..last of current (the file's content now; exists false when it is
+// missing), would change the file without a conflict: the "Revert turn N
+// here" action is offered exactly when the revert it runs goes through and
+// does something.
+func RevertHunkApplies(objs *snapshot.Objects, h *journal.History, rel string, current []byte, exists bool, t journal.Turn, first, last int) (bool, error) {
+	if t.End == nil || !TurnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
+		return false, nil
 	}
-	return false, nil
+	base, err := Load(objs, t.End.Snapshot.ID, rel)
+	if err != nil {
+		return false, err
+	}
+	theirs, err := Load(objs, t.Start.Snapshot.ID, rel)
+	if err != nil {
+		return false, err
+	}
+	ours := Version{Exists: exists, Kind: base.Kind, Data: current, ID: snapshot.Sum(current)}
+	if exists && !base.Exists {
+		ours.Kind = snapshot.KindFile
+	}
+	got, _, ok := RevertFile(base, ours, theirs, &[2]int{first, last})
+	return ok && !got.Same(ours), nil
 }

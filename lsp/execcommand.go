@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// executeCommand runs one public command of the registry (docs/PROTOCOL.md,
-// "Commands") through commands.Dispatch on the folder the argument selects.
+// executeCommand runs one public (or reported) command of the registry
+// (docs/PROTOCOL.md, "Commands") through commands.Dispatch on the folder the argument selects.
 func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, error) {
 	var ep executeCommandParams
 	if err := decodeParams(p, &ep); err != nil {
@@ -22,7 +21,7 @@ func (s *Server) executeCommand(ctx context.Context, p json.RawMessage) (any, er
 	if ep.Command == "" {
 		return nil, invalidParams("command", "required")
 	}
-	if !slices.Contains(commands.All, ep.Command) {
+	if !commands.Served(ep.Command) {
 		return nil, invalidParams("command", "unknown command %q; the commands are %s",
 			ep.Command, strings.Join(commands.All, ", "))
 	}

@@ -15,49 +15,86 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// maxRevertHereTurns bounds the "Revert turn N here" actions on one range.
+// maxRevertHereTurns bounds the "Revert turn N here" actions on one range,
+// and the "Revert step M of turn N here" actions.
 const maxRevertHereTurns = 3
 
 // revertHereActions are the "Revert turn N here (keep later changes)"
-// actions on a range of an open file: one per turn
-// that wrote lines in the range (per blame) or is the latest turn that
-// changed the file, offered only when reverting that turn's hunks in the
-// range goes through without a conflict and changes the file — what is
-// offered is what runs.
+// actions on a range of an open file: one per turn that wrote lines in the
+// range (per blame) or is the latest turn that changed the file; then
+// "Revert step M of turn N here" for the steps that wrote lines in the
+// range. Each is offered only when reverting its hunks in the range goes
+// through without a conflict and changes the file — what is offered is
+// what runs.
 func (s *Server) revertHereActions(ctx context.Context, f *folder, doc document, rel string, rng Range, latest int) []codeAction {
-	candidates := map[int]bool{}
+	turns := map[int]bool{}
 	if latest > 0 {
-		candidates[latest] = true
+		turns[latest] = true
 	}
+	steps := map[string]commands.BlameRange{}
 	if res, err := f.svc.Blame(ctx, commands.BlameArgs{Scope: commands.Scope{URI: rel}}); err == nil {
 		for _, r := range res.Ranges {
 			if r.StartLine <= rng.End.Line && rng.Start.Line < r.EndLine {
-				candidates[r.Turn] = true
+				turns[r.Turn] = true
+				if r.Step > 0 {
+					steps[r.StepTarget] = r
+				}
 			}
 		}
 	}
-	turns := make([]int, 0, len(candidates))
-	for n := range candidates {
-		turns = append(turns, n)
+	type candidate struct {
+		turn, step int
+		target     string
+		title      string
 	}
-	sort.Sort(sort.Reverse(sort.IntSlice(turns)))
+	var byTurn, byStep []candidate
+	for n := range turns {
+		byTurn = append(byTurn, candidate{n, 0, turnTarget(n), fmt.Sprintf("Revert turn %d here (keep later changes)", n)})
+	}
+	for target, r := range steps {
+		byStep = append(byStep, candidate{r.Turn, r.Step, target, "Revert " + stepHere(r)})
+	}
+	newestFirst := func(c []candidate) {
+		sort.Slice(c, func(i, j int) bool {
+			if c[i].turn != c[j].turn {
+				return c[i].turn > c[j].turn
+			}
+			return c[i].step > c[j].step
+		})
+	}
+	newestFirst(byTurn)
+	newestFirst(byStep)
 	var out []codeAction
-	for _, n := range turns {
-		if len(out) == maxRevertHereTurns {
-			break
+	for _, list := range [][]candidate{byTurn, byStep} {
+		offered := 0
+		for _, c := range list {
+			if offered == maxRevertHereTurns {
+				break
+			}
+			ok, err := f.svc.RevertHunkApplies(rel, []byte(doc.text), true, c.target, rng.Start.Line, rng.End.Line)
+			if err != nil {
+				s.log.Printf("code actions for %s: %s: %v", rel, c.target, err)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			offered++
+			out = append(out, action(c.title, kindRefactorRewrite,
+				commands.NameRevert, map[string]any{"root": f.svc.Root(), "target": c.target, "paths": []string{rel}, "range": rng}))
 		}
-		ok, err := f.svc.RevertHunkApplies(rel, []byte(doc.text), true, n, rng.Start.Line, rng.End.Line)
-		if err != nil {
-			s.log.Printf("code actions for %s: turn %d: %v", rel, n, err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		out = append(out, action(fmt.Sprintf("Revert turn %d here (keep later changes)", n), kindRefactorRewrite,
-			commands.NameRevert, map[string]any{"root": f.svc.Root(), "target": turnTarget(n), "paths": []string{rel}, "range": rng}))
 	}
 	return out
+}
+
+// stepHere names a step in a code action's title: "step 2 of turn 3 here
+// (Edit a.go)".
+func stepHere(r commands.BlameRange) string {
+	s := fmt.Sprintf("step %d of turn %d here", r.Step, r.Turn)
+	if _, what, ok := strings.Cut(r.StepTitle, ": "); ok {
+		s += " (" + what + ")"
+	}
+	return s
 }
 
 type showDocumentParams struct {

@@ -60,10 +60,11 @@ type BadRequestError struct{ Field, Msg string }
 func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
 
 // revertTurns selects the turns of req, oldest first. A turn still open is
-// taken up to res (the current state): its end is not recorded yet.
+// taken up to res (the current state): its end is not recorded yet (with
+// res nil it is left without an end).
 func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([]journal.Turn, *journal.Target, error) {
 	closeOpen := func(t journal.Turn) journal.Turn {
-		if t.End == nil {
+		if t.End == nil && res != nil {
 			t.End = journal.NewTurnEnd("", t.Start, journal.SnapOf(res.ID), nil) // not recorded: the state now
 		}
 		return t

@@ -634,15 +634,21 @@ func (s *Workspace) Blame(rel string, current []byte, exists bool) ([]filehistor
 	return s.blame.Blame(s.objects, h, rel, current, exists)
 }
 
-// RevertHunkApplies reports whether reverting turn n in file rel, limited
-// to the turn's hunks touching protocol lines first..last of current,
-// would change the file without a conflict (filehistory.RevertHunkApplies).
-func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, n, first, last int) (bool, error) {
+// RevertHunkApplies reports whether reverting target (a turn or a step, as
+// a revert names it) in file rel, limited to its hunks touching protocol
+// lines first..last of current, would change the file without a conflict
+// (filehistory.RevertHunkApplies). A turn still open has nothing to revert
+// here yet.
+func (s *Workspace) RevertHunkApplies(rel string, current []byte, exists bool, target string, first, last int) (bool, error) {
 	h, err := s.History()
 	if err != nil {
 		return false, err
 	}
-	return filehistory.RevertHunkApplies(s.objects, h, rel, current, exists, n, first, last)
+	ts, _, err := revertTurns(h, nil, RevertRequest{Target: target})
+	if err != nil || len(ts) != 1 {
+		return false, err
+	}
+	return filehistory.RevertHunkApplies(s.objects, h, rel, current, exists, ts[0], first, last)
 }
 
 // nextAgentLabel is agent-N with the first N no checkpoint has: labels are
