@@ -64,15 +64,13 @@ func (h *History) Resolve(spec string) (*Target, error) {
 		if !ok {
 			return nil, bad(fmt.Sprintf("there is no turn %d on the active branch (%d turns)", n, h.TurnCount()))
 		}
-		steps := h.Steps(t.Start)
-		for _, st := range steps {
-			if st.Step == k {
-				if !st.StepStart.Set {
-					return nil, bad(fmt.Sprintf("step %d of turn %d recorded no state before it", k, n))
-				}
-				return &Target{Spec: spec, Entry: st, Snapshot: st.StepStart, Turn: n, Step: k, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
+		if st := h.StepOf(t.Start, k); st != nil {
+			if !st.StepStart.Set {
+				return nil, bad(fmt.Sprintf("step %d of turn %d recorded no state before it", k, n))
 			}
+			return &Target{Spec: spec, Entry: st, Snapshot: st.StepStart, Turn: n, Step: k, Prompt: t.Start.Prompt, Point: t.Start.Parent}, nil
 		}
+		steps := h.Steps(t.Start)
 		if len(steps) == 0 {
 			return nil, bad(fmt.Sprintf("turn %d has no steps (no tool call of it changed files)", n))
 		}

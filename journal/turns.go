@@ -332,11 +332,34 @@ func (h *History) Steps(start *Entry) []*Entry {
 	return out
 }
 
-// LastStep is the number of the turn's latest step (0: none yet).
-func (h *History) LastStep(start *Entry) int {
-	n := 0
-	for _, e := range h.Steps(start) {
-		n = max(n, e.Step)
+// StepOf is step k of the turn started by start (nil when it has none),
+// read alone: steps are numbered in the order they are recorded, so step
+// k is the k-th of the turn's step positions (unless another turn's id
+// shares their key, when the positions are read in order).
+func (h *History) StepOf(start *Entry, k int) *Entry {
+	ps := h.st.find(tStep, hashKey(string(start.ID)), h.s.N)
+	isStep := func(e *Entry) bool { return e != nil && e.Kind == KindTool && e.Start == start.ID && e.Step > 0 }
+	if k >= 1 && k <= len(ps) {
+		if e := h.at(ps[k-1]); isStep(e) && e.Step == k {
+			return e
+		}
 	}
-	return n
+	for _, p := range ps {
+		if e := h.at(p); isStep(e) && e.Step == k {
+			return e
+		}
+	}
+	return nil
+}
+
+// LastStep is the number of the turn's latest step (0: none yet), read
+// from its last step position.
+func (h *History) LastStep(start *Entry) int {
+	ps := h.st.find(tStep, hashKey(string(start.ID)), h.s.N)
+	for i := len(ps) - 1; i >= 0; i-- {
+		if e := h.at(ps[i]); e != nil && e.Kind == KindTool && e.Start == start.ID && e.Step > 0 {
+			return e.Step
+		}
+	}
+	return 0
 }
