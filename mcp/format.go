@@ -8,8 +8,8 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/commands"
 )
 
-// formatTurns lists turns and checkpoints for the model, in time order,
-// newest last.
+// formatTurns lists turns (each with its steps beneath it) and
+// checkpoints for the model, in time order, newest last.
 func formatTurns(l *commands.ListResult) string {
 	type row struct{ when, text string }
 	var rows []row
@@ -22,7 +22,12 @@ func formatTurns(l *commands.ListResult) string {
 		if t.Session != "" {
 			who += ", session " + t.Session
 		}
-		rows = append(rows, row{t.Started, fmt.Sprintf("turn %d (target %d; %s, %s): %s — %s", t.Turn, t.Turn, who, t.Started, oneLine(t.Prompt), state)})
+		text := fmt.Sprintf("turn %d (target %d; %s, %s): %s — %s", t.Turn, t.Turn, who, t.Started, oneLine(t.Prompt), state)
+		for _, st := range t.Steps {
+			// Each step, by the target of the state just before it.
+			text += fmt.Sprintf("\n  %s (target %s): %s", st.Title, st.Target, changes(st.Changed))
+		}
+		rows = append(rows, row{t.Started, text})
 	}
 	for _, c := range l.Checkpoints {
 		name := "checkpoint"

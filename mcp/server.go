@@ -69,7 +69,7 @@ type CheckpointIn struct {
 // RewindIn is the input of the rewind tool.
 type RewindIn struct {
 	Report string `json:"report,omitempty" jsonschema:"Required, not empty: what you learnt on the path you are abandoning; it is kept in the journal as a summary."`
-	Target string `json:"target,omitempty" jsonschema:"Where to go back to: by default the latest checkpoint you made in this session; else @agent-N, a turn number (the state before that turn), turn:N:end, ~1, or an entry id."`
+	Target string `json:"target,omitempty" jsonschema:"Where to go back to: by default the latest checkpoint you made in this session; else @agent-N, a turn number (the state before that turn), turn:N:end, N.M (the state just before step M of turn N: one tool call), ~1, or an entry id."`
 }
 
 // TurnsIn is the input of the turns tool.
@@ -79,7 +79,7 @@ type TurnsIn struct {
 
 // DiffIn is the input of the diff tool.
 type DiffIn struct {
-	Target string `json:"target,omitempty" jsonschema:"Required: @agent-N, a turn number (the state before that turn), turn:N:end, ~1, or an entry id."`
+	Target string `json:"target,omitempty" jsonschema:"Required: @agent-N, a turn number (the state before that turn), turn:N:end, N.M (the state just before step M of turn N: one tool call), ~1, or an entry id."`
 }
 
 // MCPServer builds the SDK server with the four tools, each named by the
@@ -95,7 +95,7 @@ func (s *Server) MCPServer() *sdk.Server {
 	sdk.AddTool(srv, &sdk.Tool{Name: commands.Rewind.Tool, Description: "Restore the workspace's files to your latest checkpoint (or to target) " +
 		"and keep a report of what you learnt. Files someone else changed since are conflicts: nothing is restored then. " +
 		"The user can undo a rewind."}, serial(s, s.rewind))
-	sdk.AddTool(srv, &sdk.Tool{Name: commands.List.Tool, Description: "List the recorded turns (prompt, files changed) and checkpoints, newest last."}, serial(s, s.turns))
+	sdk.AddTool(srv, &sdk.Tool{Name: commands.List.Tool, Description: "List the recorded turns (prompt, files changed, and their steps: each tool call that changed files) and checkpoints, newest last."}, serial(s, s.turns))
 	sdk.AddTool(srv, &sdk.Tool{Name: commands.Preview.Tool, Description: "The unified diff from the files now to target: what a rewind to target would change."}, serial(s, s.diff))
 	return srv
 }
