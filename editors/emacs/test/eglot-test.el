@@ -4,7 +4,9 @@
 ;; `workspace/executeCommand': eglot discards command results, so it is sent with
 ;; `jsonrpc-request' and the plan is checked), revert one hunk through the code action
 ;; "Revert this hunk to before turn 1", rewind the whole turn, undo; save as a person would
-;; and compare the files byte for byte.
+;; and compare the files byte for byte. Then steps, in a second folder with its own server: a
+;; turn of two Edit calls reported with `rewind.toolCall', hover (eglot's eldoc function) on
+;; step 1's line, the code action "Revert step 1 of turn 1 here (Edit f.txt)", undo.
 ;;
 ;; eglot answers `workspace/applyEdit' with applied:true at once and sends the matching
 ;; didChange only when its idle timer fires: 0.5 s after Emacs became idle, 1-2 s measured in
@@ -40,9 +42,12 @@
 (push (file-name-directory rw-bin) exec-path)
 (rw-eval-snippet "eglot-server-programs")
 
-;; The workspace folder is the project (a transient project: the folder as it is, no VCS).
+;; The workspace folder is the project (a transient project: the folder as it is, no VCS); so is
+;; the steps folder.
 (add-hook 'project-find-functions
-          (lambda (dir) (when (file-in-directory-p dir rw-ws) (cons 'transient rw-ws))))
+          (lambda (dir)
+            (cl-some (lambda (root) (when (and root (file-in-directory-p dir root)) (cons 'transient root)))
+                     (list rw-ws rw-steps-ws))))
 
 (defun rw-visit (rel)
   (find-file-noselect (expand-file-name rel rw-ws)))
@@ -145,6 +150,58 @@
     (rw-save-all)
     (rw-check-tree "undo brings back the state before the rewind byte for byte" "hunk")))
 
+(defun rw-steps-command (name args)
+  "Run server command NAME with ARGS (a plist) through the steps folder's server."
+  (with-current-buffer (find-file-noselect (expand-file-name "f.txt" rw-steps-ws))
+    (jsonrpc-request (eglot-current-server) :workspace/executeCommand
+                     `(:command ,name :arguments [,args])
+                     :timeout 60)))
+
+(rw-section "steps"
+  (let ((buf (find-file-noselect (expand-file-name "f.txt" (rw-steps-make-workspace)))))
+    (with-current-buffer buf
+      (apply #'eglot (eglot--guess-contact)))
+    (rw-check "eglot starts a second rewind-lsp for the steps folder, managing f.txt"
+              (with-current-buffer buf
+                (and eglot--managed-mode (eglot-current-server) (not (eq (eglot-current-server) (rw-server))))))
+    (let ((steps (rw-steps-record #'rw-steps-command buf)))
+      (rw-check "rewind.toolCall through eglot records the turn's two Edit calls as steps 1 and 2"
+                (equal steps '(1 2)) steps))
+    (rw-check "the buffer shows both edits (reverted from disk)" (rw-buffer-bytes-p buf rw-steps-end)
+              (with-current-buffer buf (buffer-string)))
+    (with-current-buffer buf
+      (goto-char (point-min))           ; line 1, step 1's
+      ;; eglot hands hover to eldoc only for a buffer shown in a window.
+      (set-window-buffer (selected-window) buf)
+      (let (info)
+        (eglot-hover-eldoc-function (lambda (s &rest _) (setq info (or s ""))))
+        (rw-wait (lambda () info) 10)
+        (rw-check "hover on step 1's line names it: \"Agent turn 1, step 1: Edit f.txt\""
+                  (rw-steps-hover-p info) info))
+      (let (offered)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt items &rest _)
+                     (setq offered (mapcar #'car items))
+                     (or (cl-find-if (lambda (s) (string-prefix-p "Revert step 1 of turn 1 here" s)) offered)
+                         (error "no step action among %S" offered)))))
+          (let ((last-nonmenu-event ?\r))  ; a keyboard-driven menu (no popup in a terminal)
+            (eglot-code-actions (line-beginning-position) (line-end-position) nil t)))
+        (rw-check "code actions on step 1's line offer \"Revert step 1 of turn 1 here (Edit f.txt)\""
+                  (member "Revert step 1 of turn 1 here (Edit f.txt)" offered) offered))
+      (rw-check "the buffer at once: step 1's line is back, step 2's line stays, byte for byte"
+                (rw-buffer-bytes-p buf rw-steps-reverted) (buffer-string))
+      (rw-settle 4)                     ; eglot's didChange goes out
+      (rw-save-all)
+      (rw-steps-check-tree "after saving, f.txt on disk is a, b, C byte for byte" rw-steps-reverted))
+    (let ((result (rw-steps-command "rewind.undo" '())))
+      (rw-check "rewind.undo through eglot reports applied" (eq (rw-get result "applied") t) result)
+      (rw-check "the buffer holds both steps' lines again" (rw-buffer-bytes-p buf rw-steps-end)
+                (with-current-buffer buf (buffer-string)))
+      (rw-settle 4)
+      (rw-save-all)
+      (rw-steps-check-tree "after saving, f.txt on disk is the end of the turn byte for byte" rw-steps-end))
+    (rw-steps-check-journal)))
+
 (rw-section "journal"
   (rw-check-turns "the rewinds, the undo, eglot's echoes and saves recorded no turn (still 1)" 1)
   ;; A journal change from outside (another process) while eglot is connected.
@@ -152,6 +209,9 @@
   (rw-settle 4)
   (rw-check "no warnings in Emacs (no unknown rewind/didChange notification)" (null rw-warnings) rw-warnings))
 
+(when rw-steps-ws
+  (ignore-errors (with-current-buffer (find-file-noselect (expand-file-name "f.txt" rw-steps-ws))
+                   (eglot-shutdown (eglot-current-server)))))
 (ignore-errors (eglot-shutdown (rw-server)))
 (rw-summary)
 (kill-emacs (if (> rw-failed 0) 1 0))

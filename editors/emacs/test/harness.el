@@ -122,18 +122,93 @@ of (RELATIVE-PATH . BYTES-or-(link TARGET)), sorted."
         (while t (eval (read (current-buffer)) t))
       (end-of-file nil))))
 
-(defun rw-cli (&rest args)
-  "Run the rewind-lsp command line on the workspace; its output, or an error."
+(defun rw-cli-in (root &rest args)
+  "Run the rewind-lsp command line on folder ROOT; its output, or an error."
   (with-temp-buffer
-    (let ((code (apply #'call-process rw-bin nil t nil "--root" (directory-file-name rw-ws) args)))
+    (let ((code (apply #'call-process rw-bin nil t nil "--root" (directory-file-name root) args)))
       (unless (eq code 0) (error "rewind-lsp %S: exit %s: %s" args code (buffer-string)))
       (buffer-string))))
+
+(defun rw-cli (&rest args)
+  "Run the rewind-lsp command line on the workspace; its output, or an error."
+  (apply #'rw-cli-in rw-ws args))
 
 (defun rw-check-turns (name want)
   "Check that the journal lists WANT turns: rewinds, undos, the editor's echoes and its lock
 files (.#name while a buffer is modified) add none."
   (let ((turns (append (gethash "turns" (json-parse-string (rw-cli "--json" "log"))) nil)))
     (rw-check name (= (length turns) want) (rw-cli "log"))))
+
+;;; Steps: a second folder whose one turn is two Edit calls of an agent, reported over LSP
+;;; (rewind.turnStart, rewind.toolCall pre and post around each edit, rewind.turnEnd) as an
+;;; agent driving the editor's server would. Call 1 upper-cases line 1 of f.txt, call 2 line 3.
+
+(defconst rw-steps-start "a\nb\nc\n" "f.txt before the turn.")
+(defconst rw-steps-end "A\nb\nC\n" "f.txt when the turn ended.")
+(defconst rw-steps-reverted "a\nb\nC\n" "f.txt with step 1 reverted alone: line 3 keeps step 2's edit.")
+
+(defvar rw-steps-ws nil "The steps folder (rw-steps-make-workspace).")
+
+(defun rw-write-bytes (file bytes)
+  "Write BYTES to FILE as another program would: no lock file, a visiting buffer untouched."
+  (let ((create-lockfiles nil) (coding-system-for-write 'no-conversion))
+    (write-region bytes nil file nil 'silent)))
+
+(defun rw-steps-make-workspace ()
+  "Make the steps folder with f.txt (a, b, c) and return it. It is written before a server
+watches it, so the file is no change of the folder's."
+  (setq rw-steps-ws (file-name-as-directory (make-temp-file "rewind-steps-" t)))
+  (rw-write-bytes (expand-file-name "f.txt" rw-steps-ws) rw-steps-start)
+  rw-steps-ws)
+
+(defun rw-steps-record (command buf)
+  "Record the steps turn through COMMAND (a function of a server command's name and argument
+that runs it through the editor's server), BUF visiting f.txt: each call's edit is written to
+disk by the agent and the buffer reverted from it, as an editor shows an agent's edits.
+Return the steps the two post phases were recorded as."
+  (let ((file (buffer-file-name buf)) steps)
+    (funcall command "rewind.turnStart" '(:prompt "shout a and c" :session "S"))
+    (dolist (call `(("call-1" "A\nb\nc\n") ("call-2" ,rw-steps-end)))
+      (funcall command "rewind.toolCall"
+               `(:session "S" :tool "Edit" :toolUse ,(car call) :phase "pre" :paths ["f.txt"]))
+      (rw-write-bytes file (cadr call))
+      (with-current-buffer buf (revert-buffer t t t))
+      (push (rw-get (funcall command "rewind.toolCall"
+                             `(:session "S" :tool "Edit" :toolUse ,(car call) :phase "post"
+                                        :paths ["f.txt"] :detail "f.txt"))
+                    "step")
+            steps))
+    (funcall command "rewind.turnEnd" '(:session "S"))
+    (nreverse steps)))
+
+(defun rw-steps-hover-p (text)
+  "Whether hover TEXT names step 1 of turn 1 (the file name markdown-escaped or not)."
+  (and (stringp text)
+       (string-match-p "Agent turn 1, step 1: Edit f\\\\?\\.txt" text)
+       (not (string-match-p "step 2" text))))
+
+(defun rw-buffer-bytes-p (buf bytes)
+  "Whether BUF's text is BYTES."
+  (with-current-buffer buf (equal (encode-coding-string (buffer-string) 'utf-8-unix) bytes)))
+
+(defun rw-steps-check-tree (name bytes)
+  "Check that the steps folder holds f.txt alone, and it is BYTES."
+  (let ((want (list (cons "f.txt" bytes))))
+    (rw-check name (rw-wait (lambda () (equal (rw-tree rw-steps-ws) want)) 10) (rw-tree rw-steps-ws))))
+
+(defun rw-steps-check-journal ()
+  "Check the steps folder's journal: one turn, its steps 1.1 and 1.2, and the latest rewind,
+the revert of step 1.1, applied and undone."
+  (let* ((log (json-parse-string (rw-cli-in rw-steps-ws "--json" "log")))
+         (turns (append (gethash "turns" log) nil))
+         (steps (mapcar (lambda (s) (gethash "target" s)) (append (gethash "steps" (car turns)) nil)))
+         (r (car (last (append (gethash "rewinds" log) nil)))))
+    (rw-check "the journal lists the one turn with steps 1.1 and 1.2 (the revert, the undo, the echoes and saves added no turn)"
+              (and (= (length turns) 1) (equal steps '("1.1" "1.2"))) (rw-cli-in rw-steps-ws "log"))
+    (rw-check "the journal records the revert of step 1.1, applied, then undone"
+              (and r (equal (gethash "target" r) "1.1") (equal (gethash "mode" r) "revert")
+                   (eq (gethash "applied" r) t) (eq (gethash "undone" r) t))
+              r)))
 
 (defvar rw-warnings nil "Warnings and unknown-message complaints seen during the suite.")
 

@@ -3,7 +3,10 @@
 ;; With the snippet of lsp/README.md: open files, preview a rewind (`rewind.preview' through
 ;; `workspace/executeCommand'), revert one hunk through the code action "Revert this hunk to
 ;; before turn 1", rewind the whole turn, undo; save as a person would and compare the files
-;; byte for byte. lsp-mode sends didChange as it edits and applies creates and deletes itself
+;; byte for byte. Then steps, in a second folder with its own server: a turn of two Edit calls
+;; reported with `rewind.toolCall', hover (`lsp-describe-thing-at-point') on step 1's line, the
+;; code action "Revert step 1 of turn 1 here (Edit f.txt)", undo.
+;; lsp-mode sends didChange as it edits and applies creates and deletes itself
 ;; (resourceOperations). No warning may appear: rewind-lsp sends its custom notification
 ;; `rewind/didChange' only to clients that ask for it, and lsp-mode warns "Unknown
 ;; notification" for one it has no handler for.
@@ -123,6 +126,52 @@
     (rw-save-all)
     (rw-check-tree "undo brings back the state before the rewind byte for byte" "hunk")))
 
+(defun rw-steps-command (name args)
+  "Run server command NAME with ARGS (a plist) through the steps folder's server."
+  (with-current-buffer (find-file-noselect (expand-file-name "f.txt" rw-steps-ws))
+    (lsp-request "workspace/executeCommand" (list :command name :arguments (vector args)))))
+
+(rw-section "steps"
+  (let ((buf (find-file-noselect (expand-file-name "f.txt" (rw-steps-make-workspace)))))
+    (lsp-workspace-folders-add (directory-file-name rw-steps-ws))
+    (with-current-buffer buf (lsp))
+    (rw-check "lsp-mode starts a second rewind-lsp for the steps folder, managing f.txt"
+              (rw-wait (lambda () (and (rw-ready-p buf)
+                                       (not (equal (with-current-buffer buf (lsp-workspaces))
+                                                   (with-current-buffer (rw-visit "a.txt") (lsp-workspaces))))))
+                       30))
+    (let ((steps (rw-steps-record #'rw-steps-command buf)))
+      (rw-check "rewind.toolCall through lsp-mode records the turn's two Edit calls as steps 1 and 2"
+                (equal steps '(1 2)) steps))
+    (rw-check "the buffer shows both edits (reverted from disk)" (rw-buffer-bytes-p buf rw-steps-end)
+              (with-current-buffer buf (buffer-string)))
+    (with-current-buffer buf
+      (goto-char (point-min))           ; line 1, step 1's
+      (lsp-describe-thing-at-point)
+      (let ((info (with-current-buffer (get-buffer-create "*lsp-help*") (buffer-string))))
+        (rw-check "hover on step 1's line names it: \"Agent turn 1, step 1: Edit f.txt\""
+                  (rw-steps-hover-p info) info))
+      (let* ((actions (lsp-code-actions-at-point))
+             (titles (mapcar (lambda (a) (rw-get a "title")) actions))
+             (step (cl-find "Revert step 1 of turn 1 here (Edit f.txt)" actions
+                            :key (lambda (a) (rw-get a "title")) :test #'equal)))
+        (rw-check "code actions on step 1's line offer \"Revert step 1 of turn 1 here (Edit f.txt)\"" step titles)
+        (when step (lsp-execute-code-action step)))
+      (rw-check "the buffer: step 1's line is back, step 2's line stays, byte for byte"
+                (rw-wait (lambda () (rw-buffer-bytes-p buf rw-steps-reverted)) 10) (buffer-string))
+      (rw-settle 1)
+      (rw-save-all)
+      (rw-steps-check-tree "after saving, f.txt on disk is a, b, C byte for byte" rw-steps-reverted))
+    (let ((result (rw-steps-command "rewind.undo" '())))
+      (rw-check "rewind.undo through lsp-mode reports applied" (eq (rw-get result "applied") t) result)
+      (rw-check "the buffer holds both steps' lines again"
+                (rw-wait (lambda () (rw-buffer-bytes-p buf rw-steps-end)) 10)
+                (with-current-buffer buf (buffer-string)))
+      (rw-settle 1)
+      (rw-save-all)
+      (rw-steps-check-tree "after saving, f.txt on disk is the end of the turn byte for byte" rw-steps-end))
+    (rw-steps-check-journal)))
+
 (rw-section "journal"
   (rw-check-turns "the rewinds, the undo, lsp-mode's echoes and saves recorded no turn (still 1)" 1)
   ;; A journal change from outside (another process) while lsp-mode is connected.
@@ -130,6 +179,9 @@
   (rw-settle 2)
   (rw-check "no warnings in Emacs (no \"Unknown notification: rewind/didChange\")" (null rw-warnings) rw-warnings))
 
+(when rw-steps-ws
+  (ignore-errors (with-current-buffer (find-file-noselect (expand-file-name "f.txt" rw-steps-ws))
+                   (lsp-workspace-shutdown (car (lsp-workspaces))))))
 (ignore-errors (with-current-buffer (rw-visit "a.txt") (lsp-workspace-shutdown (car (lsp-workspaces)))))
 (rw-summary)
 (kill-emacs (if (> rw-failed 0) 1 0))

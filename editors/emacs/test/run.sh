@@ -6,7 +6,10 @@
 #   editors/emacs/test/run.sh [eglot|lsp-mode]...
 #
 # Per client: a fresh workspace with one agent turn made through the command line, then the
-# suite drives a preview, a hunk revert, a rewind and an undo, and checks files byte for byte.
+# suite drives a preview, a hunk revert, a rewind and an undo, and checks files byte for byte;
+# then, in a second folder it makes itself, it reports a turn of two Edit calls over LSP
+# (rewind.toolCall), hovers step 1's line, reverts step 1 alone through its code action and
+# undoes that.
 # The last line is "N passed, N failed[, N skipped]"; the exit status is non-zero on a failure.
 #
 # env: REWIND_LSP_BIN (test this server binary instead of building one),
