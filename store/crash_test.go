@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -50,6 +51,30 @@ func crashWriter(dir string) {
 	}
 }
 
+// startWriter starts writer k of the crash test on dir and returns it
+// with its output. A start that fails is tried again, twice: under wine on
+// a loaded machine, creating a process now and then fails ("fork/exec …:
+// Internal error."), which says nothing about the store.
+func startWriter(t *testing.T, dir string, k int) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	for try := 1; ; try++ {
+		c := exec.Command(os.Args[0], "-test.run=^$")
+		c.Env = append(os.Environ(), "STORE_CRASH_WRITER="+dir, fmt.Sprint("STORE_CRASH_SEED=", k))
+		out, err := c.StdoutPipe()
+		if err == nil {
+			err = c.Start()
+		}
+		if err == nil {
+			return c, out
+		}
+		if try == 3 {
+			t.Fatalf("start writer %d: %v", k, err)
+		}
+		t.Logf("start writer %d, try %d: %v; trying again", k, try, err)
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func crashContent(seed, i, n int) []byte {
 	return []byte(fmt.Sprintf("writer %d object %d %s", seed, i, strings.Repeat("x", n)))
 }
@@ -77,22 +102,18 @@ func TestCrashDuringPackWrite(t *testing.T) {
 	afterSync := 0 // kills that landed after the writer's first sync
 	r := rand.New(rand.NewSource(2))
 	for k := 0; k < kills; k++ {
-		c := exec.Command(os.Args[0], "-test.run=^$")
-		c.Env = append(os.Environ(), "STORE_CRASH_WRITER="+dir, fmt.Sprint("STORE_CRASH_SEED=", k))
-		out, _ := c.StdoutPipe()
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
+		c, out := startWriter(t, dir, k)
 		last := make(chan int, 1)
 		firstSync, ended := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(ended)
-			n := 0
+			n, seen := 0, false
 			sc := bufio.NewScanner(out)
 			for sc.Scan() {
 				f := strings.Fields(sc.Text())
 				if len(f) == 2 && f[0] == "synced" {
-					if n == 0 {
+					if !seen {
+						seen = true
 						close(firstSync)
 					}
 					n, _ = strconv.Atoi(f[1])
