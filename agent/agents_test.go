@@ -178,6 +178,46 @@ func TestForkGemini(t *testing.T) {
 	}
 }
 
+// A Gemini CLI session whose file is gone: when no other file of the
+// chats folder holds the session (Gemini CLI deleted them all), the fork
+// is refused with that reason; when another file of the session is still
+// there, the refusal only says the recorded file is missing. Nothing is
+// written either way.
+func TestForkGeminiSessionGone(t *testing.T) {
+	src, _ := filepath.Glob(filepath.Join("testdata", "gemini", "session-*.jsonl"))
+	if len(src) != 1 {
+		t.Fatalf("fixture: %v", src)
+	}
+	orig, _ := os.ReadFile(src[0])
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(src[0]))
+	os.WriteFile(path, orig, 0o600)
+	p, err := readPoint(path, geminiID)
+	if err != nil || p.Bytes == 0 {
+		t.Fatalf("point %+v %v", p, err)
+	}
+	header := orig[:bytes.IndexByte(orig, '\n')+1]
+	id := topString(header[:len(header)-1], "sessionId")
+	// Another session's file stays: it is no file of this one.
+	other := strings.Replace(string(header), id, "0123abcd-0000-4000-8000-000000000000", 1)
+	os.WriteFile(filepath.Join(dir, "session-2026-11-24T20-38-0123abcd.jsonl"), []byte(other), 0o600)
+	os.Remove(path)
+	req := ForkRequest{Session: id, Transcript: path, Point: p, End: true, Prompt: "Write a.txt, then b.txt from the shell."}
+	var r *Refusal
+	if _, err := (gemini{}).Fork(req); !errors.As(err, &r) || !strings.Contains(r.Reason, "no longer has session "+id) {
+		t.Fatalf("fork of a session Gemini CLI deleted: %v", err)
+	}
+	// A file of the session named after a later minute (the header-only
+	// file a resume in a later minute leaves).
+	os.WriteFile(filepath.Join(dir, "session-2026-11-24T20-39-"+id[:8]+".jsonl"), header, 0o600)
+	if _, err := (gemini{}).Fork(req); !errors.As(err, &r) || strings.Contains(r.Reason, "no longer has") || !strings.Contains(r.Reason, "is missing") {
+		t.Fatalf("fork whose recorded file is gone but not the session: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("a refused fork left %d files in the folder, want the 2 there before", len(ents))
+	}
+}
+
 func geminiLastID(data []byte) string {
 	id := ""
 	for _, l := range bytes.Split(data, []byte("\n")) {

@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +27,12 @@ import (
 // A resume in a later minute starts a second, header-only file with the
 // same id, and SessionStart's transcript_path names it; BeforeAgent's
 // names the file that holds the conversation, so only that one is used.
+// Gemini CLI never renames a session's .jsonl file, but it deletes the
+// session: at its next start in another session, its cleanup takes that
+// header-only file for a broken session and removes every file of the
+// session with it (it also removes sessions older than its retention
+// period, 30 days by default). A fork of such a session is refused,
+// saying so.
 //
 // Gemini CLI 0.61 names its session to nothing it starts: its shell's
 // commands get GEMINI_CLI=1 and no session id, its MCP servers the same,
@@ -83,6 +92,12 @@ func (gemini) Fork(r ForkRequest) (*Forked, error) {
 	if r.End && r.Point.Bytes == 0 {
 		return nil, noEnd
 	}
+	if _, err := os.Lstat(r.Transcript); errors.Is(err, fs.ErrNotExist) && r.Session != "" &&
+		!geminiHolds(filepath.Dir(r.Transcript), r.Session) {
+		return nil, refusef("Gemini CLI no longer has session %s: its file %s is gone, and no other file in that folder holds the session "+
+			"(Gemini CLI deletes a session's files itself: at the start of another session once this one was resumed in a later minute "+
+			"than the one its file is named after, and when the session is older than its retention period)", r.Session, r.Transcript)
+	}
 	f, fi, err := openAt(r.Transcript, r.Point)
 	if err != nil {
 		return nil, err
@@ -133,6 +148,37 @@ func (gemini) Fork(r ForkRequest) (*Forked, error) {
 		return nil, fmt.Errorf("write forked session: %w", err)
 	}
 	return &Forked{Session: id, Transcript: filepath.Join(dir, name), Resume: "gemini --resume " + id}, nil
+}
+
+// geminiHolds reports whether a session file in dir (a chats folder) other
+// than a recorded one may still hold session id: one named as Gemini CLI
+// names the session's files (session-<minute>-<first 8 characters of
+// id>.jsonl) whose header names id. When dir cannot be read it answers
+// true: nothing is known to be gone.
+func geminiHolds(dir, id string) bool {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil || len(id) < 8 {
+		return true
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, "session-") || !strings.HasSuffix(name, "-"+id[:8]+".jsonl") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return true
+		}
+		line, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+		f.Close()
+		if topString(bytes.TrimSuffix(line, []byte("\n")), "sessionId") == id {
+			return true
+		}
+	}
+	return false
 }
 
 // geminiPromptTail is how many of lines to keep so that the turn's own

@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -50,6 +51,30 @@ func crashWriter(dir string) {
 	}
 }
 
+// startWriter starts writer k of the crash test on dir and returns it
+// with its output. A start that fails is tried again, twice: under wine on
+// a loaded machine, creating a process now and then fails ("fork/exec …:
+// Internal error."), which says nothing about the store.
+func startWriter(t *testing.T, dir string, k int) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	for try := 1; ; try++ {
+		c := exec.Command(os.Args[0], "-test.run=^$")
+		c.Env = append(os.Environ(), "STORE_CRASH_WRITER="+dir, fmt.Sprint("STORE_CRASH_SEED=", k))
+		out, err := c.StdoutPipe()
+		if err == nil {
+			err = c.Start()
+		}
+		if err == nil {
+			return c, out
+		}
+		if try == 3 {
+			t.Fatalf("start writer %d: %v", k, err)
+		}
+		t.Logf("start writer %d, try %d: %v; trying again", k, try, err)
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func crashContent(seed, i, n int) []byte {
 	return []byte(fmt.Sprintf("writer %d object %d %s", seed, i, strings.Repeat("x", n)))
 }
@@ -58,6 +83,14 @@ func crashContent(seed, i, n int) []byte {
 // they append to packs, seal them and merge them; afterwards the store
 // verifies clean (torn tails are notes, not damage), every object a
 // writer had synced reads back, and gc cleans up what the crashes left.
+//
+// Every other writer is killed at a random moment counted from its
+// start, which may fall anywhere, its start included. The others are
+// killed at a random moment counted from their first "synced" line: how
+// long a process takes to start and write its first objects depends on
+// the machine (under wine on a loaded machine, longer than any of the
+// first delays), and a kill that always lands before the first sync would
+// leave no synced object to check.
 func TestCrashDuringPackWrite(t *testing.T) {
 	dir := t.TempDir()
 	kills := 20
@@ -66,21 +99,23 @@ func TestCrashDuringPackWrite(t *testing.T) {
 	}
 	type synced struct{ seed, n int }
 	var done []synced
+	afterSync := 0 // kills that landed after the writer's first sync
 	r := rand.New(rand.NewSource(2))
 	for k := 0; k < kills; k++ {
-		c := exec.Command(os.Args[0], "-test.run=^$")
-		c.Env = append(os.Environ(), "STORE_CRASH_WRITER="+dir, fmt.Sprint("STORE_CRASH_SEED=", k))
-		out, _ := c.StdoutPipe()
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
+		c, out := startWriter(t, dir, k)
 		last := make(chan int, 1)
+		firstSync, ended := make(chan struct{}), make(chan struct{})
 		go func() {
-			n := 0
+			defer close(ended)
+			n, seen := 0, false
 			sc := bufio.NewScanner(out)
 			for sc.Scan() {
 				f := strings.Fields(sc.Text())
 				if len(f) == 2 && f[0] == "synced" {
+					if !seen {
+						seen = true
+						close(firstSync)
+					}
 					n, _ = strconv.Atoi(f[1])
 				} else {
 					t.Errorf("writer: %s", sc.Text())
@@ -88,11 +123,24 @@ func TestCrashDuringPackWrite(t *testing.T) {
 			}
 			last <- n
 		}()
-		time.Sleep(time.Duration(10+r.Intn(120)) * time.Millisecond)
+		delay := time.Duration(10+r.Intn(120)) * time.Millisecond
+		if k%2 == 1 {
+			delay = time.Duration(r.Intn(120)) * time.Millisecond
+			select {
+			case <-firstSync:
+			case <-ended: // it stopped by itself, and said why
+			case <-time.After(time.Minute):
+				t.Errorf("writer %d synced nothing in a minute", k)
+			}
+		}
+		time.Sleep(delay)
 		c.Process.Signal(syscall.SIGKILL)
 		n := <-last
 		c.Wait()
 		done = append(done, synced{k, n})
+		if n > 0 {
+			afterSync++
+		}
 	}
 	unsealed := 0
 	for _, p := range packFiles(t, dir) {
@@ -108,7 +156,11 @@ func TestCrashDuringPackWrite(t *testing.T) {
 	if len(rep.Problems) > 0 {
 		t.Fatalf("damage after kills: %+v", rep.Problems)
 	}
-	t.Logf("%d objects, %d packs left unsealed by a kill, notes: %q", rep.Objects, unsealed, rep.Notes)
+	t.Logf("%d objects, %d of %d kills after a sync, %d packs left unsealed by a kill, notes: %q",
+		rep.Objects, afterSync, kills, unsealed, rep.Notes)
+	if afterSync < kills/2 {
+		t.Fatalf("only %d of %d kills landed after a sync", afterSync, kills)
+	}
 	check := func(o *Objects) {
 		total := 0
 		for _, s := range done {

@@ -16,8 +16,9 @@ type Options struct {
 	// store): Take writes a file there and waits for its event, so every
 	// change made before Take is in what it returns.
 	SentinelDir string
-	// Log receives one line when watching falls back to rescans, and
-	// errors of the notification source.
+	// Log receives one line when watching falls back to rescans (after Mode
+	// already says "poll": PollReason has the reason at once, the line may
+	// come later), and errors of the notification source.
 	Log func(msg string)
 	// OnBatch, when set, receives every batch as it arrives (after it was
 	// added to the changes Take returns); full means the changed paths are

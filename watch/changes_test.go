@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,26 +59,36 @@ func TestChangesSinceTake(t *testing.T) {
 
 // TestChangesBatchesAndPolling: batches reach OnBatch as they arrive;
 // past the watch limit the changes fall back to rescans (every Take is a
-// full walk) and Log says why.
+// full walk), PollReason says why as soon as Mode says "poll", and Log
+// says so too. The log line is slow here (100 ms, as on a loaded machine
+// or behind a busy editor connection): the fallback takes effect without
+// waiting for it, so it may arrive after Mode already says "poll".
 func TestChangesBatchesAndPolling(t *testing.T) {
 	root := t.TempDir()
 	var batches atomic.Int32
 	var logged atomic.Value
 	c := Watch(root, Options{MaxWatches: 1, PollInterval: 50 * time.Millisecond,
 		OnBatch: func([]string, bool) { batches.Add(1) },
-		Log:     func(msg string) { logged.Store(msg) }})
+		Log: func(msg string) {
+			time.Sleep(100 * time.Millisecond)
+			logged.Store(msg)
+		}})
 	defer c.Close()
 	c.Take()
 	os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644)
 	eventually(t, "a batch", func() bool { return batches.Load() > 0 })
 	os.MkdirAll(filepath.Join(root, "sub"), 0o755) // a second folder: past the limit
 	eventually(t, "polling", func() bool { return c.Mode() == "poll" })
-	if msg, _ := logged.Load().(string); msg == "" {
-		t.Fatal("the fallback to rescans was not logged")
+	if why := c.PollReason(); !strings.Contains(why, "too many folders") {
+		t.Fatalf("Mode says poll, PollReason %q: want why", why)
 	}
 	if _, full := c.Take(); !full {
 		t.Fatal("a Take while polling did not ask for a full walk")
 	}
+	eventually(t, "the fallback to rescans logged", func() bool {
+		msg, _ := logged.Load().(string)
+		return strings.Contains(msg, "rescanning") && strings.Contains(msg, "too many folders")
+	})
 }
 
 // TestFileReportsChanges: File calls back once per change of the file,

@@ -30,7 +30,9 @@ type TreeOptions struct {
 	// folders). full is true when the changed paths are unknown (polling,
 	// or the kernel dropped events): the receiver must compare a full walk.
 	OnChange func(paths []string, full bool)
-	// Log receives one line when the watcher falls back to polling.
+	// Log receives one line when the watcher falls back to polling. It is
+	// called after Mode already says "poll" (the fallback never waits for a
+	// log line); PollReason has the reason from that moment on.
 	Log func(msg string)
 	// SentinelDir is a folder outside the root that the watcher may write
 	// (the store): Settle writes a file there and waits for its event.
@@ -384,7 +386,11 @@ func (w *Tree) deliver() {
 	w.opts.OnChange(paths, full)
 }
 
-// poll falls back to periodic rescans, saying why once.
+// poll falls back to periodic rescans, saying why once. The mode and its
+// reason change together under the lock, at once: from then on the
+// watches no longer cover the root, so a Take must walk it, even while the
+// log line (which goes to the editor and may be slow) is still on its way.
+// The line is written outside the lock, after the mode changed.
 func (w *Tree) poll(why error) {
 	w.mu.Lock()
 	if w.mode == "poll" || w.closed {

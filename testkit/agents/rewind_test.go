@@ -37,6 +37,14 @@ const notice = "rewind-lsp: since your last prompt"
 // conversation; the original session's next prompt carries the notice and
 // the one after does not; the fork, resumed with a new prompt, sends the
 // model only the first exchange; every hook answers within 5 s.
+//
+// Gemini CLI deletes a session once it was resumed in a later minute than
+// the one its file is named after and another session starts (see
+// geminiResumedLater). Every Gemini run here is made one whose resumes
+// crossed a minute, as a slow run's do, so the first session is gone as
+// soon as a fork is resumed: both conversation rewinds of the first
+// session are made before that, and one made after is refused, saying
+// the session is gone.
 func TestRewindRealAgents(t *testing.T) {
 	for _, k := range All {
 		t.Run(string(k), func(t *testing.T) { rewindAgent(t, k) })
@@ -80,6 +88,9 @@ func rewindAgent(t *testing.T, k Kind) {
 	if *update {
 		saveThreePrompts(t, e, ws, filepath.Join(e.Dir(), "store"), s)
 	}
+	if k == Gemini {
+		geminiResumedLater(t, e, s)
+	}
 
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log")
@@ -111,7 +122,7 @@ func rewindAgent(t *testing.T, k Kind) {
 	t.Logf("fork: %s (%s)", conv.Resume, conv.Transcript)
 
 	// The original session, next: told once of the rewind, in its own
-	// channel; then not again. (Before the fork runs: Gemini CLI deletes a
+	// channel; then not again. (Before a fork runs: Gemini CLI deletes a
 	// session resumed in a later minute when another one starts.)
 	e.Resume(ws, s, p[5])
 	e.Resume(ws, s, p[6])
@@ -133,6 +144,14 @@ func rewindAgent(t *testing.T, k Kind) {
 		t.Errorf("the notice reached the model again with the sixth prompt")
 	}
 
+	// The conversation at turn 1's end, forked while the first session is
+	// still there (resumed below).
+	var rw1 commands.RewindResult
+	e.cli(t, ws, cli, &rw1, "rewind", "turn:1:end", "--mode", "conversation")
+	if c := rw1.Conversation; c == nil || c.Session == "" {
+		t.Fatalf("rewind turn:1:end --mode conversation forked nothing: %+v", c)
+	}
+
 	// The fork, resumed: the model gets the first exchange and nothing after.
 	e.Resume(ws, conv.Session, p[4])
 	q := last(model.For(p[4]))
@@ -145,11 +164,6 @@ func rewindAgent(t *testing.T, k Kind) {
 
 	// The conversation at turn 1's end, resumed: the first exchange
 	// whole, its answer included, and nothing after.
-	var rw1 commands.RewindResult
-	e.cli(t, ws, cli, &rw1, "rewind", "turn:1:end", "--mode", "conversation")
-	if c := rw1.Conversation; c == nil || c.Session == "" {
-		t.Fatalf("rewind turn:1:end --mode conversation forked nothing: %+v", c)
-	}
 	e.Resume(ws, rw1.Conversation.Session, p[7])
 	q = last(model.For(p[7]))
 	answered := q != nil && slices.ContainsFunc(q.Messages, func(m fakemodel.Message) bool {
@@ -165,12 +179,86 @@ func rewindAgent(t *testing.T, k Kind) {
 		t.Errorf("the fork at turn 1's end, resumed, did not send the model the first exchange with its answer:\n%s", strings.Join(sent, "\n"))
 	}
 
+	// Two other sessions started since the first one was resumed "in a
+	// later minute": Gemini CLI deleted it (its cleanup runs unawaited at
+	// each start, so one start alone might exit before it is done). A
+	// conversation rewind to one of its turns now says so.
+	if k == Gemini {
+		if left := geminiFiles(t, e, s); len(left) > 0 {
+			t.Fatalf("Gemini CLI kept the first session's files %v after other sessions started: this run did not take the path of a slow one", left)
+		}
+		var gone commands.RewindResult
+		e.cli(t, ws, cli, &gone, "rewind", "turn:1:end", "--mode", "conversation")
+		if c := gone.Conversation; c == nil || c.Session != "" || !strings.Contains(c.Reason, "no longer has session "+s) {
+			t.Errorf("a conversation rewind into the deleted session: %+v", c)
+		}
+	}
+
 	for _, h := range e.HookRuns() {
 		if h.Exit != 0 || h.Took() > 5*time.Second {
 			t.Errorf("hook %s: exit %d after %v\n%s", h.Event(), h.Exit, h.Took(), h.Stderr)
 		}
 	}
 	logHookTimes(t, e.HookRuns())
+}
+
+// geminiResumedLater leaves in the chats folder of Gemini CLI's session
+// what the CLI itself leaves there when it resumes the session in a later
+// minute than the one the session's file is named after: a second file of
+// the session, named after the later minute, that holds only a header and
+// the session context (the CLI starts it before it loads the session, then
+// writes to the session's own file). At its next start in another session
+// the CLI takes that file for a broken session and deletes every file of
+// the session. A run whose resumes cross a minute does this by itself; the
+// file made here makes every run one of those.
+func geminiResumedLater(t *testing.T, e *Env, session string) {
+	t.Helper()
+	file := ""
+	for _, h := range e.HookRuns() {
+		if h.Event() == "BeforeAgent" && sessionField(h) == session {
+			file = h.Field("transcript_path") // the session's own file (SessionStart's may be another)
+		}
+	}
+	stamp, ok := strings.CutPrefix(filepath.Base(file), "session-")
+	var minute time.Time
+	var err error
+	if ok && len(stamp) > 16 {
+		minute, err = time.Parse("2006-01-02T15-04", stamp[:16])
+	}
+	if !ok || len(stamp) <= 16 || err != nil {
+		t.Fatalf("Gemini CLI's session file %q is not named session-<minute>-<id>.jsonl", file)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header and the session context: the file's first two lines.
+	lines := strings.SplitAfterN(string(data), "\n", 3)
+	if len(lines) < 3 || !strings.Contains(lines[0], `"sessionId":"`+session+`"`) || !strings.Contains(lines[1], "<session_context>") {
+		t.Fatalf("Gemini CLI's session file %s does not begin with a header and the session context:\n%.400s", file, data)
+	}
+	later := filepath.Join(filepath.Dir(file), "session-"+minute.Add(time.Minute).Format("2006-01-02T15-04")+"-"+session[:8]+".jsonl")
+	f, err := os.OpenFile(later, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = f.WriteString(lines[0] + lines[1])
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// geminiFiles lists the files of Gemini CLI's chats folders named after
+// session (its first 8 characters).
+func geminiFiles(t *testing.T, e *Env, session string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*-"+session[:8]+".json*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // command is the agent's command, as its resume commands begin.
