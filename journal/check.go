@@ -33,9 +33,7 @@ func (j *Journal) CheckView() (problems, notes []string, err error) {
 	}
 	rebuild := func() {
 		os.Remove(j.manifestPath())
-		j.vmu.Lock()
-		j.st, j.hist = nil, nil
-		j.vmu.Unlock()
+		j.Close() // what it holds of the old view: read afresh below
 		if _, err := j.History(); err == nil {
 			j.vmu.Lock()
 			if unlock := j.lockView(0); unlock != nil {
@@ -65,6 +63,7 @@ func (j *Journal) CheckView() (problems, notes []string, err error) {
 	}
 	defer os.RemoveAll(tmp)
 	fresh := &Journal{path: j.path, lockPath: j.lockPath, sem: make(chan struct{}, 1), viewPath: tmp}
+	defer fresh.Close() // before its folder is removed
 	fresh.vmu.Lock()
 	if nf, err := osfile.Open(j.path); err == nil {
 		id, _ := osfile.Identity(nf)

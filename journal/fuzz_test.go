@@ -49,7 +49,7 @@ func FuzzJournal(f *testing.F) {
 		// any parent links; its branch holds each entry once.
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "journal"), data, 0o600)
-		h, err := Open(dir).History()
+		h, err := openT(t, dir).History()
 		if err != nil {
 			t.Fatal(err)
 		}

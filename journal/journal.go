@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/segfile"
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
@@ -47,6 +48,10 @@ type Journal struct {
 	manifestStamp string // size and time of the manifest last read or written
 	gen           string
 	viewPath      string // the view's folder, when not the store's view/ (CheckView)
+
+	// The view's segment files this process holds open (viewstore.go).
+	segMu   sync.Mutex
+	segOpen map[*segfile.File]struct{}
 }
 
 // Open opens the journal in store folder dir.

@@ -63,13 +63,13 @@ func labels(t *testing.T, j *Journal) string {
 // replaced by another file (a restored copy) is read again whole.
 func TestAppendAndRead(t *testing.T) {
 	dir := t.TempDir()
-	j := Open(dir)
+	j := openT(t, dir)
 	appendEntries(t, j, &Entry{Kind: KindCheckpoint, Label: "a"})
 	appendEntries(t, j, &Entry{Kind: KindCheckpoint, Label: "b"}, &Entry{Kind: KindCheckpoint, Label: "c"})
 	if got := labels(t, j); got != "a b c" {
 		t.Fatalf("read %q", got)
 	}
-	other := Open(dir)
+	other := openT(t, dir)
 	appendEntries(t, other, &Entry{Kind: KindCheckpoint, Label: "d"})
 	if got := labels(t, j); got != "a b c d" {
 		t.Fatalf("after another's append: %q", got)
@@ -96,7 +96,7 @@ func TestAppendAndRead(t *testing.T) {
 // file stays readable; when that process dies, the lock is free.
 func TestLockHeldByAnotherProcess(t *testing.T) {
 	dir := t.TempDir()
-	j := Open(dir)
+	j := openT(t, dir)
 	appendEntries(t, j, &Entry{Kind: KindCheckpoint, Label: "a"})
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "JOURNAL_HOLD="+dir)
@@ -134,7 +134,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 // when no append is running (a shared lock behind the appenders).
 func TestReadAllWaitsForAppend(t *testing.T) {
 	dir := t.TempDir()
-	j := Open(dir)
+	j := openT(t, dir)
 	appendEntries(t, j, &Entry{Kind: KindCheckpoint, Label: "a"})
 	f, _ := os.OpenFile(j.Path(), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`4f2a11c0 {"id":"torn`)
@@ -157,4 +157,12 @@ func TestReadAllWaitsForAppend(t *testing.T) {
 	if bad := <-done; len(bad) != 1 || !errors.Is(bad[0].Err, ErrTornLine) {
 		t.Fatalf("after the append ended: %v", bad)
 	}
+}
+
+// openT opens the journal in dir for test t, and lets go of its files
+// when t ends (so that t's folder can be removed on Windows too).
+func openT(t testing.TB, dir string) *Journal {
+	j := Open(dir)
+	t.Cleanup(func() { j.Close() })
+	return j
 }

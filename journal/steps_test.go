@@ -16,7 +16,7 @@ import (
 func TestStepsOfInterleavedTurns(t *testing.T) {
 	lowThresholds(t)
 	dir := t.TempDir()
-	j := Open(dir)
+	j := openT(t, dir)
 	snap := func(s string) Snap { return SnapOf(store.Sum([]byte(s))) }
 	a := NewTurnStart("", 1, "A", "hook", snap("a0"))
 	appendRead(t, j, a)
@@ -70,7 +70,7 @@ func TestStepsOfInterleavedTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(h, "this process")
-	h, err = Open(dir).History()
+	h, err = openT(t, dir).History()
 	if err != nil {
 		t.Fatal(err)
 	}

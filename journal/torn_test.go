@@ -43,7 +43,7 @@ func TestTornTailSetAside(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			j := Open(dir)
+			j := openT(t, dir)
 			appendKinds(t, j, "checkpoint", "checkpoint", "checkpoint")
 			data, _ := os.ReadFile(j.Path())
 			lines := bytes.SplitAfter(data, []byte{'\n'})
@@ -94,7 +94,7 @@ func TestTornTailSetAside(t *testing.T) {
 // the person to act on.
 func TestDamageBeforeTheTailStays(t *testing.T) {
 	dir := t.TempDir()
-	j := Open(dir)
+	j := openT(t, dir)
 	appendKinds(t, j, "checkpoint", "checkpoint", "checkpoint")
 	data, _ := os.ReadFile(j.Path())
 	damaged := strings.Replace(string(data), `"checkpoint"`, `"checkpoinX"`, 1) + "torn"

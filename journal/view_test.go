@@ -17,7 +17,7 @@ import (
 // historyOf writes ents to a new journal and reads its history.
 func historyOf(t testing.TB, ents []*Entry) *History {
 	t.Helper()
-	j := Open(t.TempDir())
+	j := openT(t, t.TempDir())
 	if len(ents) > 0 {
 		appendEntries(t, j, cloneEntries(ents)...)
 	}
@@ -194,7 +194,7 @@ func TestViewAgreesWithTheOldHistory(t *testing.T) {
 			continue
 		}
 		dir := t.TempDir()
-		j := Open(dir)
+		j := openT(t, dir)
 		for k := 0; k < len(ents); {
 			step := 1 + r.Intn(4)
 			if k+step > len(ents) {
@@ -211,7 +211,7 @@ func TestViewAgreesWithTheOldHistory(t *testing.T) {
 				t.Fatalf("seed %d, %d entries: %s", seed, k, firstDiff(got, want))
 			}
 			if r.Intn(5) == 0 {
-				h2, err := Open(dir).History()
+				h2, err := openT(t, dir).History()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -233,11 +233,10 @@ func TestViewFilesDamaged(t *testing.T) {
 	want := describeOracle(oNewHistory(ents), ents)
 	damage := map[string]func(path string){
 		"removed": func(p string) { os.Remove(p) },
-		"cut":     func(p string) { fi, _ := os.Stat(p); os.Truncate(p, fi.Size()/2) },
+		"cut":     func(p string) { os.Truncate(p, size(p)/2) },
 		"emptied": func(p string) { os.WriteFile(p, nil, 0o600) },
 		"garbage": func(p string) {
-			fi, _ := os.Stat(p)
-			os.WriteFile(p, []byte(strings.Repeat("x", int(fi.Size()))), 0o600)
+			os.WriteFile(p, []byte(strings.Repeat("x", int(size(p)))), 0o600)
 		},
 		"one byte": func(p string) {
 			if b, _ := os.ReadFile(p); len(b) > 0 {
@@ -245,16 +244,17 @@ func TestViewFilesDamaged(t *testing.T) {
 				os.WriteFile(p, b, 0o600)
 			}
 		},
-		"truncated": func(p string) { fi, _ := os.Stat(p); os.Truncate(p, max(fi.Size()-1, 0)) },
+		"truncated": func(p string) { os.Truncate(p, max(size(p)-1, 0)) },
 	}
 	for how, do := range damage {
 		for _, which := range []string{"manifest", "segment", "every file"} {
 			t.Run(how+" "+which, func(t *testing.T) {
 				dir := t.TempDir()
-				j := Open(dir)
+				j := openT(t, dir)
 				for k := 0; k < len(ents); k += 7 {
 					appendRead(t, j, cloneEntries(ents[k:min(k+7, len(ents))])...)
 				}
+				j.Close() // the damage is another process's: nothing holds the files
 				files, _ := filepath.Glob(filepath.Join(dir, "view", "*"))
 				var segs []string
 				for _, f := range files {
@@ -276,7 +276,7 @@ func TestViewFilesDamaged(t *testing.T) {
 					}
 				}
 				for round := 0; round < 2; round++ {
-					h, err := Open(dir).History()
+					h, err := openT(t, dir).History()
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -289,13 +289,21 @@ func TestViewFilesDamaged(t *testing.T) {
 	}
 }
 
+// size is the size of file p (0 when it cannot be read).
+func size(p string) int64 {
+	if fi, err := os.Stat(p); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
 // TestHistoryConcurrent: histories of one journal are read while it is
 // appended to (a server's tracker and its commands share them).
 func TestHistoryConcurrent(t *testing.T) {
 	lowThresholds(t)
 	r := rand.New(rand.NewSource(7))
 	ents := randomJournal(r, 400, false)
-	j := Open(t.TempDir())
+	j := openT(t, t.TempDir())
 	appendEntries(t, j, cloneEntries(ents[:100])...)
 	h, _ := j.History()
 	var wg sync.WaitGroup
@@ -354,13 +362,15 @@ func TestCheckView(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	ents := randomJournal(r, 200, false)
 	dir := t.TempDir()
-	j := Open(dir)
+	j := openT(t, dir)
 	for k := 0; k < len(ents); k += 9 {
 		appendRead(t, j, cloneEntries(ents[k:min(k+9, len(ents))])...)
 	}
 	check := func(what string, wantProblems, wantNotes int) {
 		t.Helper()
-		p, n, err := Open(dir).CheckView()
+		cj := Open(dir)
+		p, n, err := cj.CheckView()
+		cj.Close() // as fsck's process ends: the test damages the files next
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,6 +378,7 @@ func TestCheckView(t *testing.T) {
 			t.Fatalf("%s: problems %q, notes %q", what, p, n)
 		}
 	}
+	j.Close()
 	check("a whole view", 0, 0)
 	segs, _ := filepath.Glob(filepath.Join(dir, "view", "seg-*"))
 	if len(segs) == 0 {
@@ -388,7 +399,7 @@ func TestCheckView(t *testing.T) {
 	forgeRecord(t, filepath.Join(dir, "view", m.Segments[0].File), func(r *record) { r.turn += 7 })
 	check("a forged record", 1, 0)
 	check("after it was built again", 0, 0)
-	h, err := Open(dir).History()
+	h, err := openT(t, dir).History()
 	if err != nil {
 		t.Fatal(err)
 	}

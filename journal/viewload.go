@@ -243,7 +243,7 @@ func (j *Journal) readView(f *os.File, size int64) (*manifest, []*segment, strin
 			closeSegs(segs)
 			return nil, nil, ""
 		}
-		segs = append(segs, newSegment(sf, si.File, si.Lo, si.Hi))
+		segs = append(segs, newSegment(j, sf, si.File, si.Lo, si.Hi))
 		next = si.Hi
 	}
 	if next != m.State.N {
@@ -254,6 +254,28 @@ func (j *Journal) readView(f *os.File, size int64) (*manifest, []*segment, strin
 		segs = []*segment{}
 	}
 	return m, segs, stamp(fi)
+}
+
+// Close lets go of the files this process holds open to read the journal
+// and its view. Histories read before must not be used after it; the next
+// History opens the files again. A process that ends need not call it;
+// one that is about to remove the store must (Windows keeps the name of a
+// file open anywhere until it is closed).
+func (j *Journal) Close() error {
+	j.vmu.Lock()
+	defer j.vmu.Unlock()
+	j.segMu.Lock()
+	for f := range j.segOpen {
+		f.Close()
+	}
+	j.segOpen = nil
+	j.segMu.Unlock()
+	var err error
+	if j.st != nil && j.st.jf != nil {
+		err = j.st.jf.Close()
+	}
+	j.st, j.hist = nil, nil
+	return err
 }
 
 func closeSegs(segs []*segment) {
@@ -577,15 +599,15 @@ func (j *Journal) writeMem(m *memtable, lo, hi pos) (*segment, error) {
 	if err := w.Close(segmentMeta{Format: viewFormat, Lo: lo, Hi: hi}); err != nil {
 		return nil, err
 	}
-	return openSegment(j.segPath(name), name, lo, hi)
+	return j.openSegment(j.segPath(name), name, lo, hi)
 }
 
-func openSegment(path, name string, lo, hi pos) (*segment, error) {
+func (j *Journal) openSegment(path, name string, lo, hi pos) (*segment, error) {
 	f, err := segfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return newSegment(f, name, lo, hi), nil
+	return newSegment(j, f, name, lo, hi), nil
 }
 
 // merge writes segments a and b (a just before b) as one.
@@ -630,7 +652,7 @@ func (j *Journal) merge(a, b *segment) (*segment, error) {
 	if err := w.Close(segmentMeta{Format: viewFormat, Lo: a.lo, Hi: b.hi}); err != nil {
 		return nil, err
 	}
-	return openSegment(j.segPath(name), name, a.lo, b.hi)
+	return j.openSegment(j.segPath(name), name, a.lo, b.hi)
 }
 
 // sectionBytes is every record of a section, one after another.

@@ -26,12 +26,26 @@ type segment struct {
 	lo, hi pos
 }
 
-// newSegment wraps an open segment file; the file is closed once no
-// history holds the segment any more (a merged one stays readable to the
-// histories made before the merge).
-func newSegment(f *segfile.File, name string, lo, hi pos) *segment {
+// newSegment wraps an open segment file of j's view; the file is closed
+// once no history holds the segment any more (a merged one stays readable
+// to the histories made before the merge), or by j.Close.
+func newSegment(j *Journal, f *segfile.File, name string, lo, hi pos) *segment {
 	s := &segment{f: f, name: name, lo: lo, hi: hi}
-	runtime.AddCleanup(s, func(f *segfile.File) { f.Close() }, f)
+	j.segMu.Lock()
+	if j.segOpen == nil {
+		j.segOpen = map[*segfile.File]struct{}{}
+	}
+	j.segOpen[f] = struct{}{}
+	j.segMu.Unlock()
+	runtime.AddCleanup(s, func(f *segfile.File) {
+		j.segMu.Lock()
+		_, open := j.segOpen[f]
+		delete(j.segOpen, f)
+		j.segMu.Unlock()
+		if open {
+			f.Close()
+		}
+	}, f)
 	return s
 }
 
