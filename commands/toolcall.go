@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -44,6 +45,9 @@ type ToolCallResult struct {
 // ToolCall records a tool call so the session's turn end knows what its
 // tools wrote.
 func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult, error) {
+	if strings.TrimSpace(a.Tool) == "" {
+		return nil, &ArgError{Field: "tool", Msg: "is required: the tool's name (Write, Bash…)"}
+	}
 	switch journal.Phase(a.Phase) {
 	case journal.PhasePre, journal.PhasePost:
 	case "":

@@ -268,6 +268,10 @@ type ToolCall struct {
 	StepStart Snap   `json:"stepStart,omitzero"`
 }
 
+// IsBurst reports whether tool entry e is an automatic turn's burst of
+// changes (a step no agent reported: it names no tool), not a call.
+func (e *Entry) IsBurst() bool { return e.Kind == KindTool && e.Tool == "" }
+
 // AgentRewind is what a rewind with Agent set says: the agent's own rewind
 // of session Session (Claude Code's Esc Esc), noticed afterwards. The
 // conversation moved back to TargetEntry; with mode both rewind-lsp

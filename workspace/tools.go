@@ -193,6 +193,9 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	var files []string
 	pending := map[string][]*journal.Entry{} // by tool and call id; in order
 	for _, e := range h.ToolCalls(start) {
+		if e.IsBurst() {
+			continue // an automatic turn's step: no agent reported it
+		}
 		end.Attributed = true
 		key := e.Tool + "\x00" + e.ToolUse
 		if e.Phase == journal.PhasePre {

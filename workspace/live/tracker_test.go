@@ -327,4 +327,22 @@ func TestAutoTurnSteps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "second.txt")); err == nil {
 		t.Fatal("second.txt is still there after the rewind to before the second step")
 	}
+	// Its bursts are no agent's calls: the turn wrote every file that
+	// changed in it, so a revert of the whole turn takes both back.
+	if _, err := s.Undo(context.Background(), workspace.UndoRequest{}, nil, workspace.ApplyOnDisk(root)); err != nil {
+		t.Fatal(err)
+	}
+	if end := turns(t, s)[0].End; end.Attributed {
+		t.Fatalf("the automatic turn's end says an agent reported its calls: wrote %v", end.Wrote)
+	}
+	r, err := s.Revert(context.Background(), workspace.RevertRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root))
+	if err != nil || !r.Applied {
+		t.Fatalf("revert 1: %v %+v", err, r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "keep.txt")); string(got) != "before\n" {
+		t.Fatalf("keep.txt after the revert of the automatic turn: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "second.txt")); err == nil {
+		t.Fatal("second.txt is still there after the revert of the automatic turn")
+	}
 }
