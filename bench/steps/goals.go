@@ -166,6 +166,7 @@ type growthStep struct {
 	Files      int
 	NewBytes   int64 // the changed files' new content
 	Zstd       int64 // its compressed size, file by file
+	ZstdGo     int64 // the same with the store's compressor (klauspost/compress, SpeedDefault)
 	Growth     int64 // du -sb of the store after the step minus before
 	StoreAfter int64
 	// Parts is the growth of each part of the store (apparent sizes of
@@ -281,6 +282,7 @@ func (b *bench) goal3(s *server, tree string, pk *picker) error {
 				return err
 			}
 			g.Zstd += z
+			g.ZstdGo += goZstd(data)
 		}
 		if i >= 0 {
 			b.growth = append(b.growth, g)
@@ -311,9 +313,18 @@ func block(data []byte) []byte {
 
 var zenc *zstd.Encoder
 
+// goZstd is the size of data compressed by klauspost/compress at
+// SpeedDefault (its level 3, what the store uses outside a first capture),
+// without a checksum, as the store writes it.
+func goZstd(data []byte) int64 {
+	if zenc == nil {
+		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false))
+	}
+	return int64(len(zenc.EncodeAll(data, nil)))
+}
+
 // zstdSize is the size of data compressed by zstd at level 3: the C tool
-// when there is one (-zstd), else klauspost/compress at SpeedDefault (its
-// level 3).
+// when there is one (-zstd), else klauspost/compress at SpeedDefault.
 func (b *bench) zstdSize(path string, data []byte) (int64, error) {
 	if b.zstdCLI != "" {
 		out, err := exec.Command(b.zstdCLI, "-q", "-3", "-c", path).Output()
@@ -322,13 +333,7 @@ func (b *bench) zstdSize(path string, data []byte) (int64, error) {
 		}
 		return int64(len(out)), nil
 	}
-	if zenc == nil {
-		var err error
-		if zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault)); err != nil {
-			return 0, err
-		}
-	}
-	return int64(len(zenc.EncodeAll(data, nil))), nil
+	return goZstd(data), nil
 }
 
 // ---------------------------------------------------------------- goal 2
