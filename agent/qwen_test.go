@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// qwenConversation is the texts of a Qwen Code transcript's prompt and
+// model entries, in order.
+func qwenConversation(data []byte) []string {
+	var out []string
+	for _, l := range jsonLines(data) {
+		switch topString([]byte(l), "type") {
+		case "user", "assistant":
+			if i := strings.Index(l, `"parts":`); i >= 0 {
+				out = append(out, l[i:])
+			}
+		}
+	}
+	return out
+}
+
+// Qwen Code, three prompts (-p runs resumed): the fork at turn 2's start
+// is the transcript's lines before the point its prompt hook recorded, the
+// session id replaced; it holds the first exchange and nothing of prompt
+// 2. The fork at turn 2's end also holds turn 2's answer, which Qwen Code
+// wrote after its Stop hook read the transcript, and nothing of prompt 3.
+// A fork before the first prompt, or at a point the transcript no longer
+// has, is refused; the original never changes.
+func TestForkQwenThreePrompts(t *testing.T) {
+	fx := loadThree(t, Qwen)
+	dir := filepath.Join(t.TempDir(), ".qwen", "projects", "-w-project", "chats")
+	path, orig := fx.copyTo(t, fx.Turns[1].Transcript, dir)
+	tn := fx.Turns[1]
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(fk.Transcript)
+	checkCut(t, orig, got, lineIndex(t, orig, tn.StartBytes), fx.Session, fk.Session)
+	if c := qwenConversation(got); !mentions(c, fx.Turns[0].Prompt) || !mentions(c, threeAnswers[0]) || mentions(c, tn.Prompt) {
+		t.Errorf("the fork at turn 2's start holds %q", c)
+	}
+	if fk.Resume != "qwen --resume "+fk.Session || fk.Transcript != filepath.Join(dir, fk.Session+".jsonl") {
+		t.Errorf("fork %+v", fk)
+	}
+
+	if !strings.Contains(string(orig[tn.EndBytes:fx.Turns[2].StartBytes]), threeAnswers[1]) {
+		t.Logf("in this fixture, turn 2's answer was written before its Stop hook ran")
+	}
+	fk, err = qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: true, Point: ForkPoint{tn.EndBytes, tn.EndUUID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = os.ReadFile(fk.Transcript)
+	c := qwenConversation(got)
+	if !mentions(c, tn.Prompt) || !mentions(c, threeAnswers[1]) || strings.Contains(string(got), fx.Turns[2].Prompt) {
+		t.Errorf("the fork at turn 2's end holds %q", c)
+	}
+	checkCut(t, orig, got, lineIndex(t, orig, fx.Turns[2].StartBytes), fx.Session, fk.Session)
+
+	var r *Refusal
+	t0 := fx.Turns[0]
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: t0.Prompt, Point: ForkPoint{t0.StartBytes, t0.StartUUID}}); err != firstTurn {
+		t.Errorf("a fork before the first prompt: %v", err)
+	}
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes, "not-the-last-entry"}}); !errors.As(err, &r) {
+		t.Errorf("a fork at a point the transcript no longer has: %v", err)
+	}
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes + 1, tn.StartUUID}}); !errors.As(err, &r) {
+		t.Errorf("a fork at a point inside a line: %v", err)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, orig) {
+		t.Error("the original changed")
+	}
+}
+
+// A fork copies the session's file-history backups to the new session's
+// folder (Qwen Code's own /rewind in the fork restores files from them).
+func TestForkQwenCopiesBackups(t *testing.T) {
+	fx := loadThree(t, Qwen)
+	home := filepath.Join(t.TempDir(), ".qwen")
+	path, _ := fx.copyTo(t, fx.Turns[1].Transcript, filepath.Join(home, "projects", "-w-project", "chats"))
+	backups := filepath.Join(home, "file-history", fx.Session)
+	os.MkdirAll(backups, 0o700)
+	os.WriteFile(filepath.Join(backups, "1f5c0e9f855460cd@v2"), []byte("one\n"), 0o600)
+	tn := fx.Turns[1]
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(home, "file-history", fk.Session, "1f5c0e9f855460cd@v2")); err != nil || string(got) != "one\n" {
+		t.Errorf("the fork's backup: %q, %v", got, err)
+	}
+}
+
+// Qwen Code's prompt event without a prompt (it runs before each request
+// that carries tool results) opens no turn.
+func TestQwenContinuationIsNoTurn(t *testing.T) {
+	for _, c := range []struct {
+		payload string
+		kind    EventKind
+	}{
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt_id":"s########0","prompt":"do it"}`, Prompt},
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt_id":"s########0","prompt":""}`, Ignored},
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt_id":"s########0"}`, Ignored},
+		{`{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"run_shell_command","tool_input":{"command":"false"}}`, PostTool},
+	} {
+		ev, err := qwen{}.Parse([]byte(c.payload), "")
+		if err != nil || ev.Kind != c.kind {
+			t.Errorf("%s: kind %v, %v; want %v", c.payload, ev.Kind, err, c.kind)
+		}
+	}
+}
+
+// What each of Qwen Code's tools may write.
+func TestQwenWrites(t *testing.T) {
+	for _, c := range []struct {
+		tool, input, want string
+	}{
+		{"write_file", `{"file_path":"/w/a.txt","content":"x"}`, "/w/a.txt"},
+		{"edit", `{"file_path":"b.txt","old_string":"x","new_string":"y"}`, "/w/project/b.txt"},
+		{"notebook_edit", `{"notebook_path":"/w/n.ipynb"}`, "/w/n.ipynb"},
+		{"run_shell_command", `{"command":"echo > c"}`, "capture"},
+		{"monitor", `{"command":"tail -f log"}`, "capture"},
+		{"exec", `{"code":"x"}`, "capture"},
+		{"mcp__writer__write", `{"path":"m"}`, "capture"},
+		{"read_file", `{"file_path":"/w/a.txt"}`, "none"},
+		{"grep_search", `{"pattern":"x"}`, "none"},
+	} {
+		ev := &Event{Kind: PostTool, Cwd: "/w/project", ToolName: c.tool, ToolInput: []byte(c.input)}
+		paths, capture, relevant := qwen{}.Writes(ev)
+		got := strings.Join(paths, ",")
+		switch {
+		case !relevant:
+			got = "none"
+		case capture:
+			got = "capture"
+		}
+		if got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.tool, c.input, got, c.want)
+		}
+	}
+}
