@@ -146,3 +146,70 @@ func TestQwenWrites(t *testing.T) {
 		}
 	}
 }
+
+// qwenRewindFixture is what the real Qwen Code wrote in a session
+// rewound by its own /rewind (agent/testdata/qwen-rewind, from
+// TestQwenTUIRewind in testkit/agents): prompt one, prompt two, a rewind
+// to before prompt two with its code restored, prompt three. It returns a
+// copy of the transcript and each prompt as its hook recorded it (the
+// transcript stood just before the prompt's user entry).
+func qwenRewindFixture(t *testing.T) (string, []PromptRef) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "qwen-rewind", "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "transcript.jsonl")
+	os.WriteFile(path, data, 0o600)
+	ids := map[string]string{}
+	for _, fx := range fixtures(t, "qwen-rewind") {
+		ev, err := qwen{}.Parse(fx.Payload, "")
+		if err == nil && ev.Kind == Prompt {
+			ids[ev.Prompt] = ev.PromptID
+		}
+	}
+	var refs []PromptRef
+	for _, prompt := range []string{"prompt one", "prompt two", "prompt three"} {
+		at := bytes.Index(data, []byte(`"parts":[{"text":"`+prompt+`"}`))
+		if at < 0 {
+			t.Fatalf("no user entry of %q", prompt)
+		}
+		// The point as the prompt's hook read it: the lines before its entry.
+		off := int64(bytes.LastIndexByte(data[:at], '\n') + 1)
+		then := filepath.Join(t.TempDir(), "then.jsonl")
+		os.WriteFile(then, data[:off], 0o600)
+		p, err := qwen{}.Position(&Event{Kind: Prompt, Transcript: then})
+		if err != nil || p.Point.Bytes != off {
+			t.Fatalf("point %+v %v", p, err)
+		}
+		refs = append(refs, PromptRef{Transcript: path, ForkBytes: off, ForkUUID: p.Point.UUID, PromptID: ids[prompt]})
+	}
+	return path, refs
+}
+
+// TestFindQwenRewind: between prompt two's and prompt three's fork points
+// lies the entry of Qwen Code's rewind, hanging where prompt two's entry
+// hangs; it dropped prompt two (index 1), where Qwen Code's file history
+// tracks a.txt (the file its edit tool wrote). Between prompt one's and
+// prompt two's there is none; an entry no prompt hangs on drops nothing.
+func TestFindQwenRewind(t *testing.T) {
+	path, refs := qwenRewindFixture(t)
+	if _, found, err := FindQwenRewind(path, refs[0].ForkBytes, refs[1].ForkBytes); found || err != nil {
+		t.Errorf("a rewind between prompts one and two: %v %v", found, err)
+	}
+	parent, found, err := FindQwenRewind(path, refs[1].ForkBytes, refs[2].ForkBytes)
+	if err != nil || !found || parent != refs[1].ForkUUID {
+		t.Fatalf("the rewind before prompt three: parent %q, %v, %v; want prompt two's parent %q", parent, found, err, refs[1].ForkUUID)
+	}
+	rw, err := FindQwenOwnRewind(parent, refs[:2])
+	if err != nil || rw == nil || rw.Dropped != 1 || strings.Join(rw.Tracked, ",") != "/w/project/a.txt" {
+		t.Fatalf("FindQwenOwnRewind = %+v, %v; want prompt two dropped, a.txt tracked", rw, err)
+	}
+	if rw, err := FindQwenOwnRewind("no-such-entry", refs[:2]); rw != nil || err != nil {
+		t.Errorf("a rewind to an entry no prompt hangs on: %+v %v", rw, err)
+	}
+	// A rewind to the first prompt: its entry hangs on nothing.
+	if rw, err := FindQwenOwnRewind("", refs[:2]); err != nil || rw == nil || rw.Dropped != 0 {
+		t.Errorf("a rewind to before the first prompt: %+v %v", rw, err)
+	}
+}

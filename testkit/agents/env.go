@@ -91,8 +91,9 @@ remote_plugin = false
 	case Qwen:
 		writeJSON(t, filepath.Join(e.Home, ".qwen", "settings.json"), map[string]any{
 			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-			"general":  map[string]any{"disableAutoUpdate": true},
-			"privacy":  map[string]any{"usageStatisticsEnabled": false}})
+			"general":  map[string]any{"enableAutoUpdate": false}, // else its interface asks the npm registry
+			"privacy":  map[string]any{"usageStatisticsEnabled": false},
+			"ui":       map[string]any{"enableUserFeedback": false}})
 	}
 	return e
 }
