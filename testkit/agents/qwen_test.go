@@ -280,3 +280,83 @@ func TestQwenRewind(t *testing.T) {
 	}
 	logHookTimes(t, e.HookRuns())
 }
+
+// TestQwenMCPToolSteps: a tool of another MCP server that writes a file is
+// a step like Qwen Code's own tools (the shared test, its MCP tools named
+// mcp__<server>__<tool>).
+func TestQwenMCPToolSteps(t *testing.T) { mcpToolSteps(t, Qwen) }
+
+// TestQwenSteps: after `rewind-lsp setup qwen --user`, one prompt of five
+// tool calls — write_file creates a.txt, read_file reads it, edit changes
+// it, run_shell_command writes b.txt, and another writes f.txt and fails
+// (exit 3: Qwen Code runs PostToolUseFailure, not PostToolUse) — and `log`
+// lists the turn's four steps (reading changed nothing) with their tools
+// and files; `rewind 1.2` puts back the state after step 1; `undo` brings
+// the turn's end back; `revert 1.2` takes back step 2 alone.
+func TestQwenSteps(t *testing.T) {
+	model := startModel(t)
+	e := New(t, Qwen, model)
+	ws, cli := qwenSetup(t, e)
+	a := filepath.Join(ws, "a.txt")
+	prompt := "Create a.txt, change it, then write b.txt and f.txt from the shell."
+	model.On(prompt, fakemodel.Tools(WriteFile(Qwen, ws, a, "one\n")), fakemodel.Tools(ReadFile(Qwen, a)),
+		fakemodel.Tools(EditFile(Qwen, ws, a, "one", "two")), fakemodel.Tools(Shell(Qwen, "echo shell > b.txt")),
+		fakemodel.Tools(Shell(Qwen, "echo f > f.txt; exit 3")), fakemodel.Say("Done."))
+	e.Prompt(ws, prompt)
+	end := map[string]string{"a.txt": "two\n", "b.txt": "shell\n", "f.txt": "f\n"}
+	wantFiles(t, ws, end)
+	if n := len(byEvent(e.HookRuns(), "PostToolUseFailure")); n != 1 {
+		t.Errorf("%d PostToolUseFailure hook runs, want 1 (the shell command that failed)", n)
+	}
+
+	var log commands.ListResult
+	e.cli(t, ws, cli, &log, "log")
+	if len(log.Turns) != 1 {
+		t.Fatalf("log shows %d turns, want 1: %+v", len(log.Turns), log.Turns)
+	}
+	var steps []string
+	for _, st := range log.Turns[0].Steps {
+		var files []string
+		for _, c := range st.Changed {
+			files = append(files, c.Path)
+		}
+		steps = append(steps, st.Target+" "+st.Tool+" "+strings.Join(files, ","))
+	}
+	if want := []string{"1.1 write_file a.txt", "1.2 edit a.txt", "1.3 run_shell_command b.txt", "1.4 run_shell_command f.txt"}; !slices.Equal(steps, want) {
+		t.Fatalf("steps %q, want %q", steps, want)
+	}
+
+	var rw commands.RewindResult
+	e.cli(t, ws, cli, &rw, "rewind", "1.2")
+	if !rw.Applied {
+		t.Fatalf("rewind 1.2 did not apply: %s", rw.FailureReason)
+	}
+	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": "", "f.txt": ""})
+	e.cli(t, ws, cli, &rw, "undo")
+	if !rw.Applied {
+		t.Fatalf("undo did not apply: %s", rw.FailureReason)
+	}
+	wantFiles(t, ws, end)
+	e.cli(t, ws, cli, &rw, "revert", "1.2")
+	if !rw.Applied {
+		t.Fatalf("revert 1.2 did not apply: %s", rw.FailureReason)
+	}
+	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": "shell\n", "f.txt": "f\n"})
+	for _, h := range e.HookRuns() {
+		if h.Exit != 0 || h.Stderr != "" {
+			t.Errorf("hook %s: exit %d: %s", h.Event(), h.Exit, h.Stderr)
+		}
+	}
+}
+
+// TestQwenNamesItsSession: Qwen Code names its session to its shell's
+// commands and to the MCP servers it starts in QWEN_CODE_SESSION_ID (the
+// shared test), in a session and in that session resumed.
+func TestQwenNamesItsSession(t *testing.T) { agentSessionEnv(t, Qwen) }
+
+// TestQwenOwnRewindKeepsTheTurn: in one prompt the model checkpoints from
+// its shell, writes d.txt with write_file, rewinds from its shell and
+// writes e.txt from it (the shared test): the rewind is Qwen Code's own
+// (its shell names the session), so d.txt is no conflict, the turn stays
+// open and ends with e.txt only, and revert of the session takes it back.
+func TestQwenOwnRewindKeepsTheTurn(t *testing.T) { ownRewind(t, Qwen) }
