@@ -89,9 +89,10 @@ func (qwen) Position(ev *Event) (Position, error) {
 // <session>########<n> its file-history snapshots name, as Qwen Code's own
 // forks do), beside the original as <new id>.jsonl; `qwen --resume <id>`
 // continues it. At a turn's end it keeps the turn's entries written after
-// the Stop hook read the point, up to the next prompt. The file-history
-// backups of the session are copied to the new one, so that Qwen Code's
-// own /rewind works in the fork too.
+// the Stop hook read the point, up to the next prompt. (Qwen Code's own
+// forks also copy the session's file-history backups; a resumed session
+// cannot restore files of the turns before its resume all the same — its
+// interface keeps no prompt id for them — so this one does not.)
 func (qwen) Fork(r ForkRequest) (*Forked, error) {
 	if r.End && r.Point.Bytes == 0 {
 		return nil, noEnd
@@ -149,8 +150,6 @@ func (qwen) Fork(r ForkRequest) (*Forked, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write forked transcript: %w", err)
 	}
-	// <qwen home>/projects/<folder>/chats/<id>.jsonl
-	copyQwenBackups(filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(dir))), "file-history"), old, id)
 	return &Forked{Session: id, Transcript: filepath.Join(dir, id+".jsonl"), Resume: "qwen --resume " + id}, nil
 }
 
@@ -181,33 +180,6 @@ func qwenPromptTail(lines [][]byte, prompt string) int {
 		break
 	}
 	return len(lines)
-}
-
-// copyQwenBackups copies the file-history backups of session old (files
-// in dir/old) to dir/id, for Qwen Code's /rewind in a fork. It is best
-// effort: without them that /rewind cannot restore code, nothing else.
-func copyQwenBackups(dir, old, id string) {
-	ents, err := os.ReadDir(filepath.Join(dir, old))
-	if err != nil || len(ents) == 0 {
-		return
-	}
-	if os.MkdirAll(filepath.Join(dir, id), 0o700) != nil {
-		return
-	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, old, e.Name()))
-		if err != nil {
-			continue
-		}
-		mode := os.FileMode(0o600)
-		if fi, err := e.Info(); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		os.WriteFile(filepath.Join(dir, id, e.Name()), data, mode)
-	}
 }
 
 // Setup merges the hooks into the user's ~/.qwen/settings.json

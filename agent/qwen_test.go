@@ -79,25 +79,6 @@ func TestForkQwenThreePrompts(t *testing.T) {
 	}
 }
 
-// A fork copies the session's file-history backups to the new session's
-// folder (Qwen Code's own /rewind in the fork restores files from them).
-func TestForkQwenCopiesBackups(t *testing.T) {
-	fx := loadThree(t, Qwen)
-	home := filepath.Join(t.TempDir(), ".qwen")
-	path, _ := fx.copyTo(t, fx.Turns[1].Transcript, filepath.Join(home, "projects", "-w-project", "chats"))
-	backups := filepath.Join(home, "file-history", fx.Session)
-	os.MkdirAll(backups, 0o700)
-	os.WriteFile(filepath.Join(backups, "1f5c0e9f855460cd@v2"), []byte("one\n"), 0o600)
-	tn := fx.Turns[1]
-	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := os.ReadFile(filepath.Join(home, "file-history", fk.Session, "1f5c0e9f855460cd@v2")); err != nil || string(got) != "one\n" {
-		t.Errorf("the fork's backup: %q, %v", got, err)
-	}
-}
-
 // Qwen Code's prompt event without a prompt (it runs before each request
 // that carries tool results) opens no turn.
 func TestQwenContinuationIsNoTurn(t *testing.T) {

@@ -21,19 +21,23 @@ import (
 // qwenTUI is Qwen Code's interactive interface in a tmux session of its
 // own.
 type qwenTUI struct {
-	t    *testing.T
-	e    *Env
-	sock string
+	t     *testing.T
+	e     *Env
+	sock  string
+	close func()
 }
 
+var qwenTUIs int
+
 // startQwenTUI starts Qwen Code's interface in folder dir, in yolo mode,
-// and waits until it takes a prompt.
-func startQwenTUI(t *testing.T, e *Env, dir string) *qwenTUI {
+// with args (--resume <id>), and waits until it takes a prompt.
+func startQwenTUI(t *testing.T, e *Env, dir string, qwenArgs ...string) *qwenTUI {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("Qwen Code's interface is driven in tmux, which is not installed (apt-get install tmux): %v", err)
 	}
-	u := &qwenTUI{t: t, e: e, sock: fmt.Sprintf("rwqwen-%d-%s", os.Getpid(), filepath.Base(filepath.Dir(e.Dir())))}
+	qwenTUIs++
+	u := &qwenTUI{t: t, e: e, sock: fmt.Sprintf("rwqwen-%d-%d", os.Getpid(), qwenTUIs)}
 	var env []string
 	for _, kv := range e.environ() {
 		if !strings.HasPrefix(kv, "TERM=") {
@@ -41,14 +45,19 @@ func startQwenTUI(t *testing.T, e *Env, dir string) *qwenTUI {
 		}
 	}
 	args := []string{"-L", u.sock, "new-session", "-d", "-x", "160", "-y", "50", "-c", dir, "env", "-i", "TERM=xterm-256color"}
-	args = append(append(args, env...), e.Cmd, "--auth-type", "openai", "-m", "gpt-5", "--yolo")
+	args = append(append(append(args, env...), e.Cmd, "--auth-type", "openai", "-m", "gpt-5", "--yolo"), qwenArgs...)
 	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
 	// The pane runs env, which becomes Qwen Code.
 	out, _ := exec.Command("tmux", "-L", u.sock, "list-panes", "-F", "#{pane_pid}").Output()
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	t.Cleanup(func() {
+	closed := false
+	u.close = func() {
+		if closed {
+			return
+		}
+		closed = true
 		if t.Failed() {
 			t.Logf("Qwen Code's screen:\n%s", u.screen())
 		}
@@ -67,7 +76,8 @@ func startQwenTUI(t *testing.T, e *Env, dir string) *qwenTUI {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-	})
+	}
+	t.Cleanup(u.close)
 	u.waitFor("Type your message")
 	return u
 }
@@ -154,14 +164,21 @@ func (u *qwenTUI) stops() int {
 // person changed since; with only the conversation restored, no file
 // changes and the files are offered. Either way the rewind is recorded as
 // Qwen Code's, of its session, to turn 2, and the new prompt is turn 2.
+// "in a fork" does it in a conversation fork rewind-lsp made at turn 2's
+// end (`rewind turn:2:end --mode conversation`), resumed in the interface
+// (`qwen --resume <fork>`): resumed, Qwen Code offers only "Restore
+// conversation only" for the turns before (its file history knows them by
+// prompt ids the resumed turns do not carry), and the rewind is the
+// fork's, its dropped turn the original session's.
 func TestQwenTUIRewind(t *testing.T) {
 	for _, restore := range []bool{true, false} {
 		name := map[bool]string{true: "restore code and conversation", false: "restore conversation only"}[restore]
-		t.Run(name, func(t *testing.T) { qwenTUIRewind(t, restore) })
+		t.Run(name, func(t *testing.T) { qwenTUIRewind(t, restore, false) })
 	}
+	t.Run("in a fork, restore conversation only", func(t *testing.T) { qwenTUIRewind(t, false, true) })
 }
 
-func qwenTUIRewind(t *testing.T, restore bool) {
+func qwenTUIRewind(t *testing.T, restore, fork bool) {
 	model := startModel(t)
 	e := New(t, Qwen, model)
 	ws, cli := qwenSetup(t, e)
@@ -176,11 +193,28 @@ func qwenTUIRewind(t *testing.T, restore bool) {
 	u.prompt("prompt two", "ok two done")
 	writeFile(t, filepath.Join(ws, "c.txt"), "the person's\n")
 	session := e.HookRuns()[0].Field("session_id")
+	if fork {
+		u.close()
+		var rw commands.RewindResult
+		e.cli(t, ws, cli, &rw, "rewind", "turn:2:end", "--mode", "conversation")
+		if rw.Conversation == nil || rw.Conversation.Session == "" {
+			t.Fatalf("no fork at turn 2's end: %+v", rw.Conversation)
+		}
+		session = rw.Conversation.Session
+		u = startQwenTUI(t, e, ws, "--resume", session)
+	}
 
 	u.rewindSelector("Rewind Conversation (2 turns)")
 	u.send("Enter") // prompt two, the latest, is chosen already
-	u.waitFor("Restore code and conversation")
-	if !restore {
+	switch {
+	case fork:
+		// Resumed, Qwen Code keeps no prompt id of the turns before:
+		// their files cannot be restored.
+		u.waitFor("File restore is unavailable for this turn")
+	case restore:
+		u.waitFor("Restore code and conversation")
+	default:
+		u.waitFor("Restore code and conversation")
 		u.send("Down") // "Restore conversation only"
 	}
 	u.send("Enter")
@@ -199,6 +233,12 @@ func qwenTUIRewind(t *testing.T, restore bool) {
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log", "--all")
 	rw := log.Rewinds
+	if fork { // the conversation rewind that made the fork, first
+		if len(rw) != 2 || rw[0].Mode != "conversation" || rw[0].Agent != "" {
+			t.Fatalf("the rewinds: %+v, want the fork's, then Qwen Code's", rw)
+		}
+		rw = rw[1:]
+	}
 	if len(rw) != 1 || rw[0].Agent != "qwen" || rw[0].Turn != 2 || rw[0].Session != session || !rw[0].Applied {
 		t.Fatalf("Qwen Code's rewind: %+v, want one of session %s to turn 2", rw, session)
 	}
@@ -223,7 +263,8 @@ func qwenTUIRewind(t *testing.T, restore bool) {
 		}
 		turns = append(turns, fmt.Sprintf("%d %s %s [%s]", tn.Turn, tn.Prompt, tn.Session, strings.Join(changed, ",")))
 	}
-	if want := []string{"1 prompt one " + session + " [a.txt,b.txt]", "2 prompt three " + session + " [d.txt]"}; strings.Join(turns, "\n") != strings.Join(want, "\n") {
+	first := e.HookRuns()[0].Field("session_id")
+	if want := []string{"1 prompt one " + first + " [a.txt,b.txt]", "2 prompt three " + session + " [d.txt]"}; strings.Join(turns, "\n") != strings.Join(want, "\n") {
 		t.Errorf("turns on the branch:\n%s\nwant\n%s", strings.Join(turns, "\n"), strings.Join(want, "\n"))
 	}
 	// The model is told at once what rewind-lsp restored besides (nothing
@@ -246,7 +287,7 @@ func qwenTUIRewind(t *testing.T, restore bool) {
 		}
 	}
 	logHookTimes(t, e.HookRuns())
-	if *update && restore {
+	if *update && restore && !fork {
 		saveQwenRewind(t, e, ws, session)
 	}
 }
