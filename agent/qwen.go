@@ -102,7 +102,11 @@ func (qwen) Fork(r ForkRequest) (*Forked, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, fi.Size()))
+	size := r.Point.Bytes
+	if r.End {
+		size = fi.Size() // the turn's late entries too
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,39 @@ func TestForkQwenThreePrompts(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, orig) {
 		t.Error("the original changed")
+	}
+}
+
+// A fork before a turn reads the transcript only up to the turn's point:
+// a session that went on long after it (here 64 MiB more, a sparse tail)
+// is not read into memory for it.
+func TestForkQwenReadsOnlyToThePoint(t *testing.T) {
+	fx := loadThree(t, Qwen)
+	path, _ := fx.copyTo(t, fx.Turns[2].Transcript, t.TempDir())
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	const more = 64 << 20
+	if err := f.Truncate(fi.Size() + more); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tn := fx.Turns[1]
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > more/4 {
+		t.Errorf("the fork at turn 2's start allocated %d MiB: it read the session past its point", n>>20)
+	}
+	if got, _ := os.ReadFile(fk.Transcript); bytes.Contains(got, []byte(tn.Prompt)) || !bytes.Contains(got, []byte(threeAnswers[0])) {
+		t.Errorf("the fork at turn 2's start holds %q", qwenConversation(got))
 	}
 }
 
