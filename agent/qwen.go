@@ -188,7 +188,9 @@ func qwenPromptTail(lines [][]byte, prompt string) int {
 
 // Setup merges the hooks into the user's ~/.qwen/settings.json
 // ($QWEN_HOME/settings.json): Qwen Code runs a project's hooks only in a
-// folder it trusts. Its command hooks' timeouts are in seconds.
+// folder it trusts, a user's in every folder, and none at all while that
+// file's disableAllHooks is true (the one step left to the person then).
+// Its command hooks' timeouts are in seconds.
 func (qwen) Setup(o SetupOptions) (*SetupResult, error) {
 	dir, err := homeDir("QWEN_HOME", ".qwen")
 	if err != nil {
@@ -208,5 +210,24 @@ func (qwen) Setup(o SetupOptions) (*SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SetupResult{File: path, Added: added}, nil
+	r := &SetupResult{File: path, Added: added}
+	if qwenHooksOff(path) {
+		r.Steps = append(r.Steps, fmt.Sprintf(`Qwen Code runs no hooks while "disableAllHooks" is true in %s: set it to false, then restart Qwen Code.`, path))
+	}
+	return r, nil
+}
+
+// qwenHooksOff reports whether the settings file at path turns every hook
+// off.
+func qwenHooksOff(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	top, err := decodeObject(data)
+	if err != nil {
+		return false
+	}
+	raw, _ := get(top, "disableAllHooks")
+	return string(raw) == "true"
 }

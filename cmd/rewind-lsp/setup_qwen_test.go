@@ -15,8 +15,9 @@ import (
 // QWEN_HOME when set; with or without --user: Qwen Code runs a project's
 // hooks only in a folder it trusts), keeps every other setting and hook,
 // changes nothing the second time, brings an older install's tool matcher
-// up to date, and refuses a file it cannot read, naming it and changing
-// nothing. (The real Qwen Code running these hooks: testkit/agents.)
+// up to date, names the one step left when the file turns every hook off
+// (disableAllHooks), and refuses a file it cannot read, naming it and
+// changing nothing. (The real Qwen Code running these hooks: testkit/agents.)
 func TestSetupQwen(t *testing.T) {
 	w := newWS(t)
 	home := t.TempDir()
@@ -33,8 +34,8 @@ func TestSetupQwen(t *testing.T) {
 	settings := filepath.Join(home, ".qwen", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o700)
 	os.WriteFile(settings, []byte(`{"security": {"auth": {"selectedType": "openai"}}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}`), 0o600)
-	if out, err := setup("QWEN_HOME="); err != nil || !strings.Contains(out, settings) {
-		t.Fatalf("setup qwen: %v\n%s", err, out)
+	if out, err := setup("QWEN_HOME="); err != nil || !strings.Contains(out, settings) || strings.Contains(out, "one more step") {
+		t.Fatalf("setup qwen (a user's hooks run in every folder: no step left): %v\n%s", err, out)
 	}
 	hooks, all := settingsHooks(t, settings)
 	want := map[string][]string{
@@ -79,6 +80,17 @@ func TestSetupQwen(t *testing.T) {
 	// QWEN_HOME is the folder itself.
 	if out, err := setup("QWEN_HOME=" + qwenHome); err != nil || !strings.Contains(out, filepath.Join(qwenHome, "settings.json")) {
 		t.Errorf("setup qwen with QWEN_HOME: %v\n%s", err, out)
+	}
+
+	// Hooks turned off: the hooks are added, the setting left to the
+	// person, and the step named.
+	os.WriteFile(settings, []byte(`{"disableAllHooks": true}`), 0o600)
+	out, err := setup("QWEN_HOME=")
+	if err != nil || !strings.Contains(out, "one more step: ") || !strings.Contains(out, `"disableAllHooks" is true in `+settings) {
+		t.Errorf("setup qwen with every hook off: %v\n%s", err, out)
+	}
+	if hooks, all := settingsHooks(t, settings); string(all["disableAllHooks"]) != "true" || len(hooks) != len(want) {
+		t.Errorf("setup qwen with every hook off: disableAllHooks %s, hooks %v", all["disableAllHooks"], hooks)
 	}
 
 	for _, bad := range []string{`{"ui": {"theme": "dark"},}`, `{"hooks": ["notify"]}`, `{"hooks": {"Stop": {"command": "notify"}}}`} {
