@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,8 +120,10 @@ func qwenTranscript(t *testing.T, e *Env, session string) string {
 }
 
 // qwenSetup starts Qwen Code as a person has it after `rewind-lsp setup
-// qwen --user`: the hooks setup wrote run a recorder of the rewind-lsp
-// under test, with the store in the test's folder. It returns the
+// qwen --user` (which keeps the settings already there, leaves no step to
+// the person, and changes nothing run again): the hooks setup wrote run a
+// recorder of the rewind-lsp under test, with the store in the test's
+// folder. It returns the
 // workspace and the rewind-lsp a person runs (not recorded).
 func qwenSetup(t *testing.T, e *Env) (ws, cli string) {
 	t.Helper()
@@ -128,11 +131,30 @@ func qwenSetup(t *testing.T, e *Env) (ws, cli string) {
 	ws = workspace(t, e)
 	rl := filepath.Join(e.Dir(), "rl", "rewind-lsp")
 	copyFile(t, testkit.Binary(t), rl)
+	settings := filepath.Join(qwenHome(e), "settings.json")
 	r := e.Exec(ws, rl, "setup", "qwen", "--user")
-	if r.Exit != 0 || !strings.Contains(r.Stdout, filepath.Join(qwenHome(e), "settings.json")) {
+	if r.Exit != 0 || !strings.Contains(r.Stdout, settings) || strings.Contains(r.Stdout, "one more step") {
 		t.Fatalf("setup qwen: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
 	}
 	t.Logf("setup: %s", strings.TrimSpace(r.Stdout))
+	// The settings the test's Qwen Code started with are kept; a second
+	// setup changes nothing.
+	data, _ := os.ReadFile(settings)
+	var kept struct {
+		Security struct{ Auth struct{ SelectedType string } }
+		General  struct{ EnableAutoUpdate *bool }
+		Privacy  struct{ UsageStatisticsEnabled *bool }
+	}
+	if err := json.Unmarshal(data, &kept); err != nil || kept.Security.Auth.SelectedType != "openai" ||
+		kept.General.EnableAutoUpdate == nil || kept.Privacy.UsageStatisticsEnabled == nil {
+		t.Fatalf("setup qwen lost the settings already there (%v):\n%s", err, data)
+	}
+	if r := e.Exec(ws, rl, "setup", "qwen", "--user"); r.Exit != 0 || !strings.Contains(r.Stdout, "nothing changed") {
+		t.Fatalf("second setup qwen: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+	}
+	if again, _ := os.ReadFile(settings); string(again) != string(data) {
+		t.Fatalf("a second setup qwen changed %s", settings)
+	}
 	e.Instrument(rl)
 	return ws, rl + ".real"
 }
