@@ -314,7 +314,8 @@ func TestQwenMCPToolSteps(t *testing.T) { mcpToolSteps(t, Qwen) }
 // (exit 3: Qwen Code runs PostToolUseFailure, not PostToolUse) — and `log`
 // lists the turn's four steps (reading changed nothing) with their tools
 // and files; `rewind 1.2` puts back the state after step 1; `undo` brings
-// the turn's end back; `revert 1.2` takes back step 2 alone.
+// the turn's end back; `revert 1.2` takes back step 2 alone. Every hook,
+// PostToolUseFailure's included, answers within 5 s.
 func TestQwenSteps(t *testing.T) {
 	model := startModel(t)
 	e := New(t, Qwen, model)
@@ -365,10 +366,11 @@ func TestQwenSteps(t *testing.T) {
 	}
 	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": "shell\n", "f.txt": "f\n"})
 	for _, h := range e.HookRuns() {
-		if h.Exit != 0 || h.Stderr != "" {
-			t.Errorf("hook %s: exit %d: %s", h.Event(), h.Exit, h.Stderr)
+		if h.Exit != 0 || h.Took() > 5*time.Second || h.Stderr != "" {
+			t.Errorf("hook %s: exit %d after %v: %s", h.Event(), h.Exit, h.Took(), h.Stderr)
 		}
 	}
+	logHookTimes(t, e.HookRuns())
 }
 
 // TestQwenNamesItsSession: Qwen Code names its session to its shell's
