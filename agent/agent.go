@@ -49,7 +49,7 @@ type Agent interface {
 	Setup(o SetupOptions) (*SetupResult, error)
 }
 
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}}
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}}
 
 // Lookup returns the agent named name, or nil.
 func Lookup(name string) Agent {

@@ -11,14 +11,16 @@ package agent
 //     servers;
 //   - Copilot CLI 1.0's COPILOT_AGENT_SESSION_ID, which it sets for its
 //     shell's commands and its MCP servers;
+//   - Qwen Code 0.24's QWEN_CODE_SESSION_ID, which it sets for its shell's
+//     commands and its MCP servers;
 //   - Claude Code 2.1's CLAUDE_CODE_SESSION_ID, which it sets for its Bash
 //     tool's commands and its MCP servers.
 //
 // Gemini CLI 0.61 names no session to either. An agent started from
 // another agent's shell inherits the outer one's variable beside its own:
-// Codex and Copilot CLI, which people run from Claude Code's shell
-// (`codex exec`, `copilot -p`), come before Claude Code.
-var sessionEnv = []string{"REWIND_LSP_SESSION", "CODEX_THREAD_ID", "CODEX_SESSION_ID", "COPILOT_AGENT_SESSION_ID", "CLAUDE_CODE_SESSION_ID"}
+// Codex, Copilot CLI and Qwen Code, which people run from Claude Code's
+// shell (`codex exec`, `copilot -p`, `qwen -p`), come before Claude Code.
+var sessionEnv = []string{"REWIND_LSP_SESSION", "CODEX_THREAD_ID", "CODEX_SESSION_ID", "COPILOT_AGENT_SESSION_ID", "QWEN_CODE_SESSION_ID", "CLAUDE_CODE_SESSION_ID"}
 
 // SessionFromEnv is the agent session the current process runs under, as
 // getenv reads the environment, or "" when none is named: the command line

@@ -22,6 +22,8 @@ func TestSessionFromEnv(t *testing.T) {
 		{map[string]string{"GEMINI_CLI": "1", "GEMINI_CLI_NO_RELAUNCH": "true"}, ""},
 		{map[string]string{"CLAUDE_CODE_SESSION_ID": "claude-1", "CODEX_THREAD_ID": "codex-1"}, "codex-1"},
 		{map[string]string{"CLAUDE_CODE_SESSION_ID": "claude-1", "COPILOT_AGENT_SESSION_ID": "copilot-1"}, "copilot-1"},
+		{map[string]string{"QWEN_CODE_SESSION_ID": "qwen-1", "QWEN_CODE": "1"}, "qwen-1"},
+		{map[string]string{"CLAUDE_CODE_SESSION_ID": "claude-1", "QWEN_CODE_SESSION_ID": "qwen-1"}, "qwen-1"},
 		{map[string]string{"REWIND_LSP_SESSION": "mine", "CODEX_THREAD_ID": "codex-1", "CLAUDE_CODE_SESSION_ID": "claude-1"}, "mine"},
 		{map[string]string{}, ""},
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // AgentRewindArgs asks, at a hook event of an agent session after its
-// prompt, whether the session's open turn continues from an earlier point
-// of its conversation: the agent's own rewind (Claude Code's Esc Esc),
-// which runs no hook.
+// prompt (Qwen Code's: at its prompt), whether the session's open turn
+// continues from an earlier point of its conversation: the agent's own
+// rewind (Claude Code's Esc Esc, Qwen Code's /rewind), which runs no hook.
 type AgentRewindArgs struct {
 	Scope
 	Agent   string `json:"agent"`
@@ -38,16 +38,19 @@ type AgentRewindResult struct {
 }
 
 // AgentRewind notices an agent's own rewind and records and completes it
-// (workspace.CompleteAgentRewind). Claude Code's is seen in its transcript
-// (agent.FindOwnRewind): the journal is read without the lock, the
-// transcript only after each recorded fork point; the lock is taken only
-// when there is a rewind to record.
+// (workspace.CompleteAgentRewind). Claude Code's and Qwen Code's are seen
+// in their transcripts (agent.FindOwnRewind, agent.FindQwenRewind): the
+// journal is read without the lock, the transcript only after each
+// recorded fork point; the lock is taken only when there is a rewind to
+// record.
 func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRewindResult, error) {
 	if a.Session == "" {
 		return nil, &ArgError{Field: "session", Msg: "is required"}
 	}
 	r := &AgentRewindResult{Kept: []string{}, Offered: []string{}}
-	if a.Agent != agent.ClaudeCode {
+	find := map[string]func(*journal.History, *journal.Entry, string) (*journal.Entry, []string, error){
+		agent.ClaudeCode: s.findOwnRewind, agent.Qwen: s.findQwenRewind}[a.Agent]
+	if find == nil {
 		return r, nil // no other agent's own rewind is seen yet
 	}
 	h, err := s.ws.History()
@@ -58,7 +61,7 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {
 		return r, nil
 	}
-	dropped, tracked, err := s.findOwnRewind(h, open, a.PromptID)
+	dropped, tracked, err := find(h, open, a.PromptID)
 	if err != nil || dropped == nil {
 		return r, err
 	}
@@ -104,6 +107,62 @@ func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptI
 	if err != nil || e == nil || e.First {
 		return nil, nil, err
 	}
+	ordered := earlierTurns(h, open, e.Parent)
+	var earlier []agent.PromptRef
+	for _, t := range ordered {
+		earlier = append(earlier, agent.PromptRef{Transcript: t.Transcript, ForkBytes: t.ForkBytes, ForkUUID: t.ForkUUID, PromptID: t.PromptID})
+	}
+	if len(earlier) == 0 {
+		return nil, nil, nil
+	}
+	rw, err := agent.FindOwnRewind(cur, earlier)
+	if err != nil || rw == nil {
+		return nil, nil, err
+	}
+	return ordered[rw.Dropped], rw.Tracked, nil
+}
+
+// findQwenRewind looks in a Qwen Code session's transcript, between the
+// previous prompt of the session and the open turn's, for the entry its
+// /rewind writes, and returns the start of the turn whose prompt it
+// dropped and the files Qwen Code's file history restores there (absolute
+// paths), or nil. The dropped prompt is one of earlierTurns: the session's
+// own, or, in a fork (rewind-lsp's, Qwen Code's --fork-session or
+// /branch, which keep the entries' uuids), those of the session it was
+// forked from.
+func (s *Service) findQwenRewind(h *journal.History, open *journal.Entry, _ string) (*journal.Entry, []string, error) {
+	from := int64(0)
+	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
+		if t.ID != open.ID && t.Transcript == open.Transcript && h.OnBranch(t.ID) && t.ForkBytes < open.ForkBytes {
+			from = max(from, t.ForkBytes)
+		}
+	}
+	parent, found, err := agent.FindQwenRewind(open.Transcript, from, open.ForkBytes)
+	if err != nil || !found {
+		return nil, nil, err
+	}
+	ordered := earlierTurns(h, open, parent)
+	var earlier []agent.PromptRef
+	for _, t := range ordered {
+		earlier = append(earlier, agent.PromptRef{Transcript: t.Transcript, ForkBytes: t.ForkBytes, ForkUUID: t.ForkUUID, PromptID: t.PromptID})
+	}
+	rw, err := agent.FindQwenOwnRewind(parent, earlier)
+	if err != nil || rw == nil {
+		return nil, nil, err
+	}
+	return ordered[rw.Dropped], rw.Tracked, nil
+}
+
+// earlierTurns are the turn starts, oldest first, whose prompt the open
+// turn's agent may have dropped by its own rewind when the open prompt
+// continues from the entry parent: the session's own turns on the branch
+// and, should the session be a fork (Claude Code's --fork-session or
+// /branch, Qwen Code's), those of the older sessions of the same agent it
+// was forked from — the ones whose prompt was sent where the open prompt
+// hangs (the same marker, ForkUUID), and their session's turns after them,
+// recorded before the fork first appears (forkCut). Only those are read:
+// never the whole history.
+func earlierTurns(h *journal.History, open *journal.Entry, parent string) []*journal.Entry {
 	usable := func(t *journal.Entry) bool {
 		return t.ID != open.ID && t.Transcript != "" && t.Turn <= open.Turn && h.OnBranch(t.ID)
 	}
@@ -114,7 +173,7 @@ func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptI
 		}
 	}
 	cut := forkCut(h, open.Session)
-	for _, m := range h.ForkedAt(e.Parent) {
+	for _, m := range h.ForkedAt(parent) {
 		if m.Session == open.Session || m.Agent != open.Agent || h.Index(m) >= cut {
 			continue
 		}
@@ -129,18 +188,7 @@ func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptI
 		ordered = append(ordered, t)
 	}
 	slices.SortFunc(ordered, func(a, b *journal.Entry) int { return h.Index(a) - h.Index(b) })
-	var earlier []agent.PromptRef
-	for _, t := range ordered {
-		earlier = append(earlier, agent.PromptRef{Transcript: t.Transcript, ForkBytes: t.ForkBytes, ForkUUID: t.ForkUUID, PromptID: t.PromptID})
-	}
-	if len(earlier) == 0 {
-		return nil, nil, nil
-	}
-	rw, err := agent.FindOwnRewind(cur, earlier)
-	if err != nil || rw == nil {
-		return nil, nil, err
-	}
-	return ordered[rw.Dropped], rw.Tracked, nil
+	return ordered
 }
 
 // forkCut is where, in journal order, the sessions a session may have been

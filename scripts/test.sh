@@ -29,7 +29,7 @@ need_apt() { # install Debian packages that are missing
 }
 
 install() {
-  # tmux: the Go tests drive Claude Code's own interface in it (its Esc Esc rewind).
+  # tmux: the Go tests drive Claude Code's and Qwen Code's own interfaces in it (their Esc Esc rewind).
   need_apt git ca-certificates tmux || return 1
   command -v go >/dev/null || { echo "go is not installed"; return 1; }
   go mod download || return 1

@@ -85,7 +85,7 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 		}
 	}
 	if ev.Kind == agent.PreTool || ev.Kind == agent.PostTool || ev.Kind == agent.Stop {
-		// An agent's own rewind (Claude Code's Esc Esc) shows only now;
+		// An agent's own rewind (Claude Code's Esc Esc) may show only now;
 		// the event is then recorded in the turn that carries the prompt on.
 		if err := c.completeOwnRewind(ag, ev); err != nil {
 			fmt.Fprintf(c.stderr, "rewind-lsp hook: completing %s's own rewind: %v\n", ag.Title(), err)
@@ -136,6 +136,11 @@ func (c *cli) hookPrompt(ag agent.Agent, ev *agent.Event) error {
 	}
 	if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
 		return err
+	}
+	// An agent's own rewind that shows by its next prompt (Qwen Code's) is
+	// completed before the session hears of what changed.
+	if err := c.completeOwnRewind(ag, ev); err != nil {
+		fmt.Fprintf(c.stderr, "rewind-lsp hook: completing %s's own rewind: %v\n", ag.Title(), err)
 	}
 	text, err := c.pendingNotice(ev.Cwd, ev.SessionID)
 	if err == nil && text != "" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI), at the
+# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code), at the
 # versions pinned by scripts/agents/<agent>/package-lock.json, from the npm registry, into a cache
 # outside the clone. Idempotent: an agent whose pinned install is already there and runs is
 # skipped. Every agent's command is linked into one folder, printed as the last line of stdout:
@@ -9,16 +9,16 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot")
+#      AGENTS                   which agents (default "claude codex gemini copilot qwen")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
 #     node-<version>/                                Node from npm, only when the system's is < 20
-#     bin/                                           claude, codex, gemini, copilot (and node)
+#     bin/                                           claude, codex, gemini, copilot, qwen (and node)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot}"
+AGENTS="${AGENTS:-claude codex gemini copilot qwen}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -51,7 +51,7 @@ runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
 
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; *) return 1 ;; esac
 }
 
 for agent in $AGENTS; do
@@ -72,9 +72,14 @@ for agent in $AGENTS; do
     # node-pty and keytar from source, with headers fetched from nodejs.org: it runs without
     # them (node-pty has a prebuilt twin, @lydell/node-pty), so its scripts are skipped.
     scripts=(--foreground-scripts); [ "$agent" = gemini ] && scripts=(--ignore-scripts)
-    if ! (cd "$dest" && npm ci --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
-      tail -30 "$dest/npm.log" >&2; die "npm ci of $want failed (log: $dest/npm.log)"
+    # Qwen Code's @teddyzhu/clipboard names optional platform packages this registry lacks (all but
+    # linux-x64-gnu), so its lock cannot list them and `npm ci` calls it out of sync: `npm install`
+    # takes the lock as it is, and the lock must come out unchanged (every version still pinned).
+    install=ci; [ "$agent" = qwen ] && install=install
+    if ! (cd "$dest" && npm "$install" --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
+      tail -30 "$dest/npm.log" >&2; die "npm $install of $want failed (log: $dest/npm.log)"
     fi
+    cmp -s "$pkg/package-lock.json" "$dest/package-lock.json" || die "npm $install of $want changed its lock: regenerate $pkg/package-lock.json"
     version=$(runs "$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
     touch "$dest/.ok"
     say "$want: installed in $((SECONDS - start))s ($version)"

@@ -88,6 +88,12 @@ remote_plugin = false
 	case Gemini:
 		writeJSON(t, filepath.Join(e.Home, ".gemini", "settings.json"),
 			map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+	case Qwen:
+		writeJSON(t, filepath.Join(e.Home, ".qwen", "settings.json"), map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+			"general":  map[string]any{"enableAutoUpdate": false}, // else its interface asks the npm registry
+			"privacy":  map[string]any{"usageStatisticsEnabled": false},
+			"ui":       map[string]any{"enableUserFeedback": false}})
 	}
 	return e
 }
@@ -121,6 +127,8 @@ func (e *Env) environ() []string {
 	case Copilot:
 		env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+e.Model.URL+"/v1",
 			"COPILOT_PROVIDER_API_KEY=fake", "COPILOT_MODEL=claude-sonnet-4.5")
+	case Qwen:
+		env = append(env, "OPENAI_API_KEY=fake", "OPENAI_BASE_URL="+e.Model.URL+"/v1", "QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -162,6 +170,12 @@ func (e *Env) args(session, prompt string) []string {
 			a = append(a, "--resume="+session)
 		}
 		return append(a, "-p", prompt)
+	case Qwen:
+		a := []string{"--auth-type", "openai", "-m", "gpt-5", "--yolo", "--max-session-turns", "20", "-o", "json"}
+		if session != "" {
+			a = append(a, "--resume", session)
+		}
+		return append(a, prompt) // after "--" it is not read as the prompt
 	}
 	panic("unknown agent " + e.Kind)
 }
@@ -247,6 +261,18 @@ func sessionOf(k Kind, stdout string) string {
 		}
 		json.Unmarshal([]byte(stdout), &v)
 		return v.SessionID
+	}
+	if k == Qwen { // one array of messages, each naming the session
+		var v []struct {
+			SessionID string `json:"session_id"`
+		}
+		json.Unmarshal([]byte(stdout), &v)
+		for _, m := range v {
+			if m.SessionID != "" {
+				id = m.SessionID
+			}
+		}
+		return id
 	}
 	for sc.Scan() {
 		var v struct {

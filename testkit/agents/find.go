@@ -16,9 +16,11 @@ const (
 	Codex   Kind = "codex"
 	Gemini  Kind = "gemini"
 	Copilot Kind = "copilot"
+	Qwen    Kind = "qwen"
 )
 
-// All lists every agent.
+// All lists every agent the shared tests drive the same way; the others
+// (Qwen) have test files of their own.
 var All = []Kind{Claude, Codex, Gemini, Copilot}
 
 // EnvBin names the environment variable that gives the folder holding the

@@ -149,6 +149,7 @@ var HookEvents = map[Kind][]string{
 	Codex:   {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
 	Gemini:  {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
 	Copilot: {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"},
+	Qwen:    {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
 }
 
 // SetHooks writes the agent's user-level hook configuration: for each
@@ -159,7 +160,7 @@ func (e *Env) SetHooks(command func(event string) string) {
 	var path string
 	var doc any
 	switch e.Kind {
-	case Claude, Codex, Gemini:
+	case Claude, Codex, Gemini, Qwen:
 		// One shape: {"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}}.
 		// The timeout is in seconds, except for Gemini CLI: milliseconds.
 		timeout := 60
@@ -181,6 +182,9 @@ func (e *Env) SetHooks(command func(event string) string) {
 			path, doc = filepath.Join(e.Home, ".codex", "hooks.json"), map[string]any{"hooks": hooks}
 		case Gemini:
 			path = filepath.Join(e.Home, ".gemini", "settings.json")
+			doc = mergeJSON(e.t, path, "hooks", hooks)
+		case Qwen:
+			path = filepath.Join(e.Home, ".qwen", "settings.json")
 			doc = mergeJSON(e.t, path, "hooks", hooks)
 		}
 	case Copilot:

@@ -12,7 +12,8 @@ import (
 // answers a prompt in a test): Claude Code through `claude mcp add -s
 // user` and its settings' permissions, Codex [mcp_servers.<name>] in
 // config.toml with default_tools_approval_mode "approve", Gemini CLI
-// "mcpServers" in settings.json with trust, Copilot CLI mcp-config.json.
+// "mcpServers" in settings.json with trust, Copilot CLI mcp-config.json,
+// Qwen Code "mcpServers" in ~/.qwen/settings.json with trust.
 func (e *Env) AddMCPServer(name, command string, args ...string) {
 	e.t.Helper()
 	if args == nil {
@@ -44,5 +45,8 @@ func (e *Env) AddMCPServer(name, command string, args ...string) {
 	case Copilot:
 		writeJSON(e.t, filepath.Join(e.Home, ".copilot", "mcp-config.json"), map[string]any{"mcpServers": map[string]any{
 			name: map[string]any{"type": "local", "command": command, "args": args, "tools": []string{"*"}}}})
+	case Qwen:
+		path := filepath.Join(e.Home, ".qwen", "settings.json")
+		writeJSON(e.t, path, mergeJSON(e.t, path, "mcpServers", map[string]any{name: map[string]any{"command": command, "args": args, "trust": true}}))
 	}
 }

@@ -53,7 +53,7 @@ func ownRewind(t *testing.T, k Kind) {
 			fakemodel.Tools(d),
 			fakemodel.Tools(MCPTool(k, "rewind", "rewind", map[string]any{"report": "d.txt was the wrong idea"})),
 			fakemodel.Tools(e2)}
-	case Copilot:
+	case Copilot, Qwen:
 		q := shellQuote(cli)
 		replies = []fakemodel.Reply{
 			fakemodel.Tools(Shell(k, q+" checkpoint try")),
@@ -65,7 +65,7 @@ func ownRewind(t *testing.T, k Kind) {
 	s := e.Prompt(ws, prompt).Session
 	wantFiles(t, ws, map[string]string{"a.txt": "a\n", "d.txt": "", "e.txt": "e\n"})
 	// What the rewind answered, as the model read it.
-	done := map[Kind]string{Codex: "Restored 1 files to checkpoint agent-1: delete d.txt", Copilot: "rewound to checkpoint @try"}[k]
+	done := map[Kind]string{Codex: "Restored 1 files to checkpoint agent-1: delete d.txt", Copilot: "rewound to checkpoint @try", Qwen: "rewound to checkpoint @try"}[k]
 	if q := last(model.For(prompt)); q == nil || !q.Mentions(done) {
 		var results []string
 		if q != nil {

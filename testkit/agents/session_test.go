@@ -24,6 +24,7 @@ var sessionVars = map[Kind]struct{ shell, mcp []string }{
 	Codex:   {shell: []string{"CODEX_SESSION_ID", "CODEX_THREAD_ID"}},
 	Gemini:  {},
 	Copilot: {shell: []string{"COPILOT_AGENT_SESSION_ID"}, mcp: []string{"COPILOT_AGENT_SESSION_ID"}},
+	Qwen:    {shell: []string{"QWEN_CODE_SESSION_ID"}, mcp: []string{"QWEN_CODE_SESSION_ID"}},
 }
 
 // TestAgentsNameTheirSession asks each real agent which session its

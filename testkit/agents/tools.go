@@ -31,6 +31,11 @@ import (
 //   - Copilot CLI 1.0.102 (chat completions): create {path, file_text},
 //     edit {path, old_str, new_str}, bash {command, description, mode?,
 //     …}, view {path}. Hooks see toolName and toolArgs with the same names.
+//   - Qwen Code 0.24.4 (chat completions): write_file {file_path (absolute),
+//     content}, edit {file_path, old_string, new_string} (only of a file
+//     read_file read in the same process), run_shell_command {command,
+//     description?, is_background?}, read_file {file_path}. Hooks see the
+//     same names and inputs.
 
 // WriteFile is the model's call that creates file path (absolute, inside
 // dir for Codex, whose patches name paths relative to the session's
@@ -45,6 +50,8 @@ func WriteFile(k Kind, dir, path, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 	case Copilot:
 		return fakemodel.Call{Name: "create", Args: map[string]any{"path": path, "file_text": content}}
+	case Qwen:
+		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 	}
 	panic("unknown agent " + k)
 }
@@ -61,6 +68,8 @@ func EditFile(k Kind, dir, path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Name: "replace", Args: map[string]any{"file_path": path, "instruction": "change the line", "old_string": old, "new_string": new}}
 	case Copilot:
 		return fakemodel.Call{Name: "edit", Args: map[string]any{"path": path, "old_str": old, "new_str": new}}
+	case Qwen:
+		return fakemodel.Call{Name: "edit", Args: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
 	}
 	panic("unknown agent " + k)
 }
@@ -76,8 +85,20 @@ func Shell(k Kind, command string) fakemodel.Call {
 		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": command, "description": "run a command"}}
 	case Copilot:
 		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": command, "description": "run a command"}}
+	case Qwen:
+		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": command, "description": "run a command", "is_background": false}}
 	}
 	panic("unknown agent " + k)
+}
+
+// ReadFile is the model's call that reads file path: Qwen Code edits only
+// files it read in the same process.
+func ReadFile(k Kind, path string) fakemodel.Call {
+	switch k {
+	case Qwen:
+		return fakemodel.Call{Name: "read_file", Args: map[string]any{"file_path": path}}
+	}
+	panic("no read call scripted for " + k)
 }
 
 // ToolName is the name an agent's hooks give a call made with WriteFile,
@@ -108,7 +129,8 @@ func plusLines(content string) string {
 // MCPTool is the model's call of tool of the MCP server named server, as
 // each agent names it: Claude Code mcp__<server>__<tool>, Codex the tool
 // of the namespace mcp__<server> (loaded by LoadMCPTools first), Gemini
-// CLI mcp_<server>_<tool>, Copilot CLI <server>-<tool>.
+// CLI mcp_<server>_<tool>, Copilot CLI <server>-<tool>, Qwen Code
+// mcp__<server>__<tool>.
 func MCPTool(k Kind, server, tool string, args map[string]any) fakemodel.Call {
 	switch k {
 	case Claude:
@@ -119,6 +141,8 @@ func MCPTool(k Kind, server, tool string, args map[string]any) fakemodel.Call {
 		return fakemodel.Call{Name: "mcp_" + server + "_" + tool, Args: args}
 	case Copilot:
 		return fakemodel.Call{Name: server + "-" + tool, Args: args}
+	case Qwen:
+		return fakemodel.Call{Name: "mcp__" + server + "__" + tool, Args: args}
 	}
 	panic("no MCP tool names known for " + k)
 }

@@ -1,0 +1,233 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Qwen is Qwen Code's name on the command line and in the journal.
+const Qwen = "qwen"
+
+// qwen is Qwen Code (a Gemini CLI fork whose hooks are Claude Code's). Its
+// hook payloads (agent/testdata/qwen) carry session_id, transcript_path,
+// cwd, hook_event_name and prompt_id; UserPromptSubmit the prompt;
+// Pre/PostToolUse tool_name, tool_input and tool_use_id. UserPromptSubmit
+// runs again before every request that carries tool results, with an
+// empty prompt and the same prompt_id: those are no turns. prompt_id is
+// <session>########<n>, n counting the prompts of one process from 0, so
+// in runs with a prompt on the command line (-p, or the positional prompt)
+// every prompt of a session has the same id.
+//
+// Its transcript, ~/.qwen/projects/<folder>/chats/<session>.jsonl
+// ($QWEN_HOME replaces ~/.qwen), is JSON Lines threaded by uuid and
+// parentUuid like Claude Code's, with {type: user|assistant|tool_result|
+// system, message: {role, parts}} entries; system entries (subtype
+// attribution_snapshot, ui_telemetry, file_history_snapshot, rewind…)
+// hang in the same chain. The prompt's user entry is written after
+// UserPromptSubmit runs. A resume (`qwen --resume <id>`) appends to the
+// same file, continuing from its last entry's chain.
+type qwen struct{}
+
+func (qwen) Name() string  { return Qwen }
+func (qwen) Title() string { return "Qwen Code" }
+
+var qwenEvents = map[string]EventKind{
+	"SessionStart": SessionStart, "UserPromptSubmit": Prompt,
+	"PreToolUse": PreTool, "PostToolUse": PostTool, "PostToolUseFailure": PostTool, "Stop": Stop,
+}
+
+// Parse: PostToolUse runs only after a tool call that succeeded,
+// PostToolUseFailure after one that failed (it may have written files all
+// the same). A UserPromptSubmit without a prompt is a tool continuation,
+// ignored.
+func (qwen) Parse(data []byte, event string) (*Event, error) {
+	ev, err := parse(data, event, qwenEvents)
+	if err == nil && ev.Kind == Prompt && strings.TrimSpace(ev.Prompt) == "" {
+		ev.Kind = Ignored
+	}
+	return ev, err
+}
+
+// Writes: write_file and edit name file_path, notebook_edit
+// notebook_path; run_shell_command, monitor (a shell command watched in
+// the background), exec (code that calls the tools) and the tools of MCP
+// servers (mcp__<server>__<tool>) may write anything.
+func (qwen) Writes(ev *Event) ([]string, bool, bool) {
+	switch ev.ToolName {
+	case "run_shell_command", "monitor", "exec":
+		return nil, true, true
+	case "write_file", "edit":
+		return fileTool(ev, "file_path")
+	case "notebook_edit":
+		return fileTool(ev, "notebook_path")
+	}
+	return mcpTool(ev, "mcp__")
+}
+
+// Notice: UserPromptSubmit's additionalContext, which Qwen Code sends the
+// model as a part of the prompt's message, in a
+// <qwen:user-prompt-submit-context> tag.
+func (qwen) Notice(text string) []byte { return contextJSON("UserPromptSubmit", text) }
+
+// Position: the transcript's length and the uuid of its last entry.
+func (qwen) Position(ev *Event) (Position, error) {
+	if ev.Transcript == "" {
+		return Position{}, nil // nothing to record
+	}
+	p, err := ReadForkPoint(ev.Transcript)
+	return Position{Transcript: ev.Transcript, Point: p}, err
+}
+
+// Fork: a copy of the transcript cut at the position, the session id
+// replaced everywhere (its entries' sessionId, and the prompt ids
+// <session>########<n> its file-history snapshots name, as Qwen Code's own
+// forks do), beside the original as <new id>.jsonl; `qwen --resume <id>`
+// continues it. At a turn's end it keeps the turn's entries written after
+// the Stop hook read the point, up to the next prompt. (Qwen Code's own
+// forks also copy the session's file-history backups; a resumed session
+// cannot restore files of the turns before its resume all the same — its
+// interface keeps no prompt id for them — so this one does not.)
+func (qwen) Fork(r ForkRequest) (*Forked, error) {
+	if r.End && r.Point.Bytes == 0 {
+		return nil, noEnd
+	}
+	f, fi, err := openAt(r.Transcript, r.Point)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := r.Point.Bytes
+	if r.End {
+		size = fi.Size() // the turn's late entries too
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, size))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
+	}
+	lines := splitLines(data[:r.Point.Bytes])
+	last := ""
+	for _, l := range lines {
+		if info, ok := readLine(l); ok && info.uuid != "" {
+			last = info.uuid
+		}
+	}
+	if last != r.Point.UUID {
+		return nil, refusef("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
+			r.Transcript, r.Point.Bytes, last, r.Point.UUID)
+	}
+	if r.End {
+		for _, l := range splitLines(data[r.Point.Bytes:]) {
+			if qwenPrompt(l) || qwenRewound(l) {
+				break
+			}
+			lines = append(lines, l)
+		}
+	} else {
+		lines = lines[:qwenPromptTail(lines, r.Prompt)]
+	}
+	old, talk := "", false
+	for _, l := range lines {
+		if old == "" {
+			old = topString(bytes.TrimSuffix(l, []byte("\n")), "sessionId")
+		}
+		talk = talk || qwenPrompt(l)
+	}
+	if !talk {
+		return nil, firstTurn
+	}
+	if old == "" {
+		return nil, refusef("the transcript %s names no session", r.Transcript)
+	}
+	id := uuid.NewString()
+	kept := bytes.ReplaceAll(bytes.Join(lines, nil), []byte(old), []byte(id))
+	dir := filepath.Dir(r.Transcript)
+	err = writeNew(dir, id+".jsonl", fi.Mode().Perm(), func(tmp *os.File) error {
+		_, err := tmp.Write(kept)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write forked transcript: %w", err)
+	}
+	return &Forked{Session: id, Transcript: filepath.Join(dir, id+".jsonl"), Resume: "qwen --resume " + id}, nil
+}
+
+// splitLines splits data after each '\n'; a last line without one is left
+// out (it was still being written).
+func splitLines(data []byte) [][]byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if n := len(lines); n > 0 && !bytes.HasSuffix(lines[n-1], []byte("\n")) {
+		lines = lines[:n-1]
+	}
+	return lines
+}
+
+// qwenPromptTail is how many of lines to keep so that the turn's own
+// prompt, should the transcript already hold it, is left out: the index of
+// the last user entry when it is a prompt with prompt's text and nothing
+// but system entries follow it, else all of them.
+func qwenPromptTail(lines [][]byte, prompt string) int {
+	p := strings.TrimSpace(prompt)
+	for i := len(lines) - 1; i >= 0 && p != ""; i-- {
+		typ := topString(bytes.TrimSuffix(lines[i], []byte("\n")), "type")
+		if typ == "system" {
+			continue
+		}
+		if text, ok := qwenPromptText(lines[i]); ok && strings.Contains(text, p) {
+			return i
+		}
+		break
+	}
+	return len(lines)
+}
+
+// Setup merges the hooks into the user's ~/.qwen/settings.json
+// ($QWEN_HOME/settings.json): Qwen Code runs a project's hooks only in a
+// folder it trusts, a user's in every folder, and none at all while that
+// file's disableAllHooks is true (the one step left to the person then).
+// Its command hooks' timeouts are in seconds.
+func (qwen) Setup(o SetupOptions) (*SetupResult, error) {
+	dir, err := homeDir("QWEN_HOME", ".qwen")
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	path := filepath.Join(dir, "settings.json")
+	cmd := hookCommand(o, Qwen, "")
+	tools := "write_file|edit|notebook_edit|run_shell_command|monitor|exec|mcp__.*"
+	added, err := mergeHooks(path, Qwen, []hookSpec{
+		{event: "SessionStart", command: cmd, timeout: 10},
+		{event: "UserPromptSubmit", command: cmd, timeout: 10},
+		{event: "PreToolUse", matcher: tools, command: cmd, timeout: 10},
+		{event: "PostToolUse", matcher: tools, command: cmd, timeout: 10},
+		{event: "PostToolUseFailure", matcher: tools, command: cmd, timeout: 10},
+		{event: "Stop", command: cmd, timeout: 10},
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &SetupResult{File: path, Added: added}
+	if qwenHooksOff(path) {
+		r.Steps = append(r.Steps, fmt.Sprintf(`Qwen Code runs no hooks while "disableAllHooks" is true in %s: set it to false, then restart Qwen Code.`, path))
+	}
+	return r, nil
+}
+
+// qwenHooksOff reports whether the settings file at path turns every hook
+// off.
+func qwenHooksOff(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	top, err := decodeObject(data)
+	if err != nil {
+		return false
+	}
+	raw, _ := get(top, "disableAllHooks")
+	return string(raw) == "true"
+}

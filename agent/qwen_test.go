@@ -1,0 +1,230 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// qwenConversation is the texts of a Qwen Code transcript's prompt and
+// model entries, in order.
+func qwenConversation(data []byte) []string {
+	var out []string
+	for _, l := range jsonLines(data) {
+		switch topString([]byte(l), "type") {
+		case "user", "assistant":
+			if i := strings.Index(l, `"parts":`); i >= 0 {
+				out = append(out, l[i:])
+			}
+		}
+	}
+	return out
+}
+
+// Qwen Code, three prompts (-p runs resumed): the fork at turn 2's start
+// is the transcript's lines before the point its prompt hook recorded, the
+// session id replaced; it holds the first exchange and nothing of prompt
+// 2. The fork at turn 2's end also holds turn 2's answer, which Qwen Code
+// wrote after its Stop hook read the transcript, and nothing of prompt 3.
+// A fork before the first prompt, or at a point the transcript no longer
+// has, is refused; the original never changes.
+func TestForkQwenThreePrompts(t *testing.T) {
+	fx := loadThree(t, Qwen)
+	dir := filepath.Join(t.TempDir(), ".qwen", "projects", "-w-project", "chats")
+	path, orig := fx.copyTo(t, fx.Turns[1].Transcript, dir)
+	tn := fx.Turns[1]
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(fk.Transcript)
+	checkCut(t, orig, got, lineIndex(t, orig, tn.StartBytes), fx.Session, fk.Session)
+	if c := qwenConversation(got); !mentions(c, fx.Turns[0].Prompt) || !mentions(c, threeAnswers[0]) || mentions(c, tn.Prompt) {
+		t.Errorf("the fork at turn 2's start holds %q", c)
+	}
+	if fk.Resume != "qwen --resume "+fk.Session || fk.Transcript != filepath.Join(dir, fk.Session+".jsonl") {
+		t.Errorf("fork %+v", fk)
+	}
+
+	if !strings.Contains(string(orig[tn.EndBytes:fx.Turns[2].StartBytes]), threeAnswers[1]) {
+		t.Logf("in this fixture, turn 2's answer was written before its Stop hook ran")
+	}
+	fk, err = qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: true, Point: ForkPoint{tn.EndBytes, tn.EndUUID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = os.ReadFile(fk.Transcript)
+	c := qwenConversation(got)
+	if !mentions(c, tn.Prompt) || !mentions(c, threeAnswers[1]) || strings.Contains(string(got), fx.Turns[2].Prompt) {
+		t.Errorf("the fork at turn 2's end holds %q", c)
+	}
+	checkCut(t, orig, got, lineIndex(t, orig, fx.Turns[2].StartBytes), fx.Session, fk.Session)
+
+	var r *Refusal
+	t0 := fx.Turns[0]
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: t0.Prompt, Point: ForkPoint{t0.StartBytes, t0.StartUUID}}); err != firstTurn {
+		t.Errorf("a fork before the first prompt: %v", err)
+	}
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes, "not-the-last-entry"}}); !errors.As(err, &r) {
+		t.Errorf("a fork at a point the transcript no longer has: %v", err)
+	}
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes + 1, tn.StartUUID}}); !errors.As(err, &r) {
+		t.Errorf("a fork at a point inside a line: %v", err)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, orig) {
+		t.Error("the original changed")
+	}
+}
+
+// A fork before a turn reads the transcript only up to the turn's point:
+// a session that went on long after it (here 64 MiB more, a sparse tail)
+// is not read into memory for it.
+func TestForkQwenReadsOnlyToThePoint(t *testing.T) {
+	fx := loadThree(t, Qwen)
+	path, _ := fx.copyTo(t, fx.Turns[2].Transcript, t.TempDir())
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	const more = 64 << 20
+	if err := f.Truncate(fi.Size() + more); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tn := fx.Turns[1]
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > more/4 {
+		t.Errorf("the fork at turn 2's start allocated %d MiB: it read the session past its point", n>>20)
+	}
+	if got, _ := os.ReadFile(fk.Transcript); bytes.Contains(got, []byte(tn.Prompt)) || !bytes.Contains(got, []byte(threeAnswers[0])) {
+		t.Errorf("the fork at turn 2's start holds %q", qwenConversation(got))
+	}
+}
+
+// Qwen Code's prompt event without a prompt (it runs before each request
+// that carries tool results) opens no turn.
+func TestQwenContinuationIsNoTurn(t *testing.T) {
+	for _, c := range []struct {
+		payload string
+		kind    EventKind
+	}{
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt_id":"s########0","prompt":"do it"}`, Prompt},
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt_id":"s########0","prompt":""}`, Ignored},
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt_id":"s########0"}`, Ignored},
+		{`{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"run_shell_command","tool_input":{"command":"false"}}`, PostTool},
+	} {
+		ev, err := qwen{}.Parse([]byte(c.payload), "")
+		if err != nil || ev.Kind != c.kind {
+			t.Errorf("%s: kind %v, %v; want %v", c.payload, ev.Kind, err, c.kind)
+		}
+	}
+}
+
+// What each of Qwen Code's tools may write.
+func TestQwenWrites(t *testing.T) {
+	for _, c := range []struct {
+		tool, input, want string
+	}{
+		{"write_file", `{"file_path":"/w/a.txt","content":"x"}`, "/w/a.txt"},
+		{"edit", `{"file_path":"b.txt","old_string":"x","new_string":"y"}`, "/w/project/b.txt"},
+		{"notebook_edit", `{"notebook_path":"/w/n.ipynb"}`, "/w/n.ipynb"},
+		{"run_shell_command", `{"command":"echo > c"}`, "capture"},
+		{"monitor", `{"command":"tail -f log"}`, "capture"},
+		{"exec", `{"code":"x"}`, "capture"},
+		{"mcp__writer__write", `{"path":"m"}`, "capture"},
+		{"read_file", `{"file_path":"/w/a.txt"}`, "none"},
+		{"grep_search", `{"pattern":"x"}`, "none"},
+	} {
+		ev := &Event{Kind: PostTool, Cwd: "/w/project", ToolName: c.tool, ToolInput: []byte(c.input)}
+		paths, capture, relevant := qwen{}.Writes(ev)
+		got := strings.Join(paths, ",")
+		switch {
+		case !relevant:
+			got = "none"
+		case capture:
+			got = "capture"
+		}
+		if got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.tool, c.input, got, c.want)
+		}
+	}
+}
+
+// qwenRewindFixture is what the real Qwen Code wrote in a session
+// rewound by its own /rewind (agent/testdata/qwen-rewind, from
+// TestQwenTUIRewind in testkit/agents): prompt one, prompt two, a rewind
+// to before prompt two with its code restored, prompt three. It returns a
+// copy of the transcript and each prompt as its hook recorded it (the
+// transcript stood just before the prompt's user entry).
+func qwenRewindFixture(t *testing.T) (string, []PromptRef) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "qwen-rewind", "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "transcript.jsonl")
+	os.WriteFile(path, data, 0o600)
+	ids := map[string]string{}
+	for _, fx := range fixtures(t, "qwen-rewind") {
+		ev, err := qwen{}.Parse(fx.Payload, "")
+		if err == nil && ev.Kind == Prompt {
+			ids[ev.Prompt] = ev.PromptID
+		}
+	}
+	var refs []PromptRef
+	for _, prompt := range []string{"prompt one", "prompt two", "prompt three"} {
+		at := bytes.Index(data, []byte(`"parts":[{"text":"`+prompt+`"}`))
+		if at < 0 {
+			t.Fatalf("no user entry of %q", prompt)
+		}
+		// The point as the prompt's hook read it: the lines before its entry.
+		off := int64(bytes.LastIndexByte(data[:at], '\n') + 1)
+		then := filepath.Join(t.TempDir(), "then.jsonl")
+		os.WriteFile(then, data[:off], 0o600)
+		p, err := qwen{}.Position(&Event{Kind: Prompt, Transcript: then})
+		if err != nil || p.Point.Bytes != off {
+			t.Fatalf("point %+v %v", p, err)
+		}
+		refs = append(refs, PromptRef{Transcript: path, ForkBytes: off, ForkUUID: p.Point.UUID, PromptID: ids[prompt]})
+	}
+	return path, refs
+}
+
+// TestFindQwenRewind: between prompt two's and prompt three's fork points
+// lies the entry of Qwen Code's rewind, hanging where prompt two's entry
+// hangs; it dropped prompt two (index 1), where Qwen Code's file history
+// tracks a.txt (the file its edit tool wrote). Between prompt one's and
+// prompt two's there is none; an entry no prompt hangs on drops nothing.
+func TestFindQwenRewind(t *testing.T) {
+	path, refs := qwenRewindFixture(t)
+	if _, found, err := FindQwenRewind(path, refs[0].ForkBytes, refs[1].ForkBytes); found || err != nil {
+		t.Errorf("a rewind between prompts one and two: %v %v", found, err)
+	}
+	parent, found, err := FindQwenRewind(path, refs[1].ForkBytes, refs[2].ForkBytes)
+	if err != nil || !found || parent != refs[1].ForkUUID {
+		t.Fatalf("the rewind before prompt three: parent %q, %v, %v; want prompt two's parent %q", parent, found, err, refs[1].ForkUUID)
+	}
+	rw, err := FindQwenOwnRewind(parent, refs[:2])
+	if err != nil || rw == nil || rw.Dropped != 1 || strings.Join(rw.Tracked, ",") != "/w/project/a.txt" {
+		t.Fatalf("FindQwenOwnRewind = %+v, %v; want prompt two dropped, a.txt tracked", rw, err)
+	}
+	if rw, err := FindQwenOwnRewind("no-such-entry", refs[:2]); rw != nil || err != nil {
+		t.Errorf("a rewind to an entry no prompt hangs on: %+v %v", rw, err)
+	}
+	// A rewind to the first prompt: its entry hangs on nothing.
+	if rw, err := FindQwenOwnRewind("", refs[:2]); err != nil || rw == nil || rw.Dropped != 0 {
+		t.Errorf("a rewind to before the first prompt: %+v %v", rw, err)
+	}
+}
