@@ -88,6 +88,8 @@ remote_plugin = false
 	case Gemini:
 		writeJSON(t, filepath.Join(e.Home, ".gemini", "settings.json"),
 			map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+	case Droid, Cline:
+		e.configure()
 	}
 	return e
 }
@@ -121,6 +123,8 @@ func (e *Env) environ() []string {
 	case Copilot:
 		env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+e.Model.URL+"/v1",
 			"COPILOT_PROVIDER_API_KEY=fake", "COPILOT_MODEL=claude-sonnet-4.5")
+	case Droid, Cline:
+		env = append(env, "TERM=xterm-256color") // their terminal interfaces draw nothing on a dumb one
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -162,6 +166,8 @@ func (e *Env) args(session, prompt string) []string {
 			a = append(a, "--resume="+session)
 		}
 		return append(a, "-p", prompt)
+	case Droid, Cline:
+		return e.moreArgs(session, prompt)
 	}
 	panic("unknown agent " + e.Kind)
 }

@@ -18,8 +18,15 @@ const (
 	Copilot Kind = "copilot"
 )
 
-// All lists every agent.
+// All lists every agent the shared tests drive the same way.
 var All = []Kind{Claude, Codex, Gemini, Copilot}
+
+// More agents, with tests of their own (their prompts reach a session
+// another way than All's).
+const (
+	Droid Kind = "droid"
+	Cline Kind = "cline"
+)
 
 // EnvBin names the environment variable that gives the folder holding the
 // agents' commands (what scripts/agents/install.sh prints). When it is
