@@ -1,0 +1,298 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Cline is the Cline CLI, by its name on the command line and in the
+// journal.
+const Cline = "cline"
+
+// cline is the Cline CLI. Its command hooks are executable files named
+// after their event in ~/.cline/hooks/ (CLINE_DIR replaces ~/.cline); each
+// gets one JSON payload on stdin (agent/testdata/cline): hookName
+// (agent_start, tool_call, tool_result, agent_end…), timestamp, taskId,
+// sessionContext.rootSessionId (the session: `cline --id` resumes it, and
+// a resumed session gets a new taskId), workspaceRoots, and per event
+// tool_call/tool_result {id, name, input}. No payload names the cwd or
+// the transcript, nor carries the person's prompt: in --yolo runs
+// UserPromptSubmit's prompt is Cline's own reminder, and its terminal
+// interface fires no UserPromptSubmit at all. TaskStart (and TaskResume)
+// and TaskComplete run detached — Cline does not wait for them, so a
+// prompt's first tool call may run before its TaskStart hook — while the
+// tool hooks are awaited. So cline is a Prompter: its turn opens at
+// whichever of TaskStart, a tool event or TaskComplete comes first for a
+// prompt, read from the session's messages file
+// (~/.cline/data/sessions/<id>/<id>.messages.json: {messages: [{id, role,
+// ts, content}]}, a prompt a user message `<user_input mode="…">text
+// </user_input>`).
+//
+// Only the tool hooks' output reaches the model: their contextModification
+// comes back as a <hook_context> user message after the tool's result.
+// Cline resumes a session only in its terminal interface, from its own
+// session database: its conversations are not forked.
+type cline struct{}
+
+func (cline) Name() string  { return Cline }
+func (cline) Title() string { return "Cline" }
+
+// ClineEvents are the events rewind-lsp hooks in Cline, each a file of
+// that name whose command names the event.
+var ClineEvents = []string{"TaskStart", "TaskResume", "PreToolUse", "PostToolUse", "TaskComplete", "TaskCancel"}
+
+var clineEvents = map[string]EventKind{
+	"TaskStart": Prompt, "TaskResume": Prompt,
+	"PreToolUse": PreTool, "PostToolUse": PostTool, "TaskComplete": Stop, "TaskCancel": Stop,
+}
+
+// clineHookNames maps a payload's hookName to the event's file name.
+var clineHookNames = map[string]string{
+	"agent_start": "TaskStart", "agent_resume": "TaskResume", "agent_abort": "TaskCancel", "agent_end": "TaskComplete",
+	"agent_error": "TaskError", "tool_call": "PreToolUse", "tool_result": "PostToolUse", "prompt_submit": "UserPromptSubmit",
+	"session_shutdown": "SessionShutdown",
+}
+
+type clineCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type clinePayload struct {
+	HookName       string `json:"hookName"`
+	Timestamp      string `json:"timestamp"`
+	TaskID         string `json:"taskId"`
+	SessionContext struct {
+		RootSessionID string `json:"rootSessionId"`
+	} `json:"sessionContext"`
+	WorkspaceRoots []string `json:"workspaceRoots"`
+	WorkspaceInfo  struct {
+		RootPath string `json:"rootPath"`
+	} `json:"workspaceInfo"`
+	ToolCall   *clineCall `json:"tool_call"`
+	ToolResult *clineCall `json:"tool_result"`
+}
+
+func (cline) Parse(data []byte, event string) (*Event, error) {
+	var p clinePayload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("hook event is not JSON: %w", err)
+	}
+	name := event
+	if name == "" {
+		name = clineHookNames[p.HookName]
+	}
+	if name == "" {
+		return nil, fmt.Errorf("Cline's hook event names no event (hookName %q): the hook command must (rewind-lsp hook cline EVENT)", p.HookName)
+	}
+	ev := &Event{Kind: clineEvents[name], Name: name, SessionID: first(p.SessionContext.RootSessionID, p.TaskID), TurnID: p.TaskID}
+	if len(p.WorkspaceRoots) > 0 {
+		ev.Cwd = p.WorkspaceRoots[0]
+	}
+	ev.Cwd = first(ev.Cwd, p.WorkspaceInfo.RootPath)
+	if t, err := time.Parse(time.RFC3339Nano, p.Timestamp); err == nil {
+		ev.Time = t
+	}
+	if c := first2(p.ToolCall, p.ToolResult); c != nil {
+		ev.ToolName, ev.ToolInput, ev.ToolUseID = c.Name, c.Input, c.ID
+	}
+	if ev.SessionID != "" && !strings.ContainsAny(ev.SessionID, `/\`) && ev.SessionID != ".." && ev.SessionID != "." {
+		if dir, err := clineSessions(); err == nil {
+			ev.Transcript = filepath.Join(dir, ev.SessionID, ev.SessionID+".messages.json")
+		}
+	}
+	return ev, nil
+}
+
+func first2(a, b *clineCall) *clineCall {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// clineSessions is the folder of Cline's sessions: as Cline sets it for
+// its hooks (CLINE_SESSION_DATA_DIR), else under CLINE_DATA_DIR, else
+// under CLINE_DIR (default ~/.cline) data/sessions.
+func clineSessions() (string, error) {
+	if d := os.Getenv("CLINE_SESSION_DATA_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("CLINE_DATA_DIR"); d != "" {
+		return filepath.Join(d, "sessions"), nil
+	}
+	home, err := homeDir("CLINE_DIR", ".cline")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "data", "sessions"), nil
+}
+
+// Writes: editor names path; run_commands may write anything.
+func (cline) Writes(ev *Event) ([]string, bool, bool) {
+	switch ev.ToolName {
+	case "run_commands":
+		return nil, true, true
+	case "editor":
+		return fileTool(ev, "path")
+	}
+	return nil, false, false
+}
+
+// Notice: a hook's contextModification (the hook flow uses NoticeAt).
+func (cline) Notice(text string) []byte {
+	return marshalLine(struct {
+		ContextModification string `json:"contextModification"`
+	}{text})
+}
+
+// NoticeAt: PreToolUse's contextModification, which Cline gives the model
+// after the tool's result (its prompt hooks run detached: their output is
+// dropped).
+func (c cline) NoticeAt(ev *Event, text string) []byte {
+	if ev.Name != "PreToolUse" {
+		return nil
+	}
+	return c.Notice(text)
+}
+
+// clineMessage is what rewind-lsp reads of a message of the messages file.
+type clineMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Ts      int64           `json:"ts"`
+	Content json.RawMessage `json:"content"`
+}
+
+// clinePromptText is a user message's prompt, ok false for other messages
+// (tool results, hook contexts, Cline's own reminders).
+func clinePromptText(m clineMessage) (string, bool) {
+	if m.Role != "user" || m.ID == "" {
+		return "", false
+	}
+	var text string
+	if json.Unmarshal(m.Content, &text) != nil {
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(m.Content, &parts) != nil || len(parts) == 0 || parts[0].Type != "text" {
+			return "", false
+		}
+		text = parts[0].Text
+	}
+	t := strings.TrimSpace(text)
+	if rest, ok := strings.CutPrefix(t, "<user_input"); ok {
+		if i := strings.IndexByte(rest, '>'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		rest, _ = strings.CutSuffix(rest, "</user_input>")
+		return strings.TrimSpace(rest), true
+	}
+	if strings.HasPrefix(t, "<hook_context") || strings.HasPrefix(t, "[SYSTEM]") || t == "" {
+		return "", false
+	}
+	return t, true
+}
+
+// CurrentPrompt: the last prompt of the session's messages file sent by
+// the event's time (a detached hook may run after the next prompt).
+func (cline) CurrentPrompt(ev *Event) (*PromptAt, error) {
+	if ev.Transcript == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(ev.Transcript)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // not written yet
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cline messages (transcript) %s: %w", ev.Transcript, err)
+	}
+	var file struct {
+		Messages []clineMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("cline messages (transcript) %s: %w", ev.Transcript, err)
+	}
+	var p *PromptAt
+	for _, m := range file.Messages {
+		if !ev.Time.IsZero() && m.Ts > ev.Time.UnixMilli() {
+			break
+		}
+		if text, ok := clinePromptText(m); ok {
+			p = &PromptAt{ID: m.ID, Text: text, Position: Position{Transcript: ev.Transcript}}
+		}
+	}
+	return p, nil
+}
+
+// Position: nothing (Cline's conversations are not forked).
+func (cline) Position(*Event) (Position, error) { return Position{}, nil }
+
+// clineNoFork is why a Cline conversation is not rewound.
+var clineNoFork = &Refusal{Reason: "Cline's conversation cannot be forked: Cline resumes a session only in its terminal interface " +
+	"(`cline --id <session>`; it refuses --id with --json), from its own session database, so there is no copy of it for rewind-lsp to write " +
+	"and hand back to resume"}
+
+// Fork: refused (clineNoFork).
+func (cline) Fork(ForkRequest) (*Forked, error) { return nil, clineNoFork }
+
+// Setup writes one executable file per event in the user's Cline hooks
+// folder, each running `rewind-lsp hook cline EVENT`. A file of that name
+// that is not rewind-lsp's is left alone and named in the error.
+func (cline) Setup(o SetupOptions) (*SetupResult, error) {
+	home, err := homeDir("CLINE_DIR", ".cline")
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	dir := filepath.Join(home, "hooks")
+	r := &SetupResult{File: dir}
+	want := map[string][]byte{}
+	for _, ev := range ClineEvents {
+		path := filepath.Join(dir, ev)
+		script := []byte("#!/bin/sh\n# rewind-lsp's hook (rewind-lsp setup cline): hands Cline's " + ev + " event to rewind-lsp.\nexec " +
+			hookCommand(o, Cline, ev) + "\n")
+		old, err := os.ReadFile(path)
+		switch {
+		case err == nil && bytes.Equal(old, script):
+			continue
+		case err == nil && !clineOurs(old):
+			return nil, fmt.Errorf("%s is a hook of someone else's; rewind-lsp changed nothing: add the line `%s` to it by hand, or move it and run setup again",
+				path, hookCommand(o, Cline, ev))
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		want[ev] = script
+		if err == nil {
+			r.Added = append(r.Added, ev+" (updated)")
+		} else {
+			r.Added = append(r.Added, ev)
+		}
+	}
+	for _, ev := range ClineEvents {
+		if script, ok := want[ev]; ok {
+			if err := writeSettings(filepath.Join(dir, ev), script, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// clineOurs reports whether a hook file runs rewind-lsp's hook for Cline.
+func clineOurs(script []byte) bool {
+	for _, line := range strings.Split(string(script), "\n") {
+		if isOurHook(line, Cline) {
+			return true
+		}
+	}
+	return false
+}
