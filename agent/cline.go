@@ -265,7 +265,7 @@ func (cline) Setup(o SetupOptions) (*SetupResult, error) {
 		case err == nil && bytes.Equal(old, script):
 			continue
 		case err == nil && !clineOurs(old):
-			return nil, fmt.Errorf("%s is a hook of someone else's; rewind-lsp changed nothing: add the line `%s` to it by hand, or move it and run setup again",
+			return nil, fmt.Errorf("%s is not rewind-lsp's hook; rewind-lsp changed nothing: add the line `%s` to it by hand, or move it away and run setup again",
 				path, hookCommand(o, Cline, ev))
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("read %s: %w", path, err)
