@@ -156,9 +156,10 @@ func (cline) Notice(text string) []byte {
 
 // NoticeAt: PreToolUse's contextModification, which Cline gives the model
 // after the tool's result (its prompt hooks run detached: their output is
-// dropped).
+// dropped) — except submit_and_exit's, whose result ends the run before
+// the model is asked again.
 func (c cline) NoticeAt(ev *Event, text string) []byte {
-	if ev.Name != "PreToolUse" {
+	if ev.Name != "PreToolUse" || ev.ToolName == "submit_and_exit" {
 		return nil
 	}
 	return c.Notice(text)

@@ -118,6 +118,9 @@ func TestClineForkAndNotice(t *testing.T) {
 			t.Errorf("notice at %s: %s", name, out)
 		}
 	}
+	if out := (cline{}).NoticeAt(&Event{Name: "PreToolUse", ToolName: "submit_and_exit"}, "n"); out != nil {
+		t.Errorf("notice before submit_and_exit, whose result ends the run: %s", out)
+	}
 	if _, err := (cline{}).Parse([]byte(`{"hookName":"something_new"}`), ""); err == nil {
 		t.Error("an event named neither by the payload nor the command was accepted")
 	}
