@@ -336,5 +336,26 @@ func (droid) Setup(o SetupOptions) (*SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SetupResult{File: path, Added: added}, nil
+	r := &SetupResult{File: path, Added: added}
+	if droidHooksDisabled(path) {
+		r.Steps = append(r.Steps, "droid runs no hook while its hooks are disabled (\"hooksDisabled\": true in "+path+
+			"): turn hooks back on in droid's /settings, or remove that line")
+	}
+	return r, nil
+}
+
+// droidHooksDisabled reports whether the settings file at path turns all
+// of droid's hooks off (hooks.hooksDisabled, droid's /settings "Hooks"):
+// droid then runs none of them (measured on droid 0.215 exec).
+func droidHooksDisabled(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Hooks struct {
+			HooksDisabled bool `json:"hooksDisabled"`
+		} `json:"hooks"`
+	}
+	return json.Unmarshal(data, &s) == nil && s.Hooks.HooksDisabled
 }

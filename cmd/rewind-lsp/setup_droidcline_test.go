@@ -14,7 +14,9 @@ import (
 
 // TestSetupDroidAndCline: setup droid merges its hooks into the user's
 // ~/.factory/settings.json (keeping the models and hooks there; every
-// tool, since any tool call may open a prompt's turn), setup cline writes
+// tool, since any tool call may open a prompt's turn; droid's own
+// hooksDisabled kept, and named as the step left; a file it cannot parse
+// refused and left as it was), setup cline writes
 // one executable file per event in ~/.cline/hooks (CLINE_DIR replaces
 // ~/.cline); both change nothing the second time, and setup cline leaves
 // a hook file that is not its own alone, saying so. (The real agents
@@ -59,6 +61,31 @@ func TestSetupDroidAndCline(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(settings); !bytes.Equal(again, data) {
 		t.Error("second setup droid changed settings.json")
+	}
+	// Hooks turned off in droid's /settings stay off, and setup says so.
+	off := `{"hooks": {"hooksDisabled": true, "showHookOutput": false}}`
+	os.WriteFile(settings, []byte(off), 0o600)
+	if out, err := setup("droid"); err != nil || !strings.Contains(out, `one more step: droid runs no hook while its hooks are disabled ("hooksDisabled": true in `+settings) {
+		t.Errorf("setup droid with its hooks disabled: %v\n%s", err, out)
+	}
+	var kept struct {
+		Hooks struct {
+			HooksDisabled  bool  `json:"hooksDisabled"`
+			ShowHookOutput *bool `json:"showHookOutput"`
+			PreToolUse     []any
+		} `json:"hooks"`
+	}
+	data, _ = os.ReadFile(settings)
+	if err := json.Unmarshal(data, &kept); err != nil || !kept.Hooks.HooksDisabled || kept.Hooks.ShowHookOutput == nil || *kept.Hooks.ShowHookOutput || len(kept.Hooks.PreToolUse) != 1 {
+		t.Errorf("setup droid did not keep droid's own hook settings beside its hooks: %v\n%s", err, data)
+	}
+	// A file it cannot parse is refused and left as it was.
+	os.WriteFile(settings, []byte(`{"hooks": {`), 0o600)
+	if out, err := setup("droid"); err == nil || !strings.Contains(out, settings) || !strings.Contains(out, "changed nothing") {
+		t.Errorf("setup droid over a broken settings.json: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != `{"hooks": {` {
+		t.Errorf("setup droid changed a settings.json it cannot parse: %s", data)
 	}
 
 	if out, err := setup("cline"); err != nil || !strings.Contains(out, "TaskStart, TaskResume, PreToolUse, PostToolUse, TaskComplete, TaskCancel") {
