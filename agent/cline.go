@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,8 +38,11 @@ const Cline = "cline"
 //
 // Only the tool hooks' output reaches the model: their contextModification
 // comes back as a <hook_context> user message after the tool's result.
-// Cline resumes a session only in its terminal interface, from its own
-// session database: its conversations are not forked.
+// Cline resumes a session only in its terminal interface (`cline --id
+// <session>`), and resumes there a copy of a session's folder cut before a
+// prompt, its ids replaced (measured on Cline 3.0.65, though the copy is
+// not in its session database, which `cline history` lists): a
+// conversation rewind writes such a copy.
 type cline struct{}
 
 func (cline) Name() string  { return Cline }
@@ -229,22 +233,135 @@ func (cline) CurrentPrompt(ev *Event) (*PromptAt, error) {
 			break
 		}
 		if text, ok := clinePromptText(m); ok {
-			p = &PromptAt{ID: m.ID, Text: text, Position: Position{Transcript: ev.Transcript}}
+			p = &PromptAt{ID: m.ID, Text: text, Position: Position{Transcript: ev.Transcript, Point: ForkPoint{UUID: m.ID}}}
 		}
 	}
 	return p, nil
 }
 
-// Position: nothing (Cline's conversations are not forked).
-func (cline) Position(*Event) (Position, error) { return Position{}, nil }
+// Position: at a turn's end, the prompt the session was answering (a
+// fork at the turn's end keeps everything up to the next prompt).
+func (c cline) Position(ev *Event) (Position, error) {
+	if ev.Kind != Stop {
+		return Position{}, nil
+	}
+	p, err := c.CurrentPrompt(ev)
+	if p == nil || err != nil {
+		return Position{}, err
+	}
+	return p.Position, nil
+}
 
-// clineNoFork is why a Cline conversation is not rewound.
-var clineNoFork = &Refusal{Reason: "Cline's conversation cannot be forked: Cline resumes a session only in its terminal interface " +
-	"(`cline --id <session>`; it refuses --id with --json), from its own session database, so there is no copy of it for rewind-lsp to write " +
-	"and hand back to resume"}
+// Fork: a copy of the session's folder (beside it, under a new session id
+// in Cline's shape, <ms>_<5 letters or digits>) whose messages file is cut
+// before the turn's prompt (with End, before the next prompt after it),
+// the old id replaced by the new one in its files' names and contents;
+// `cline --id <id>` continues it in Cline's terminal interface.
+func (cline) Fork(r ForkRequest) (*Forked, error) {
+	if r.Point.UUID == "" {
+		if r.End {
+			return nil, noEnd
+		}
+		return nil, refusef("that turn recorded no prompt of Cline's messages file to cut it at")
+	}
+	dir := filepath.Dir(r.Transcript)
+	old := filepath.Base(dir)
+	if old != r.Session || filepath.Base(r.Transcript) != old+".messages.json" {
+		return nil, refusef("%s is not the messages file of Cline's session %s", r.Transcript, r.Session)
+	}
+	data, err := os.ReadFile(r.Transcript)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
+	}
+	var file map[string]json.RawMessage
+	var messages []json.RawMessage
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
+	}
+	if err := json.Unmarshal(file["messages"], &messages); err != nil {
+		return nil, fmt.Errorf("read %s: its messages: %w", r.Transcript, err)
+	}
+	at, assistant := -1, false
+	for i, raw := range messages {
+		var m clineMessage
+		json.Unmarshal(raw, &m)
+		if at < 0 {
+			if m.ID == r.Point.UUID {
+				at = i
+				if !r.End {
+					break
+				}
+				continue
+			}
+			assistant = assistant || m.Role == "assistant"
+			continue
+		}
+		if _, ok := clinePromptText(m); ok {
+			break
+		}
+		at = i
+	}
+	if at < 0 {
+		return nil, refusef("Cline's messages file %s no longer holds prompt %s", r.Transcript, r.Point.UUID)
+	}
+	cut := at
+	if r.End {
+		cut = at + 1
+	} else if !assistant {
+		return nil, firstTurn
+	}
+	kept, err := json.Marshal(messages[:cut])
+	if err != nil {
+		return nil, err
+	}
+	file["messages"] = kept
+	cutData, err := json.MarshalIndent(file, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	id := clineSessionID()
+	newDir := filepath.Join(filepath.Dir(dir), id)
+	if err := os.Mkdir(newDir, 0o700); err != nil {
+		return nil, fmt.Errorf("write forked session: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, old+".") || strings.Contains(name, ".compaction.") {
+			continue // a compaction summarises messages the copy may no longer hold
+		}
+		content := cutData
+		if name != old+".messages.json" {
+			if content, err = os.ReadFile(filepath.Join(dir, name)); err != nil {
+				return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, name), err)
+			}
+		}
+		content = bytes.ReplaceAll(content, []byte(old), []byte(id))
+		err := writeNew(newDir, id+strings.TrimPrefix(name, old), 0o600, func(f *os.File) error {
+			_, err := f.Write(content)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("write forked session: %w", err)
+		}
+	}
+	return &Forked{Session: id, Transcript: filepath.Join(newDir, id+".messages.json"), Resume: "cline --id " + id}, nil
+}
 
-// Fork: refused (clineNoFork).
-func (cline) Fork(ForkRequest) (*Forked, error) { return nil, clineNoFork }
+// clineSessionID is a new session id in Cline's shape: the time in
+// milliseconds, "_", five lowercase letters or digits.
+func clineSessionID() string {
+	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b [5]byte
+	rand.Read(b[:])
+	for i := range b {
+		b[i] = chars[int(b[i])%len(chars)]
+	}
+	return fmt.Sprintf("%d_%s", time.Now().UnixMilli(), b[:])
+}
 
 // Setup writes one executable file per event in the user's Cline hooks
 // folder, each running `rewind-lsp hook cline EVENT`. A file of that name

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -103,12 +104,83 @@ func TestClinePromptAtItsTime(t *testing.T) {
 	}
 }
 
-// A Cline conversation is never forked: the refusal says why; the notice
-// goes out only at PreToolUse, as contextModification.
+// A Cline conversation is forked as a copy of its session folder, cut
+// before a prompt (or, at a turn's end, before the next one), under a new
+// id that replaces the old one in the files' names and contents; the
+// compaction, which may summarise what the cut drops, is not copied; the
+// original is left as it was. The notice goes out only at PreToolUse, as
+// contextModification.
 func TestClineForkAndNotice(t *testing.T) {
+	const old = "1795878564669_qwh8u"
+	dir := filepath.Join(t.TempDir(), old)
+	os.MkdirAll(dir, 0o700)
+	path := filepath.Join(dir, old+".messages.json")
+	messages := `{"version": 1, "sessionId": "` + old + `", "messages": [
+ {"id": "u1", "role": "user", "content": [{"type": "text", "text": "<user_input mode=\"act\">one</user_input>"}], "ts": 1},
+ {"id": "r1", "role": "user", "content": [{"type": "text", "text": "[SYSTEM] reminder"}], "ts": 2},
+ {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "did one"}], "ts": 3},
+ {"id": "u2", "role": "user", "content": [{"type": "text", "text": "<user_input mode=\"act\">two</user_input>"}], "ts": 4},
+ {"id": "a2", "role": "assistant", "content": [{"type": "text", "text": "did two"}], "ts": 5}]}`
+	meta := `{"session_id": "` + old + `", "messages_path": "` + path + `"}`
+	os.WriteFile(path, []byte(messages), 0o600)
+	os.WriteFile(filepath.Join(dir, old+".json"), []byte(meta), 0o600)
+	os.WriteFile(filepath.Join(dir, old+".compaction.json"), []byte(`{"summary": "two"}`), 0o600)
+	fork := func(uuid string, end bool) (*Forked, []string, string) {
+		t.Helper()
+		fk, err := cline{}.Fork(ForkRequest{Session: old, Transcript: path, Point: ForkPoint{UUID: uuid}, End: end})
+		if err != nil {
+			t.Fatalf("fork at %s (end %v): %v", uuid, end, err)
+		}
+		newDir := filepath.Dir(fk.Transcript)
+		if filepath.Dir(newDir) != filepath.Dir(dir) || filepath.Base(newDir) != fk.Session || fk.Resume != "cline --id "+fk.Session ||
+			!strings.HasSuffix(fk.Transcript, fk.Session+".messages.json") || len(fk.Session) != len(old) || fk.Session[13] != '_' {
+			t.Errorf("fork: %+v", fk)
+		}
+		var file struct {
+			SessionID string `json:"sessionId"`
+			Messages  []struct{ ID string }
+		}
+		data, _ := os.ReadFile(fk.Transcript)
+		if err := json.Unmarshal(data, &file); err != nil || file.SessionID != fk.Session {
+			t.Errorf("the copy's messages file: %v %s", err, data)
+		}
+		var ids []string
+		for _, m := range file.Messages {
+			ids = append(ids, m.ID)
+		}
+		copied, _ := os.ReadFile(filepath.Join(newDir, fk.Session+".json"))
+		if _, err := os.Stat(filepath.Join(newDir, fk.Session+".compaction.json")); err == nil {
+			t.Error("the compaction was copied")
+		}
+		return fk, ids, string(copied)
+	}
+	fk, ids, meta2 := fork("u2", false)
+	if !slices.Equal(ids, []string{"u1", "r1", "a1"}) || strings.Contains(meta2, old) ||
+		meta2 != strings.ReplaceAll(meta, old, fk.Session) {
+		t.Errorf("fork before u2: messages %v, metadata %s", ids, meta2)
+	}
+	if _, ids, _ = fork("u1", true); !slices.Equal(ids, []string{"u1", "r1", "a1"}) {
+		t.Errorf("fork at the end of u1's turn: messages %v", ids)
+	}
+	if _, ids, _ = fork("u2", true); !slices.Equal(ids, []string{"u1", "r1", "a1", "u2", "a2"}) {
+		t.Errorf("fork at the end of u2's turn: messages %v", ids)
+	}
+	if data, _ := os.ReadFile(path); string(data) != messages {
+		t.Error("the original messages file changed")
+	}
 	var r *Refusal
-	if _, err := (cline{}).Fork(ForkRequest{Transcript: "x"}); !errors.As(err, &r) || !strings.Contains(r.Reason, "terminal interface") {
-		t.Errorf("fork: %v", err)
+	for _, c := range []struct {
+		req  ForkRequest
+		want string
+	}{
+		{ForkRequest{Session: old, Transcript: path, Point: ForkPoint{UUID: "u1"}}, firstTurn.Reason},
+		{ForkRequest{Session: old, Transcript: path, End: true}, noEnd.Reason},
+		{ForkRequest{Session: old, Transcript: path, Point: ForkPoint{UUID: "gone"}}, "no longer holds prompt gone"},
+		{ForkRequest{Session: "other", Transcript: path, Point: ForkPoint{UUID: "u2"}}, "is not the messages file of Cline's session other"},
+	} {
+		if _, err := (cline{}).Fork(c.req); !errors.As(err, &r) || !strings.Contains(r.Reason, c.want) {
+			t.Errorf("fork %+v: %v, want a refusal saying %q", c.req, err, c.want)
+		}
 	}
 	if out := string(cline{}.NoticeAt(&Event{Name: "PreToolUse"}, `a "b"`)); out != `{"contextModification":"a \"b\""}`+"\n" {
 		t.Errorf("notice at PreToolUse: %s", out)
