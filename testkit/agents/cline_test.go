@@ -187,26 +187,18 @@ type clineTUI struct {
 	sock string
 }
 
-func (e *Env) startClineTUI(t *testing.T, dir string) *clineTUI {
+func (e *Env) startClineTUI(t *testing.T, dir string, args ...string) *clineTUI {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("Cline's terminal interface is driven in tmux, which is not installed (apt-get install tmux): %v", err)
 	}
 	u := &clineTUI{t: t, e: e, sock: fmt.Sprintf("rl-cline-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	args := []string{"-L", u.sock, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50", "-c", dir, "--", "env", "-i"}
-	args = append(append(args, e.environ()...), e.Cmd)
-	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+	targs := []string{"-L", u.sock, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50", "-c", dir, "--", "env", "-i"}
+	targs = append(append(append(targs, e.environ()...), e.Cmd), args...)
+	if out, err := exec.Command("tmux", targs...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() {
-		exec.Command("tmux", "-L", u.sock, "send-keys", "C-c").Run()
-		time.Sleep(300 * time.Millisecond)
-		exec.Command("tmux", "-L", u.sock, "send-keys", "C-c").Run()
-		time.Sleep(time.Second)
-		exec.Command("tmux", "-L", u.sock, "kill-server").Run()
-		os.Remove(filepath.Join(os.TempDir(), fmt.Sprintf("tmux-%d", os.Getuid()), u.sock))
-		e.killClineHub()
-	})
+	t.Cleanup(u.close)
 	// Its first start offers a subscription in a dialog: closed with Escape.
 	u.waitFor("Auto-approve", 60*time.Second)
 	for deadline := time.Now().Add(20 * time.Second); strings.Contains(u.screen(), "Press Enter to open"); time.Sleep(300 * time.Millisecond) {
@@ -216,6 +208,18 @@ func (e *Env) startClineTUI(t *testing.T, dir string) *clineTUI {
 		}
 	}
 	return u
+}
+
+// close quits Cline (Ctrl-C twice), ends its tmux and the hub daemons it
+// left.
+func (u *clineTUI) close() {
+	exec.Command("tmux", "-L", u.sock, "send-keys", "C-c").Run()
+	time.Sleep(300 * time.Millisecond)
+	exec.Command("tmux", "-L", u.sock, "send-keys", "C-c").Run()
+	time.Sleep(time.Second)
+	exec.Command("tmux", "-L", u.sock, "kill-server").Run()
+	os.Remove(filepath.Join(os.TempDir(), fmt.Sprintf("tmux-%d", os.Getuid()), u.sock))
+	u.e.killClineHub()
 }
 
 func (u *clineTUI) screen() string {
@@ -279,10 +283,13 @@ func (u *clineTUI) prompt(text string) {
 // the editor creates a.txt; it changes a.txt and the shell writes b.txt;
 // it creates c.txt — and `log` shows three turns with their prompts (read
 // from Cline's messages file), session, agent, files and steps; `rewind 2
-// --mode both` puts the files back and says why the conversation was not
-// forked; the session's next prompt hears of the rewind once, through
-// PreToolUse's contextModification, and the one after does not; every
-// hook answers within 5 s.
+// --mode both` puts the files back and writes a cut copy of the session;
+// the session's next prompt hears of the rewind once, through
+// PreToolUse's contextModification, and the one after does not; the copy,
+// resumed with `cline --id` in Cline's terminal interface, sends the
+// model only the first exchange, and its prompt is a turn of its own
+// session; a fork at turn 1's end keeps its answer; every hook answers
+// within 5 s.
 func TestRewindRealCline(t *testing.T) {
 	model := startModel(t)
 	e := New(t, Cline, model)
@@ -300,10 +307,11 @@ func TestRewindRealCline(t *testing.T) {
 
 	a, c := filepath.Join(ws, "a.txt"), filepath.Join(ws, "c.txt")
 	p := []string{"", "First: create a.txt.", "Second: change a.txt and write b.txt from the shell.", "Third: create c.txt.",
-		"", "Fifth, after the rewind: read a.txt.", "Sixth, still there: read a.txt."}
+		"Fourth, on the fork: what do you remember?", "Fifth, after the rewind: read a.txt.", "Sixth, still there: read a.txt."}
 	model.On(p[1], fakemodel.Tools(clineWrite(a, "one\n")), fakemodel.Say("Created a.txt."))
 	model.On(p[2], fakemodel.Tools(clineEdit(a, "one", "two")), fakemodel.Tools(clineShell("echo shell > b.txt")), fakemodel.Say("Changed a.txt, wrote b.txt."))
 	model.On(p[3], fakemodel.Tools(clineWrite(c, "three\n")), fakemodel.Say("Created c.txt."))
+	model.On(p[4], fakemodel.Say("Noted."))
 	model.On(p[5], fakemodel.Tools(clineRead(a)), fakemodel.Say("Read."))
 	model.On(p[6], fakemodel.Tools(clineRead(a)), fakemodel.Say("Read."))
 
@@ -346,12 +354,11 @@ func TestRewindRealCline(t *testing.T) {
 		t.Fatalf("rewind 2 --mode both did not apply: %s", rw.FailureReason)
 	}
 	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": "", "c.txt": ""})
-	const reason = "Cline's conversation cannot be forked: Cline resumes a session only in its terminal interface " +
-		"(`cline --id <session>`; it refuses --id with --json), from its own session database, so there is no copy of it for rewind-lsp to write " +
-		"and hand back to resume; only rewind-lsp's journal moved back"
-	if conv := rw.Conversation; conv == nil || conv.Session != "" || conv.Resume != "" || conv.Reason != reason {
-		t.Errorf("the conversation result: %+v, want the reason %q", conv, reason)
+	conv := rw.Conversation
+	if conv == nil || conv.Agent != "cline" || conv.Session == "" || conv.Session == s || conv.Resume != "cline --id "+conv.Session || conv.Reason != "" {
+		t.Fatalf("the conversation was not forked: %+v", conv)
 	}
+	t.Logf("fork: %s (%s)", conv.Resume, conv.Transcript)
 
 	// The session goes on: its next prompt hears of the rewind once, at
 	// its first PreToolUse; the one after does not. The notice names turn
@@ -384,6 +391,35 @@ func TestRewindRealCline(t *testing.T) {
 	e.cli(t, ws, cli, &log, "log")
 	if n := len(log.Turns); n != 3 || log.Turns[1].Prompt != p[5] || log.Turns[2].Prompt != p[6] {
 		t.Errorf("after the rewind, log shows %d turns: %+v", n, log.Turns)
+	}
+
+	// The fork before turn 2, resumed in Cline's terminal interface: the
+	// first exchange and nothing after.
+	u.close()
+	f := e.startClineTUI(t, ws, "--id", conv.Session)
+	f.prompt(p[4])
+	q := last(model.For(p[4]))
+	if q == nil {
+		t.Fatal("the fork's prompt never reached the model")
+	}
+	if !q.Mentions(p[1]) || q.Mentions(p[2]) || q.Mentions(p[3]) || q.Mentions(p[5]) || q.Mentions(notice) {
+		t.Errorf("the resumed fork sent the model more or less than the first exchange:\n%s", strings.Join(q.UserTexts(), "\n---\n"))
+	}
+	e.cli(t, ws, cli, &log, "log")
+	if tn := log.Turns[len(log.Turns)-1]; tn.Prompt != p[4] || tn.Session != conv.Session || tn.Agent != "cline" || tn.Ended == "" {
+		t.Errorf("the fork's prompt is not the last turn of the fork's session: %+v", tn)
+	}
+
+	// A conversation-only rewind to turn 1's end: a copy that keeps the
+	// first exchange with its answer, and nothing of the second.
+	var rw1 commands.RewindResult
+	e.cli(t, ws, cli, &rw1, "rewind", "turn:1:end", "--mode", "conversation")
+	if c := rw1.Conversation; c == nil || c.Session == "" || c.Transcript == "" {
+		t.Fatalf("rewind turn:1:end --mode conversation forked nothing: %+v", c)
+	}
+	if data, err := os.ReadFile(rw1.Conversation.Transcript); err != nil || !strings.Contains(string(data), p[1]) ||
+		!strings.Contains(string(data), "Created a.txt.") || strings.Contains(string(data), p[2]) {
+		t.Errorf("the fork at turn 1's end: %v\n%s", err, data)
 	}
 
 	for _, h := range e.HookRuns() {
