@@ -260,12 +260,18 @@ func (u *clineTUI) prompt(text string) {
 	before, starts := done(), started()
 	u.keys("-l", text)
 	// An Enter right after the last turn ended may come before the
-	// interface takes input again: pressed until the prompt starts a task.
+	// interface takes input again, and keys typed while it draws itself
+	// may be lost: the prompt is typed again while the screen does not
+	// show it, and Enter pressed until the prompt starts a task.
 	for i := 0; started() == starts; i++ {
 		if i == 20 {
 			u.t.Fatalf("Cline did not take the prompt %q:\n%s", text, u.screen())
 		}
 		time.Sleep(300 * time.Millisecond)
+		if !strings.Contains(u.screen(), text) {
+			u.keys("-l", text)
+			time.Sleep(300 * time.Millisecond)
+		}
 		u.keys("Enter")
 		for wait := time.Now().Add(3 * time.Second); started() == starts && time.Now().Before(wait); {
 			time.Sleep(100 * time.Millisecond)
