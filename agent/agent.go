@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The agents' names, as the command line (`rewind-lsp hook NAME`) and the
@@ -49,7 +50,7 @@ type Agent interface {
 	Setup(o SetupOptions) (*SetupResult, error)
 }
 
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}}
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}}
 
 // Lookup returns the agent named name, or nil.
 func Lookup(name string) Agent {
@@ -99,6 +100,12 @@ type Event struct {
 	ToolName   string          // Pre/PostTool
 	ToolInput  json.RawMessage // Pre/PostTool: the call's input object
 	ToolUseID  string          // Pre/PostTool: the call's id, when the agent gives one
+	// Parent is, at SessionStart, the session this one continues as a
+	// fork, when the agent says so.
+	Parent string
+	// Time is when the agent says the event happened (zero when it does
+	// not).
+	Time time.Time
 }
 
 // payload holds the fields of every agent's hook payloads: snake_case for

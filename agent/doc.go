@@ -1,12 +1,12 @@
 // Package agent connects rewind-lsp to the coding agents themselves —
-// Claude Code, Codex, Gemini CLI and Copilot CLI, one file each behind the
-// one Agent interface: it reads their hook events (which turn, which
-// session, which files a tool call wrote), says where each session's
-// conversation stands at a turn boundary, forks that conversation so the
-// agent continues from an earlier turn (the conversation half of a
-// rewind), words the notices that tell an agent its files were rewound in
-// the shape its hooks hand to the model, and installs the hooks where each
-// agent runs them.
+// Claude Code, Codex, Gemini CLI, Copilot CLI, Factory droid and Cline, one
+// file each behind the one Agent interface: it reads their hook events
+// (which turn, which session, which files a tool call wrote), says where
+// each session's conversation stands at a turn boundary, forks that
+// conversation so the agent continues from an earlier turn (the
+// conversation half of a rewind), words the notices that tell an agent its
+// files were rewound in the shape its hooks hand to the model, and
+// installs the hooks where each agent runs them.
 //
 // It knows the agents' formats and nothing of the store: the journal and
 // the command set (packages workspace and commands) decide when; this

@@ -80,6 +80,15 @@ func FuzzHookPayload(f *testing.F) {
 					t.Fatalf("%s: position: %v", a.Name(), err)
 				}
 			}
+			if pr, ok := a.(Prompter); ok {
+				p, err := pr.CurrentPrompt(ev)
+				if err != nil && !strings.Contains(err.Error(), scratch) && !strings.Contains(err.Error(), "transcript") {
+					t.Fatalf("%s: current prompt: %v", a.Name(), err)
+				}
+				if p != nil && (p.ID == "" || p.Position.Transcript != scratch && p.Position.Transcript != "") {
+					t.Fatalf("%s: current prompt %+v of %s", a.Name(), p, scratch)
+				}
+			}
 		}
 		text := string(payload)
 		out := a.Notice(text)

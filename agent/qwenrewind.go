@@ -1,12 +1,10 @@
 package agent
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -96,10 +94,9 @@ func qwenRewound(line []byte) bool {
 	return topString(l, "type") == "system" && topString(l, "subtype") == "rewind"
 }
 
-// eachLine calls fn with each complete line of the file at path from byte
-// from up to byte to (to < 0: the end), and the offset where it starts,
-// until fn returns false. A file that does not exist has no lines.
-func eachLine(path string, from, to int64, fn func(line []byte, off int64) bool) error {
+// eachFileLine calls eachLine on the file at path, from byte from up to
+// byte to (to < 0: the end). A file that does not exist has no lines.
+func eachFileLine(path string, from, to int64, fn func(line []byte, off int64) bool) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -108,30 +105,17 @@ func eachLine(path string, from, to int64, fn func(line []byte, off int64) bool)
 		return fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	var src io.Reader = f
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return fmt.Errorf("transcript %s: %w", path, err)
-	}
-	if to >= 0 {
-		src = io.LimitReader(f, to-from)
-	}
-	r := bufio.NewReaderSize(src, 256<<10)
-	off := from
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			if !fn(line, off) {
-				return nil
-			}
-			off += int64(len(line))
-		}
-		if errors.Is(err, io.EOF) {
-			return nil // a last line still being written is no line yet
-		}
+	if to < 0 {
+		fi, err := f.Stat()
 		if err != nil {
 			return fmt.Errorf("transcript %s: %w", path, err)
 		}
+		to = fi.Size()
 	}
+	if err := eachLine(f, from, to, fn); err != nil {
+		return fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return nil
 }
 
 // FindQwenRewind reports whether Qwen Code's transcript at path holds the
@@ -143,7 +127,7 @@ func FindQwenRewind(path string, from, to int64) (parent string, found bool, err
 	if to <= from {
 		return "", false, nil
 	}
-	err = eachLine(path, from, to, func(line []byte, _ int64) bool {
+	err = eachFileLine(path, from, to, func(line []byte, _ int64) bool {
 		if !qwenRewound(line) {
 			return true
 		}
@@ -213,7 +197,7 @@ func FindQwenOwnRewind(parent string, earlier []PromptRef) (*OwnRewind, error) {
 // after byte from, or nil when there is none (yet).
 func qwenPromptAt(path string, from int64) (*PromptEntry, error) {
 	var e *PromptEntry
-	err := eachLine(path, from, -1, func(line []byte, off int64) bool {
+	err := eachFileLine(path, from, -1, func(line []byte, off int64) bool {
 		if !qwenPrompt(line) {
 			return true
 		}
@@ -231,7 +215,7 @@ func qwenPromptAt(path string, from int64) (*PromptEntry, error) {
 func QwenTrackedFiles(path string, promptIDs []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
-	err := eachLine(path, 0, -1, func(line []byte, _ int64) bool {
+	err := eachFileLine(path, 0, -1, func(line []byte, _ int64) bool {
 		l := bytes.TrimSuffix(line, []byte("\n"))
 		if topString(l, "type") != "system" || topString(l, "subtype") != "file_history_snapshot" {
 			return true

@@ -123,7 +123,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 		src = s.actor(ctx)
 	}
 	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
-		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Key: CallOf(ctx).Key}
+		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Ensure: a.Ensure, Key: CallOf(ctx).Key}
 	if a.Transcript != "" {
 		req.Fork = &journal.ForkPoint{ForkBytes: a.ForkBytes, ForkUUID: a.ForkUUID}
 	}
@@ -136,7 +136,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 
 // TurnEnd ends the open turn; with none open it records nothing.
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
-	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), Key: CallOf(ctx).Key}
+	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), PromptID: a.PromptID, Key: CallOf(ctx).Key}
 	if a.ForkBytes > 0 || a.ForkUUID != "" {
 		req.Fork = &journal.ForkPoint{ForkBytes: a.ForkBytes, ForkUUID: a.ForkUUID}
 	}

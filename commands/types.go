@@ -67,6 +67,11 @@ type TurnStartArgs struct {
 	ForkUUID string `json:"forkUuid,omitempty"`
 	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
 	PromptID string `json:"promptId,omitempty"`
+	// Ensure opens the turn only if the session's latest turn is not the
+	// turn of PromptID already (open or ended), which is then returned:
+	// for agents whose hooks cannot tell when a prompt is sent, so that
+	// each of a prompt's events may open its turn.
+	Ensure bool `json:"ensure,omitempty"`
 }
 
 // TurnStartResult is the result of rewind.turnStart.
@@ -91,6 +96,10 @@ type TurnEndArgs struct {
 	ForkBytes int64 `json:"forkBytes,omitempty"`
 	// ForkUUID is the id of the transcript's last entry then.
 	ForkUUID string `json:"forkUuid,omitempty"`
+	// PromptID, when given, ends the session's open turn only if it is the
+	// turn of that prompt (the agent's id of it): a turn end that arrives
+	// late, after the next prompt opened its turn, ends nothing.
+	PromptID string `json:"promptId,omitempty"`
 }
 
 // TurnEndResult is the result of rewind.turnEnd. Entry is empty and Turn 0

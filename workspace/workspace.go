@@ -414,7 +414,12 @@ type TurnRequest struct {
 	Transcript string
 	Fork       *journal.ForkPoint
 	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
+	// At a turn end it names the turn to end: another open turn of the
+	// session is left open.
 	PromptID string
+	// Ensure opens the turn only if the session's latest turn is not the
+	// turn of PromptID already.
+	Ensure bool
 	// Key is the call's idempotency key: a request whose key the journal
 	// already holds returns the entry recorded then.
 	Key string
@@ -444,13 +449,21 @@ func (s *Workspace) endTurn(l *journal.Lock, h *journal.History, start *journal.
 
 // TurnStart opens a turn, capturing its start state. The same session's
 // turn still open is ended first, with the same capture as its end state,
-// and so is an automatic turn; other sessions' turns stay open.
+// and so is an automatic turn; other sessions' turns stay open. With
+// req.Ensure, when the session's latest turn is already the turn of
+// req.PromptID, that turn's start is returned and nothing changes.
 func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.Entry, error) {
 	var out *journal.Entry
 	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
 		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindTurnStart {
 			out = e
 			return nil
+		}
+		if req.Ensure && req.PromptID != "" && req.Session != "" {
+			if starts := h.Session(req.Session, journal.KindTurnStart); len(starts) > 0 && starts[len(starts)-1].PromptID == req.PromptID {
+				out = starts[len(starts)-1]
+				return nil
+			}
 		}
 		res, err := s.capture(ctx, h, nil)
 		if err != nil {
@@ -480,9 +493,10 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 	return out, err
 }
 
-// TurnEnd ends the open turn of req.Session (History.TurnToEnd), capturing
-// its end state, and returns the end entry and the turn's start; both are
-// nil when that session has no open turn (nothing is recorded then).
+// TurnEnd ends the open turn of req.Session (History.TurnToEnd) — with
+// req.PromptID, only if it is that prompt's turn — capturing its end
+// state, and returns the end entry and the turn's start; both are nil
+// when that session has no such open turn (nothing is recorded then).
 // Other sessions' turns stay open.
 func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *journal.Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
@@ -494,6 +508,9 @@ func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *j
 			return nil
 		}
 		start = h.TurnToEnd(req.Session)
+		if start != nil && req.PromptID != "" && start.PromptID != req.PromptID {
+			start = nil // the turn of a later prompt: this end came late
+		}
 		if start == nil {
 			return nil
 		}

@@ -91,6 +91,9 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 			fmt.Fprintf(c.stderr, "rewind-lsp hook: completing %s's own rewind: %v\n", ag.Title(), err)
 		}
 	}
+	if pr, ok := ag.(agent.Prompter); ok {
+		return c.hookPrompter(ag, pr, ev)
+	}
 	switch ev.Kind {
 	case agent.Prompt:
 		return c.hookPrompt(ag, ev)
@@ -105,15 +108,88 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 		}
 		return err
 	case agent.SessionStart:
-		cl, err := c.client(ev.Cwd)
+		return c.recordSession(ag, ev)
+	}
+	return c.hookTool(ag, ev)
+}
+
+// recordSession records that the event's session started.
+func (c *cli) recordSession(ag agent.Agent, ev *agent.Event) error {
+	cl, err := c.client(ev.Cwd)
+	if err != nil {
+		return err
+	}
+	_, err = commands.RecordSession.Call(c.call(), cl, commands.RecordSessionArgs{Session: ev.SessionID, Source: ev.Source,
+		Agent: ag.Name(), Transcript: ev.Transcript})
+	return err
+}
+
+// hookPrompter records an event of an agent whose hooks do not say when a
+// prompt is sent (agent.Prompter): first the turn of the prompt the
+// conversation is at, opened unless it already is, then the event itself —
+// a turn end ends only that prompt's turn — then, at the events whose
+// output reaches the model, the session's pending notice.
+func (c *cli) hookPrompter(ag agent.Agent, pr agent.Prompter, ev *agent.Event) error {
+	promptID := ""
+	if ev.Kind != agent.SessionStart {
+		p, err := pr.CurrentPrompt(ev)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "rewind-lsp hook: %v (the prompt's turn opens at a later event)\n", err)
+		}
+		if p != nil && ev.SessionID != "" {
+			promptID = p.ID
+			a := commands.TurnStartArgs{Prompt: p.Text, Session: ev.SessionID, Source: "hook", Agent: ag.Name(), PromptID: p.ID, Ensure: true}
+			if p.Position.Transcript != "" {
+				a.Transcript, a.ForkBytes, a.ForkUUID = p.Position.Transcript, p.Position.Point.Bytes, p.Position.Point.UUID
+			}
+			if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
+				return err
+			}
+		}
+	}
+	var err error
+	switch ev.Kind {
+	case agent.SessionStart:
+		err = c.recordSession(ag, ev)
+	case agent.PreTool, agent.PostTool:
+		err = c.hookTool(ag, ev)
+	case agent.Stop:
+		a := commands.TurnEndArgs{Session: ev.SessionID, PromptID: promptID}
+		if pos, ok := c.position(ag, ev); ok {
+			a.ForkBytes, a.ForkUUID = pos.Point.Bytes, pos.Point.UUID
+		}
+		_, err = c.doTurnEnd(ev.Cwd, a)
+	}
+	if err != nil {
+		return err
+	}
+	return c.noticeAt(ag, ev)
+}
+
+// noticeAt prints, at an event whose output reaches the agent's model
+// (agent.EventNoticer), what the event's session has not been told yet,
+// and what the session it was forked from has not: the fork continues that
+// conversation.
+func (c *cli) noticeAt(ag agent.Agent, ev *agent.Event) error {
+	n, ok := ag.(agent.EventNoticer)
+	if !ok || n.NoticeAt(ev, "") == nil {
+		return nil // this event's output does not reach the model
+	}
+	var texts []string
+	for _, sid := range []string{ev.SessionID, ev.Parent} {
+		text, err := c.pendingNotice(ev.Cwd, sid)
 		if err != nil {
 			return err
 		}
-		_, err = commands.RecordSession.Call(c.call(), cl, commands.RecordSessionArgs{Session: ev.SessionID, Source: ev.Source,
-			Agent: ag.Name(), Transcript: ev.Transcript})
-		return err
+		if text != "" {
+			texts = append(texts, text)
+		}
 	}
-	return c.hookTool(ag, ev)
+	if len(texts) == 0 {
+		return nil
+	}
+	_, err := c.stdout.Write(n.NoticeAt(ev, strings.Join(texts, "\n\n")))
+	return err
 }
 
 // position reads where the event's conversation stands now; a failure is

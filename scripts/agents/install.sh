@@ -9,7 +9,7 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot qwen")
+#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
@@ -18,7 +18,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot qwen}"
+AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -51,18 +51,25 @@ runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
 
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; *) return 1 ;; esac
+}
+
+# path_of prints where an agent's command is in its install: npm's bin folder, except droid's
+# platform package, which declares no command.
+path_of() {
+  case "$1" in droid) echo "node_modules/@factory/cli-linux-x64/bin/droid" ;; *) echo "node_modules/.bin/$(bin_of "$1")" ;; esac
 }
 
 for agent in $AGENTS; do
   pkg="$HERE/$agent"
   [ -f "$pkg/package-lock.json" ] || die "unknown agent $agent (no $pkg/package-lock.json)"
   cmd=$(bin_of "$agent")
+  path=$(path_of "$agent")
   want=$(cd "$pkg" && node -p 'const l=require("./package-lock.json"),d=Object.keys(l.packages[""].dependencies)[0]; d+"@"+l.packages["node_modules/"+d].version')
   key=$(cat "$pkg/package.json" "$pkg/package-lock.json" | sha256sum | cut -c1-16)
   dest="$CACHE/$agent-$key"
   start=$SECONDS
-  if [ -f "$dest/.ok" ] && runs "$dest/node_modules/.bin/$cmd" --version >/dev/null 2>&1; then
+  if [ -f "$dest/.ok" ] && runs "$dest/$path" --version >/dev/null 2>&1; then
     say "$want: cached in $dest"
   else
     say "$want: npm ci into $dest"
@@ -80,11 +87,11 @@ for agent in $AGENTS; do
       tail -30 "$dest/npm.log" >&2; die "npm $install of $want failed (log: $dest/npm.log)"
     fi
     cmp -s "$pkg/package-lock.json" "$dest/package-lock.json" || die "npm $install of $want changed its lock: regenerate $pkg/package-lock.json"
-    version=$(runs "$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
+    version=$(runs "$dest/$path" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
     touch "$dest/.ok"
     say "$want: installed in $((SECONDS - start))s ($version)"
   fi
-  ln -sfn "../$agent-$key/node_modules/.bin/$cmd" "$BIN/$cmd"
+  ln -sfn "../$agent-$key/$path" "$BIN/$cmd"
   # Older pinned installs of this agent are removed once the new one works.
   for old in "$CACHE/$agent"-*; do [ "$old" = "$dest" ] || rm -rf "$old"; done
 done

@@ -184,6 +184,9 @@ func toolOf(t *testing.T, k Kind, h HookRun) (string, map[string]any) {
 // and /w/project: every hook payload (hooks.jsonl: one line per run, the
 // event and the payload as the agent sent it) and its session files.
 func saveFixtures(t *testing.T, e *Env, ws string, runs []HookRun) {
+	if agentName[e.Kind] == "" {
+		t.Fatalf("no name of %s on rewind-lsp's command line (agentName)", e.Kind)
+	}
 	dir := filepath.Join("..", "..", "agent", "testdata", agentName[e.Kind])
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)

@@ -94,6 +94,8 @@ remote_plugin = false
 			"general":  map[string]any{"enableAutoUpdate": false}, // else its interface asks the npm registry
 			"privacy":  map[string]any{"usageStatisticsEnabled": false},
 			"ui":       map[string]any{"enableUserFeedback": false}})
+	case Droid, Cline:
+		e.configure()
 	}
 	return e
 }
@@ -129,6 +131,8 @@ func (e *Env) environ() []string {
 			"COPILOT_PROVIDER_API_KEY=fake", "COPILOT_MODEL=claude-sonnet-4.5")
 	case Qwen:
 		env = append(env, "OPENAI_API_KEY=fake", "OPENAI_BASE_URL="+e.Model.URL+"/v1", "QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
+	case Droid, Cline:
+		env = append(env, "TERM=xterm-256color") // their terminal interfaces draw nothing on a dumb one
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -176,6 +180,8 @@ func (e *Env) args(session, prompt string) []string {
 			a = append(a, "--resume", session)
 		}
 		return append(a, prompt) // after "--" it is not read as the prompt
+	case Droid, Cline:
+		return e.moreArgs(session, prompt)
 	}
 	panic("unknown agent " + e.Kind)
 }

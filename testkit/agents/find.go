@@ -23,6 +23,13 @@ const (
 // (Qwen) have test files of their own.
 var All = []Kind{Claude, Codex, Gemini, Copilot}
 
+// More agents, with tests of their own (their prompts reach a session
+// another way than All's).
+const (
+	Droid Kind = "droid"
+	Cline Kind = "cline"
+)
+
 // EnvBin names the environment variable that gives the folder holding the
 // agents' commands (what scripts/agents/install.sh prints). When it is
 // set, a test that needs an agent fails if the agent is missing; when it

@@ -150,6 +150,8 @@ var HookEvents = map[Kind][]string{
 	Gemini:  {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
 	Copilot: {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"},
 	Qwen:    {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+	Droid:   {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+	Cline:   {"TaskStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete", "TaskResume"},
 }
 
 // SetHooks writes the agent's user-level hook configuration: for each
@@ -160,7 +162,7 @@ func (e *Env) SetHooks(command func(event string) string) {
 	var path string
 	var doc any
 	switch e.Kind {
-	case Claude, Codex, Gemini, Qwen:
+	case Claude, Codex, Gemini, Qwen, Droid:
 		// One shape: {"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}}.
 		// The timeout is in seconds, except for Gemini CLI: milliseconds.
 		timeout := 60
@@ -186,6 +188,9 @@ func (e *Env) SetHooks(command func(event string) string) {
 		case Qwen:
 			path = filepath.Join(e.Home, ".qwen", "settings.json")
 			doc = mergeJSON(e.t, path, "hooks", hooks)
+		case Droid:
+			path = filepath.Join(e.Home, ".factory", "settings.json")
+			doc = mergeJSON(e.t, path, "hooks", hooks)
 		}
 	case Copilot:
 		hooks := map[string]any{}
@@ -193,6 +198,16 @@ func (e *Env) SetHooks(command func(event string) string) {
 			hooks[ev] = []any{map[string]any{"type": "command", "bash": command(ev), "timeoutSec": 60}}
 		}
 		path, doc = filepath.Join(e.Home, ".copilot", "hooks", "testkit.json"), map[string]any{"version": 1, "hooks": hooks}
+	case Cline:
+		// An executable file per event, named after it.
+		for _, ev := range HookEvents[e.Kind] {
+			path := filepath.Join(e.Home, ".cline", "hooks", ev)
+			writeFile(e.t, path, "#!/bin/sh\nexec "+command(ev)+"\n")
+			if err := os.Chmod(path, 0o755); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+		return
 	}
 	writeJSON(e.t, path, doc)
 }

@@ -108,6 +108,12 @@ export interface TurnStartArgs extends Scope {
   forkUuid?: string;
   /** PromptID is the agent's id of the prompt (Claude Code's prompt_id). */
   promptId?: string;
+  /**
+   * Ensure opens the turn only if the session's latest turn is not the turn of PromptID already
+   * (open or ended), which is then returned: for agents whose hooks cannot tell when a prompt is
+   * sent, so that each of a prompt's events may open its turn.
+   */
+  ensure?: boolean;
 }
 
 /** TurnStartResult is the result of rewind.turnStart. */
@@ -130,6 +136,12 @@ export interface TurnEndArgs extends Scope {
   forkBytes?: number;
   /** ForkUUID is the id of the transcript's last entry then. */
   forkUuid?: string;
+  /**
+   * PromptID, when given, ends the session's open turn only if it is the turn of that prompt (the
+   * agent's id of it): a turn end that arrives late, after the next prompt opened its turn, ends
+   * nothing.
+   */
+  promptId?: string;
 }
 
 /**
