@@ -541,7 +541,9 @@ type StatusResult struct {
 	Turns int `json:"turns"`
 	// Snapshots counts the snapshots the journal names.
 	Snapshots int `json:"snapshots"`
-	// StoreBytes is the size of the store's objects.
+	// StoreBytes is the size of the store on disk: its objects, the journal
+	// and the journal's view (maxStoreBytes bounds the objects alone: the
+	// journal is the record, never dropped).
 	StoreBytes int64 `json:"storeBytes"`
 	// Watching is true while file-system notifications feed captures; false
 	// when a running server polls, or on the command line.

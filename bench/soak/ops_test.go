@@ -142,7 +142,7 @@ func (d *driver) rewind(cli bool) {
 	applied, err := do(false)
 	if err != nil {
 		if strings.Contains(err.Error(), "dropped by gc") {
-			if t.pinned {
+			if d.pinned(t) {
 				d.fail("%s: a pinned checkpoint's snapshot was dropped: %v", what, err)
 			}
 			d.counts["target dropped by retention"]++
@@ -158,7 +158,7 @@ func (d *driver) rewind(cli bool) {
 			d.checkRefusal(what, res.FailureReason, d.userDirty)
 			d.counts["conflicts refused"]++
 			if applied, err = do(true); err != nil {
-				if strings.Contains(err.Error(), "dropped by gc") && !t.pinned {
+				if strings.Contains(err.Error(), "dropped by gc") && !d.pinned(t) {
 					// The refused attempt's capture let retention run: an
 					// unpinned target may be gone by the forced one.
 					d.counts["target dropped by retention"]++
@@ -430,7 +430,9 @@ func (d *driver) forkClaude() {
 	d.mcp, d.mcpCP = m, nil
 }
 
-// mcpCheckpoint is the agent's checkpoint over MCP (pinned: a label).
+// mcpCheckpoint is the agent's checkpoint over MCP: pinned while it is the
+// agent's active one (its connection going, not rewound to yet), then kept
+// like a turn.
 func (d *driver) mcpCheckpoint(tag string) {
 	text, isErr, err := d.mcp.call("checkpoint", map[string]any{"goal": "try " + tag})
 	if err != nil || isErr {
@@ -444,7 +446,7 @@ func (d *driver) mcpCheckpoint(tag string) {
 	}
 	d.counts["mcp checkpoints"]++
 	d.recorded()
-	d.mcpCP = d.record("@"+label, true)
+	d.mcpCP = d.record("@"+label, false)
 	d.mcpDirty = map[string]bool{}
 }
 

@@ -147,6 +147,11 @@ func TestSoak(t *testing.T) {
 	for d.turns < *flagTurns {
 		d.step++
 		d.stepOnce()
+		if d.step%10 == 0 {
+			if kb, err := rssKB(d.srv.Proc.Pid); err == nil {
+				d.win.rssSeen = append(d.win.rssSeen, kb)
+			}
+		}
 		if d.turns >= d.win.from+*flagEvery-1 || d.turns >= *flagTurns {
 			d.closeWindow(time.Since(winStart))
 			winStart = time.Now()
@@ -279,6 +284,12 @@ func (d *driver) pickPool(n int) ([]string, error) {
 // cmd runs one LSP command.
 func (d *driver) cmd(name string, arg any, out any) error {
 	return d.ed.e.Cmd(name, arg, out)
+}
+
+// pinned reports whether retention must keep t's snapshot now: a labeled
+// checkpoint always, the agent's checkpoint while it is the active one.
+func (d *driver) pinned(t *target) bool {
+	return t.pinned || (t == d.mcpCP && d.mcp != nil)
 }
 
 // record keeps the current state as a target named spec.

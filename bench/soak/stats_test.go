@@ -16,8 +16,9 @@ type window struct {
 	from, to int // turn numbers, inclusive
 	ends     map[string][]time.Duration
 	counts   map[string]int
-	rss      int64 // kB at the end of the window
-	store    int64 // bytes at the end of the window
+	rss      int64   // kB at the end of the window
+	rssSeen  []int64 // kB, sampled every tenth step
+	store    int64   // bytes at the end of the window
 	failures int
 	took     time.Duration
 }
@@ -73,6 +74,16 @@ func duBytes(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// medianKB is the median of samples (0 when there are none).
+func medianKB(samples []int64) int64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), samples...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
 }
 
 func mb(b int64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) }

@@ -606,7 +606,10 @@ export interface StatusResult {
   turns: number;
   /** Snapshots counts the snapshots the journal names. */
   snapshots: number;
-  /** StoreBytes is the size of the store's objects. */
+  /**
+   * StoreBytes is the size of the store on disk: its objects, the journal and the journal's view
+   * (maxStoreBytes bounds the objects alone: the journal is the record, never dropped).
+   */
   storeBytes: number;
   /**
    * Watching is true while file-system notifications feed captures; false when a running server
