@@ -122,6 +122,17 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 				ops = ops[1:]
 			}
 		}
+		if e.Kind == journal.KindDone && e.Applied != nil && !*e.Applied {
+			// An operation that changed nothing (the editor refused it, a
+			// conflict) leaves nothing to undo: it takes no place among
+			// the latest.
+			for i, op := range ops {
+				if op.ID == e.Of {
+					ops = append(ops[:i], ops[i+1:]...)
+					break
+				}
+			}
+		}
 		return true
 	})
 	for _, e := range ops {

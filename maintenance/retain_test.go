@@ -190,3 +190,64 @@ func TestGCKeepsTheStatCache(t *testing.T) {
 		t.Fatalf("after every object was dropped: %v, %d files read, want 30", err, res.Read)
 	}
 }
+
+// TestRefusedOperationsLeaveTheLatestRewindUndoable: operations the editor
+// refused changed nothing and leave nothing to undo, so however many come
+// after a rewind, its undo snapshot stays among the pinned ones and the
+// undo works after retention ran.
+func TestRefusedOperationsLeaveTheLatestRewindUndoable(t *testing.T) {
+	t.Setenv("REWIND_LSP_GC_GRACE", "0")
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := workspace.Open(root, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 300 << 10
+	New(s, Retention{MaxBytes: budget})
+	r := rand.New(rand.NewSource(2))
+	write := func(name string, n int) []byte {
+		b := make([]byte, n)
+		r.Read(b)
+		os.WriteFile(filepath.Join(root, name), b, 0o644)
+		return b
+	}
+	turn := func(i int) {
+		if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: fmt.Sprint("turn ", i)}); err != nil {
+			t.Fatal(err)
+		}
+		write(fmt.Sprintf("f%d.bin", i%5), 25<<10)
+		if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		turn(i)
+	}
+	before := map[string][]byte{}
+	for i := 0; i < 3; i++ {
+		name := fmt.Sprintf("f%d.bin", i)
+		before[name], _ = os.ReadFile(filepath.Join(root, name))
+	}
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "turn:1:end", Force: true}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	refuse := func(context.Context, string, []snapshot.FileOp, string) error {
+		return &workspace.NotApplied{Reason: "the editor refused the edit"}
+	}
+	for i := 0; i < 15; i++ {
+		out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "turn:3:end", Force: true}, nil, refuse)
+		if err != nil || out.Applied {
+			t.Fatalf("refused rewind %d: %v %+v", i, err, out)
+		}
+	}
+	for i := 3; i < 40; i++ { // well past the budget: retention drops what is not pinned
+		turn(i)
+	}
+	if h, _ := s.History(); !h.Gone(h.Turns(0, 0)[1].End.Snapshot) {
+		t.Fatal("retention dropped nothing: the test proves nothing")
+	}
+	if _, err := s.Undo(ctx, workspace.UndoRequest{Force: true}, nil, workspace.ApplyOnDisk(root)); err != nil {
+		t.Fatalf("undo of the rewind after 15 refused ones and retention: %v", err)
+	}
+}

@@ -444,17 +444,36 @@ func undoLabel(r *journal.Entry) string {
 	return "Undo " + what
 }
 
-// leftTrace reports whether a rewind the editor did not (fully) apply left
-// any of its files different from its undo snapshot.
+// leftTrace reports whether an operation the editor did not (fully)
+// apply left a trace: one of its files now holds what the operation would
+// have written and not what it held before. A file changed since by
+// anything else (a later turn) is no trace, and neither is anything when
+// the snapshots to tell are gone.
 func (s *Workspace) leftTrace(res *snapshot.Result, r *journal.Entry) bool {
-	if !r.UndoSnapshot.Set || len(r.Files) == 0 {
+	if !r.UndoSnapshot.Set || !r.Snapshot.Set || len(r.Files) == 0 {
 		return false
 	}
-	uid := r.UndoSnapshot.ID
 	set := map[string]bool{}
 	for _, p := range r.Files {
 		set[p] = true
 	}
-	d, err := snapshot.Compare(s.objects, res.ID, uid, nil, func(p string) bool { return set[p] })
-	return err != nil || len(d.Ops) > 0
+	only := func(p string) bool { return set[p] }
+	fromTarget, err := snapshot.Compare(s.objects, res.ID, r.Snapshot.ID, nil, only)
+	if err != nil {
+		return false
+	}
+	fromBefore, err := snapshot.Compare(s.objects, res.ID, r.UndoSnapshot.ID, nil, only)
+	if err != nil {
+		return false
+	}
+	offTarget := map[string]bool{}
+	for _, op := range fromTarget.Ops {
+		offTarget[op.Path] = true
+	}
+	for _, op := range fromBefore.Ops {
+		if !offTarget[op.Path] {
+			return true // as the operation would have left it
+		}
+	}
+	return false
 }

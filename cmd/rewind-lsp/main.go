@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
+	"strconv"
 	"runtime/pprof"
 	"syscall"
 )
@@ -23,5 +25,14 @@ func main() {
 	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	if p := os.Getenv("REWIND_LSP_MEMPROFILE"); p != "" {
+		// A developer's aid: what the heap holds when a run (a server's
+		// too) ends; one file per process (PATH.PID).
+		if f, err := os.Create(p + "." + strconv.Itoa(os.Getpid())); err == nil {
+			runtime.GC()
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
 	os.Exit(code)
 }
