@@ -5,8 +5,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 )
 
