@@ -49,7 +49,7 @@ type Agent interface {
 	Setup(o SetupOptions) (*SetupResult, error)
 }
 
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}}
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, pi{}, pi{omp: true}}
 
 // Lookup returns the agent named name, or nil.
 func Lookup(name string) Agent {
@@ -99,6 +99,7 @@ type Event struct {
 	ToolName   string          // Pre/PostTool
 	ToolInput  json.RawMessage // Pre/PostTool: the call's input object
 	ToolUseID  string          // Pre/PostTool: the call's id, when the agent gives one
+	Leaf       string          // the conversation's current entry, when the agent names it (pi's leaf id)
 }
 
 // payload holds the fields of every agent's hook payloads: snake_case for

@@ -88,6 +88,8 @@ remote_plugin = false
 	case Gemini:
 		writeJSON(t, filepath.Join(e.Home, ".gemini", "settings.json"),
 			map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+	case Pi, Omp:
+		piModels(t, e)
 	}
 	return e
 }
@@ -121,6 +123,8 @@ func (e *Env) environ() []string {
 	case Copilot:
 		env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+e.Model.URL+"/v1",
 			"COPILOT_PROVIDER_API_KEY=fake", "COPILOT_MODEL=claude-sonnet-4.5")
+	case Pi, Omp:
+		env = append(env, "PI_OFFLINE=1", "OMP_SKIP_SETUP=1")
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -162,6 +166,8 @@ func (e *Env) args(session, prompt string) []string {
 			a = append(a, "--resume="+session)
 		}
 		return append(a, "-p", prompt)
+	case Pi, Omp:
+		return piArgs(e.Kind, session, prompt)
 	}
 	panic("unknown agent " + e.Kind)
 }
@@ -241,6 +247,9 @@ func sessionOf(k Kind, stdout string) string {
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(nil, 64<<20)
 	var id string
+	if k == Pi || k == Omp {
+		return piSession(stdout)
+	}
 	if k == Gemini { // one pretty-printed object
 		var v struct {
 			SessionID string `json:"session_id"`

@@ -16,6 +16,8 @@ const (
 	Codex   Kind = "codex"
 	Gemini  Kind = "gemini"
 	Copilot Kind = "copilot"
+	Pi      Kind = "pi"
+	Omp     Kind = "omp" // oh-my-pi
 )
 
 // All lists every agent.
