@@ -82,6 +82,8 @@ const (
 	PreTool                       // a tool call is about to run
 	PostTool                      // a tool call ran
 	Stop                          // the agent finished: the turn ends
+	Checkpointed                  // the agent's own checkpoint tool ran (OwnTools)
+	Rewound                       // the agent's own rewind tool ran (OwnTools)
 )
 
 // Event is one hook event, in one shape for every agent.
@@ -100,6 +102,7 @@ type Event struct {
 	ToolInput  json.RawMessage // Pre/PostTool: the call's input object
 	ToolUseID  string          // Pre/PostTool: the call's id, when the agent gives one
 	Leaf       string          // the conversation's current entry, when the agent names it (pi's leaf id)
+	Report     string          // Checkpointed: the goal; Rewound: the report
 }
 
 // payload holds the fields of every agent's hook payloads: snake_case for

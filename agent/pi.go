@@ -51,6 +51,11 @@ const (
 // The extension sets REWIND_LSP_SESSION (env.go) at session_start: the
 // agent's bash inherits the process's environment, so `rewind-lsp` run from
 // it knows its session. oh-my-pi's bash also gets OMPCODE=1 and CLAUDECODE=1.
+//
+// oh-my-pi's checkpoint and rewind tools (enabled by checkpoint.enabled in
+// its config.yml) take its conversation back and touch no file (OwnTools):
+// a successful call of checkpoint is a Checkpointed event, of rewind a
+// Rewound one.
 type pi struct{ omp bool }
 
 func (p pi) Name() string {
@@ -78,11 +83,35 @@ func (p pi) Parse(data []byte, event string) (*Event, error) {
 		return nil, err
 	}
 	var extra struct {
-		Leaf string `json:"leaf_id"`
+		Leaf    string `json:"leaf_id"`
+		IsError bool   `json:"is_error"`
 	}
 	json.Unmarshal(data, &extra)
 	ev.Leaf = extra.Leaf
+	if p.omp && ev.Kind == PostTool && !extra.IsError {
+		// oh-my-pi's own checkpoint and rewind tools (OwnTools), once they
+		// succeeded.
+		var in struct {
+			Goal   string `json:"goal"`
+			Report string `json:"report"`
+		}
+		json.Unmarshal(ev.ToolInput, &in)
+		switch {
+		case ev.ToolName == "checkpoint":
+			ev.Kind, ev.Report = Checkpointed, strings.TrimSpace(in.Goal)
+		case ev.ToolName == "rewind" && strings.TrimSpace(in.Report) != "":
+			ev.Kind, ev.Report = Rewound, strings.TrimSpace(in.Report)
+		}
+	}
 	return ev, nil
+}
+
+// Rewound (OwnTools): oh-my-pi keeps the report its rewind tool's result
+// details hold (in the branch summary and the hidden rewind-report message
+// its model reads), so the extension puts this report, with what
+// rewind-lsp did, in place of the agent's.
+func (pi) Rewound(report, done string) []byte {
+	return marshalLine(map[string]string{"report": report + "\n\n" + done})
 }
 
 // piReadOnly are the tools of pi and oh-my-pi that write no file (the

@@ -102,7 +102,7 @@ var (
 		Doc: "Finishes or rolls back what an interrupted rewind, revert or undo left half done."},
 		(*Service).Recover)
 	AgentRewind = define(Spec{Name: NameAgentRewind, Mutating: true,
-		Doc: "Records an agent's own rewind of its conversation, noticed by its hook, and restores the rest of the dropped turns' changes when the agent restored its own files."},
+		Doc: "Records an agent's own rewind of its conversation, noticed by its hook, and restores the rest of the dropped turns' changes when the agent restored its own files; after an agent's own rewind tool (oh-my-pi's), restores the files its session changed since its checkpoint."},
 		(*Service).AgentRewind)
 )
 

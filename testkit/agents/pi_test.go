@@ -299,3 +299,70 @@ func TestPiExtensionNeverBlocks(t *testing.T) {
 	}
 	wantFiles(t, ws, map[string]string{"a.txt": "a\n"})
 }
+
+// TestOmpOwnRewind: oh-my-pi's own checkpoint and rewind tools take its
+// conversation back and touch no file; rewind-lsp completes them. In one
+// prompt the model checkpoints, writes d.txt with its write tool, rewinds
+// (its report names what it learnt), then writes e.txt from its bash.
+// d.txt is gone again (oh-my-pi alone leaves it), the model read in the
+// report oh-my-pi kept for it what rewind-lsp restored, the turn stayed
+// open through the rewind and ended with e.txt its only change, the
+// rewind is recorded with the report, and `undo` brings d.txt back.
+func TestOmpOwnRewind(t *testing.T) {
+	model := startModel(t)
+	e := New(t, Omp, model)
+	e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
+	writeFile(t, filepath.Join(e.Home, ".omp", "agent", "config.yml"), "checkpoint:\n  enabled: true\n")
+	ws := workspace(t, e)
+	cli := setupPi(t, e, ws)
+	writeFile(t, filepath.Join(ws, "a.txt"), "a\n")
+
+	const prompt = "Try d.txt; if it is wrong, rewind and write e.txt instead."
+	// After the rewind oh-my-pi's model sees its conversation up to the
+	// checkpoint and the report: the report's words pick the script.
+	const report = "Back from the d.txt idea: it was wrong."
+	model.On(prompt,
+		fakemodel.Tools(fakemodel.Call{Name: "checkpoint", Args: map[string]any{"goal": "try d.txt"}}),
+		fakemodel.Tools(WriteFile(Omp, ws, filepath.Join(ws, "d.txt"), "d\n")),
+		fakemodel.Tools(fakemodel.Call{Name: "rewind", Args: map[string]any{"report": report}}))
+	model.On(report, fakemodel.Tools(Shell(Omp, "echo e > e.txt")), fakemodel.Say("Wrote e.txt instead."))
+	s := e.Prompt(ws, prompt).Session
+	wantFiles(t, ws, map[string]string{"a.txt": "a\n", "d.txt": "", "e.txt": "e\n"})
+
+	// What the model read after the rewind: oh-my-pi's report, with
+	// rewind-lsp's words in it.
+	q := last(model.For(report))
+	if q == nil || !q.Mentions("rewind-lsp restored the files you changed since the checkpoint (@agent-1)") || !q.Mentions("delete d.txt") {
+		for _, r := range model.Requests() {
+			t.Logf("request %q round %d: %q", r.Prompt, r.Round, r.UserTexts())
+		}
+		t.Fatalf("the model never read what rewind-lsp restored")
+	}
+	for _, m := range q.Messages {
+		if strings.Contains(m.Text, "rewind-lsp restored") {
+			t.Logf("the model read (%s): %s", m.Role, m.Text)
+		}
+	}
+	for _, h := range e.HookRuns() {
+		if h.Exit != 0 || h.Stderr != "" || h.Took() > 5*time.Second {
+			t.Errorf("hook %s: exit %d after %v: %s", h.Event(), h.Exit, h.Took(), h.Stderr)
+		}
+	}
+	logHookTimes(t, e.HookRuns())
+
+	var log commands.ListResult
+	e.cli(t, ws, cli, &log, "log")
+	if len(log.Turns) != 1 || log.Turns[0].Ended == "" || log.Turns[0].Session != s || len(log.Turns[0].Changed) != 1 || log.Turns[0].Changed[0].Path != "e.txt" {
+		t.Fatalf("want one ended turn of session %s that changed e.txt only: %+v", s, log.Turns)
+	}
+	if len(log.Rewinds) != 1 || log.Rewinds[0].Target != "@agent-1" || !log.Rewinds[0].Applied || len(log.Summaries) != 1 || log.Summaries[0].Report != report {
+		t.Errorf("the rewind to the checkpoint is not recorded with its report: %+v %+v", log.Rewinds, log.Summaries)
+	}
+
+	var un commands.RewindResult
+	e.cli(t, ws, cli, &un, "undo")
+	if !un.Applied {
+		t.Fatalf("undo did not apply: %s", un.FailureReason)
+	}
+	wantFiles(t, ws, map[string]string{"a.txt": "a\n", "d.txt": "d\n", "e.txt": "e\n"})
+}
