@@ -74,7 +74,16 @@ func (p pi) Title() string {
 
 var piEvents = map[string]EventKind{
 	"SessionStart": SessionStart, "UserPromptSubmit": Prompt,
-	"PreToolUse": PreTool, "PostToolUse": PostTool, "Stop": Stop,
+	"PreToolUse": PreTool, "PostToolUse": PostTool, "Stop": Stop, "GoBack": GoBack,
+}
+
+// piEntry is a session entry as the extension hands it over at GoBack
+// (the path ctx.sessionManager.getBranch gives).
+type piEntry struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	Role       string `json:"role"`
+	ToolCallID string `json:"toolCallId"`
 }
 
 func (p pi) Parse(data []byte, event string) (*Event, error) {
@@ -83,11 +92,23 @@ func (p pi) Parse(data []byte, event string) (*Event, error) {
 		return nil, err
 	}
 	var extra struct {
-		Leaf    string `json:"leaf_id"`
-		IsError bool   `json:"is_error"`
+		Leaf    string    `json:"leaf_id"`
+		IsError bool      `json:"is_error"`
+		Path    []piEntry `json:"path"`
 	}
 	json.Unmarshal(data, &extra)
 	ev.Leaf = extra.Leaf
+	for _, e := range extra.Path {
+		// Going back to a user message (or a custom message, such as a
+		// notice) pi and oh-my-pi go on from its parent, the text back
+		// in the editor; to any other entry, from the entry itself.
+		prompt := e.Type == "message" && e.Role == "user" || e.Type == "custom_message"
+		tool := ""
+		if e.Type == "message" && e.Role == "toolResult" {
+			tool = e.ToolCallID
+		}
+		ev.Path = append(ev.Path, ConvEntry{ID: e.ID, Prompt: prompt, ToolUse: tool})
+	}
 	if p.omp && ev.Kind == PostTool && !extra.IsError {
 		// oh-my-pi's own checkpoint and rewind tools (OwnTools), once they
 		// succeeded.

@@ -106,6 +106,8 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 		return err
 	case agent.Checkpointed, agent.Rewound:
 		return c.hookOwnTool(ag, ev)
+	case agent.GoBack:
+		return c.hookGoBack(ag, ev)
 	case agent.SessionStart:
 		cl, err := c.client(ev.Cwd)
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
@@ -67,5 +68,28 @@ func (c *cli) hookOwnTool(ag agent.Agent, ev *agent.Event) error {
 		return nil
 	}
 	_, err = c.stdout.Write(ot.Rewound(ev.Report, agent.CheckpointRewindText("@"+r.Checkpoint, restored, r.Kept)))
+	return err
+}
+
+// hookGoBack answers, for the agent's extension, which recorded state of
+// the files goes with the conversation entry the person goes back to in
+// the agent's own interface (pi's /tree and /fork): one line of JSON,
+// {"target": a rewind target, "title": its words}, the target "" when
+// there is none. The extension then asks the person whether the files go
+// back too, and rewinds them with the command line.
+func (c *cli) hookGoBack(ag agent.Agent, ev *agent.Event) error {
+	cl, err := c.client(ev.Cwd)
+	if err != nil {
+		return err
+	}
+	r, err := commands.AgentTarget.Call(c.call(), cl, commands.AgentTargetArgs{Agent: ag.Name(), Path: ev.Path})
+	if err != nil {
+		return err
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = c.stdout.Write(append(out, '\n'))
 	return err
 }

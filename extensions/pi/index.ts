@@ -27,6 +27,8 @@ const READ_ONLY = new Set([
 	"fetch", "think", "yield", "goal", "recall", "reflect", "context_notes", "new_context",
 ]);
 
+type Entry = { id: string; type: string; message?: { role?: string; toolCallId?: string } };
+
 type Ctx = {
 	cwd: string;
 	hasUI: boolean;
@@ -34,15 +36,28 @@ type Ctx = {
 		getSessionId(): string;
 		getSessionFile(): string | undefined;
 		getLeafId(): string | null;
+		getBranch(fromId?: string): Entry[];
 	};
-	ui: { notify(message: string, type?: "info" | "warning" | "error"): void };
+	ui: {
+		notify(message: string, type?: "info" | "warning" | "error"): void;
+		select(title: string, options: string[]): Promise<string | undefined>;
+		setEditorText(text: string): void;
+	};
+};
+
+/** A command's context: it may switch the agent to another session. */
+type CommandCtx = Ctx & {
+	switchSession(path: string, options?: { withSession?: (ctx: Ctx) => Promise<void> }): Promise<{ cancelled: boolean }>;
 };
 
 /** A finished run of rewind-lsp: what it printed, and whether it ran to its end. */
 type Run = { stdout: string; stderr: string; ok: boolean };
 
-/** run runs rewind-lsp with args and input on stdin, for at most BOUND_MS; it never throws. */
-function run(args: string[], input: string, bound = BOUND_MS): Promise<Run> {
+/** How long the person waits at most for a rewind they asked for (the command line). */
+const COMMAND_MS = 120_000;
+
+/** run runs rewind-lsp in folder cwd with args and input on stdin, for at most bound ms; it never throws. */
+function run(args: string[], input: string, cwd?: string, bound = BOUND_MS): Promise<Run> {
 	return new Promise((resolve) => {
 		let stdout = "";
 		let stderr = "";
@@ -56,7 +71,7 @@ function run(args: string[], input: string, bound = BOUND_MS): Promise<Run> {
 		};
 		let child: ReturnType<typeof spawn>;
 		try {
-			child = spawn(REWIND_LSP, args, { stdio: ["pipe", "pipe", "pipe"], env: process.env });
+			child = spawn(REWIND_LSP, args, { stdio: ["pipe", "pipe", "pipe"], env: process.env, cwd });
 		} catch (err) {
 			stderr = `cannot run ${REWIND_LSP}: ${err instanceof Error ? err.message : String(err)}`;
 			finish(false);
@@ -109,6 +124,15 @@ async function hook(ctx: Ctx, payload: Record<string, unknown>): Promise<string>
 	return r.stdout;
 }
 
+/** cli runs `rewind-lsp --json <args>` in the session's folder for the person, and returns its
+ * answer, or undefined when it gave none (what it said is shown). */
+async function cli(ctx: Ctx, args: string[]): Promise<Record<string, any> | undefined> {
+	const r = await run(["--json", ...args], "", ctx.cwd, COMMAND_MS);
+	const out = parse(r.stdout);
+	if (!out) report(ctx, r.stderr || `rewind-lsp ${args.join(" ")} answered nothing`);
+	return out;
+}
+
 /** parse reads the JSON object rewind-lsp printed, or undefined. */
 function parse(out: string): Record<string, any> | undefined {
 	out = out.trim();
@@ -121,6 +145,165 @@ function parse(out: string): Record<string, any> | undefined {
 	}
 }
 
+const FILES_TOO = "Files too";
+const CONVERSATION_ONLY = "Conversation only";
+const CANCEL = "Cancel";
+const OVERWRITE = "Overwrite them too (undo brings them back)";
+
+/** files words a plan's files: "modify a.txt, delete b.txt". */
+function files(plan: Record<string, any> | undefined): string {
+	const fs: any[] = plan?.files ?? [];
+	const shown = fs.slice(0, 8).map((f) => `${f.change} ${f.path}${f.conflict ? " (changed since)" : ""}`);
+	if (fs.length > shown.length) shown.push(`and ${fs.length - shown.length} more`);
+	return shown.join(", ");
+}
+
+/** A note for the person, said once the agent's interface is done moving the conversation. */
+type Note = { message: string; type: "info" | "warning" };
+
+/** Where a note waits while the agent moves the conversation: pi redraws its conversation after
+ * /tree and starts the forked session afresh after /fork (the extension is loaded again there,
+ * so the note waits on the process, not in this module). */
+const NOTE = Symbol.for("rewind-lsp.note");
+
+/** later keeps a note to say after the agent has moved the conversation. */
+function later(note: Note) {
+	(globalThis as any)[NOTE] = note;
+}
+
+/** sayLater says the note waiting, if any, once the agent's interface has redrawn (it shows its
+ * own "Navigated to selected point" or "Forked to new session" first; the note replaces it). */
+function sayLater(ctx: Ctx) {
+	const note: Note | undefined = (globalThis as any)[NOTE];
+	if (!note || !ctx.hasUI) return;
+	delete (globalThis as any)[NOTE];
+	setTimeout(() => {
+		try {
+			ctx.ui.notify(note.message, note.type);
+		} catch {
+			// the session was replaced meanwhile: the note goes unsaid
+		}
+	}, 300);
+}
+
+/** restore rewinds the files to target, asking the person before it overwrites files changed since
+ * rewind-lsp recorded them, and returns what to tell them; undefined when they cancelled.
+ * withConversation says the conversation goes back anyway (the agent's own /tree or /fork): then
+ * the person may also keep the files as they are. */
+async function restore(ctx: Ctx, target: string, title: string, withConversation: boolean): Promise<Note | undefined> {
+	let r = await cli(ctx, ["rewind", target, "--mode", "code"]);
+	if (r && !r.applied && (r.plan?.files ?? []).some((f: any) => f.conflict)) {
+		const options = withConversation ? [OVERWRITE, CONVERSATION_ONLY, CANCEL] : [OVERWRITE, CANCEL];
+		const choice = await ctx.ui.select(`rewind-lsp: ${r.failureReason}`, options);
+		if (choice === undefined || choice === CANCEL) return undefined;
+		if (choice === CONVERSATION_ONLY) return { message: "rewind-lsp left the files as they are", type: "info" };
+		r = await cli(ctx, ["rewind", target, "--mode", "code", "--force"]);
+	}
+	if (r?.applied) {
+		const n = (r.plan?.files ?? []).length;
+		return { message: `rewind-lsp restored ${n} file${n === 1 ? "" : "s"} to ${title}; \`rewind-lsp undo\` takes it back`, type: "info" };
+	}
+	return { message: `rewind-lsp restored no file: ${r?.failureReason ?? "rewind-lsp did not answer"}`, type: "warning" };
+}
+
+/** filesToo asks, where the person takes the conversation back to entry id in the agent's own
+ * interface, whether the files go back too, and takes them back if so. rewind-lsp says which
+ * recorded state goes with that entry; nothing is asked when there is none, or when no file
+ * would change. It returns {cancel: true} when the person cancelled. */
+async function filesToo(ctx: Ctx, id: string): Promise<{ cancel: true } | undefined> {
+	if (!ctx.hasUI || !id) return;
+	delete (globalThis as any)[NOTE];
+	const path = ctx.sessionManager.getBranch(id).map((e) => ({
+		id: e.id,
+		type: e.type,
+		role: e.message?.role ?? "",
+		toolCallId: e.message?.toolCallId ?? "",
+	}));
+	const found = parse(await hook(ctx, { ...base(ctx, "GoBack"), path }));
+	if (!found?.target) return;
+	const plan = await cli(ctx, ["rewind", found.target, "--mode", "code", "--dry-run"]);
+	if (!plan || (plan.files ?? []).length === 0) return;
+	const choice = await ctx.ui.select(
+		`rewind-lsp: take the files back too, to ${found.title}? ${files(plan)}`,
+		[FILES_TOO, CONVERSATION_ONLY, CANCEL],
+	);
+	if (choice === undefined || choice === CANCEL) return { cancel: true };
+	if (choice !== FILES_TOO) return;
+	const note = await restore(ctx, found.target, found.title, true);
+	if (!note) return { cancel: true };
+	later(note);
+}
+
+/** The command that lists the turns and rewinds (oh-my-pi's /rewind is its own /branch). */
+const COMMAND = AGENT === "omp" ? "rewind-lsp" : "rewind";
+
+const BOTH = "Code and conversation";
+const CODE = "Code only";
+const CONVERSATION = "Conversation only";
+
+/** turnName names a turn of `rewind-lsp log` as rewind-lsp does: "turn 2 (fix the tests)". */
+function turnName(t: Record<string, any>): string {
+	let p = String(t.prompt ?? "").replace(/\s+/g, " ").trim();
+	if (p.length > 60) p = p.slice(0, 59) + "…";
+	return p ? `turn ${t.turn} (${p})` : `turn ${t.turn}`;
+}
+
+/** rewindCommand lists the turns rewind-lsp recorded and rewinds to the start of the one the
+ * person picks: the files, the conversation (a fork of it, which the agent switches to), or both. */
+async function rewindCommand(ctx: CommandCtx) {
+	if (!ctx.hasUI) return;
+	const log = await cli(ctx, ["log"]);
+	const turns: any[] = log?.turns ?? [];
+	if (turns.length === 0) {
+		ctx.ui.notify("rewind-lsp has recorded no turn in this folder", "info");
+		return;
+	}
+	const sid = ctx.sessionManager.getSessionId();
+	const label = (t: any) =>
+		`${t.title} — ${t.what || "open"}${t.session === sid ? "" : t.sessionLabel ? ` (${t.sessionLabel})` : ""}`;
+	const items = turns.slice().reverse().map(label);
+	const picked = await ctx.ui.select("rewind-lsp: go back to the state before which turn?", items);
+	if (picked === undefined) return;
+	const turn = turns[turns.length - 1 - items.indexOf(picked)];
+	const ours = turn.agent === AGENT;
+	const modes = ours ? [BOTH, CODE, CONVERSATION, CANCEL] : [CODE, CANCEL];
+	const name = turnName(turn);
+	const mode = await ctx.ui.select(`rewind-lsp: what goes back to the state before ${name}?`, modes);
+	if (mode === undefined || mode === CANCEL) return;
+	const target = String(turn.entry);
+	if (mode === CODE) {
+		const note = await restore(ctx, target, `the state before ${name}`, false);
+		if (note) ctx.ui.notify(note.message, note.type);
+		return;
+	}
+	const m = mode === BOTH ? "both" : "conversation";
+	let r = await cli(ctx, ["rewind", target, "--mode", m]);
+	if (r && !r.applied && (r.plan?.files ?? []).some((f: any) => f.conflict)) {
+		const choice = await ctx.ui.select(`rewind-lsp: ${r.failureReason}`, [OVERWRITE, CANCEL]);
+		if (choice !== OVERWRITE) return;
+		r = await cli(ctx, ["rewind", target, "--mode", m, "--force"]);
+	}
+	if (!r) return;
+	if (!r.applied) {
+		ctx.ui.notify(`rewind-lsp: nothing was rewound: ${r.failureReason}`, "warning");
+		return;
+	}
+	const conv = r.conversation;
+	if (!conv?.transcript) {
+		ctx.ui.notify(`rewind-lsp rewound the files; the conversation stays: ${conv?.reason ?? "no fork was made"}`, "warning");
+		return;
+	}
+	const prompt = String(turn.prompt ?? "");
+	const n = m === "both" ? (r.plan?.files ?? []).length : 0;
+	const restored = n > 0 ? `rewind-lsp restored ${n} file${n === 1 ? "" : "s"}; ` : "rewind-lsp: ";
+	// The note is said by the forked session's session_start, once pi has shown it.
+	later({ message: `${restored}this conversation continues from before ${name} (a fork: \`${conv.resume}\`)`, type: "info" });
+	const switched = await ctx.switchSession(conv.transcript, {
+		withSession: async (next) => next.ui.setEditorText(prompt),
+	});
+	if (switched.cancelled) delete (globalThis as any)[NOTE];
+}
+
 export default function (pi: any) {
 	pi.on("session_start", async (event: any, ctx: Ctx) => {
 		// The agent's shell inherits this: `rewind-lsp` run from it knows its session.
@@ -131,6 +314,7 @@ export default function (pi: any) {
 			source: event?.reason ?? "startup",
 			previous_session_file: event?.previousSessionFile ?? "",
 		});
+		sayLater(ctx);
 	});
 
 	// The turn opens; the leaf entry now is where the prompt will hang: the conversation's fork
@@ -169,6 +353,26 @@ export default function (pi: any) {
 	pi.on("agent_end", async (event: any, ctx: Ctx) => {
 		if (event?.willContinue) return; // oh-my-pi goes on with the same prompt
 		await hook(ctx, base(ctx, "Stop"));
+	});
+
+	// Where the person goes back in the agent's own interface, after the agent's own question:
+	// the files too? pi's /tree and /fork (not /clone), oh-my-pi's /branch.
+	pi.on("session_before_tree", async (event: any, ctx: Ctx) => {
+		const target = event?.preparation?.targetId;
+		if (target && target !== event?.preparation?.oldLeafId) return filesToo(ctx, target);
+	});
+	pi.on("session_before_fork", async (event: any, ctx: Ctx) => {
+		if (event?.position !== "at") return filesToo(ctx, event?.entryId);
+	});
+	pi.on("session_before_branch", async (event: any, ctx: Ctx) => filesToo(ctx, event?.entryId));
+	// Once the agent has moved: what rewind-lsp did with the files (a fork's note, in the forked
+	// session's session_start).
+	pi.on("session_tree", async (_event: any, ctx: Ctx) => sayLater(ctx));
+	pi.on("session_branch", async (_event: any, ctx: Ctx) => sayLater(ctx));
+
+	pi.registerCommand(COMMAND, {
+		description: "rewind-lsp: go back to before an earlier turn — the code, the conversation, or both",
+		handler: async (_args: string, ctx: CommandCtx) => rewindCommand(ctx),
 	});
 
 	pi.on("session_shutdown", async (event: any, ctx: Ctx) => {
