@@ -359,11 +359,11 @@ const piExtensionMark = "// rewind-lsp's extension for pi and oh-my-pi."
 // "omp"): running the rewind-lsp binary at bin.
 func PiExtension(bin, agent string) ([]byte, error) {
 	src := piext.Source
-	binLine, agentLine := `const REWIND_LSP = "rewind-lsp";`, `const AGENT = "pi";`
+	binLine, agentLine := `const REWIND_LSP = "rewind-lsp";`, `const AGENT: string = "pi";`
 	if !strings.HasPrefix(src, piExtensionMark) || strings.Count(src, binLine) != 1 || strings.Count(src, agentLine) != 1 {
 		return nil, errors.New("rewind-lsp's pi extension lacks the lines setup writes (a build from a damaged source)")
 	}
 	src = strings.Replace(src, binLine, "const REWIND_LSP = "+quote(bin)+";", 1)
-	src = strings.Replace(src, agentLine, "const AGENT = "+quote(agent)+";", 1)
+	src = strings.Replace(src, agentLine, "const AGENT: string = "+quote(agent)+";", 1)
 	return []byte(src), nil
 }

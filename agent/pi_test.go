@@ -247,10 +247,10 @@ func TestSetupPi(t *testing.T) {
 		path := filepath.Join(ext, "rewind-lsp", "index.ts")
 		got, _ := os.ReadFile(path)
 		if r.File != path || len(r.Added) != 1 || !strings.Contains(string(got), `const REWIND_LSP = "/opt/rewind lsp/bin/rewind-lsp";`) ||
-			!strings.Contains(string(got), `const AGENT = "`+c.name+`";`) {
+			!strings.Contains(string(got), `const AGENT: string = "`+c.name+`";`) {
 			t.Fatalf("%s: setup %+v wrote:\n%.600s", c.name, r, got)
 		}
-		if want := strings.Replace(strings.Replace(piext.Source, `"rewind-lsp";`, `"/opt/rewind lsp/bin/rewind-lsp";`, 1), `const AGENT = "pi";`, `const AGENT = "`+c.name+`";`, 1); string(got) != want {
+		if want := strings.Replace(strings.Replace(piext.Source, `"rewind-lsp";`, `"/opt/rewind lsp/bin/rewind-lsp";`, 1), `const AGENT: string = "pi";`, `const AGENT: string = "`+c.name+`";`, 1); string(got) != want {
 			t.Errorf("%s: the installed extension differs from the repository's beyond its two constants", c.name)
 		}
 		if r, err := ag.Setup(SetupOptions{Binary: bin}); err != nil || len(r.Added) != 0 {
@@ -292,7 +292,7 @@ func TestPiExtensionSource(t *testing.T) {
 	found := 0
 	for sc.Scan() {
 		switch sc.Text() {
-		case `const REWIND_LSP = "/a \"quoted\"\\path";`, `const AGENT = "omp";`:
+		case `const REWIND_LSP = "/a \"quoted\"\\path";`, `const AGENT: string = "omp";`:
 			found++
 		}
 	}

@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 /** The rewind-lsp binary (its absolute path, written by `rewind-lsp setup`). */
 const REWIND_LSP = "rewind-lsp";
 /** The agent this copy is installed for: "pi" or "omp" (written by `rewind-lsp setup`). */
-const AGENT = "pi";
+const AGENT: string = "pi";
 
 /** How long the agent waits for one hook at most. */
 const BOUND_MS = 5000;
