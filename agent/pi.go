@@ -27,8 +27,8 @@ const (
 // fork (run by Bun), which loads the same extensions. Neither runs command
 // hooks: rewind-lsp's extension (extensions/pi/index.ts), loaded into the
 // agent, hands each event to `rewind-lsp hook pi|omp` as a Claude-Code-like
-// payload: hook_event_name SessionStart (from session_start; source its
-// reason), UserPromptSubmit (before_agent_start, with prompt), PreToolUse
+// payload: hook_event_name SessionStart (from session_start, and oh-my-pi's
+// session_switch and session_branch; source its reason), UserPromptSubmit (before_agent_start, with prompt), PreToolUse
 // and PostToolUse (tool_call and tool_result: tool_name, tool_input,
 // tool_use_id, is_error), Stop (agent_end); each with session_id (the
 // session header's id), transcript_path (the session file), cwd and leaf_id,
@@ -51,6 +51,12 @@ const (
 // The extension sets REWIND_LSP_SESSION (env.go) at session_start: the
 // agent's bash inherits the process's environment, so `rewind-lsp` run from
 // it knows its session. oh-my-pi's bash also gets OMPCODE=1 and CLAUDECODE=1.
+//
+// Where the person takes the conversation back in the agent's own
+// interface (pi's /tree and /fork, oh-my-pi's /branch and /tree), the
+// extension hands over GoBack with path, the entries from the first to the
+// one picked (type, role, toolCallId), and asks whether the files go back
+// too to the recorded state rewind-lsp names (rewind.agentTarget).
 //
 // oh-my-pi's checkpoint and rewind tools (enabled by checkpoint.enabled in
 // its config.yml) take its conversation back and touch no file (OwnTools):

@@ -148,6 +148,7 @@ function parse(out: string): Record<string, any> | undefined {
 const FILES_TOO = "Files too";
 const CONVERSATION_ONLY = "Conversation only";
 const CANCEL = "Cancel";
+const LEAVE = "Leave the files";
 const OVERWRITE = "Overwrite them too (undo brings them back)";
 
 /** files words a plan's files: "modify a.txt, delete b.txt". */
@@ -209,8 +210,10 @@ async function restore(ctx: Ctx, target: string, title: string, withConversation
 /** filesToo asks, where the person takes the conversation back to entry id in the agent's own
  * interface, whether the files go back too, and takes them back if so. rewind-lsp says which
  * recorded state goes with that entry; nothing is asked when there is none, or when no file
- * would change. It returns {cancel: true} when the person cancelled. */
-async function filesToo(ctx: Ctx, id: string): Promise<{ cancel: true } | undefined> {
+ * would change. Asked before the agent moves (moved false), it returns {cancel: true} when the
+ * person cancelled, and what was done is said once the agent has moved; asked after (oh-my-pi),
+ * the person may only take the files back or leave them, and hears at once. */
+async function filesToo(ctx: Ctx, id: string, moved = false): Promise<{ cancel: true } | undefined> {
 	if (!ctx.hasUI || !id) return;
 	delete (globalThis as any)[NOTE];
 	const path = ctx.sessionManager.getBranch(id).map((e) => ({
@@ -223,16 +226,24 @@ async function filesToo(ctx: Ctx, id: string): Promise<{ cancel: true } | undefi
 	if (!found?.target) return;
 	const plan = await cli(ctx, ["rewind", found.target, "--mode", "code", "--dry-run"]);
 	if (!plan || (plan.files ?? []).length === 0) return;
-	const choice = await ctx.ui.select(
-		`rewind-lsp: take the files back too, to ${found.title}? ${files(plan)}`,
-		[FILES_TOO, CONVERSATION_ONLY, CANCEL],
-	);
+	const choice = moved
+		? await ctx.ui.select(`rewind-lsp: the conversation went back; the files too, to ${found.title}? ${files(plan)}`, [FILES_TOO, LEAVE])
+		: await ctx.ui.select(`rewind-lsp: take the files back too, to ${found.title}? ${files(plan)}`, [FILES_TOO, CONVERSATION_ONLY, CANCEL]);
+	if (moved) {
+		if (choice !== FILES_TOO) return;
+		const note = await restore(ctx, found.target, found.title, true);
+		if (note) ctx.ui.notify(note.message, note.type);
+		return;
+	}
 	if (choice === undefined || choice === CANCEL) return { cancel: true };
 	if (choice !== FILES_TOO) return;
 	const note = await restore(ctx, found.target, found.title, true);
 	if (!note) return { cancel: true };
 	later(note);
 }
+
+/** Where oh-my-pi's /tree or /branch goes, kept until it has moved (see session_before_tree). */
+const MOVING = Symbol.for("rewind-lsp.moving");
 
 /** The command that lists the turns and rewinds (oh-my-pi's /rewind is its own /branch). */
 const COMMAND = AGENT === "omp" ? "rewind-lsp" : "rewind";
@@ -298,24 +309,38 @@ async function rewindCommand(ctx: CommandCtx) {
 	const restored = n > 0 ? `rewind-lsp restored ${n} file${n === 1 ? "" : "s"}; ` : "rewind-lsp: ";
 	// The note is said by the forked session's session_start, once pi has shown it.
 	later({ message: `${restored}this conversation continues from before ${name} (a fork: \`${conv.resume}\`)`, type: "info" });
+	let edited = false;
 	const switched = await ctx.switchSession(conv.transcript, {
-		withSession: async (next) => next.ui.setEditorText(prompt),
+		withSession: async (next) => {
+			next.ui.setEditorText(prompt);
+			edited = true;
+		},
 	});
-	if (switched.cancelled) delete (globalThis as any)[NOTE];
+	if (switched.cancelled) {
+		delete (globalThis as any)[NOTE];
+	} else if (!edited) {
+		// oh-my-pi's switchSession takes no withSession; its context goes on.
+		try {
+			ctx.ui.setEditorText(prompt);
+		} catch {
+			// a context pi calls stale: the prompt is in the fork's conversation all the same
+		}
+	}
 }
 
 export default function (pi: any) {
-	pi.on("session_start", async (event: any, ctx: Ctx) => {
+	// A session starts: pi's session_start (also after its /fork, /new, /resume); oh-my-pi's
+	// session_switch and session_branch, where it goes on in another session in the same process.
+	const started = async (ctx: Ctx, source: string, previous: string | undefined) => {
 		// The agent's shell inherits this: `rewind-lsp` run from it knows its session.
 		const id = ctx.sessionManager.getSessionId();
 		if (id) process.env.REWIND_LSP_SESSION = id;
-		await hook(ctx, {
-			...base(ctx, "SessionStart"),
-			source: event?.reason ?? "startup",
-			previous_session_file: event?.previousSessionFile ?? "",
-		});
+		await hook(ctx, { ...base(ctx, "SessionStart"), source, previous_session_file: previous ?? "" });
 		sayLater(ctx);
-	});
+	};
+	pi.on("session_start", async (event: any, ctx: Ctx) => started(ctx, event?.reason ?? "startup", event?.previousSessionFile));
+	pi.on("session_switch", async (event: any, ctx: Ctx) => started(ctx, event?.reason ?? "resume", event?.previousSessionFile));
+	pi.on("session_branch", async (event: any, ctx: Ctx) => started(ctx, "fork", event?.previousSessionFile));
 
 	// The turn opens; the leaf entry now is where the prompt will hang: the conversation's fork
 	// point. A notice comes back as the message to hand the model with the prompt.
@@ -355,20 +380,29 @@ export default function (pi: any) {
 		await hook(ctx, base(ctx, "Stop"));
 	});
 
-	// Where the person goes back in the agent's own interface, after the agent's own question:
-	// the files too? pi's /tree and /fork (not /clone), oh-my-pi's /branch.
+	// Where the person goes back in the agent's own interface: the files too? pi's /tree and /fork
+	// (not /clone) ask after pi's own question and before it moves (Cancel stays where it is);
+	// oh-my-pi's /branch and /tree, once it has moved.
 	pi.on("session_before_tree", async (event: any, ctx: Ctx) => {
 		const target = event?.preparation?.targetId;
-		if (target && target !== event?.preparation?.oldLeafId) return filesToo(ctx, target);
+		if (!target || target === event?.preparation?.oldLeafId) return;
+		// oh-my-pi's /branch keeps its full-screen picker over everything until it has moved, so a
+		// question asked now would be hidden: it is asked once oh-my-pi has moved.
+		if (AGENT === "omp") (globalThis as any)[MOVING] = target;
+		else return filesToo(ctx, target);
 	});
 	pi.on("session_before_fork", async (event: any, ctx: Ctx) => {
 		if (event?.position !== "at") return filesToo(ctx, event?.entryId);
 	});
 	pi.on("session_before_branch", async (event: any, ctx: Ctx) => filesToo(ctx, event?.entryId));
-	// Once the agent has moved: what rewind-lsp did with the files (a fork's note, in the forked
-	// session's session_start).
-	pi.on("session_tree", async (_event: any, ctx: Ctx) => sayLater(ctx));
-	pi.on("session_branch", async (_event: any, ctx: Ctx) => sayLater(ctx));
+	// Once the agent has moved: what rewind-lsp did with the files (a fork's note, where the
+	// forked session starts).
+	pi.on("session_tree", async (_event: any, ctx: Ctx) => {
+		const target = (globalThis as any)[MOVING];
+		delete (globalThis as any)[MOVING];
+		if (target) setTimeout(() => void filesToo(ctx, target, true).catch((err) => report(ctx, String(err))), 300);
+		else sayLater(ctx);
+	});
 
 	pi.registerCommand(COMMAND, {
 		description: "rewind-lsp: go back to before an earlier turn — the code, the conversation, or both",

@@ -43,6 +43,15 @@ func startTUI(t *testing.T, e *Env, dir string, args ...string) *piTUI {
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the agent's screen:\n%s", u.screen())
+			for _, h := range e.HookRuns() {
+				t.Logf("rewind-lsp %s (%s): exit %d: %.200s %s", strings.Join(h.Args, " "), h.Event(), h.Exit, h.Stdout, h.Stderr)
+			}
+		}
+		// The agent writes to its home until it is gone.
+		exec.Command("tmux", "-L", u.sock, "send-keys", "C-c").Run()
+		exec.Command("tmux", "-L", u.sock, "send-keys", "C-c").Run()
+		for i := 0; i < 50 && exec.Command("tmux", "-L", u.sock, "has-session").Run() == nil; i++ {
+			time.Sleep(100 * time.Millisecond)
 		}
 		exec.Command("tmux", "-L", u.sock, "kill-server").Run()
 		os.Remove(filepath.Join(os.TempDir(), fmt.Sprintf("tmux-%d", os.Getuid()), u.sock))
@@ -54,7 +63,7 @@ func startTUI(t *testing.T, e *Env, dir string, args ...string) *piTUI {
 // model (keys typed before that reach the terminal, not the agent).
 func (u *piTUI) ready() {
 	u.t.Helper()
-	u.waitFor("mock-model")
+	u.waitFor(map[Kind]string{Pi: "mock-model", Omp: "Mock Model"}[u.e.Kind])
 	time.Sleep(time.Second)
 }
 
@@ -86,6 +95,24 @@ func (u *piTUI) waitFor(text string) {
 	u.t.Fatalf("the screen never showed %q:\n%s", text, u.screen())
 }
 
+// typeText types text into the agent's editor and waits until it shows
+// there; an interface still starting may drop keys, so it types again.
+func (u *piTUI) typeText(text string) {
+	u.t.Helper()
+	for try := 0; try < 3; try++ {
+		u.keys("-l", text)
+		end := time.Now().Add(5 * time.Second)
+		for time.Now().Before(end) {
+			if strings.Count(u.screen(), text) > 0 {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		u.keys("C-u")
+	}
+	u.t.Fatalf("the editor never showed %q:\n%s", text, u.screen())
+}
+
 // stops counts the Stop hook runs that finished.
 func (u *piTUI) stops() int {
 	n := 0
@@ -102,7 +129,7 @@ func (u *piTUI) stops() int {
 func (u *piTUI) prompt(text, reply string) {
 	u.t.Helper()
 	stops := u.stops()
-	u.keys("-l", text)
+	u.typeText(text)
 	u.keys("Enter")
 	u.waitFor(reply)
 	end := time.Now().Add(60 * time.Second)
@@ -256,25 +283,29 @@ func checkPiHooks(t *testing.T, e *Env) {
 	}
 }
 
-// TestPiTUIRewindCommand: the extension's /rewind, typed in pi's
-// interface, lists rewind-lsp's turns (the latest first) and asks what
-// goes back. "Code and conversation" to before turn 2: both files are back
-// as before prompt two, pi switches to the conversation's fork (a cut copy
-// of the session) with prompt two back in its editor, and the next prompt,
+// TestPiTUIRewindCommand: the extension's /rewind (oh-my-pi: /rewind-lsp,
+// its own /rewind being its /branch), typed in the agent's interface,
+// lists rewind-lsp's turns (the latest first) and asks what goes back.
+// "Code and conversation" to before turn 2: both files are back as before
+// prompt two, the agent switches to the conversation's fork (a cut copy of
+// the session) with prompt two back in its editor, and the next prompt,
 // sent there, hands the model only the first exchange. "Code only": the
-// files are back, the conversation stays where it was.
+// files are back, the conversation stays where it was. Either is undone
+// by `rewind-lsp undo`.
 func TestPiTUIRewindCommand(t *testing.T) {
-	for _, mode := range []string{"Code and conversation", "Code only"} {
-		t.Run(mode, func(t *testing.T) { piRewindCommand(t, mode) })
+	for _, k := range PiAgents {
+		for _, mode := range []string{"Code and conversation", "Code only"} {
+			t.Run(string(k)+"/"+mode, func(t *testing.T) { piRewindCommand(t, k, mode) })
+		}
 	}
 }
 
-func piRewindCommand(t *testing.T, mode string) {
-	u, e, model, ws, cli := twoPromptsTUI(t, Pi)
+func piRewindCommand(t *testing.T, k Kind, mode string) {
+	u, e, model, ws, cli := twoPromptsTUI(t, k)
 	session := byEvent(e.HookRuns(), "UserPromptSubmit")[0].Field("session_id")
 	var before commands.ListResult
 	e.cli(t, ws, cli, &before, "log")
-	u.keys("-l", "/rewind")
+	u.keys("-l", map[Kind]string{Pi: "/rewind", Omp: "/rewind-lsp"}[k])
 	u.keys("Enter")
 	u.waitFor("rewind-lsp: go back to the state before which turn?")
 	u.waitFor("Turn 1: prompt one")
@@ -318,6 +349,54 @@ func piRewindCommand(t *testing.T, mode string) {
 		if now != session || !q.Mentions("prompt two") {
 			t.Errorf("prompt three went to session %s (was %s) with %q", now, session, q.UserTexts())
 		}
+	}
+	var un commands.RewindResult
+	e.cli(t, ws, cli, &un, "undo")
+	wantFiles(t, ws, map[string]string{"a.txt": "two\n", "b.txt": "b\n"})
+	checkPiHooks(t, e)
+}
+
+// TestOmpTUIBranch: oh-my-pi's /branch (its /rewind), typed in its
+// interface. Its full-screen picker stays over everything until it has
+// moved the conversation, so rewind-lsp asks once it has. Picked at the
+// last tool call (after which nothing changed), nothing is asked. Back to
+// prompt two: rewind-lsp asks whether the files go back too, naming the
+// state and the files; "Files too" puts both back as before prompt two,
+// and says so; the next prompt hangs where prompt two did; the rewind is
+// recorded and undoable.
+func TestOmpTUIBranch(t *testing.T) {
+	u, e, _, ws, cli := twoPromptsTUI(t, Omp)
+	u.keys("-l", "/branch")
+	u.keys("Enter")
+	u.waitFor("pick the point to continue from")
+	u.keys("Up") // the bash call of prompt two: after it, the files as they are
+	u.keys("Enter")
+	u.waitFor("Rewound to selected point")
+	time.Sleep(2 * time.Second)
+	if strings.Contains(u.screen(), "rewind-lsp:") {
+		t.Fatalf("rewind-lsp asked about files that would not change:\n%s", u.screen())
+	}
+	u.keys("-l", "/branch")
+	u.keys("Enter")
+	u.waitFor("pick the point to continue from")
+	u.keys("Up") // prompt two
+	u.keys("Enter")
+	u.waitFor("rewind-lsp: the conversation went back; the files too, to the state before turn 2 (prompt two)?")
+	if !strings.Contains(u.screen(), "modify a.txt, delete b.txt") {
+		t.Errorf("the question does not name the files:\n%s", u.screen())
+	}
+	u.keys("Enter") // Files too
+	u.waitFor("rewind-lsp restored 2 files to the state before turn 2 (prompt two)")
+	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": ""})
+	u.keys("C-u") // prompt two is back in the editor
+	u.prompt("prompt three", "ok three done")
+	if leaf := promptLeaf(t, e, "prompt three"); leaf != promptLeaf(t, e, "prompt two") {
+		t.Errorf("prompt three hangs under %s, not where prompt two did", leaf)
+	}
+	var log commands.ListResult
+	e.cli(t, ws, cli, &log, "log")
+	if len(log.Rewinds) != 1 || log.Rewinds[0].Mode != "code" || !log.Rewinds[0].Applied {
+		t.Errorf("the rewind is not recorded: %+v", log.Rewinds)
 	}
 	var un commands.RewindResult
 	e.cli(t, ws, cli, &un, "undo")

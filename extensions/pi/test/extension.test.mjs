@@ -14,6 +14,7 @@ import path from "node:path";
 const built = process.env.REWIND_LSP_PI_EXTENSION;
 if (!built) throw new Error("REWIND_LSP_PI_EXTENSION names no built extension: run extensions/pi/test/run.sh");
 const factory = (await import(built)).default;
+const ompFactory = (await import(process.env.REWIND_LSP_OMP_EXTENSION ?? built)).default;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rwpi-test-"));
 const bin = path.join(dir, "bin");
@@ -75,11 +76,12 @@ beforeEach(() => {
 	answer();
 });
 
-/** load loads the extension as pi does: its handlers by event, its commands by name. */
-function load() {
+/** load loads the extension as pi does (or oh-my-pi, its copy): its handlers by event, its
+ * commands by name. */
+function load(omp = false) {
 	const handlers = {};
 	const commands = {};
-	factory({
+	(omp ? ompFactory : factory)({
 		on: (ev, fn) => (handlers[ev] ??= []).push(fn),
 		registerCommand: (name, opts) => (commands[name] = opts),
 	});
@@ -357,4 +359,47 @@ test("/rewind, conversation only, where rewind-lsp could make no fork: says why,
 	await commands.rewind.handler("", ctx);
 	assert.equal(ctx.switched, undefined);
 	assert.match(ctx.ui.notes.at(-1).message, /the conversation stays: turn 1 is the conversation's first/);
+});
+
+test("oh-my-pi: its command is /rewind-lsp (its own /rewind is /branch), and a session it switches to starts one", async () => {
+	const { commands, emit } = load(true);
+	assert.deepEqual(Object.keys(commands), ["rewind-lsp"]);
+	await emit("session_switch", { reason: "resume", previousSessionFile: "/sessions/old.jsonl" }, fakeCtx());
+	await emit("session_branch", { previousSessionFile: "/sessions/old.jsonl" }, fakeCtx());
+	assert.deepEqual(
+		calls().map((c) => [c.args, c.stdin.hook_event_name, c.stdin.source, c.stdin.previous_session_file]),
+		[
+			["hook omp", "SessionStart", "resume", "/sessions/old.jsonl"],
+			["hook omp", "SessionStart", "fork", "/sessions/old.jsonl"],
+		],
+	);
+});
+
+test("oh-my-pi's /branch and /tree: asked once it has moved (its picker hides everything before), files too or left", async () => {
+	const { emit } = load(true);
+	answer(
+		{ args: "^hook omp$", event: "GoBack", stdout: JSON.stringify({ target: "E2", title: "the state before turn 2 (prompt two)" }) },
+		{ args: "--dry-run", stdout: JSON.stringify(plan) },
+		{ args: "^--json rewind E2 --mode code$", stdout: JSON.stringify({ applied: true, plan }) },
+	);
+	let ctx = fakeCtx({ picks: ["Files too"], branch: branch.slice(0, 3) });
+	assert.equal(await emit("session_before_tree", { preparation: { targetId: "u2", oldLeafId: "t2" } }, ctx), undefined);
+	assert.equal(calls().length, 0);
+	await emit("session_tree", {}, ctx);
+	await sleep(1500);
+	assert.deepEqual(ctx.ui.selects, [
+		{
+			title: "rewind-lsp: the conversation went back; the files too, to the state before turn 2 (prompt two)? modify a.txt, delete b.txt",
+			options: ["Files too", "Leave the files"],
+		},
+	]);
+	assert.equal(calls().at(-1).args, "--json rewind E2 --mode code");
+	assert.match(ctx.ui.notes.at(-1).message, /^rewind-lsp restored 2 files to the state before turn 2/);
+
+	fs.rmSync(path.join(dir, "calls.jsonl"), { force: true });
+	ctx = fakeCtx({ picks: ["Leave the files"], branch });
+	await emit("session_before_tree", { preparation: { targetId: "u2", oldLeafId: "t2" } }, ctx);
+	await emit("session_tree", {}, ctx);
+	await sleep(1500);
+	assert.ok(!calls().some((c) => c.args === "--json rewind E2 --mode code"), "the files were rewound");
 });

@@ -24,4 +24,7 @@ trap 'rm -rf "$WORK"' EXIT
   --typeRoots "$TOOLS/node_modules/@types" --types node --skipLibCheck \
   --outDir "$WORK" "$EXT/index.ts"
 echo '{"type":"module"}' > "$WORK/package.json"
-REWIND_LSP_PI_EXTENSION="$WORK/index.js" node --test "$TEST/extension.test.mjs"
+# oh-my-pi's copy, as `setup omp` writes it.
+sed 's/^const AGENT = "pi";$/const AGENT = "omp";/' "$WORK/index.js" > "$WORK/omp.js"
+grep -q '^const AGENT = "omp";$' "$WORK/omp.js" || { echo "the built extension has no AGENT line to set"; exit 1; }
+REWIND_LSP_PI_EXTENSION="$WORK/index.js" REWIND_LSP_OMP_EXTENSION="$WORK/omp.js" node --test "$TEST/extension.test.mjs"
