@@ -403,3 +403,31 @@ func TestOmpTUIBranch(t *testing.T) {
 	wantFiles(t, ws, map[string]string{"a.txt": "two\n", "b.txt": "b\n"})
 	checkPiHooks(t, e)
 }
+
+// TestPiTUIFork: pi's /fork, typed in its interface, from prompt two:
+// rewind-lsp asks whether the files go back too; "Files too" puts both
+// back as before prompt two, pi forks to a new session (prompt two back in
+// its editor) and, there, rewind-lsp says what it restored; the next
+// prompt, sent in the fork, hands the model only the first exchange.
+func TestPiTUIFork(t *testing.T) {
+	u, e, model, ws, _ := twoPromptsTUI(t, Pi)
+	session := byEvent(e.HookRuns(), "UserPromptSubmit")[0].Field("session_id")
+	u.keys("-l", "/fork")
+	u.keys("Enter")
+	u.waitFor("Fork from Message")
+	u.keys("Enter") // the last prompt: prompt two
+	u.waitFor("rewind-lsp: take the files back too, to the state before turn 2 (prompt two)?")
+	u.keys("Enter") // Files too
+	u.waitFor("rewind-lsp restored 2 files to the state before turn 2 (prompt two)")
+	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": ""})
+	u.keys("C-u")
+	u.prompt("prompt three", "ok three done")
+	prompts := byEvent(e.HookRuns(), "UserPromptSubmit")
+	if now := prompts[len(prompts)-1].Field("session_id"); now == session || now == "" {
+		t.Errorf("prompt three was sent in session %q, not in a fork of %s", now, session)
+	}
+	if q := last(model.For("prompt three")); q == nil || !q.Mentions("prompt one") || q.Mentions("prompt two") {
+		t.Errorf("the fork sent the model more or less than the first exchange: %v", userTexts(q))
+	}
+	checkPiHooks(t, e)
+}
