@@ -50,7 +50,7 @@ type Agent interface {
 	Setup(o SetupOptions) (*SetupResult, error)
 }
 
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}}
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}, pi{}, pi{omp: true}}
 
 // Lookup returns the agent named name, or nil.
 func Lookup(name string) Agent {
@@ -83,6 +83,9 @@ const (
 	PreTool                       // a tool call is about to run
 	PostTool                      // a tool call ran
 	Stop                          // the agent finished: the turn ends
+	Checkpointed                  // the agent's own checkpoint tool ran (OwnTools)
+	Rewound                       // the agent's own rewind tool ran (OwnTools)
+	GoBack                        // the person takes the conversation back in the agent's own interface: where is that (Path)
 )
 
 // Event is one hook event, in one shape for every agent.
@@ -105,7 +108,24 @@ type Event struct {
 	Parent string
 	// Time is when the agent says the event happened (zero when it does
 	// not).
-	Time time.Time
+	Time   time.Time
+	Leaf   string // the conversation's current entry, when the agent names it (pi's leaf id)
+	Report string // Checkpointed: the goal; Rewound: the report
+	// Path, at GoBack, is the conversation from its first entry to the
+	// entry the person picked to go back to.
+	Path []ConvEntry
+}
+
+// ConvEntry is one entry of an agent's conversation, as far as going back
+// to it goes.
+type ConvEntry struct {
+	ID string `json:"id"`
+	// Prompt says the entry is a prompt: going back to it, the
+	// conversation goes on from the entry before it (the prompt's text
+	// goes back into the agent's input to send again).
+	Prompt bool `json:"prompt,omitempty"`
+	// ToolUse is the id of the tool call whose result the entry is.
+	ToolUse string `json:"toolUse,omitempty"`
 }
 
 // payload holds the fields of every agent's hook payloads: snake_case for

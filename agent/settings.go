@@ -18,6 +18,9 @@ type SetupOptions struct {
 	// Command runs rewind-lsp in a hook (a shell word: "rewind-lsp", or a
 	// quoted absolute path).
 	Command string
+	// Binary is the absolute path of the rewind-lsp binary, for
+	// integrations that run it without a shell (pi's extension).
+	Binary string
 	// User installs for the user rather than for the project at Root
 	// (the agents that run only user-level hooks always install there).
 	User bool

@@ -20,6 +20,12 @@ type AgentRewindArgs struct {
 	// PromptID is the agent's id of the current prompt (Claude Code's
 	// prompt_id), when the event gives one.
 	PromptID string `json:"promptId,omitempty"`
+	// Report, set when the agent's own rewind tool ran (oh-my-pi's
+	// rewind, which takes its conversation back to its checkpoint tool's
+	// call and restores no file), is that tool's report: the files the
+	// session changed since its active checkpoint are restored
+	// (workspace.RewindToCheckpoint).
+	Report string `json:"report,omitempty"`
 }
 
 // AgentRewindResult says what was recorded: the rewind entry ("" when
@@ -35,6 +41,9 @@ type AgentRewindResult struct {
 	Offered  []string        `json:"offered"`
 	Turn     int             `json:"turn"`
 	Plan     *Plan           `json:"plan,omitempty"`
+	// Checkpoint is the label of the checkpoint an agent's rewind tool
+	// went back to ("" when the session had none active).
+	Checkpoint string `json:"checkpoint,omitempty"`
 }
 
 // AgentRewind notices an agent's own rewind and records and completes it
@@ -48,6 +57,9 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return nil, &ArgError{Field: "session", Msg: "is required"}
 	}
 	r := &AgentRewindResult{Kept: []string{}, Offered: []string{}}
+	if a.Report != "" {
+		return s.rewindToCheckpoint(ctx, a, r)
+	}
 	find := map[string]func(*journal.History, *journal.Entry, string) (*journal.Entry, []string, error){
 		agent.ClaudeCode: s.findOwnRewind, agent.Qwen: s.findQwenRewind}[a.Agent]
 	if find == nil {
@@ -211,4 +223,23 @@ func forkCut(h *journal.History, session string) int {
 		return 0
 	}
 	return h.Index(e)
+}
+
+// rewindToCheckpoint completes an agent's own rewind tool: the files the
+// session changed since its active checkpoint go back to it.
+func (s *Service) rewindToCheckpoint(ctx context.Context, a AgentRewindArgs, r *AgentRewindResult) (*AgentRewindResult, error) {
+	req := workspace.CheckpointRewindRequest{Session: a.Session, Report: a.Report, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()}
+	if et, ok := s.opts.Overlay.(EditorTouch); ok {
+		req.Touched = et.EditorTouched
+	}
+	out, err := s.ws.RewindToCheckpoint(ctx, req, s.overlay(), s.applyFunc())
+	if err != nil || out == nil || out.Checkpoint == nil {
+		return r, mapErr(err)
+	}
+	r.Applied, r.Plan, r.Checkpoint = out.Applied, s.plan(&out.Outcome), out.Checkpoint.Label
+	r.Kept = append(r.Kept, out.Kept...)
+	if out.Entry != nil {
+		r.Entry = out.Entry.ID
+	}
+	return r, nil
 }

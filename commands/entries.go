@@ -39,6 +39,7 @@ const (
 	NameFsck          = "rewind.fsck"
 	NameRecover       = "rewind.recover"
 	NameAgentRewind   = "rewind.agentRewind"
+	NameAgentTarget   = "rewind.agentTarget"
 )
 
 // The public commands, in the order the language server advertises them.
@@ -102,8 +103,11 @@ var (
 		Doc: "Finishes or rolls back what an interrupted rewind, revert or undo left half done."},
 		(*Service).Recover)
 	AgentRewind = define(Spec{Name: NameAgentRewind, Mutating: true,
-		Doc: "Records an agent's own rewind of its conversation, noticed by its hook, and restores the rest of the dropped turns' changes when the agent restored its own files."},
+		Doc: "Records an agent's own rewind of its conversation, noticed by its hook, and restores the rest of the dropped turns' changes when the agent restored its own files; after an agent's own rewind tool (oh-my-pi's), restores the files its session changed since its checkpoint."},
 		(*Service).AgentRewind)
+	AgentTarget = define(Spec{Name: NameAgentTarget,
+		Doc: "Finds the recorded state of the files that goes with an entry of an agent's conversation, where the person takes it back in the agent's own interface."},
+		(*Service).AgentTarget)
 )
 
 // All lists the public commands' names, in the order the language server

@@ -148,6 +148,8 @@ for s in editors/neovim/test/run.sh editors/vscode/test/run.sh; do
 done
 # Emacs (eglot, lsp-mode).
 suite editors/emacs/test/run.sh bash editors/emacs/test/run.sh
+# The pi and oh-my-pi extension's own tests (TypeScript strict, Node's test runner).
+suite extensions/pi/test/run.sh bash extensions/pi/test/run.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"

@@ -13,8 +13,8 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
-// demo runs a guided tour in a temporary workspace and store: two simulated
-// agent turns whose edits are shown as they happen, the log, a preview
+// demo runs a guided tour in a temporary workspace and store: three simulated
+// agent turns (Claude Code, pi, Codex) whose edits are shown as they happen, the log, a preview
 // diff, a rewind, its undo, and a rewind to one step of a turn. Each command is printed as a person would
 // type it, followed by its real output.
 func demo(ctx context.Context, stdout, stderr io.Writer) int {
@@ -39,8 +39,9 @@ type demoRun struct {
 	ws, store, home string // home: where the agents keep their sessions
 	out, errw       io.Writer
 	// claudePrompt and codexTurnID are the ids of the agents' current
-	// prompt and turn, as their hooks send them.
-	claudePrompt, codexTurnID string
+	// prompt and turn, as their hooks send them; piLeaf is pi's
+	// conversation's last entry.
+	claudePrompt, codexTurnID, piLeaf string
 	// sent are the hook events the demo ran, in order.
 	sent []sentHook
 }
@@ -202,7 +203,12 @@ func (d *demoRun) tour() error {
 			return d.claudeTurn()
 		},
 		func() error {
-			d.say("Turn 2, in Codex (rewind-lsp setup codex). It edits with apply_patch, whose files rewind-lsp reads from the patch text, " +
+			d.say("Turn 2, in pi (rewind-lsp setup pi). pi runs no command hooks: the extension that setup installs hands each event " +
+				"to `rewind-lsp hook pi` in the same JSON, with the conversation's entry where the prompt hangs (for conversation rewinds).")
+			return d.piTurn()
+		},
+		func() error {
+			d.say("Turn 3, in Codex (rewind-lsp setup codex). It edits with apply_patch, whose files rewind-lsp reads from the patch text, " +
 				"and its shell deletes the README (captured before and after). The change goes wrong.")
 			return d.codexTurn()
 		},
@@ -215,12 +221,12 @@ func (d *demoRun) tour() error {
 			return d.cmd("blame", "main.go")
 		},
 		func() error {
-			d.say("Preview going back to before turn 2 (current → target; nothing changes yet):")
-			return d.cmd("diff", "2")
+			d.say("Preview going back to before turn 3 (current → target; nothing changes yet):")
+			return d.cmd("diff", "3")
 		},
 		func() error {
-			d.say("Rewind the files to before turn 2 (the current state is kept, so the rewind can be undone):")
-			if err := d.cmd("rewind", "2"); err != nil {
+			d.say("Rewind the files to before turn 3 (the current state is kept, so the rewind can be undone):")
+			if err := d.cmd("rewind", "3"); err != nil {
 				return err
 			}
 			d.show("README.md")
@@ -233,7 +239,16 @@ func (d *demoRun) tour() error {
 			if err := d.hook(agent.Codex, d.codexEvent("UserPromptSubmit", field{"prompt", "keep the old price for now", true})); err != nil {
 				return err
 			}
-			return d.hook(agent.Codex, d.codexEvent("Stop", field{"stop_hook_active", false, false}, field{"last_assistant_message", "Kept the old price.", false}))
+			if err := d.hook(agent.Codex, d.codexEvent("Stop", field{"stop_hook_active", false, false}, field{"last_assistant_message", "Kept the old price.", false})); err != nil {
+				return err
+			}
+			d.say("pi's next prompt: the extension hands its model the notice as a hidden message of its own, once (what before_agent_start returns).")
+			d.piLeaf = "e05c1f7b"
+			if err := d.hook(agent.Pi, d.piEvent("UserPromptSubmit", field{"prompt", "check the README", true})); err != nil {
+				return err
+			}
+			d.piLeaf = "9a2d64e8"
+			return d.hook(agent.Pi, d.piEvent("Stop"))
 		},
 		func() error {
 			d.say("Changed your mind? Every rewind can be undone:")
@@ -247,8 +262,8 @@ func (d *demoRun) tour() error {
 		},
 		func() error {
 			d.say("Each tool call is a step, and a step is a restore point too: the patch to main.go was fine, " +
-				"only the shell's `rm` was wrong. Rewind to just before step 2 of turn 2 — main.go keeps the patch, README.md comes back:")
-			if err := d.cmd("rewind", "2.2"); err != nil {
+				"only the shell's `rm` was wrong. Rewind to just before step 2 of turn 3 — main.go keeps the patch, README.md comes back, as pi wrote it:")
+			if err := d.cmd("rewind", "3.2"); err != nil {
 				return err
 			}
 			d.show("README.md")

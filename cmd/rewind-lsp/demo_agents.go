@@ -11,9 +11,10 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
-// The demo's two agent sessions, with ids in each agent's own form.
+// The demo's three agent sessions, with ids in each agent's own form.
 const (
 	demoClaudeSession = "6f1c2a9e-3b7d-4c85-9e41-0d2b8a7f5c13"
+	demoPiSession     = "01a20f6e-2d41-7a93-b6c5-8e1f4a7d2c90"
 	demoCodexSession  = "01a20f70-5c3e-7d21-b8a4-3e9f6c0d1a72"
 )
 
@@ -123,6 +124,28 @@ func (d *demoRun) claudeWrite(rel, text string, old *string, callID string) payl
 		{"structuredPatch", []any{}, false}, {"originalFile", orig, false}, {"userModified", false, false}}
 	return d.claudeEvent("PostToolUse", field{"tool_name", "Write", true}, field{"tool_input", input, true},
 		field{"tool_response", response, false}, field{"tool_use_id", callID, false}, field{"duration_ms", 18, false})
+}
+
+// piEvent is a payload rewind-lsp's extension hands over from pi 0.73,
+// with the members of the real ones (agent/testdata/pi) in their order:
+// the session, its file, the folder and the conversation's last entry;
+// extra follows them.
+func (d *demoRun) piEvent(event string, extra ...field) payload {
+	folder := "--" + strings.ReplaceAll(strings.TrimPrefix(d.ws, "/"), "/", "-") + "--"
+	file := filepath.Join(d.home, ".pi", "agent", "sessions", folder, "2026-11-28T09-31-02-118Z_"+demoPiSession+".jsonl")
+	p := payload{{"hook_event_name", event, true}, {"session_id", demoPiSession, false}, {"transcript_path", file, false},
+		{"cwd", d.ws, false}, {"leaf_id", d.piLeaf, false}}
+	return append(p, extra...)
+}
+
+// piWrite is a Pre/PostToolUse of pi's write tool: rel written with text.
+func (d *demoRun) piWrite(event, rel, text, callID string) payload {
+	input := payload{{"content", text, false}, {"path", filepath.Join(d.ws, rel), true}}
+	extra := []field{{"tool_name", "write", true}, {"tool_input", input, true}, {"tool_use_id", callID, false}}
+	if event == "PostToolUse" {
+		extra = append(extra, field{"is_error", false, false}, field{"details", nil, false})
+	}
+	return d.piEvent(event, extra...)
 }
 
 // codexEvent is a Codex 0.169 hook payload of the demo's session, with
@@ -239,7 +262,29 @@ func (d *demoRun) claudeTurn() error {
 		field{"background_tasks", []any{}, false}, field{"session_crons", []any{}, false}))
 }
 
-// codexTurn is turn 2: a Codex prompt whose apply_patch breaks price()
+// piTurn is turn 2: a pi prompt whose write tool documents the greeting
+// in README.md.
+func (d *demoRun) piTurn() error {
+	d.piLeaf = "4e7a9c21"
+	if err := d.hook(agent.Pi, d.piEvent("UserPromptSubmit", field{"prompt", "document the greeting", true})); err != nil {
+		return err
+	}
+	d.piLeaf = "b83f05d6"
+	const readme = "# shop\n\nGreets the customer, then prices the order.\n"
+	if err := d.hook(agent.Pi, d.piWrite("PreToolUse", "README.md", readme, "call_demo0000000000002")); err != nil {
+		return err
+	}
+	if err := d.edit("pi", "README.md", readme, false, ""); err != nil {
+		return err
+	}
+	if err := d.hook(agent.Pi, d.piWrite("PostToolUse", "README.md", readme, "call_demo0000000000002")); err != nil {
+		return err
+	}
+	d.piLeaf = "e05c1f7b"
+	return d.hook(agent.Pi, d.piEvent("Stop"))
+}
+
+// codexTurn is turn 3: a Codex prompt whose apply_patch breaks price()
 // in main.go and whose shell deletes README.md.
 func (d *demoRun) codexTurn() error {
 	d.codexTurnID = "01a20f70-6a91-7f03-9c2e-4b8d1e5a0f36"

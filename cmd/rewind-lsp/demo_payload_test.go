@@ -17,7 +17,8 @@ import (
 // the members, in the order and of the types, of the payload the real
 // agent sent for the same event and tool (agent/testdata/<agent>/
 // hooks.jsonl), down to the tool's input and response; and the demo runs
-// Claude Code's file tool, and Codex's apply_patch and shell.
+// Claude Code's file tool, pi's write tool (through rewind-lsp's
+// extension), and Codex's apply_patch and shell.
 func TestDemoHookPayloadsAreTheAgentsOwn(t *testing.T) {
 	t.Setenv("REWIND_LSP_HOME", t.TempDir())
 	tmp := t.TempDir()
@@ -27,7 +28,7 @@ func TestDemoHookPayloadsAreTheAgentsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	real := map[string]map[string]json.RawMessage{} // agent → event/tool → payload
-	for _, name := range []string{"claude-code", "codex"} {
+	for _, name := range []string{"claude-code", "pi", "codex"} {
 		real[name] = realPayloads(t, name)
 	}
 	var ran []string
@@ -43,7 +44,7 @@ func TestDemoHookPayloadsAreTheAgentsOwn(t *testing.T) {
 			t.Errorf("%s %s is not shaped like the real one: %s\nreal: %s\ndemo: %s", h.agent, k, diff, want, h.payload)
 		}
 	}
-	for _, k := range []string{"claude-code PostToolUse Write", "codex PostToolUse apply_patch", "codex PreToolUse Bash", "codex PostToolUse Bash"} {
+	for _, k := range []string{"claude-code PostToolUse Write", "pi PreToolUse write", "pi PostToolUse write", "codex PostToolUse apply_patch", "codex PreToolUse Bash", "codex PostToolUse Bash"} {
 		if !slices.Contains(ran, k) {
 			t.Errorf("the demo runs no %s hook; it ran %q", k, ran)
 		}

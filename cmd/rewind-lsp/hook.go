@@ -107,6 +107,10 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 			fmt.Fprintln(c.stderr, "rewind-lsp hook: no turn of this session is open; nothing recorded")
 		}
 		return err
+	case agent.Checkpointed, agent.Rewound:
+		return c.hookOwnTool(ag, ev)
+	case agent.GoBack:
+		return c.hookGoBack(ag, ev)
 	case agent.SessionStart:
 		return c.recordSession(ag, ev)
 	}

@@ -107,12 +107,13 @@ func TestOneVersion(t *testing.T) {
 	}
 }
 
-// TestDemoShowsTheAgentsEdits: the demo shows two agents at work — a
-// Claude Code turn and a Codex turn, each through its own hook — and what
-// each changed as it happens (a diff per write, Codex's patch, the shell
-// deletion); the log and blame name each turn's agent; after the rewind
-// brings the README back, Codex's next prompt gets the notice in Codex's
-// shape; the undo removes the README again.
+// TestDemoShowsTheAgentsEdits: the demo shows three agents at work — a
+// Claude Code turn, a pi turn (through rewind-lsp's extension) and a Codex
+// turn, each through its own hook — and what each changed as it happens
+// (a diff per write, Codex's patch, the shell deletion); the log and blame
+// name each turn's agent; after the rewind brings the README back, Codex's
+// next prompt gets the notice in Codex's shape and pi's in pi's; the undo
+// removes the README again.
 func TestDemoShowsTheAgentsEdits(t *testing.T) {
 	cmd := testkit.NewSandbox(t).Command([]string{"demo"}, "REWIND_LSP_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
@@ -126,6 +127,11 @@ func TestDemoShowsTheAgentsEdits(t *testing.T) {
 		`"tool_name":"Write","tool_input":{"file_path":`, "| rewind-lsp hook claude-code",
 		"[Claude Code rewrites main.go]", "+\tfmt.Println(greet(\"shop\"))",
 		`{"hook_event_name":"Stop",…}' | rewind-lsp hook claude-code`,
+		`{"hook_event_name":"UserPromptSubmit","prompt":"document the greeting",…}' | rewind-lsp hook pi`,
+		`{"hook_event_name":"PreToolUse","tool_name":"write","tool_input":{"path":`, "| rewind-lsp hook pi",
+		"[pi rewrites README.md]", "+Greets the customer, then prices the order.",
+		`{"hook_event_name":"PostToolUse","tool_name":"write","tool_input":{"path":`, "| rewind-lsp hook pi",
+		`{"hook_event_name":"Stop",…}' | rewind-lsp hook pi`,
 		`{"hook_event_name":"UserPromptSubmit","prompt":"add a 20% discount",…}' | rewind-lsp hook codex`,
 		"[Codex applies a patch]", "│ *** Update File: main.go", "│ +func price(n int, discount float64)",
 		`"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: main.go\n…"},…}' | rewind-lsp hook codex`,
@@ -133,16 +139,20 @@ func TestDemoShowsTheAgentsEdits(t *testing.T) {
 		`{"hook_event_name":"Stop",…}' | rewind-lsp hook codex`,
 		"$ rewind-lsp log",
 		`Turn 1: greet the customer — 2 files changed (+4 -0) [hook] [claude-code 6f1c2a9e]`,
-		`Turn 2: add a 20% discount — 2 files changed (+2 -3) [hook] [codex …6c0d1a72]`,
-		`2.1      step 1: apply_patch main.go — 1 file changed (+2 -2)`, `2.2      step 2: Bash "rm README.md" — 1 file changed (+0 -1)`,
+		`Turn 2: document the greeting — 1 file changed (+2 -0) [hook] [pi …4a7d2c90]`,
+		`2.1      step 1: write README.md — 1 file changed (+2 -0)`,
+		`Turn 3: add a 20% discount — 2 files changed (+2 -5) [hook] [codex …6c0d1a72]`,
+		`3.1      step 1: apply_patch main.go — 1 file changed (+2 -2)`, `3.2      step 2: Bash "rm README.md" — 1 file changed (+0 -3)`,
 		"$ rewind-lsp blame main.go", `Turn 1: greet the customer — step 2: Write main.go [claude-code 6f1c2a9e]`,
-		`Turn 2: add a 20% discount — step 1: apply_patch main.go [codex …6c0d1a72]`,
-		"$ rewind-lsp rewind 2", "$ cat README.md\n# shop\n",
+		`Turn 3: add a 20% discount — step 1: apply_patch main.go [codex …6c0d1a72]`,
+		"$ rewind-lsp rewind 3", "$ cat README.md\n# shop\n\nGreets the customer, then prices the order.\n",
 		`"prompt":"keep the old price for now",…}' | rewind-lsp hook codex` + "\n" +
-			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 2`,
+			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 3`,
+		`"prompt":"check the README",…}' | rewind-lsp hook pi` + "\n" +
+			`{"message":{"customType":"rewind-lsp","content":"rewind-lsp: since your last prompt, the workspace was rewound to the state before turn 3`,
 		"$ rewind-lsp undo", "undone: back to before the rewind, mode code: 2 files", "cat: README.md: no such file",
-		"$ rewind-lsp rewind 2.2", `rewound to before step 2 of turn 2 (Bash "rm README.md"), mode code: 1 file`, "  A README.md  +1 -0",
-		"$ cat README.md\n# shop\n",
+		"$ rewind-lsp rewind 3.2", `rewound to before step 2 of turn 3 (Bash "rm README.md"), mode code: 1 file`, "  A README.md  +3 -0",
+		"$ cat README.md\n# shop\n\nGreets the customer, then prices the order.\n",
 	}
 	at := 0
 	for _, want := range order {

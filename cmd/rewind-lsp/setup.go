@@ -27,7 +27,7 @@ func (c *cli) setup(args []string) error {
 	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
-	o := agent.SetupOptions{Command: rewindCommand(), User: *user}
+	o := agent.SetupOptions{Command: rewindCommand(), Binary: selfPath(), User: *user}
 	if root, _, err := c.locate(""); err == nil {
 		o.Root = root
 	} else if !*user && ag.Name() == agent.ClaudeCode {
@@ -62,6 +62,15 @@ func rewindCommand() string {
 		return "rewind-lsp"
 	}
 	return shellQuote(commandPath(self))
+}
+
+// selfPath is this binary's absolute path ("rewind-lsp" when it cannot be
+// known).
+func selfPath() string {
+	if self, err := os.Executable(); err == nil {
+		return self
+	}
+	return "rewind-lsp"
 }
 
 func sameFile(a, b string) bool {

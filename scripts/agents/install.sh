@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code), at the
+# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, droid, Cline, pi, oh-my-pi), at the
 # versions pinned by scripts/agents/<agent>/package-lock.json, from the npm registry, into a cache
 # outside the clone. Idempotent: an agent whose pinned install is already there and runs is
 # skipped. Every agent's command is linked into one folder, printed as the last line of stdout:
@@ -9,16 +9,16 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline")
+#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline pi omp")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
 #     node-<version>/                                Node from npm, only when the system's is < 20
-#     bin/                                           claude, codex, gemini, copilot, qwen (and node)
+#     bin/                                           claude, codex, gemini, copilot, qwen, droid, cline, pi, omp (and node, bun)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline}"
+AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline pi omp}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -47,11 +47,11 @@ fi
 
 # runs runs an agent's command in a scratch home: agents write their folders (~/.gemini, ~/.codex)
 # even for --version, and this script touches nothing of the user's.
-runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
+runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" PATH="$BIN:$PATH" "$@"; }
 
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; pi) echo pi ;; omp) echo omp ;; *) return 1 ;; esac
 }
 
 # path_of prints where an agent's command is in its install: npm's bin folder, except droid's
@@ -69,6 +69,8 @@ for agent in $AGENTS; do
   key=$(cat "$pkg/package.json" "$pkg/package-lock.json" | sha256sum | cut -c1-16)
   dest="$CACHE/$agent-$key"
   start=$SECONDS
+  # oh-my-pi runs on Bun (#!/usr/bin/env bun): the Bun its lock pins is linked beside it.
+  [ "$agent" = omp ] && ln -sfn "../omp-$key/node_modules/@oven/bun-linux-x64/bin/bun" "$BIN/bun"
   if [ -f "$dest/.ok" ] && runs "$dest/$path" --version >/dev/null 2>&1; then
     say "$want: cached in $dest"
   else
@@ -77,12 +79,16 @@ for agent in $AGENTS; do
     cp "$pkg/package.json" "$pkg/package-lock.json" "$dest/"
     # Claude Code's install script copies its native binary into place. Gemini CLI's would build
     # node-pty and keytar from source, with headers fetched from nodejs.org: it runs without
-    # them (node-pty has a prebuilt twin, @lydell/node-pty), so its scripts are skipped.
-    scripts=(--foreground-scripts); [ "$agent" = gemini ] && scripts=(--ignore-scripts)
+    # them (node-pty has a prebuilt twin, @lydell/node-pty), so its scripts are skipped; pi's and
+    # oh-my-pi's (koffi, onnxruntime downloads) are not needed to run them either.
+    scripts=(--foreground-scripts)
+    case "$agent" in gemini | pi | omp) scripts=(--ignore-scripts) ;; esac
     # Qwen Code's @teddyzhu/clipboard names optional platform packages this registry lacks (all but
     # linux-x64-gnu), so its lock cannot list them and `npm ci` calls it out of sync: `npm install`
     # takes the lock as it is, and the lock must come out unchanged (every version still pinned).
-    install=ci; [ "$agent" = qwen ] && install=install
+    # oh-my-pi's lock cannot hold its native package's other platforms (the registry has only
+    # linux-x64's), and `npm ci` refuses a lock without them: the same.
+    install=ci; case "$agent" in qwen | omp) install=install ;; esac
     if ! (cd "$dest" && npm "$install" --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
       tail -30 "$dest/npm.log" >&2; die "npm $install of $want failed (log: $dest/npm.log)"
     fi

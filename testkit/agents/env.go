@@ -96,6 +96,8 @@ remote_plugin = false
 			"ui":       map[string]any{"enableUserFeedback": false}})
 	case Droid, Cline:
 		e.configure()
+	case Pi, Omp:
+		piModels(t, e)
 	}
 	return e
 }
@@ -133,6 +135,8 @@ func (e *Env) environ() []string {
 		env = append(env, "OPENAI_API_KEY=fake", "OPENAI_BASE_URL="+e.Model.URL+"/v1", "QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
 	case Droid, Cline:
 		env = append(env, "TERM=xterm-256color") // their terminal interfaces draw nothing on a dumb one
+	case Pi, Omp:
+		env = append(env, "PI_OFFLINE=1", "OMP_SKIP_SETUP=1")
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -182,6 +186,8 @@ func (e *Env) args(session, prompt string) []string {
 		return append(a, prompt) // after "--" it is not read as the prompt
 	case Droid, Cline:
 		return e.moreArgs(session, prompt)
+	case Pi, Omp:
+		return piArgs(e.Kind, session, prompt)
 	}
 	panic("unknown agent " + e.Kind)
 }
@@ -261,6 +267,9 @@ func sessionOf(k Kind, stdout string) string {
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(nil, 64<<20)
 	var id string
+	if k == Pi || k == Omp {
+		return piSession(stdout)
+	}
 	if k == Gemini { // one pretty-printed object
 		var v struct {
 			SessionID string `json:"session_id"`

@@ -17,6 +17,8 @@ const (
 	Gemini  Kind = "gemini"
 	Copilot Kind = "copilot"
 	Qwen    Kind = "qwen"
+	Pi      Kind = "pi"
+	Omp     Kind = "omp" // oh-my-pi
 )
 
 // All lists every agent the shared tests drive the same way; the others

@@ -52,6 +52,8 @@ func WriteFile(k Kind, dir, path, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "create", Args: map[string]any{"path": path, "file_text": content}}
 	case Qwen:
 		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": content}}
+	case Pi, Omp:
+		return fakemodel.Call{Name: "write", Args: map[string]any{"path": path, "content": content}}
 	}
 	panic("unknown agent " + k)
 }
@@ -70,6 +72,8 @@ func EditFile(k Kind, dir, path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Name: "edit", Args: map[string]any{"path": path, "old_str": old, "new_str": new}}
 	case Qwen:
 		return fakemodel.Call{Name: "edit", Args: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
+	case Pi:
+		return fakemodel.Call{Name: "edit", Args: map[string]any{"path": path, "edits": []any{map[string]any{"oldText": old, "newText": new}}}}
 	}
 	panic("unknown agent " + k)
 }
@@ -87,6 +91,8 @@ func Shell(k Kind, command string) fakemodel.Call {
 		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": command, "description": "run a command"}}
 	case Qwen:
 		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": command, "description": "run a command", "is_background": false}}
+	case Pi, Omp:
+		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": command}}
 	}
 	panic("unknown agent " + k)
 }

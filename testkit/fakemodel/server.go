@@ -193,7 +193,7 @@ func (s *Server) record(api string, r *http.Request, body []byte, msgs []Message
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
 	for i := len(msgs) - 1; i >= 0 && req.Prompt == ""; i-- {
-		if msgs[i].Role != "user" || msgs[i].Text == "" {
+		if msgs[i].Role != "user" || msgs[i].Text == "" || strings.HasPrefix(msgs[i].Text, noticePrefix) {
 			continue
 		}
 		// A message may quote an earlier prompt (a notice does): the
@@ -207,6 +207,11 @@ func (s *Server) record(api string, r *http.Request, body []byte, msgs []Message
 	}
 	return req
 }
+
+// noticePrefix begins every rewind-lsp notice. An agent that hands it to
+// the model as a user message of its own after the prompt (pi's
+// before_agent_start message) sends no prompt there.
+const noticePrefix = "rewind-lsp: "
 
 // rounds counts the runs of tool results in msgs: one per answered round
 // of tool calls (some APIs send each result of a round as its own message).
