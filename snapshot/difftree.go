@@ -7,47 +7,63 @@ import (
 )
 
 // treeCache keeps decoded tree objects; trees are immutable, so entries
-// never go stale. It is bounded by dropping everything when full.
+// never go stale. It is bounded by the entries it holds, not the trees (a
+// large folder's tree is a new one at every change in it, and a count of
+// trees let a server's memory grow with its turns): two generations, the
+// current one and the one before, so what the last captures stored stays
+// while older trees go.
 type treeCache struct {
-	mu sync.Mutex
-	m  map[ID][]treeEntry
+	mu       sync.Mutex
+	cur, old map[ID][]treeEntry
+	n        int // entries in cur
 }
 
-const treeCacheMax = 20000
+// treeCacheEntries bounds the entries of one generation (~100 bytes each).
+const treeCacheEntries = 100_000
+
+func (c *treeCache) put(id ID, ents []treeEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil || c.n+len(ents) > treeCacheEntries {
+		c.old, c.cur, c.n = c.cur, map[ID][]treeEntry{}, 0
+	}
+	if _, ok := c.cur[id]; !ok {
+		c.cur[id] = ents
+		c.n += len(ents)
+	}
+}
+
+func (c *treeCache) get(id ID) ([]treeEntry, bool) {
+	c.mu.Lock()
+	ents, ok := c.cur[id]
+	if !ok {
+		ents, ok = c.old[id]
+	}
+	c.mu.Unlock()
+	if ok {
+		c.put(id, ents) // used again: into the current generation
+	}
+	return ents, ok
+}
 
 // cacheTree remembers the decoded entries of a tree just stored (ents must
 // not be changed afterwards), so diffs and deltas of the next turn need not
 // read it back.
-func (o *Objects) cacheTree(id ID, ents []treeEntry) {
-	o.trees.mu.Lock()
-	if o.trees.m == nil || len(o.trees.m) >= treeCacheMax {
-		o.trees.m = map[ID][]treeEntry{}
-	}
-	o.trees.m[id] = ents
-	o.trees.mu.Unlock()
-}
+func (o *Objects) cacheTree(id ID, ents []treeEntry) { o.trees.put(id, ents) }
 
 func (o *Objects) tree(id ID) ([]treeEntry, error) {
-	o.trees.mu.Lock()
-	ents, ok := o.trees.m[id]
-	o.trees.mu.Unlock()
-	if ok {
+	if ents, ok := o.trees.get(id); ok {
 		return ents, nil
 	}
 	data, err := o.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	ents, err = decodeTree(data)
+	ents, err := decodeTree(data)
 	if err != nil {
 		return nil, &DamagedError{ID: id, Path: o.Where(id), Err: err}
 	}
-	o.trees.mu.Lock()
-	if o.trees.m == nil || len(o.trees.m) >= treeCacheMax {
-		o.trees.m = map[ID][]treeEntry{}
-	}
-	o.trees.m[id] = ents
-	o.trees.mu.Unlock()
+	o.trees.put(id, ents)
 	return ents, nil
 }
 
