@@ -214,8 +214,23 @@ func (m *Maintainer) retainLocked(l *journal.Lock, h *journal.History, r Retenti
 			limit = half
 		}
 	}
+	grace := graceTime()
 	for _, ref := range all {
 		if ref.pinned {
+			continue
+		}
+		if now.Sub(ref.last) < grace {
+			// Named by the journal within the grace (the state a turn
+			// just ended in, the last capture): kept whatever the
+			// budget, as the objects of that age are, so that what was
+			// just recorded can be rewound to.
+			added, n, err := need(ref.id)
+			if err != nil {
+				return nil, err
+			}
+			keepSnap(added, n)
+			unpinned++
+			keep[ref.id] = true
 			continue
 		}
 		ok := !spent && (r.MaxSnapshots <= 0 || unpinned < r.MaxSnapshots) && (r.MaxAge <= 0 || now.Sub(ref.last) <= r.MaxAge)
@@ -250,7 +265,7 @@ func (m *Maintainer) retainLocked(l *journal.Lock, h *journal.History, r Retenti
 	if full {
 		repack = m.w.Objects().Repack
 	}
-	rp, err := repack(reach.Has, graceTime())
+	rp, err := repack(reach.Has, grace)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
 	}

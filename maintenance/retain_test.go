@@ -251,3 +251,48 @@ func TestRefusedOperationsLeaveTheLatestRewindUndoable(t *testing.T) {
 		t.Fatalf("undo of the rewind after 15 refused ones and retention: %v", err)
 	}
 }
+
+// TestRetentionKeepsWhatWasJustRecorded: with a budget the labeled
+// checkpoint alone fills, retention still never marks gone a state the
+// journal named within its grace: the turn that just ended can be rewound
+// to and back.
+func TestRetentionKeepsWhatWasJustRecorded(t *testing.T) {
+	t.Setenv("REWIND_LSP_GC_GRACE", "600")
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := workspace.Open(root, t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 50 << 10
+	New(s, Retention{MaxBytes: budget})
+	r := rand.New(rand.NewSource(3))
+	write := func(name string, n int) {
+		b := make([]byte, n)
+		r.Read(b)
+		os.WriteFile(filepath.Join(root, name), b, 0o644)
+	}
+	write("big.bin", 80<<10) // the checkpoint alone is past the budget
+	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "base", Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		s.TurnStart(ctx, workspace.TurnRequest{Prompt: fmt.Sprint("turn ", i)})
+		write(fmt.Sprintf("f%d.bin", i), 20<<10)
+		if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, _ := s.History()
+	for i, tr := range h.Turns(0, 0) {
+		if h.Gone(tr.End.Snapshot) {
+			t.Fatalf("turn %d's end, recorded a moment ago, was marked gone", i+1)
+		}
+	}
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "turn:5:end", Force: true}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
+		t.Fatalf("rewind to the turn before the latest: %v %+v", err, out)
+	}
+	if _, err := s.Undo(ctx, workspace.UndoRequest{Force: true}, nil, workspace.ApplyOnDisk(root)); err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+}
