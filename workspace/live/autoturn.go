@@ -88,10 +88,7 @@ func (t *Tracker) agentChanged(agent []string) {
 		defer t.capMu.Unlock()
 		// Only changes already found to be no agent's go into the start;
 		// the agent's and those not looked at yet stay for the turn's end.
-		t.mu.Lock()
-		cleared := t.cleared
-		t.mu.Unlock()
-		paths, full := t.take()
+		paths, full, cleared := t.take()
 		var keep, later []string
 		for _, p := range paths {
 			// A folder is captured with everything in it now: one holding
@@ -104,6 +101,7 @@ func (t *Tracker) agentChanged(agent []string) {
 				later = append(later, p)
 			}
 		}
+		keep, later = heldBack(keep, later)
 		t.giveBack(later, false)
 		var res *snapshot.Result
 		var err error
@@ -137,6 +135,47 @@ func (t *Tracker) agentChanged(agent []string) {
 	t.restartQuiet()
 }
 
+// heldBack moves from keep to later the paths that hold a path of later
+// below them. A path is captured as it is now, with everything below it:
+// a folder that went, or became a file, takes the files that were in it
+// along, and when one of those is a change for the turn's end (an agent
+// removed it while a rewind removed the others, say), capturing the
+// folder into the turn's start would record that change there.
+func heldBack(keep, later []string) ([]string, []string) {
+	if len(keep) == 0 || len(later) == 0 {
+		return keep, later
+	}
+	holds := map[string]bool{}
+	mark := func(p string) {
+		for d := parent(p); d != "" && !holds[d]; d = parent(d) {
+			holds[d] = true
+		}
+	}
+	for _, p := range later {
+		mark(p)
+	}
+	// The deepest first: a path held back holds back the folders above it.
+	sort.Sort(sort.Reverse(sort.StringSlice(keep)))
+	kept := keep[:0]
+	for _, p := range keep {
+		if holds[p] {
+			later = append(later, p)
+			mark(p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	return kept, later
+}
+
+// parent is the folder holding root-relative path p ("" for the root).
+func parent(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
 // judgePending judges the changes whose batches wait behind the one that
 // opens an automatic turn (the decisions lag behind the disk when the
 // editor is slow to say it saved): a file the person saved just before the
@@ -156,16 +195,14 @@ func (t *Tracker) judgePending(agent []string) []string {
 		if seen[p] || t.isFolder(p) {
 			continue
 		}
+		t.mu.Lock()
+		n := t.batches
+		t.mu.Unlock()
 		if t.agentChange(p) {
 			agent = append(agent, p)
 			continue
 		}
-		t.mu.Lock()
-		if t.cleared == nil {
-			t.cleared = map[string]bool{}
-		}
-		t.cleared[p] = true
-		t.mu.Unlock()
+		t.clear(p, n)
 	}
 	return agent
 }

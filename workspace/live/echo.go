@@ -47,6 +47,10 @@ func (t *Tracker) decide(b batch) {
 		t.cleared = map[string]bool{}
 	}
 	for _, p := range b.paths {
+		if t.newest[p] != b.n {
+			continue // a later batch brings it again: that one decides
+		}
+		delete(t.newest, p)
 		if !isAgent[p] {
 			t.cleared[p] = true
 		}
@@ -160,19 +164,32 @@ func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
 // isNew reports whether rel (data, or a folder) is a change nobody has
 // recorded. A folder that came is new when a file in it is (snapshots hold
 // no empty folder, and the files made in it before the watcher reached it
-// have no event of their own), or when it took the place of a file; one
-// that went, unless a rewind or undo removed its files.
+// have no event of their own), or when it took the place of a file whose
+// removal is new; one that went, unless a rewind or undo removed files in
+// it. A file that took the place of a folder is judged by its content, as
+// any file is (the folder's files gone are changes of their own): that a
+// rewind wrote in the folder says nothing of who made the file.
 func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
 	last := t.s.LastCaptured()
 	wasDir := snapshot.IsDir(t.s.Objects(), last, rel)
-	if isDir && !wasDir && t.recorded(last, rel, nil, 0) {
-		return t.newFileIn(rel)
+	switch {
+	case isDir && wasDir:
+		return false
+	case isDir:
+		if t.newFileIn(rel) {
+			return true
+		}
+		_, wasFile, err := snapshot.Lookup(t.s.Objects(), last, rel)
+		return err == nil && wasFile && t.fileIsNew(last, rel, nil, 0)
+	case wasDir && data == nil:
+		return !t.rewindRemoves(rel)
 	}
-	if isDir || wasDir {
-		// A folder that went, or a file that became one: new, unless a
-		// rewind or undo is writing or removing files in it.
-		return isDir != wasDir && !t.rewindTouches(rel)
-	}
+	return t.fileIsNew(last, rel, data, kind)
+}
+
+// fileIsNew is isNew for a file's content (data; nil: the file is gone),
+// last being the latest capture.
+func (t *Tracker) fileIsNew(last snapshot.ID, rel string, data []byte, kind snapshot.Kind) bool {
 	if t.expectedWrite(rel, data, kind) || t.recorded(last, rel, data, kind) {
 		return false
 	}
@@ -382,13 +399,17 @@ func onTheWay(data []byte, before snapshot.ID) bool {
 	return len(data) == 0 || !before.IsZero() && snapshot.Sum(data) == before
 }
 
-// rewindTouches reports whether a recent rewind or undo (this process's
-// or, from the journal, another's) changes files below folder rel.
-func (t *Tracker) rewindTouches(rel string) bool {
+// rewindRemoves reports whether a recent rewind or undo (this process's
+// or, from the journal, another's) removes files below folder rel, so the
+// folder going is its doing. One that only writes files there does not
+// remove the folder: a folder that goes (or becomes a file) after it is
+// someone else's change.
+func (t *Tracker) rewindRemoves(rel string) bool {
 	prefix := rel + "/"
+	now := time.Now()
 	t.mu.Lock()
 	for p, e := range t.expected {
-		if strings.HasPrefix(p, prefix) && time.Now().Before(e.until) {
+		if e.gone && strings.HasPrefix(p, prefix) && now.Before(e.until) {
 			t.mu.Unlock()
 			return true
 		}
@@ -398,16 +419,23 @@ func (t *Tracker) rewindTouches(rel string) bool {
 	if err != nil {
 		return false
 	}
-	touches := false
-	h.Recent(time.Now().Add(-30*time.Second), func(e *journal.Entry) bool {
+	removes := false
+	h.Recent(now.Add(-30*time.Second), func(e *journal.Entry) bool {
+		if !e.Snapshot.Set || t.ranHere(e.ID) {
+			return true // this process's own: its expectations know more
+		}
 		for _, f := range e.Files {
-			if strings.HasPrefix(f, prefix) {
-				touches = true
+			if !strings.HasPrefix(f, prefix) {
+				continue
+			}
+			if _, ok, err := snapshot.Lookup(t.s.Objects(), e.Snapshot.ID, f); err == nil && !ok {
+				removes = true
+				break
 			}
 		}
-		return !touches
+		return !removes
 	})
-	return touches
+	return removes
 }
 
 // isRewindEcho reports whether rel holds what a recent rewind or undo

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
@@ -280,5 +281,130 @@ func TestFoldersARewindMadeAreNotTheAgentsTurn(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644) // no turn open
 	if got := lastTurnChanges(t, s, 2); got != "keep.txt modify" {
 		t.Fatalf("the automatic turn changed [%s], want keep.txt modify", got)
+	}
+}
+
+// folderTurns records a hook's turn that makes dir/new.txt, then one that
+// edits it, and reverts the second: the revert writes dir/new.txt (and
+// removes nothing) seconds before the agent's change in the tests below.
+func folderTurns(t *testing.T, s *workspace.Workspace, root string) {
+	t.Helper()
+	ctx := context.Background()
+	newTxt := filepath.Join(root, "dir", "new.txt")
+	for i, text := range []string{"in a new folder\n", "in a new folder\nedited\n"} {
+		if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: fmt.Sprint("turn ", i+1), Source: "hook"}); err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(newTxt), 0o755)
+		os.WriteFile(newTxt, []byte(text), 0o644)
+		if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := s.Revert(ctx, workspace.RevertRequest{Target: "2"}, nil, workspace.ApplyOnDisk(root))
+	if err != nil || !r.Applied {
+		t.Fatalf("revert 2: %v %+v", err, r)
+	}
+	if b, _ := os.ReadFile(newTxt); string(b) != "in a new folder\n" {
+		t.Fatalf("dir/new.txt after the revert: %q", b)
+	}
+}
+
+// TestFolderMadeAFileRightAfterARevertIsTheAgents: a revert writes
+// dir/new.txt; seconds later, no turn open, a shell replaces the folder dir
+// with a file of that name and then edits keep.txt. The revert wrote in
+// the folder but never removed it, nor wrote the file: the automatic turn
+// holds the file dir, dir/new.txt gone and keep.txt, and its start none of
+// them.
+func TestFolderMadeAFileRightAfterARevertIsTheAgents(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	folderTurns(t, s, root)
+	// The shell, with no turn open.
+	os.RemoveAll(filepath.Join(root, "dir"))
+	os.WriteFile(filepath.Join(root, "dir"), []byte("a folder became this file\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	if got := lastTurnChanges(t, s, 3); got != "dir create, dir/new.txt delete, keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want dir create, dir/new.txt delete, keep.txt modify", got)
+	}
+}
+
+// TestFolderRemovedRightAfterARevertIsTheAgents: as above, but the shell
+// removes the folder and leaves nothing in its place.
+func TestFolderRemovedRightAfterARevertIsTheAgents(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	folderTurns(t, s, root)
+	os.RemoveAll(filepath.Join(root, "dir")) // the shell, no turn open
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	if got := lastTurnChanges(t, s, 3); got != "dir/new.txt delete, keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want dir/new.txt delete, keep.txt modify", got)
+	}
+}
+
+// TestFolderEmptiedByARewindAndAnAgent: a rewind removes dir/a.txt (a
+// turn made it) and leaves dir/b.txt; right after, no turn open, the
+// agent removes dir/b.txt and the folder, then edits keep.txt. The folder
+// went partly by the rewind, partly by the agent: the automatic turn's
+// start holds dir/b.txt still, and the turn its deletion.
+func TestFolderEmptiedByARewindAndAnAgent(t *testing.T) {
+	s, _, root := trackedWorkspace(t, TrackOptions{})
+	ctx := context.Background()
+	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
+	os.WriteFile(filepath.Join(root, "dir", "b.txt"), []byte("b\n"), 0o644)
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "one", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "dir", "a.txt"), []byte("a\n"), 0o644)
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
+		t.Fatalf("rewind: %v %+v", err, out)
+	}
+	// The agent, with no turn open.
+	os.RemoveAll(filepath.Join(root, "dir"))
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	if got := lastTurnChanges(t, s, 2); got != "dir/b.txt delete, keep.txt modify" {
+		t.Fatalf("the automatic turn changed [%s], want dir/b.txt delete, keep.txt modify", got)
+	}
+}
+
+// TestFolderGoneAfterARevertIsNoRewindsDoing judges the changes of the
+// tests above one by one, with no automatic turn to capture them
+// meanwhile: a revert wrote dir/new.txt seconds ago; the folder removed,
+// or made a file, is a new change all the same, since the revert removed
+// nothing in it, nor wrote the file; and so is a folder that takes that
+// file's place again.
+func TestFolderGoneAfterARevertIsNoRewindsDoing(t *testing.T) {
+	s, tr, root := trackedWorkspace(t, TrackOptions{NoAutoTurns: true})
+	folderTurns(t, s, root)
+	dir := filepath.Join(root, "dir")
+	os.RemoveAll(dir)
+	if !tr.agentChange("dir") {
+		t.Error("the folder removed after the revert is not judged a new change")
+	}
+	os.WriteFile(dir, []byte("a folder became this file\n"), 0o644)
+	if !tr.agentChange("dir") {
+		t.Error("the file that took the folder's place after the revert is not judged a new change")
+	}
+	if !tr.agentChange("dir/new.txt") {
+		t.Error("dir/new.txt, gone with its folder, is not judged a new change")
+	}
+	// A hook's turn records the file; then a folder takes its place again,
+	// empty, then with a file in it.
+	ctx := context.Background()
+	if _, err := s.TurnStart(ctx, workspace.TurnRequest{Prompt: "three", Source: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.TurnEnd(ctx, workspace.TurnRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir)
+	os.Mkdir(dir, 0o755)
+	if !tr.agentChange("dir") {
+		t.Error("the folder that took the file's place is not judged a new change")
+	}
+	os.WriteFile(filepath.Join(dir, "other.txt"), []byte("made in the folder\n"), 0o644)
+	if !tr.agentChange("dir") {
+		t.Error("the folder that took the file's place, a file in it, is not judged a new change")
 	}
 }

@@ -53,9 +53,14 @@ type Tracker struct {
 	// change made before the later one started.
 	capMu sync.Mutex
 
-	mu       sync.Mutex
-	cleared  map[string]bool // changed paths the decision loop found no agent's change
-	autoTurn journal.EntryID // entry id of the automatic turn this tracker opened
+	mu sync.Mutex
+	// cleared holds the changed paths found no agent's change since their
+	// latest batch: a batch that brings a path again drops it, so a
+	// judgement never stands for a change made after it (see queueBatch).
+	cleared  map[string]bool
+	batches  uint64            // the batches queued so far
+	newest   map[string]uint64 // for a path with a batch not decided yet, its latest batch's number
+	autoTurn journal.EntryID   // entry id of the automatic turn this tracker opened
 	quiet    *time.Timer
 	step     *time.Timer // ends the automatic turn's burst of changes (StepQuiet)
 	// ending counts the quiet timer's endAuto calls under way: Close waits
@@ -82,6 +87,7 @@ func (t *Tracker) Ready() <-chan struct{} { return t.ready }
 type batch struct {
 	paths []string
 	full  bool
+	n     uint64 // its number: the batches queued before it, and one
 }
 
 // Track starts tracking the root of workspace s: captures of s then use
@@ -159,15 +165,33 @@ func (t *Tracker) Close() {
 }
 
 // take returns the changed paths since the last capture, and whether a
-// full walk is needed instead; the decision loop's notes start afresh.
-func (t *Tracker) take() ([]string, bool) {
-	paths, full := t.ch.Take()
+// full walk is needed instead; the decision loop's notes start afresh, and
+// cleared is what they held for the paths returned (nil with full): those
+// found no agent's change since their latest batch, as of the take.
+func (t *Tracker) take() (paths []string, full bool, cleared map[string]bool) {
+	paths, full = t.ch.Take() // the batches it delivers are queued first
 	if !full {
 		t.mu.Lock()
+		cleared = t.cleared
 		t.cleared = map[string]bool{}
 		t.mu.Unlock()
 	}
-	return paths, full
+	return paths, full, cleared
+}
+
+// clear notes that rel was found no agent's change by a judgement made
+// once n batches were queued, unless a batch bringing rel again came
+// since: that change is not judged yet.
+func (t *Tracker) clear(rel string, n uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.newest[rel] > n {
+		return
+	}
+	if t.cleared == nil {
+		t.cleared = map[string]bool{}
+	}
+	t.cleared[rel] = true
 }
 
 // captureNow captures the disk, narrowed to the changed paths when it can.
@@ -175,7 +199,7 @@ func (t *Tracker) CaptureNow(ctx context.Context) (*snapshot.Result, error) {
 	t.capMu.Lock()
 	defer t.capMu.Unlock()
 	tr := snapshot.NewTracer("settle")
-	paths, full := t.take()
+	paths, full, _ := t.take()
 	tr.Done()
 	var res *snapshot.Result
 	var err error
@@ -212,7 +236,18 @@ func (t *Tracker) queueBatch(paths []string, full bool) {
 			}
 		}
 	}
-	t.queue = append(t.queue, batch{paths, full})
+	t.batches++
+	b := batch{paths, full, t.batches}
+	// The paths changed again: what was found of them before no longer
+	// says anything of what they hold now.
+	if t.newest == nil {
+		t.newest = map[string]uint64{}
+	}
+	for _, p := range paths {
+		delete(t.cleared, p)
+		t.newest[p] = b.n
+	}
+	t.queue = append(t.queue, b)
 	select {
 	case t.wake <- struct{}{}:
 	default:

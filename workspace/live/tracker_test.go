@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -344,5 +345,42 @@ func TestAutoTurnSteps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "second.txt")); err == nil {
 		t.Fatal("second.txt is still there after the revert of the automatic turn")
+	}
+}
+
+// TestAgentRewritesAFileThePersonSaved: the person saves keep.txt (no
+// capture follows: no turn is open); later an agent with no hooks writes
+// slow.txt and then keep.txt, and the decisions lag (the editor is slow to
+// say whether it saved slow.txt), so keep.txt's new change waits behind
+// the one that opens the automatic turn. The person's save was judged
+// before the agent wrote the file: that says nothing of what keep.txt
+// holds now, and the turn lists both of the agent's files.
+func TestAgentRewritesAFileThePersonSaved(t *testing.T) {
+	judging, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s, tr, root := trackedWorkspace(t, TrackOptions{IsEditor: func(rel string, data []byte) bool {
+		if rel == "slow.txt" {
+			once.Do(func() { close(judging) })
+			<-release
+		}
+		return rel == "keep.txt" && string(data) == "typed by the person\n"
+	}})
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("typed by the person\n"), 0o644)
+	waitUntil(t, "the person's save judged", func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return tr.cleared["keep.txt"]
+	})
+	os.WriteFile(filepath.Join(root, "slow.txt"), []byte("by the agent\n"), 0o644)
+	<-judging
+	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("by the agent\n"), 0o644)
+	waitUntil(t, "the agent's keep.txt among the changes", func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return len(tr.queue) > 0
+	})
+	close(release)
+	if got := lastTurnChanges(t, s, 1); got != "keep.txt modify, slow.txt create" {
+		t.Fatalf("the automatic turn changed [%s], want keep.txt modify, slow.txt create", got)
 	}
 }
