@@ -219,11 +219,12 @@ func (m *Maintainer) retainLocked(l *journal.Lock, h *journal.History, r Retenti
 		if ref.pinned {
 			continue
 		}
-		if now.Sub(ref.last) < grace {
-			// Named by the journal within the grace (the state a turn
-			// just ended in, the last capture): kept whatever the
-			// budget, as the objects of that age are, so that what was
-			// just recorded can be rewound to.
+		if !full && now.Sub(ref.last) < grace {
+			// Automatic retention keeps what the journal named within
+			// the grace (the state a turn just ended in, the last
+			// capture) whatever the budget, as it keeps the objects of
+			// that age, so that what was just recorded can be rewound
+			// to. A gc the person runs drops what its limits say.
 			added, n, err := need(ref.id)
 			if err != nil {
 				return nil, err
