@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/commands/text"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 )
 
@@ -302,7 +303,7 @@ func (c *cli) turnStart(args []string) error {
 	if c.g.json {
 		return c.printJSON(r)
 	}
-	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, quoted(*prompt), shortSnap(r.Snapshot))
+	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, text.Quoted(*prompt), shortSnap(r.Snapshot))
 	return nil
 }
 
@@ -331,7 +332,7 @@ func (c *cli) turnEnd(args []string) error {
 		return nil
 	}
 	fmt.Fprintf(c.stdout, "turn %d ended: %s\n", r.Turn, r.What)
-	printChanges(c.stdout, r.Changed)
+	text.Changes(c.stdout, r.Changed)
 	return nil
 }
 
@@ -364,7 +365,7 @@ func (c *cli) checkpoint(args []string) error {
 	if label != "" {
 		name += " @" + label
 	}
-	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, plural(r.Files, "file"), shortSnap(r.Snapshot))
+	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, text.Plural(r.Files, "file"), shortSnap(r.Snapshot))
 	return nil
 }
 

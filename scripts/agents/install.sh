@@ -9,7 +9,7 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot")
+#      AGENTS                   which agents (default "claude codex gemini copilot codex-acp")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
@@ -18,7 +18,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot}"
+AGENTS="${AGENTS:-claude codex gemini copilot codex-acp}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -49,9 +49,14 @@ fi
 # even for --version, and this script touches nothing of the user's.
 runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
 
+# probe_of prints the argument that shows an installed agent runs (codex-acp has no --version).
+probe_of() {
+  case "$1" in codex-acp) echo --help ;; *) echo --version ;; esac
+}
+
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; codex-acp) echo codex-acp ;; *) return 1 ;; esac
 }
 
 for agent in $AGENTS; do
@@ -62,7 +67,7 @@ for agent in $AGENTS; do
   key=$(cat "$pkg/package.json" "$pkg/package-lock.json" | sha256sum | cut -c1-16)
   dest="$CACHE/$agent-$key"
   start=$SECONDS
-  if [ -f "$dest/.ok" ] && runs "$dest/node_modules/.bin/$cmd" --version >/dev/null 2>&1; then
+  if [ -f "$dest/.ok" ] && runs "$dest/node_modules/.bin/$cmd" "$(probe_of "$agent")" >/dev/null 2>&1; then
     say "$want: cached in $dest"
   else
     say "$want: npm ci into $dest"
@@ -75,7 +80,7 @@ for agent in $AGENTS; do
     if ! (cd "$dest" && npm ci --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
       tail -30 "$dest/npm.log" >&2; die "npm ci of $want failed (log: $dest/npm.log)"
     fi
-    version=$(runs "$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
+    version=$(runs "$dest/node_modules/.bin/$cmd" "$(probe_of "$agent")" 2>&1 | head -1) || die "$want installed but \`$cmd $(probe_of "$agent")\` fails: $version"
     touch "$dest/.ok"
     say "$want: installed in $((SECONDS - start))s ($version)"
   fi
