@@ -42,6 +42,7 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   status                                      what is recorded, where
   setup claude-code [--user]                  add the hooks to .claude/settings.json
   mcp                                         an MCP server on stdio for the agent itself
+  acp [--root DIR] -- COMMAND [ARG...]        an ACP agent on stdio: runs COMMAND, records its turns
   demo                                        a guided tour in a temporary workspace
   version                                     print the version
 
@@ -133,6 +134,7 @@ func (c *cli) verbs() map[string]func([]string) error {
 		"hook":                   c.hook,
 		"setup":                  c.setup,
 		"mcp":                    c.mcp,
+		"acp":                    c.acp,
 	}
 }
 
@@ -167,9 +169,12 @@ func (c *cli) exit(err error) int {
 		return exitOK
 	}
 	var ue *usageError
+	var ec *exitCode
 	var re *commands.RefusedError
 	var ae *commands.ArgError
 	switch {
+	case errors.As(err, &ec):
+		return ec.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.stderr, "rewind-lsp: %v\n", err)
 		return exitUsage

@@ -18,6 +18,11 @@ const (
 	Copilot Kind = "copilot"
 )
 
+// CodexACP is codex-acp, Codex behind the Agent Client Protocol: no hooks
+// and no command line of its own, driven only by the ACP tests (not in
+// All).
+const CodexACP Kind = "codex-acp"
+
 // All lists every agent.
 var All = []Kind{Claude, Codex, Gemini, Copilot}
 

@@ -1,0 +1,275 @@
+//go:build linux
+
+package agents
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
+	"github.com/rewind-lsp/rewind-lsp/testkit/acpclient"
+	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
+)
+
+// The ACP agents the proxy is tested with, and the agent whose tools
+// their model calls.
+var acpAgents = []struct {
+	kind  Kind
+	tools Kind
+}{
+	{Gemini, Gemini},
+	{CodexACP, Codex},
+}
+
+// acpCommand is the agent's ACP command line: Gemini CLI's --acp mode in
+// one process, codex-acp's native binary (its npm launcher starts it as a
+// child).
+func acpCommand(t *testing.T, e *Env) []string {
+	switch e.Kind {
+	case Gemini:
+		e.ExtraEnv = append(e.ExtraEnv, "GEMINI_CLI_NO_RELAUNCH=true")
+		return []string{e.Cmd, "--acp"}
+	case CodexACP:
+		js, err := filepath.EvalSymlinks(e.Cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		native := filepath.Join(filepath.Dir(filepath.Dir(js))+"-linux-x64", "bin", "codex-acp")
+		if _, err := os.Stat(native); err == nil {
+			return []string{native}
+		}
+		return []string{e.Cmd}
+	}
+	t.Fatalf("%s has no ACP mode here", e.Kind)
+	return nil
+}
+
+// acpProxy starts rewind-lsp acp in front of the agent, in folder ws, and
+// the scripted editor in front of it.
+func acpProxy(t *testing.T, e *Env, ws string, extra ...string) *acpclient.Client {
+	argv := append(append([]string{"acp"}, extra...), "--")
+	argv = append(argv, acpCommand(t, e)...)
+	cmd := exec.Command(testkit.Binary(t), argv...)
+	cmd.Dir, cmd.Env = ws, e.environ()
+	return acpclient.Start(t, cmd)
+}
+
+// TestACPRealAgents: each real ACP agent behind `rewind-lsp acp`, driven
+// by a scripted editor: two prompts are two turns of the session, with a
+// step per tool call that wrote files; `/rewind 2` is answered by the
+// proxy in the result's words — the model hears nothing of it — and puts
+// the files back byte for byte, the changed text file through the
+// editor's fs/write_text_file; the next prompt carries the notice, once;
+// `/undo` brings turn 2's end back; `/turns` lists the turns.
+func TestACPRealAgents(t *testing.T) {
+	for _, a := range acpAgents {
+		t.Run(string(a.kind), func(t *testing.T) { acpAgent(t, a.kind, a.tools) })
+	}
+}
+
+func acpAgent(t *testing.T, k, tools Kind) {
+	model := startModel(t)
+	e := New(t, k, model)
+	e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
+	ws := workspace(t, e)
+	c := acpProxy(t, e, ws)
+	c.Initialize()
+	sid := c.NewSession(ws)
+	names := c.Commands(sid, func(n []string) bool { return slices.Contains(n, "turns") || slices.Contains(n, "rewind-turns") })
+	rewind, undo := "rewind", "undo"
+	if slices.Contains(names, "rewind-rewind") {
+		rewind = "rewind-rewind"
+	}
+	if slices.Contains(names, "rewind-undo") {
+		undo = "rewind-undo"
+	}
+	t.Logf("%s's commands with the proxy's: %v", k, names)
+
+	a, b := filepath.Join(ws, "a.txt"), filepath.Join(ws, "b.txt")
+	p1, p2 := "Create a.txt with one line.", "Change a.txt, then write b.txt."
+	model.On(p1, fakemodel.Tools(WriteFile(tools, ws, a, "one\r\nline two\n")), fakemodel.Say("Created."))
+	model.On(p2, fakemodel.Tools(EditFile(tools, ws, a, "line two", "line 2")), fakemodel.Tools(WriteFile(tools, ws, b, "bee\n")), fakemodel.Say("Changed."))
+	if r := c.Prompt(sid, p1); r.StopReason != "end_turn" {
+		t.Fatalf("prompt 1 stopped with %q", r.StopReason)
+	}
+	if r := c.Prompt(sid, p2); r.StopReason != "end_turn" {
+		t.Fatalf("prompt 2 stopped with %q", r.StopReason)
+	}
+	// Gemini CLI's replace keeps the file's first line ending throughout:
+	// turn 2's end is what the agent wrote.
+	aEnd, err := os.ReadFile(a)
+	if err != nil || !strings.Contains(string(aEnd), "line 2") {
+		t.Fatalf("a.txt after turn 2: %q, %v", aEnd, err)
+	}
+	end := map[string]string{"a.txt": string(aEnd), "b.txt": "bee\n"}
+	wantFiles(t, ws, end)
+
+	// The turns and steps, as the command line reads them.
+	rl := testkit.Binary(t)
+	var log commands.ListResult
+	waitFor(t, "turn 2 to end", func() bool {
+		e.cli(t, ws, rl, &log, "log")
+		return len(log.Turns) == 2 && log.Turns[1].Ended != ""
+	})
+	for i, want := range [][][]string{{{"a.txt"}}, {{"a.txt"}, {"b.txt"}}} {
+		tu := log.Turns[i]
+		if tu.Session != sid || tu.Source != "acp" {
+			t.Errorf("turn %d: session %q source %q, want %q acp", i+1, tu.Session, tu.Source, sid)
+		}
+		var got [][]string
+		for _, st := range tu.Steps {
+			var files []string
+			for _, ch := range st.Changed {
+				files = append(files, ch.Path)
+			}
+			got = append(got, files)
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("turn %d (%q): steps wrote %v, want %v: %+v", i+1, tu.Prompt, got, want, tu.Steps)
+		}
+	}
+
+	// /rewind 2 never reaches the agent.
+	before := len(model.Requests())
+	writes := len(c.Writes())
+	r := c.Prompt(sid, "/"+rewind+" 2")
+	if r.StopReason != "end_turn" || !strings.Contains(r.Text, "rewound to turn 2") || !strings.Contains(r.Text, "undo it with: /"+undo) {
+		t.Fatalf("/%s 2 answered %q (%s)", rewind, r.Text, r.StopReason)
+	}
+	t.Logf("/%s 2 answered:\n%s", rewind, r.Text)
+	wantFiles(t, ws, map[string]string{"a.txt": "one\r\nline two\n", "b.txt": ""})
+	if n := len(model.Requests()); n != before {
+		t.Errorf("the model got %d requests during /%s", n-before, rewind)
+	}
+	ws1 := c.Writes()[writes:]
+	if len(ws1) != 1 || ws1[0].Path != a || ws1[0].Content != "one\r\nline two\n" || ws1[0].Session != sid {
+		t.Errorf("the editor was asked to write %+v, want a.txt once", ws1)
+	}
+
+	// The notice reaches the model with the next prompt, once.
+	p3, p4 := "What now?", "And now?"
+	model.On(p3, fakemodel.Say("Noted."))
+	model.On(p4, fakemodel.Say("Still noted."))
+	c.Prompt(sid, p3)
+	c.Prompt(sid, p4)
+	const told = "rewound to the state before turn 2"
+	if rs := model.For(p3); len(rs) == 0 || !rs[0].Mentions(told) {
+		t.Errorf("the model was not told of the rewind at the next prompt: %v", userTexts(last(model.For(p3))))
+	}
+	if rs := model.For(p4); len(rs) == 0 || rs[len(rs)-1].Count(told) != 1 {
+		t.Errorf("the notice is not in the conversation exactly once at the prompt after: %v", userTexts(last(model.For(p4))))
+	}
+
+	// /undo brings turn 2's end back; /turns lists the turns.
+	before = len(model.Requests())
+	r = c.Prompt(sid, "/"+undo)
+	if !strings.Contains(r.Text, "undone") {
+		t.Errorf("/%s answered %q", undo, r.Text)
+	}
+	wantFiles(t, ws, end)
+	r = c.Prompt(sid, "/"+strings.Replace(rewind, "rewind", "turns", 1))
+	if !strings.Contains(r.Text, p1) || !strings.Contains(r.Text, "step 1") {
+		t.Errorf("/turns answered %q", r.Text)
+	}
+	if n := len(model.Requests()); n != before {
+		t.Errorf("the model got %d requests during /%s and /turns", n-before, undo)
+	}
+}
+
+// TestACPAgentCrashEndsProxy: a real agent killed under the proxy ends it
+// within seconds, with the agent's status.
+func TestACPAgentCrashEndsProxy(t *testing.T) {
+	for _, a := range acpAgents {
+		t.Run(string(a.kind), func(t *testing.T) {
+			model := startModel(t)
+			e := New(t, a.kind, model)
+			e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
+			ws := workspace(t, e)
+			c := acpProxy(t, e, ws)
+			c.Initialize()
+			c.NewSession(ws)
+			agentPID := childOf(t, c.Cmd.Process.Pid)
+			if err := syscall.Kill(agentPID, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			code, took, err := c.WaitExit(10 * time.Second)
+			if err != nil {
+				t.Fatalf("the proxy did not end with its agent: %v", err)
+			}
+			if code != 128+9 {
+				t.Errorf("the proxy exited %d, want %d (the agent's, killed)", code, 128+9)
+			}
+			t.Logf("the proxy ended %v after its agent was killed", took.Round(time.Millisecond))
+		})
+	}
+}
+
+// TestACPUnwritableJournal: a store the proxy cannot write never blocks a
+// prompt: the agent answers as without the proxy.
+func TestACPUnwritableJournal(t *testing.T) {
+	for _, a := range acpAgents {
+		t.Run(string(a.kind), func(t *testing.T) {
+			model := startModel(t)
+			e := New(t, a.kind, model)
+			store := filepath.Join(e.Dir(), "store")
+			if err := os.WriteFile(store, []byte("not a folder"), 0o444); err != nil {
+				t.Fatal(err)
+			}
+			e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+store)
+			ws := workspace(t, e)
+			c := acpProxy(t, e, ws)
+			c.Initialize()
+			sid := c.NewSession(ws)
+			p := "Create a.txt."
+			model.On(p, fakemodel.Tools(WriteFile(a.tools, ws, filepath.Join(ws, "a.txt"), "a\n")), fakemodel.Say("Done."))
+			start := time.Now()
+			if r := c.Prompt(sid, p); r.StopReason != "end_turn" {
+				t.Fatalf("the prompt stopped with %q", r.StopReason)
+			}
+			wantFiles(t, ws, map[string]string{"a.txt": "a\n"})
+			t.Logf("the prompt took %v with a store that cannot be written", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// waitFor polls cond for up to 20 s: the proxy records a turn's end just
+// after it answers the prompt.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// childOf is the one child process of pid (Linux: /proc).
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid), "children"))
+		if err != nil {
+			t.Skipf("no /proc children here: %v", err)
+		}
+		if f := strings.Fields(string(data)); len(f) > 0 {
+			var n int
+			json.Unmarshal([]byte(f[0]), &n)
+			return n
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("process %d started no agent", pid)
+	return 0
+}
