@@ -125,11 +125,11 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) (int, erro
 	case <-agentDone:
 	case <-editorDone:
 		// The editor is gone: so is the agent's input. An agent that
-		// does not exit then is stopped.
+		// does not exit then (codex-acp 0.16 does not) is stopped.
 		agentIn.Close()
 		select {
 		case <-agentDone:
-		case <-time.After(10 * time.Second):
+		case <-time.After(2 * time.Second):
 			stop(cmd)
 		}
 	case <-ctx.Done():
@@ -313,8 +313,11 @@ func (p *Proxy) answered(req pendingRequest, env envelope, line []byte) {
 			p.advertise(s)
 		}
 	case "session/prompt":
-		p.toEditor.write(line)
+		// The turn's end is queued before the editor hears of it: the
+		// next prompt, which may follow at once, opens the next turn after
+		// it.
 		p.endTurn(req.session, env)
+		p.toEditor.write(line)
 	default:
 		p.toEditor.write(line)
 	}

@@ -58,11 +58,12 @@ func wait(done <-chan struct{}, bound time.Duration) bool {
 	}
 }
 
-// callCtx is the context of one recording call: the proxy's actor and
-// source, and a budget.
+// callCtx is the context of one recording: the proxy's actor and source,
+// its own idempotency key (a call whose answer was lost is recorded once),
+// and a budget.
 func callCtx() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), callBudget)
-	return commands.WithCall(ctx, commands.Call{Actor: "acp", Source: "acp"}), cancel
+	return commands.WithCall(ctx, commands.Call{Key: commands.NewKey(), Actor: "acp", Source: "acp"}), cancel
 }
 
 // prompt handles the editor's session/prompt: one of the proxy's

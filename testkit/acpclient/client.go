@@ -74,6 +74,8 @@ func Start(t testing.TB, cmd *exec.Cmd) *Client {
 	if cmd.Stderr == nil {
 		cmd.Stderr = &logWriter{t: t}
 	}
+	// A grandchild left holding stderr never holds the test up.
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,8 @@ func Start(t testing.TB, cmd *exec.Cmd) *Client {
 		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(20 * time.Second):
+			t.Errorf("the agent did not end within 20 s of its input's end")
 			cmd.Process.Kill()
 			<-done
 		}

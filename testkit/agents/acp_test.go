@@ -82,6 +82,13 @@ func acpAgent(t *testing.T, k, tools Kind) {
 	e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
 	ws := workspace(t, e)
 	c := acpProxy(t, e, ws)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, l := range c.Received() {
+				t.Logf("received: %.600s", l)
+			}
+		}
+	})
 	c.Initialize()
 	sid := c.NewSession(ws)
 	names := c.Commands(sid, func(n []string) bool { return slices.Contains(n, "turns") || slices.Contains(n, "rewind-turns") })
@@ -100,6 +107,12 @@ func acpAgent(t *testing.T, k, tools Kind) {
 	model.On(p2, fakemodel.Tools(EditFile(tools, ws, a, "line two", "line 2")), fakemodel.Tools(WriteFile(tools, ws, b, "bee\n")), fakemodel.Say("Changed."))
 	if r := c.Prompt(sid, p1); r.StopReason != "end_turn" {
 		t.Fatalf("prompt 1 stopped with %q", r.StopReason)
+	}
+	// Codex writes its patch's lines with \n: turn 1's end is what the
+	// agent wrote, and what the rewind must put back byte for byte.
+	aStart, err := os.ReadFile(a)
+	if err != nil || !strings.Contains(string(aStart), "line two") {
+		t.Fatalf("a.txt after turn 1: %q, %v", aStart, err)
 	}
 	if r := c.Prompt(sid, p2); r.StopReason != "end_turn" {
 		t.Fatalf("prompt 2 stopped with %q", r.StopReason)
@@ -146,12 +159,12 @@ func acpAgent(t *testing.T, k, tools Kind) {
 		t.Fatalf("/%s 2 answered %q (%s)", rewind, r.Text, r.StopReason)
 	}
 	t.Logf("/%s 2 answered:\n%s", rewind, r.Text)
-	wantFiles(t, ws, map[string]string{"a.txt": "one\r\nline two\n", "b.txt": ""})
+	wantFiles(t, ws, map[string]string{"a.txt": string(aStart), "b.txt": ""})
 	if n := len(model.Requests()); n != before {
 		t.Errorf("the model got %d requests during /%s", n-before, rewind)
 	}
 	ws1 := c.Writes()[writes:]
-	if len(ws1) != 1 || ws1[0].Path != a || ws1[0].Content != "one\r\nline two\n" || ws1[0].Session != sid {
+	if len(ws1) != 1 || ws1[0].Path != a || ws1[0].Content != string(aStart) || ws1[0].Session != sid {
 		t.Errorf("the editor was asked to write %+v, want a.txt once", ws1)
 	}
 
