@@ -3,7 +3,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -267,19 +266,30 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// childOf is the one child process of pid (Linux: /proc).
+// childOf is the one child process of pid (Linux: /proc, whichever of
+// its threads started it).
 func childOf(t *testing.T, pid int) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(pid), "children"))
+		procs, err := os.ReadDir("/proc")
 		if err != nil {
-			t.Skipf("no /proc children here: %v", err)
+			t.Skipf("no /proc here: %v", err)
 		}
-		if f := strings.Fields(string(data)); len(f) > 0 {
-			var n int
-			json.Unmarshal([]byte(f[0]), &n)
-			return n
+		for _, p := range procs {
+			child, err := strconv.Atoi(p.Name())
+			if err != nil {
+				continue
+			}
+			stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid …; comm may hold spaces and parentheses.
+			rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+			if f := strings.Fields(rest); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				return child
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
