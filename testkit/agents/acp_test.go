@@ -195,6 +195,31 @@ func acpAgent(t *testing.T, k, tools Kind) {
 	if n := len(model.Requests()); n != before {
 		t.Errorf("the model got %d requests during /%s and /turns", n-before, undo)
 	}
+
+	// The conversation: Gemini CLI's session is forked before turn 2 and
+	// the answer names its resume command, the editor's session going on;
+	// codex-acp names no Codex turn to its editor, so only the journal
+	// moves, and the answer says why.
+	r = c.Prompt(sid, "/"+rewind+" 2 conversation")
+	t.Logf("/%s 2 conversation answered:\n%s", rewind, r.Text)
+	switch k {
+	case Gemini:
+		if !strings.Contains(r.Text, "resume it with: gemini --resume ") || !strings.Contains(r.Text, "this editor's session goes on") {
+			t.Errorf("/%s 2 conversation answered %q", rewind, r.Text)
+		}
+		// The fork holds turn 1's prompt and not turn 2's.
+		_, after, _ := strings.Cut(r.Text, "session forked to ")
+		fork, _, _ := strings.Cut(after, "\n")
+		data, err := os.ReadFile(fork)
+		if err != nil || !strings.Contains(string(data), p1) || strings.Contains(string(data), p2) {
+			t.Errorf("the fork %s (%v) does not end before turn 2:\n%s", fork, err, data)
+		}
+	default:
+		if !strings.Contains(r.Text, "conversation: turn 2 was recorded by") {
+			t.Errorf("/%s 2 conversation answered %q", rewind, r.Text)
+		}
+	}
+	wantFiles(t, ws, end)
 }
 
 // TestACPAgentCrashEndsProxy: a real agent killed under the proxy ends it
