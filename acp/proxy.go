@@ -224,12 +224,15 @@ func (p *Proxy) FromEditor(line []byte) {
 			p.fsWrite = v.ClientCapabilities.FS.WriteTextFile
 			p.pending[idKey(env.ID)] = pendingRequest{method: env.Method}
 			p.mu.Unlock()
-		case "session/new", "session/load", "session/resume":
+		case "session/new", "session/load", "session/resume", "session/fork":
 			var v struct {
 				SessionID string `json:"sessionId"`
 				Cwd       string `json:"cwd"`
 			}
 			json.Unmarshal(env.Params, &v)
+			if env.Method == "session/fork" {
+				v.SessionID = "" // the fork's id is in the answer
+			}
 			p.mu.Lock()
 			p.pending[idKey(env.ID)] = pendingRequest{method: env.Method, session: v.SessionID, cwd: v.Cwd}
 			if v.SessionID != "" {
@@ -290,7 +293,7 @@ func (p *Proxy) answered(req pendingRequest, env envelope, line []byte) {
 			p.mu.Unlock()
 		}
 		p.toEditor.write(line)
-	case "session/new", "session/load", "session/resume":
+	case "session/new", "session/load", "session/resume", "session/fork":
 		sid := req.session
 		if sid == "" {
 			var v struct {
