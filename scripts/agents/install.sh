@@ -9,7 +9,7 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot codex-acp")
+#      AGENTS                   which agents (default "claude codex gemini copilot codex-acp claude-code-acp")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
@@ -18,7 +18,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot codex-acp}"
+AGENTS="${AGENTS:-claude codex gemini copilot codex-acp claude-code-acp}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -51,12 +51,12 @@ runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
 
 # probe_of prints the argument that shows an installed agent runs (codex-acp has no --version).
 probe_of() {
-  case "$1" in codex-acp) echo --help ;; *) echo --version ;; esac
+  case "$1" in codex-acp) echo --help ;; claude-code-acp) echo --help ;; *) echo --version ;; esac
 }
 
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; codex-acp) echo codex-acp ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; codex-acp) echo codex-acp ;; claude-code-acp) echo claude-code-acp ;; *) return 1 ;; esac
 }
 
 for agent in $AGENTS; do

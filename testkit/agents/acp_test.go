@@ -27,6 +27,17 @@ var acpAgents = []struct {
 }{
 	{Gemini, Gemini},
 	{CodexACP, Codex},
+	{ClaudeCodeACP, Claude},
+}
+
+// acpCall is the model's call c as the ACP agent k names it:
+// claude-code-acp offers Claude Code's file tools as tools of its own MCP
+// server (mcp__acp__Write, mcp__acp__Edit), which write through the editor.
+func acpCall(k Kind, c fakemodel.Call) fakemodel.Call {
+	if k == ClaudeCodeACP {
+		c.Name = "mcp__acp__" + c.Name
+	}
+	return c
 }
 
 // acpCommand is the agent's ACP command line: Gemini CLI's --acp mode in
@@ -37,6 +48,8 @@ func acpCommand(t *testing.T, e *Env) []string {
 	case Gemini:
 		e.ExtraEnv = append(e.ExtraEnv, "GEMINI_CLI_NO_RELAUNCH=true")
 		return []string{e.Cmd, "--acp"}
+	case ClaudeCodeACP:
+		return []string{e.Cmd}
 	case CodexACP:
 		js, err := filepath.EvalSymlinks(e.Cmd)
 		if err != nil {
@@ -102,8 +115,8 @@ func acpAgent(t *testing.T, k, tools Kind) {
 
 	a, b := filepath.Join(ws, "a.txt"), filepath.Join(ws, "b.txt")
 	p1, p2 := "Create a.txt with one line.", "Change a.txt, then write b.txt."
-	model.On(p1, fakemodel.Tools(WriteFile(tools, ws, a, "one\r\nline two\n")), fakemodel.Say("Created."))
-	model.On(p2, fakemodel.Tools(EditFile(tools, ws, a, "line two", "line 2")), fakemodel.Tools(WriteFile(tools, ws, b, "bee\n")), fakemodel.Say("Changed."))
+	model.On(p1, fakemodel.Tools(acpCall(k, WriteFile(tools, ws, a, "one\r\nline two\n"))), fakemodel.Say("Created."))
+	model.On(p2, fakemodel.Tools(acpCall(k, EditFile(tools, ws, a, "line two", "line 2"))), fakemodel.Tools(acpCall(k, WriteFile(tools, ws, b, "bee\n"))), fakemodel.Say("Changed."))
 	if r := c.Prompt(sid, p1); r.StopReason != "end_turn" {
 		t.Fatalf("prompt 1 stopped with %q", r.StopReason)
 	}
@@ -267,7 +280,7 @@ func TestACPUnwritableJournal(t *testing.T) {
 			c.Initialize()
 			sid := c.NewSession(ws)
 			p := "Create a.txt."
-			model.On(p, fakemodel.Tools(WriteFile(a.tools, ws, filepath.Join(ws, "a.txt"), "a\n")), fakemodel.Say("Done."))
+			model.On(p, fakemodel.Tools(acpCall(a.kind, WriteFile(a.tools, ws, filepath.Join(ws, "a.txt"), "a\n"))), fakemodel.Say("Done."))
 			start := time.Now()
 			if r := c.Prompt(sid, p); r.StopReason != "end_turn" {
 				t.Fatalf("the prompt stopped with %q", r.StopReason)

@@ -117,7 +117,7 @@ func (e *Env) environ() []string {
 		"NO_COLOR=1",
 	}
 	switch e.Kind {
-	case Claude:
+	case Claude, ClaudeCodeACP:
 		env = append(env, "ANTHROPIC_API_KEY=fake", "ANTHROPIC_BASE_URL="+e.Model.URL,
 			"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	case Codex, CodexACP:

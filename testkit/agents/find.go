@@ -23,6 +23,10 @@ const (
 // All).
 const CodexACP Kind = "codex-acp"
 
+// ClaudeCodeACP is claude-code-acp, Claude Code behind the Agent Client
+// Protocol (through its agent SDK), driven only by the ACP tests.
+const ClaudeCodeACP Kind = "claude-code-acp"
+
 // All lists every agent.
 var All = []Kind{Claude, Codex, Gemini, Copilot}
 
