@@ -15,7 +15,10 @@ import (
 // of its conversation file, where the proxy can find that file.
 
 // knownAgents are the ACP agents whose sessions rewind-lsp forks, by the
-// name their initialize answer gives (agentInfo.name).
+// name their initialize answer gives (agentInfo.name). claude-code-acp is
+// not among them: its Claude Code writes a prompt's entries to the
+// transcript only after the prompt's answer, so no fork point can be read
+// at the next prompt (docs/ACP.md).
 var knownAgents = map[string]string{
 	"gemini-cli": agent.Gemini,
 }

@@ -211,8 +211,9 @@ func acpAgent(t *testing.T, k, tools Kind) {
 
 	// The conversation: Gemini CLI's session is forked before turn 2 and
 	// the answer names its resume command, the editor's session going on;
-	// codex-acp names no Codex turn to its editor, so only the journal
-	// moves, and the answer says why.
+	// codex-acp names no Codex turn to its editor, and claude-code-acp's
+	// Claude Code writes its transcript only after the prompt's answer
+	// (docs/ACP.md), so only the journal moves, and the answer says why.
 	r = c.Prompt(sid, "/"+rewind+" 2 conversation")
 	t.Logf("/%s 2 conversation answered:\n%s", rewind, r.Text)
 	switch k {
