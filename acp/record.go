@@ -87,6 +87,7 @@ func (p *Proxy) prompt(env envelope, line []byte) []byte {
 	}
 	p.mu.Lock()
 	p.pending[idKey(env.ID)] = pendingRequest{method: "session/prompt", session: s.id}
+	s.prompting = true
 	agent := p.agent
 	p.mu.Unlock()
 
@@ -145,6 +146,7 @@ func (p *Proxy) endTurn(sid string, env envelope) {
 	s := p.session(sid)
 	p.finishCalls(s)
 	p.mu.Lock()
+	s.prompting = false
 	agent := p.agent
 	p.mu.Unlock()
 	s.q.do(func() {
@@ -215,6 +217,9 @@ func (p *Proxy) callSeen(s *session, raw json.RawMessage) *toolCall {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !s.prompting {
+		return nil // a past call replayed by session/load, or no prompt's
+	}
 	c := s.calls[v.ToolCallID]
 	if c == nil {
 		c = &toolCall{id: v.ToolCallID}
@@ -275,6 +280,10 @@ func (p *Proxy) agentWrites(env envelope) {
 	}
 	s := p.session(v.SessionID)
 	p.mu.Lock()
+	if !s.prompting {
+		p.mu.Unlock()
+		return
+	}
 	var c *toolCall
 	for i := len(s.order) - 1; i >= 0; i-- {
 		if k := s.calls[s.order[i]]; !k.done && !k.synthetic {

@@ -21,6 +21,10 @@ type session struct {
 	calls       map[string]*toolCall
 	order       []string // the calls' ids, as announced
 	writes      int      // fs/write_text_file requests seen outside any call
+	// prompting is true while a prompt of the session is with the agent:
+	// only then are tool calls its turn's steps (session/load replays
+	// past ones as updates).
+	prompting bool
 
 	// Guarded by locMu: the root and client, found on first use.
 	locMu sync.Mutex
