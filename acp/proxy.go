@@ -319,7 +319,7 @@ func (p *Proxy) answered(req pendingRequest, env envelope, line []byte) {
 		// The turn's end is queued before the editor hears of it: the
 		// next prompt, which may follow at once, opens the next turn after
 		// it.
-		p.endTurn(req.session, env)
+		p.endTurn(req.session)
 		p.toEditor.write(line)
 	default:
 		p.toEditor.write(line)

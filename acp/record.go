@@ -142,7 +142,7 @@ func (p *Proxy) prompt(env envelope, line []byte) []byte {
 
 // endTurn ends the session's turn once the agent answered its prompt;
 // calls still open end first.
-func (p *Proxy) endTurn(sid string, env envelope) {
+func (p *Proxy) endTurn(sid string) {
 	s := p.session(sid)
 	p.finishCalls(s)
 	p.mu.Lock()
@@ -292,7 +292,6 @@ func (p *Proxy) agentWrites(env envelope) {
 		}
 	}
 	if c == nil {
-		s.writes++
 		c = &toolCall{id: fmt.Sprintf("fs/write_text_file %s", idKey(env.ID)), kind: "edit", synthetic: true}
 		s.calls[c.id] = c
 		s.order = append(s.order, c.id)

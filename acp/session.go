@@ -20,7 +20,6 @@ type session struct {
 	agentNames  map[string]bool // the names of the agent's commands
 	calls       map[string]*toolCall
 	order       []string // the calls' ids, as announced
-	writes      int      // fs/write_text_file requests seen outside any call
 	// prompting is true while a prompt of the session is with the agent:
 	// only then are tool calls its turn's steps (session/load replays
 	// past ones as updates).
