@@ -422,3 +422,30 @@ func TestJournalThatHangs(t *testing.T) {
 		t.Errorf("the prompt answered %q", text)
 	}
 }
+
+// TestConflictRefused: a rewind over a file someone changed since it was
+// recorded is refused, naming the file, and changes nothing.
+func TestConflictRefused(t *testing.T) {
+	e := startProxy(t, 0, nil)
+	e.start()
+	a := filepath.Join(e.root, "a.txt")
+	e.prompt("write " + a + " one")
+	e.prompt("write " + a + " two")
+	e.turns(2)
+	if err := os.WriteFile(a, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := e.prompt("/rewind 2")
+	if !strings.Contains(text, "refused: conflict") || !strings.Contains(text, "a.txt") {
+		t.Errorf("/rewind 2 over a changed file answered %q", text)
+	}
+	if got, _ := os.ReadFile(a); string(got) != "mine\n" {
+		t.Errorf("a.txt = %q after a refused rewind", got)
+	}
+	if text := e.prompt("/revert 9"); !strings.HasPrefix(text, "rewind-lsp: ") {
+		t.Errorf("/revert of a turn that does not exist answered %q", text)
+	}
+	if text := e.prompt("/rewind 1 sideways"); !strings.HasPrefix(text, "usage: /rewind") {
+		t.Errorf("/rewind with a bad mode answered %q", text)
+	}
+}

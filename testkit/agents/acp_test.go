@@ -205,8 +205,17 @@ func acpAgent(t *testing.T, k, tools Kind) {
 	if !strings.Contains(r.Text, p1) || !strings.Contains(r.Text, "step 1") {
 		t.Errorf("/turns answered %q", r.Text)
 	}
+	// /revert 2.1 takes back turn 2's first step (the edit of a.txt) and
+	// keeps its second (b.txt); /undo brings it back.
+	r = c.Prompt(sid, "/"+strings.Replace(rewind, "rewind", "revert", 1)+" 2.1")
+	if !strings.Contains(r.Text, "reverted") || !strings.Contains(r.Text, "a.txt") {
+		t.Errorf("/revert 2.1 answered %q", r.Text)
+	}
+	wantFiles(t, ws, map[string]string{"a.txt": string(aStart), "b.txt": "bee\n"})
+	c.Prompt(sid, "/"+undo)
+	wantFiles(t, ws, end)
 	if n := len(model.Requests()); n != before {
-		t.Errorf("the model got %d requests during /%s and /turns", n-before, undo)
+		t.Errorf("the model got %d requests during /%s, /turns and /revert", n-before, undo)
 	}
 
 	// The conversation: Gemini CLI's session is forked before turn 2 and
