@@ -96,10 +96,15 @@ func Start(t testing.TB, cmd *exec.Cmd) *Client {
 	return c
 }
 
+// logWriter logs the process's stderr; a data race the race-built binary
+// reports (REWIND_LSP_TEST_RACE) fails the test.
 type logWriter struct{ t testing.TB }
 
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.t.Logf("stderr: %s", strings.TrimRight(string(p), "\n"))
+	if strings.Contains(string(p), "WARNING: DATA RACE") {
+		w.t.Errorf("the process has a data race")
+	}
 	return len(p), nil
 }
 
