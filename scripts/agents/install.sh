@@ -85,7 +85,8 @@ for agent in $AGENTS; do
     say "$want: installed in $((SECONDS - start))s ($version)"
   fi
   ln -sfn "../$agent-$key/node_modules/.bin/$cmd" "$BIN/$cmd"
-  # Older pinned installs of this agent are removed once the new one works.
-  for old in "$CACHE/$agent"-*; do [ "$old" = "$dest" ] || rm -rf "$old"; done
+  # Older pinned installs of this agent are removed once the new one works (by the 16-character key
+  # only: "codex-*" would also take codex-acp's).
+  for old in "$CACHE/$agent"-????????????????; do [ "$old" = "$dest" ] || rm -rf "$old"; done
 done
 echo "$BIN"
