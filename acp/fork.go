@@ -21,6 +21,7 @@ import (
 // at the next prompt (docs/ACP.md).
 var knownAgents = map[string]string{
 	"gemini-cli": agent.Gemini,
+	"codex-acp":  agent.Codex,
 }
 
 // turnAgent is the agent name a turn is recorded with: the one rewind-lsp
@@ -33,21 +34,34 @@ func turnAgent(name string) string {
 }
 
 // position sets where the session's conversation stands now, when the
-// proxy can find its file: Gemini CLI's ACP session id is its own session
-// id, its file ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl.
+// proxy can find its file. The ACP session id is the agent's own: Gemini
+// CLI's file is ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl,
+// Codex's (behind codex-acp) its rollout
+// ~/.codex/sessions/<y>/<m>/<d>/rollout-<time>-<id>.jsonl, whose last turn
+// id is the point a fork keeps.
 func (p *Proxy) position(s *session, name string, transcript *string, bytes *int64, uuid *string) {
-	if turnAgent(name) != agent.Gemini || len(s.id) < 8 {
-		return
-	}
 	home, err := os.UserHomeDir()
-	if err != nil {
+	if err != nil || len(s.id) < 8 || filepath.Base(s.id) != s.id {
 		return
 	}
-	files, _ := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*-"+s.id[:8]+".jsonl"))
+	var pattern string
+	switch turnAgent(name) {
+	case agent.Gemini:
+		pattern = filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*-"+s.id[:8]+".jsonl")
+	case agent.Codex:
+		dir := filepath.Join(home, ".codex")
+		if d := os.Getenv("CODEX_HOME"); d != "" {
+			dir = d
+		}
+		pattern = filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*-"+s.id+".jsonl")
+	default:
+		return
+	}
+	files, _ := filepath.Glob(pattern)
 	best, size := "", int64(-1)
 	for _, f := range files {
-		// A resume in a later minute starts a header-only file of the
-		// same session: the conversation is in the largest.
+		// A resume in a later minute starts a header-only Gemini file of
+		// the same session: the conversation is in the largest.
 		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
 			best, size = f, fi.Size()
 		}
@@ -55,7 +69,7 @@ func (p *Proxy) position(s *session, name string, transcript *string, bytes *int
 	if best == "" {
 		return
 	}
-	pos, err := agent.Lookup(agent.Gemini).Position(&agent.Event{Transcript: best, SessionID: s.id})
+	pos, err := agent.Lookup(turnAgent(name)).Position(&agent.Event{Transcript: best, SessionID: s.id})
 	if err != nil || pos.Transcript == "" {
 		return
 	}

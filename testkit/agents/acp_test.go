@@ -218,16 +218,21 @@ func acpAgent(t *testing.T, k, tools Kind) {
 		t.Errorf("the model got %d requests during /%s, /turns and /revert", n-before, undo)
 	}
 
-	// The conversation: Gemini CLI's session is forked before turn 2 and
-	// the answer names its resume command, the editor's session going on;
-	// codex-acp names no Codex turn to its editor, and claude-code-acp's
-	// Claude Code writes its transcript only after the prompt's answer
-	// (docs/ACP.md), so only the journal moves, and the answer says why.
+	// The conversation: Gemini CLI's session and Codex's thread (through
+	// `codex app-server`, Codex's own fork) are forked before turn 2 and
+	// the answer names the resume command, the editor's session going on;
+	// claude-code-acp's Claude Code writes its transcript only after the
+	// prompt's answer (docs/ACP.md), so only the journal moves, and the
+	// answer says why.
 	r = c.Prompt(sid, "/"+rewind+" 2 conversation")
 	t.Logf("/%s 2 conversation answered:\n%s", rewind, r.Text)
-	switch k {
-	case Gemini:
-		if !strings.Contains(r.Text, "resume it with: gemini --resume ") || !strings.Contains(r.Text, "this editor's session goes on") {
+	resume := map[Kind]string{Gemini: "gemini --resume ", CodexACP: "codex resume "}[k]
+	if resume == "" {
+		if !strings.Contains(r.Text, "conversation: turn 2 was recorded by") {
+			t.Errorf("/%s 2 conversation answered %q", rewind, r.Text)
+		}
+	} else {
+		if !strings.Contains(r.Text, "resume it with: "+resume) || !strings.Contains(r.Text, "this editor's session goes on") {
 			t.Errorf("/%s 2 conversation answered %q", rewind, r.Text)
 		}
 		// The fork holds turn 1's prompt and not turn 2's.
@@ -235,11 +240,7 @@ func acpAgent(t *testing.T, k, tools Kind) {
 		fork, _, _ := strings.Cut(after, "\n")
 		data, err := os.ReadFile(fork)
 		if err != nil || !strings.Contains(string(data), p1) || strings.Contains(string(data), p2) {
-			t.Errorf("the fork %s (%v) does not end before turn 2:\n%s", fork, err, data)
-		}
-	default:
-		if !strings.Contains(r.Text, "conversation: turn 2 was recorded by") {
-			t.Errorf("/%s 2 conversation answered %q", rewind, r.Text)
+			t.Errorf("the fork %s (%v) does not end before turn 2:\n%.3000s", fork, err, data)
 		}
 	}
 	wantFiles(t, ws, end)
