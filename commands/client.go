@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -69,6 +70,7 @@ func NewKey() string { return uuid.NewString() }
 type Auto struct {
 	remote *Remote
 	open   func() (*Service, error)
+	mu     sync.Mutex // guards svc: the ACP proxy calls from several sessions at once
 	svc    *Service
 }
 
@@ -85,6 +87,8 @@ func NewAuto(storeDir string, open func() (*Service, error)) *Auto {
 
 // Local returns the Service of this process, opening it on first use.
 func (a *Auto) Local() (*Service, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.svc == nil {
 		svc, err := a.open()
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/commands/text"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 )
 
@@ -41,6 +42,7 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   status                                      what is recorded, where
   setup claude-code [--user]                  add the hooks to .claude/settings.json
   mcp                                         an MCP server on stdio for the agent itself
+  acp [--root DIR] -- COMMAND [ARG...]        an ACP agent on stdio: runs COMMAND, records its turns
   demo                                        a guided tour in a temporary workspace
   version                                     print the version
 
@@ -132,6 +134,7 @@ func (c *cli) verbs() map[string]func([]string) error {
 		"hook":                   c.hook,
 		"setup":                  c.setup,
 		"mcp":                    c.mcp,
+		"acp":                    c.acp,
 	}
 }
 
@@ -166,9 +169,12 @@ func (c *cli) exit(err error) int {
 		return exitOK
 	}
 	var ue *usageError
+	var ec *exitCode
 	var re *commands.RefusedError
 	var ae *commands.ArgError
 	switch {
+	case errors.As(err, &ec):
+		return ec.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.stderr, "rewind-lsp: %v\n", err)
 		return exitUsage
@@ -302,7 +308,7 @@ func (c *cli) turnStart(args []string) error {
 	if c.g.json {
 		return c.printJSON(r)
 	}
-	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, quoted(*prompt), shortSnap(r.Snapshot))
+	fmt.Fprintf(c.stdout, "turn %d started%s (snapshot %s)\n", r.Turn, text.Quoted(*prompt), shortSnap(r.Snapshot))
 	return nil
 }
 
@@ -331,7 +337,7 @@ func (c *cli) turnEnd(args []string) error {
 		return nil
 	}
 	fmt.Fprintf(c.stdout, "turn %d ended: %s\n", r.Turn, r.What)
-	printChanges(c.stdout, r.Changed)
+	text.Changes(c.stdout, r.Changed)
 	return nil
 }
 
@@ -364,7 +370,7 @@ func (c *cli) checkpoint(args []string) error {
 	if label != "" {
 		name += " @" + label
 	}
-	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, plural(r.Files, "file"), shortSnap(r.Snapshot))
+	fmt.Fprintf(c.stdout, "%s: %s (snapshot %s)\n", name, text.Plural(r.Files, "file"), shortSnap(r.Snapshot))
 	return nil
 }
 

@@ -3,10 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/commands/text"
 )
 
 // revert is `rewind-lsp revert TARGET [--paths P,...] [--dry-run]` and
@@ -45,34 +45,19 @@ func (c *cli) revert(args []string) error {
 	switch {
 	case r.FailureReason != "":
 		if !c.g.json {
-			printRevertPlan(c.stderr, r.Plan, "would revert")
+			text.RevertPlan(c.stderr, r.Plan, "would revert")
 		}
 		return &commands.RefusedError{Msg: r.FailureReason}
 	case c.g.json:
 	case *dry:
-		printRevertPlan(c.stdout, r.Plan, "would revert")
+		text.RevertPlan(c.stdout, r.Plan, "would revert")
 	default:
-		printRevertPlan(c.stdout, r.Plan, "reverted")
+		text.RevertPlan(c.stdout, r.Plan, "reverted")
 		if r.Entry != "" {
 			fmt.Fprintln(c.stdout, "undo it with: rewind-lsp undo")
 		}
 	}
 	return nil
-}
-
-// printRevertPlan prints what a revert does (or would do) to each file,
-// and who overlapped the files in conflict.
-func printRevertPlan(w io.Writer, p *commands.Plan, verb string) {
-	if p == nil {
-		return
-	}
-	fmt.Fprintf(w, "%s %s: %s\n", verb, p.Target.Title, plural(len(p.Files), "file"))
-	for _, f := range p.Files {
-		fmt.Fprintf(w, "  %s\n", f.Line)
-	}
-	for _, s := range p.Skipped {
-		fmt.Fprintf(w, "  skipped %s: %s\n", s.Path, s.Reason)
-	}
 }
 
 // blame is `rewind-lsp blame PATH`: for each run of lines an agent turn

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/commands/text"
 )
 
 func (c *cli) log(args []string) error {
@@ -31,7 +32,7 @@ func (c *cli) log(args []string) error {
 	if c.g.json {
 		return c.printJSON(l)
 	}
-	printLog(c.stdout, l)
+	text.Log(c.stdout, l)
 	return nil
 }
 
@@ -108,7 +109,7 @@ func (c *cli) rewind(args []string) error {
 		if c.g.json {
 			return c.printJSON(plan)
 		}
-		printPlan(c.stdout, plan, "would change")
+		text.Plan(c.stdout, plan, "would change")
 		return nil
 	}
 	r, err := commands.Rewind.Call(c.call(), cl, commands.RewindArgs{Target: pos[0], Mode: *mode, Paths: ps, Force: *force, Report: *report})
@@ -142,8 +143,8 @@ func (c *cli) rewindResult(r *commands.RewindResult, verb string) error {
 			return err
 		}
 	} else if r.Applied {
-		printPlan(c.stdout, r.Plan, verb)
-		printConversation(c.stdout, r.Conversation)
+		text.Plan(c.stdout, r.Plan, verb)
+		text.Conversation(c.stdout, r.Conversation)
 		// A summary changes nothing that undo could take back.
 		if verb == "rewound" && r.Entry != "" && r.Plan != nil && r.Plan.Mode != "summarize" {
 			fmt.Fprintln(c.stdout, "undo it with: rewind-lsp undo")
@@ -151,7 +152,7 @@ func (c *cli) rewindResult(r *commands.RewindResult, verb string) error {
 	}
 	if !r.Applied {
 		if !c.g.json {
-			printPlan(c.stderr, r.Plan, "would change")
+			text.Plan(c.stderr, r.Plan, "would change")
 		}
 		return &commands.RefusedError{Msg: r.FailureReason}
 	}

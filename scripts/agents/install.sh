@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, droid, Cline, pi, oh-my-pi), at the
+# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, droid, Cline, pi, oh-my-pi, codex-acp, claude-code-acp), at the
 # versions pinned by scripts/agents/<agent>/package-lock.json, from the npm registry, into a cache
 # outside the clone. Idempotent: an agent whose pinned install is already there and runs is
 # skipped. Every agent's command is linked into one folder, printed as the last line of stdout:
@@ -9,16 +9,16 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline pi omp")
+#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline pi omp codex-acp claude-code-acp")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
 #     node-<version>/                                Node from npm, only when the system's is < 20
-#     bin/                                           claude, codex, gemini, copilot, qwen, droid, cline, pi, omp (and node, bun)
+#     bin/                                           claude, codex, gemini, copilot, qwen, droid, cline, pi, omp, codex-acp, claude-code-acp (and node, bun)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline pi omp}"
+AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline pi omp codex-acp claude-code-acp}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -49,9 +49,14 @@ fi
 # even for --version, and this script touches nothing of the user's.
 runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" PATH="$BIN:$PATH" "$@"; }
 
+# probe_of prints the argument that shows an installed agent runs (codex-acp has no --version).
+probe_of() {
+  case "$1" in codex-acp) echo --help ;; claude-code-acp) echo --help ;; *) echo --version ;; esac
+}
+
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; pi) echo pi ;; omp) echo omp ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; pi) echo pi ;; omp) echo omp ;; codex-acp) echo codex-acp ;; claude-code-acp) echo claude-code-acp ;; *) return 1 ;; esac
 }
 
 # path_of prints where an agent's command is in its install: npm's bin folder, except droid's
@@ -71,7 +76,7 @@ for agent in $AGENTS; do
   start=$SECONDS
   # oh-my-pi runs on Bun (#!/usr/bin/env bun): the Bun its lock pins is linked beside it.
   [ "$agent" = omp ] && ln -sfn "../omp-$key/node_modules/@oven/bun-linux-x64/bin/bun" "$BIN/bun"
-  if [ -f "$dest/.ok" ] && runs "$dest/$path" --version >/dev/null 2>&1; then
+  if [ -f "$dest/.ok" ] && runs "$dest/$path" "$(probe_of "$agent")" >/dev/null 2>&1; then
     say "$want: cached in $dest"
   else
     say "$want: npm ci into $dest"
@@ -93,12 +98,13 @@ for agent in $AGENTS; do
       tail -30 "$dest/npm.log" >&2; die "npm $install of $want failed (log: $dest/npm.log)"
     fi
     cmp -s "$pkg/package-lock.json" "$dest/package-lock.json" || die "npm $install of $want changed its lock: regenerate $pkg/package-lock.json"
-    version=$(runs "$dest/$path" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
+    version=$(runs "$dest/$path" "$(probe_of "$agent")" 2>&1 | head -1) || die "$want installed but \`$cmd $(probe_of "$agent")\` fails: $version"
     touch "$dest/.ok"
     say "$want: installed in $((SECONDS - start))s ($version)"
   fi
   ln -sfn "../$agent-$key/$path" "$BIN/$cmd"
-  # Older pinned installs of this agent are removed once the new one works.
-  for old in "$CACHE/$agent"-*; do [ "$old" = "$dest" ] || rm -rf "$old"; done
+  # Older pinned installs of this agent are removed once the new one works (by the 16-character key
+  # only: "codex-*" would also take codex-acp's).
+  for old in "$CACHE/$agent"-????????????????; do [ "$old" = "$dest" ] || rm -rf "$old"; done
 done
 echo "$BIN"

@@ -64,7 +64,7 @@ func New(t testing.TB, k Kind, model *fakemodel.Server) *Env {
 		}
 	}
 	switch k {
-	case Codex:
+	case Codex, CodexACP:
 		// A provider of our own, and nothing that looks up outside hosts.
 		config := fmt.Sprintf(`model = %q
 model_provider = "fake"
@@ -84,6 +84,12 @@ apps = false
 plugins = false
 remote_plugin = false
 `, codexModel, model.URL)
+		if k == CodexACP {
+			// codex-acp asks nothing of the editor with these, and its
+			// workspace-write sandbox cannot make its helpers when HOME is
+			// in the temporary folder.
+			config = "sandbox_mode = \"danger-full-access\"\napproval_policy = \"never\"\n" + config
+		}
 		writeFile(t, filepath.Join(e.Home, ".codex", "config.toml"), config)
 	case Gemini:
 		writeJSON(t, filepath.Join(e.Home, ".gemini", "settings.json"),
@@ -121,10 +127,10 @@ func (e *Env) environ() []string {
 		"NO_COLOR=1",
 	}
 	switch e.Kind {
-	case Claude:
+	case Claude, ClaudeCodeACP:
 		env = append(env, "ANTHROPIC_API_KEY=fake", "ANTHROPIC_BASE_URL="+e.Model.URL,
 			"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	case Codex:
+	case Codex, CodexACP:
 		env = append(env, "OPENAI_API_KEY=fake")
 	case Gemini:
 		env = append(env, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL="+e.Model.URL)

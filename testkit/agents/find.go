@@ -21,8 +21,17 @@ const (
 	Omp     Kind = "omp" // oh-my-pi
 )
 
+// CodexACP is codex-acp, Codex behind the Agent Client Protocol: no hooks
+// and no command line of its own, driven only by the ACP tests (not in
+// All).
+const CodexACP Kind = "codex-acp"
+
+// ClaudeCodeACP is claude-code-acp, Claude Code behind the Agent Client
+// Protocol (through its agent SDK), driven only by the ACP tests.
+const ClaudeCodeACP Kind = "claude-code-acp"
+
 // All lists every agent the shared tests drive the same way; the others
-// (Qwen) have test files of their own.
+// have test files of their own.
 var All = []Kind{Claude, Codex, Gemini, Copilot}
 
 // More agents, with tests of their own (their prompts reach a session
