@@ -192,18 +192,38 @@ func (s *Server) record(api string, r *http.Request, body []byte, msgs []Message
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
+	// A message may quote an earlier prompt (a notice does): the prompt
+	// scripted last wins. A message that begins with a notice is the
+	// prompt only when no prompt of its own comes before it in the same
+	// exchange (an agent that sends the notice as a message of its own
+	// after the prompt, as pi does; ACP sends it as a block of the prompt).
+	noticeAt, noticeKey := -1, -1
 	for i := len(msgs) - 1; i >= 0 && req.Prompt == ""; i-- {
-		if msgs[i].Role != "user" || msgs[i].Text == "" || strings.HasPrefix(msgs[i].Text, noticePrefix) {
+		if msgs[i].Role == "assistant" && noticeAt >= 0 {
+			break
+		}
+		if msgs[i].Role != "user" || msgs[i].Text == "" {
 			continue
 		}
-		// A message may quote an earlier prompt (a notice does): the
-		// prompt scripted last wins.
+		key := -1
 		for j := len(s.scripts) - 1; j >= 0; j-- {
 			if strings.Contains(msgs[i].Text, s.scripts[j].key) {
-				req.Prompt, req.Round = s.scripts[j].key, rounds(msgs[i+1:])
+				key = j
 				break
 			}
 		}
+		if strings.HasPrefix(msgs[i].Text, noticePrefix) {
+			if noticeAt < 0 {
+				noticeAt, noticeKey = i, key
+			}
+			continue
+		}
+		if key >= 0 {
+			req.Prompt, req.Round = s.scripts[key].key, rounds(msgs[i+1:])
+		}
+	}
+	if req.Prompt == "" && noticeKey >= 0 {
+		req.Prompt, req.Round = s.scripts[noticeKey].key, rounds(msgs[noticeAt+1:])
 	}
 	return req
 }
