@@ -15,6 +15,8 @@ const (
 	Codex      = "codex"
 	Gemini     = "gemini"
 	Copilot    = "copilot"
+	OpenCode   = "opencode"
+	Kilo       = "kilo"
 )
 
 // Agent is one coding agent rewind-lsp takes turns from through its
@@ -49,7 +51,7 @@ type Agent interface {
 	Setup(o SetupOptions) (*SetupResult, error)
 }
 
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}}
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, opencodeAgent, kiloAgent}
 
 // Lookup returns the agent named name, or nil.
 func Lookup(name string) Agent {
@@ -99,6 +101,10 @@ type Event struct {
 	ToolName   string          // Pre/PostTool
 	ToolInput  json.RawMessage // Pre/PostTool: the call's input object
 	ToolUseID  string          // Pre/PostTool: the call's id, when the agent gives one
+	// Leaf is the id of the conversation's last message when the event
+	// fired (opencode, Kilo: at a prompt the last before it), nil when the
+	// payload does not say.
+	Leaf *string
 }
 
 // payload holds the fields of every agent's hook payloads: snake_case for

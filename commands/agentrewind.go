@@ -47,7 +47,7 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return nil, &ArgError{Field: "session", Msg: "is required"}
 	}
 	r := &AgentRewindResult{Kept: []string{}, Offered: []string{}}
-	if a.Agent != agent.ClaudeCode {
+	if a.Agent != agent.ClaudeCode && !agent.IsOpenCode(a.Agent) {
 		return r, nil // no other agent's own rewind is seen yet
 	}
 	h, err := s.ws.History()
@@ -58,12 +58,18 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {
 		return r, nil
 	}
-	dropped, tracked, err := s.findOwnRewind(h, open, a.PromptID)
-	if err != nil || dropped == nil {
+	var dropped *journal.Entry
+	var tracked []string
+	if agent.IsOpenCode(a.Agent) {
+		dropped = openCodeDropped(h, open)
+	} else if dropped, tracked, err = s.findOwnRewind(h, open, a.PromptID); err != nil {
 		return r, err
 	}
+	if dropped == nil {
+		return r, nil
+	}
 	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: dropped.ID,
-		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()}
+		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), RestoresAll: agent.IsOpenCode(a.Agent)}
 	for _, p := range tracked {
 		if rel, err := s.RelPath(p); err == nil {
 			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
@@ -83,6 +89,24 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		r.Turn = out.Turn.Turn
 	}
 	return r, nil
+}
+
+// openCodeDropped is the first earlier turn of an opencode or Kilo
+// session on the branch that the open turn's prompt dropped (its own
+// /undo: agent.OwnRewindDropped compares the leaves the prompts recorded),
+// or nil.
+func openCodeDropped(h *journal.History, open *journal.Entry) *journal.Entry {
+	var turns []*journal.Entry
+	var points []string
+	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
+		if t.ID != open.ID && t.Agent == open.Agent && t.Transcript != "" && t.Turn < open.Turn && h.OnBranch(t.ID) {
+			turns, points = append(turns, t), append(points, t.ForkUUID)
+		}
+	}
+	if i := agent.OwnRewindDropped(open.ForkUUID, points); i >= 0 {
+		return turns[i]
+	}
+	return nil
 }
 
 // findOwnRewind looks in a Claude Code session's transcript for the open

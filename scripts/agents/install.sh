@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI), at the
+# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, opencode, Kilo), at the
 # versions pinned by scripts/agents/<agent>/package-lock.json, from the npm registry, into a cache
 # outside the clone. Idempotent: an agent whose pinned install is already there and runs is
 # skipped. Every agent's command is linked into one folder, printed as the last line of stdout:
@@ -9,16 +9,16 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot")
+#      AGENTS                   which agents (default "claude codex gemini copilot opencode kilo")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
 #     node-<version>/                                Node from npm, only when the system's is < 20
-#     bin/                                           claude, codex, gemini, copilot (and node)
+#     bin/                                           claude, codex, gemini, copilot, opencode, kilo (and node)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot}"
+AGENTS="${AGENTS:-claude codex gemini copilot opencode kilo}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -51,18 +51,26 @@ runs() { mkdir -p "$CACHE/.home" && HOME="$CACHE/.home" "$@"; }
 
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; opencode) echo opencode ;; kilo) echo kilo ;; *) return 1 ;; esac
+}
+
+# exe_of prints where, under node_modules, an agent's command is. opencode and Kilo are pinned as
+# their Linux x64 binary alone: their launcher packages list every platform's binary, and a lock
+# that names them cannot be installed from a registry that lacks some.
+exe_of() {
+  case "$1" in opencode) echo opencode-linux-x64/bin/opencode ;; kilo) echo @kilocode/cli-linux-x64/bin/kilo ;; *) echo ".bin/$(bin_of "$1")" ;; esac
 }
 
 for agent in $AGENTS; do
   pkg="$HERE/$agent"
   [ -f "$pkg/package-lock.json" ] || die "unknown agent $agent (no $pkg/package-lock.json)"
   cmd=$(bin_of "$agent")
+  exe=$(exe_of "$agent")
   want=$(cd "$pkg" && node -p 'const l=require("./package-lock.json"),d=Object.keys(l.packages[""].dependencies)[0]; d+"@"+l.packages["node_modules/"+d].version')
   key=$(cat "$pkg/package.json" "$pkg/package-lock.json" | sha256sum | cut -c1-16)
   dest="$CACHE/$agent-$key"
   start=$SECONDS
-  if [ -f "$dest/.ok" ] && runs "$dest/node_modules/.bin/$cmd" --version >/dev/null 2>&1; then
+  if [ -f "$dest/.ok" ] && runs "$dest/node_modules/$exe" --version >/dev/null 2>&1; then
     say "$want: cached in $dest"
   else
     say "$want: npm ci into $dest"
@@ -75,11 +83,11 @@ for agent in $AGENTS; do
     if ! (cd "$dest" && npm ci --no-audit --no-fund "${scripts[@]}" >"$dest/npm.log" 2>&1); then
       tail -30 "$dest/npm.log" >&2; die "npm ci of $want failed (log: $dest/npm.log)"
     fi
-    version=$(runs "$dest/node_modules/.bin/$cmd" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
+    version=$(runs "$dest/node_modules/$exe" --version 2>&1) || die "$want installed but \`$cmd --version\` fails: $version"
     touch "$dest/.ok"
     say "$want: installed in $((SECONDS - start))s ($version)"
   fi
-  ln -sfn "../$agent-$key/node_modules/.bin/$cmd" "$BIN/$cmd"
+  ln -sfn "../$agent-$key/node_modules/$exe" "$BIN/$cmd"
   # Older pinned installs of this agent are removed once the new one works.
   for old in "$CACHE/$agent"-*; do [ "$old" = "$dest" ] || rm -rf "$old"; done
 done

@@ -24,6 +24,9 @@ var events = map[Kind][6]string{
 	Codex:   {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
 	Gemini:  {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
 	Copilot: {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"},
+	// The plugin's events (opencode and Kilo name no end of a session).
+	OpenCode: {"session.created", "chat.message", "tool.execute.before", "tool.execute.after", "session.idle", ""},
+	Kilo:     {"session.created", "chat.message", "tool.execute.before", "tool.execute.after", "session.idle", ""},
 }
 
 // TestFirstPrompt runs each real agent on one prompt in which the model

@@ -88,6 +88,8 @@ remote_plugin = false
 	case Gemini:
 		writeJSON(t, filepath.Join(e.Home, ".gemini", "settings.json"),
 			map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+	case OpenCode, Kilo:
+		openCodeHome(t, e)
 	}
 	return e
 }
@@ -121,6 +123,8 @@ func (e *Env) environ() []string {
 	case Copilot:
 		env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+e.Model.URL+"/v1",
 			"COPILOT_PROVIDER_API_KEY=fake", "COPILOT_MODEL=claude-sonnet-4.5")
+	case OpenCode, Kilo:
+		env = append(env, openCodeEnv(e)...)
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -162,6 +166,8 @@ func (e *Env) args(session, prompt string) []string {
 			a = append(a, "--resume="+session)
 		}
 		return append(a, "-p", prompt)
+	case OpenCode, Kilo:
+		return openCodeArgs(session, prompt)
 	}
 	panic("unknown agent " + e.Kind)
 }
@@ -215,6 +221,9 @@ func (e *Env) Exec(dir, name string, args ...string) Result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, e.environ()
+	if e.Kind == OpenCode || e.Kind == Kilo {
+		cmd.Env = append(cmd.Env, "PWD="+dir) // they take their project from it
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, nil
 	// The agent and whatever it starts (hooks, shells) are one group, ended
@@ -250,15 +259,16 @@ func sessionOf(k Kind, stdout string) string {
 	}
 	for sc.Scan() {
 		var v struct {
-			Type      string `json:"type"`
-			SessionID string `json:"session_id"` // Claude Code's result
-			ThreadID  string `json:"thread_id"`  // Codex's thread.started
-			Session   string `json:"sessionId"`  // Copilot CLI's result
+			Type       string `json:"type"`
+			SessionID  string `json:"session_id"` // Claude Code's result
+			ThreadID   string `json:"thread_id"`  // Codex's thread.started
+			Session    string `json:"sessionId"`  // Copilot CLI's result
+			SessionID2 string `json:"sessionID"`  // opencode's and Kilo's events
 		}
 		if json.Unmarshal(sc.Bytes(), &v) != nil {
 			continue
 		}
-		for _, s := range []string{v.SessionID, v.ThreadID, v.Session} {
+		for _, s := range []string{v.SessionID, v.ThreadID, v.Session, v.SessionID2} {
 			if s != "" {
 				id = s
 			}

@@ -16,6 +16,10 @@ const (
 	Codex   Kind = "codex"
 	Gemini  Kind = "gemini"
 	Copilot Kind = "copilot"
+	// OpenCode and Kilo (its fork) run rewind-lsp's plugin, not command
+	// hooks: opencode_test.go drives them.
+	OpenCode Kind = "opencode"
+	Kilo     Kind = "kilo"
 )
 
 // All lists every agent.

@@ -31,6 +31,10 @@ import (
 //   - Copilot CLI 1.0.102 (chat completions): create {path, file_text},
 //     edit {path, old_str, new_str}, bash {command, description, mode?,
 //     …}, view {path}. Hooks see toolName and toolArgs with the same names.
+//   - opencode 1.18.33 and Kilo 7.7.7 (chat completions): write {filePath,
+//     content}, edit {filePath, oldString, newString, replaceAll?}, bash
+//     {command, description, timeout?}, read {filePath}. The plugin's
+//     tool.execute events see the same names and arguments.
 
 // WriteFile is the model's call that creates file path (absolute, inside
 // dir for Codex, whose patches name paths relative to the session's
@@ -45,6 +49,8 @@ func WriteFile(k Kind, dir, path, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 	case Copilot:
 		return fakemodel.Call{Name: "create", Args: map[string]any{"path": path, "file_text": content}}
+	case OpenCode, Kilo:
+		return fakemodel.Call{Name: "write", Args: map[string]any{"filePath": path, "content": content}}
 	}
 	panic("unknown agent " + k)
 }
@@ -61,6 +67,8 @@ func EditFile(k Kind, dir, path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Name: "replace", Args: map[string]any{"file_path": path, "instruction": "change the line", "old_string": old, "new_string": new}}
 	case Copilot:
 		return fakemodel.Call{Name: "edit", Args: map[string]any{"path": path, "old_str": old, "new_str": new}}
+	case OpenCode, Kilo:
+		return fakemodel.Call{Name: "edit", Args: map[string]any{"filePath": path, "oldString": old, "newString": new}}
 	}
 	panic("unknown agent " + k)
 }
@@ -74,7 +82,7 @@ func Shell(k Kind, command string) fakemodel.Call {
 		return fakemodel.Call{Name: "exec_command", Args: map[string]any{"cmd": command}}
 	case Gemini:
 		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": command, "description": "run a command"}}
-	case Copilot:
+	case Copilot, OpenCode, Kilo:
 		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": command, "description": "run a command"}}
 	}
 	panic("unknown agent " + k)
