@@ -1,6 +1,25 @@
 package agents
 
-import "testing"
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/testkit"
+	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
+)
 
 // openCodeKinds are opencode and Kilo, which run rewind-lsp's plugin.
 var openCodeKinds = []Kind{OpenCode, Kilo}
@@ -26,4 +45,147 @@ func TestStepsOpenCode(t *testing.T) {
 	for _, k := range openCodeKinds {
 		t.Run(string(k), func(t *testing.T) { stepsAgent(t, k) })
 	}
+}
+
+// TestOwnUndoOpenCode: opencode's own undo (what /undo does: POST
+// /session/{id}/revert to the last prompt, through its server) restores
+// the files itself, the shell's included, and hides the turn; the next
+// prompt commits it. rewind-lsp sees it at that prompt — its leaf, the
+// last message before it, comes before turn 2's prompt — and records it as
+// the agent's own rewind to turn 2: the conversation moved back, no file
+// restored a second time (nothing was left to restore), and the new prompt
+// is turn 2.
+func TestOwnUndoOpenCode(t *testing.T) {
+	for _, k := range openCodeKinds {
+		t.Run(string(k), func(t *testing.T) { ownUndoOpenCode(t, k) })
+	}
+}
+
+func ownUndoOpenCode(t *testing.T, k Kind) {
+	model := startModel(t)
+	e := New(t, k, model)
+	e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
+	ws := workspace(t, e)
+	rl := filepath.Join(e.Dir(), "rl", "rewind-lsp")
+	copyFile(t, testkit.Binary(t), rl)
+	if r := e.Exec(ws, rl, "setup", agentName[k], "--user"); r.Exit != 0 {
+		t.Fatalf("setup: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+	}
+	e.Instrument(rl)
+	cli := rl + ".real"
+
+	a, c := filepath.Join(ws, "a.txt"), filepath.Join(ws, "c.txt")
+	p := []string{"", "First: create a.txt.", "Second: change a.txt and write b.txt from the shell.", "Third, after the undo: create c.txt."}
+	model.On(p[1], fakemodel.Tools(WriteFile(k, ws, a, "one\n")), fakemodel.Say("Created a.txt."))
+	model.On(p[2], fakemodel.Tools(EditFile(k, ws, a, "one", "two")), fakemodel.Tools(Shell(k, "echo shell > b.txt")), fakemodel.Say("Changed a.txt, wrote b.txt."))
+	model.On(p[3], fakemodel.Tools(WriteFile(k, ws, c, "three\n")), fakemodel.Say("Created c.txt."))
+	s := e.Prompt(ws, p[1]).Session
+	e.Resume(ws, s, p[2])
+	wantFiles(t, ws, map[string]string{"a.txt": "two\n", "b.txt": "shell\n"})
+
+	second := ""
+	for _, h := range byEvent(e.HookRuns(), "chat.message") {
+		if h.Field("prompt") == p[2] {
+			second = h.Field("message_id")
+		}
+	}
+	if second == "" {
+		t.Fatal("the plugin sent no message id with the second prompt")
+	}
+	e.openCodeServer(ws, func(call func(method, path string, body any) []byte) {
+		call("POST", "/session/"+s+"/revert", map[string]any{"messageID": second})
+	})
+	// The agent restored both files itself, the shell's too.
+	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": ""})
+
+	e.Resume(ws, s, p[3])
+	wantFiles(t, ws, map[string]string{"a.txt": "one\n", "b.txt": "", "c.txt": "three\n"})
+	if q := last(model.For(p[3])); q == nil || !q.Mentions(p[1]) || q.Mentions(p[2]) {
+		t.Errorf("the prompt after the undo did not send the model the first exchange alone: %v", userTexts(q))
+	}
+
+	var log commands.ListResult
+	e.cli(t, ws, cli, &log, "log")
+	var prompts []string
+	for _, tn := range log.Turns {
+		prompts = append(prompts, fmt.Sprintf("%d %s", tn.Turn, tn.Prompt))
+	}
+	if want := []string{"1 " + p[1], "2 " + p[3]}; !slices.Equal(prompts, want) {
+		t.Errorf("log turns %q, want %q", prompts, want)
+	}
+	if len(log.Rewinds) != 1 {
+		t.Fatalf("log shows %d rewinds, want the agent's own undo: %+v", len(log.Rewinds), log.Rewinds)
+	}
+	rw := log.Rewinds[0]
+	if rw.Agent != agentName[k] || rw.Session != s || rw.Turn != 2 || rw.Prompt != p[2] || len(rw.Files) != 0 || len(rw.Offered) != 0 || !rw.Applied {
+		t.Errorf("the agent's undo was recorded as %+v, want %s's rewind of session %s to turn 2, nothing restored besides", rw, agentName[k], s)
+	}
+	t.Logf("recorded: %s", rw.Title)
+	for _, h := range e.HookRuns() {
+		if h.Exit != 0 || h.Took() > 5*time.Second {
+			t.Errorf("hook %s: exit %d after %v\n%s", h.Event(), h.Exit, h.Took(), h.Stderr)
+		}
+	}
+}
+
+// openCodeServer runs the agent's own server (`opencode serve`, `kilo
+// serve`, without plugins) on the Env's data in folder dir while fn calls
+// its HTTP API; call fails the test on an error answer.
+func (e *Env) openCodeServer(dir string, fn func(call func(method, path string, body any) []byte)) {
+	t := e.t
+	t.Helper()
+	prefix := strings.ToUpper(string(e.Kind))
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, e.Cmd, "serve", "--pure", "--port", "0", "--hostname", "127.0.0.1")
+	cmd.Dir = dir
+	cmd.Env = append(e.environ(), "PWD="+dir, prefix+"_SERVER_USERNAME=test", prefix+"_SERVER_PASSWORD=test")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupKill(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		cmd.Wait()
+	}()
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "http://"); i >= 0 {
+				urls <- strings.Fields(sc.Text()[i:])[0]
+				break
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	var base string
+	select {
+	case base = <-urls:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("%s serve did not say where it listens within 90 s", e.Kind)
+	}
+	fn(func(method, path string, body any) []byte {
+		t.Helper()
+		data, _ := json.Marshal(body)
+		req, err := http.NewRequest(method, strings.TrimSuffix(base, "/")+path+"?directory="+url.QueryEscape(dir), bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("test", "test")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s %s: %s\n%s", method, path, resp.Status, got)
+		}
+		return got
+	})
 }
