@@ -28,6 +28,7 @@ const AGENT = "opencode"
 
 // BOUND_MS bounds one hook call: rewind-lsp answers within 5 s whatever happens.
 const BOUND_MS = 6000
+const windows = process.platform === "win32"
 // READ_MS bounds reading the session's last messages from the agent.
 const READ_MS = 2000
 
@@ -49,7 +50,9 @@ function runHook(payload) {
     }
     let child
     try {
-      child = spawn(`${COMMAND} hook ${AGENT}`, { shell: true, stdio: ["pipe", "pipe", "ignore"], windowsHide: true })
+      // Its own process group (not on Windows), so that a bound ends the
+      // shell and what it started.
+      child = spawn(`${COMMAND} hook ${AGENT}`, { shell: true, stdio: ["pipe", "pipe", "ignore"], windowsHide: true, detached: !windows })
     } catch {
       resolve("")
       return
@@ -57,7 +60,8 @@ function runHook(payload) {
     const timer = setTimeout(() => {
       out = ""
       try {
-        child.kill("SIGKILL")
+        if (windows) child.kill()
+        else process.kill(-child.pid, "SIGKILL")
       } catch {}
       finish()
     }, BOUND_MS)
