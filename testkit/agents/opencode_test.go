@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -188,4 +189,88 @@ func (e *Env) openCodeServer(dir string, fn func(call func(method, path string, 
 		}
 		return got
 	})
+}
+
+// TestFirstPromptOpenCode runs opencode and Kilo, with rewind-lsp's plugin
+// installed by setup, on one prompt in which the model writes a file with
+// the write tool and another from bash, and checks what the plugin handed
+// to the hook: the events in order, the session, the folder, the prompt
+// with its message id and leaf, the tools and their arguments. With
+// -update it keeps them in agent/testdata/<agent>/hooks.jsonl.
+func TestFirstPromptOpenCode(t *testing.T) {
+	for _, k := range openCodeKinds {
+		t.Run(string(k), func(t *testing.T) { firstPromptOpenCode(t, k) })
+	}
+}
+
+func firstPromptOpenCode(t *testing.T, k Kind) {
+	model := startModel(t)
+	e := New(t, k, model)
+	e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
+	ws := workspace(t, e)
+	rl := filepath.Join(e.Dir(), "rl", "rewind-lsp")
+	copyFile(t, testkit.Binary(t), rl)
+	if r := e.Exec(ws, rl, "setup", agentName[k], "--user"); r.Exit != 0 {
+		t.Fatalf("setup: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+	}
+	e.Instrument(rl)
+	a := filepath.Join(ws, "a.txt")
+	write, shell := WriteFile(k, ws, a, "hello\n"), Shell(k, "echo shell > b.txt")
+	const prompt = "Write a.txt, then b.txt from the shell."
+	model.On(prompt, fakemodel.Tools(write), fakemodel.Tools(shell), fakemodel.Say("Both written."))
+	r := e.Prompt(ws, prompt)
+	if r.Session == "" {
+		t.Fatalf("no session id in the output:\n%s", r.Stdout)
+	}
+	wantFiles(t, ws, map[string]string{"a.txt": "hello\n", "b.txt": "shell\n"})
+
+	runs := e.HookRuns()
+	ev := events[k]
+	var got []string
+	for _, h := range runs {
+		got = append(got, h.Event())
+		t.Logf("hook %-20s %v", h.Event(), h.Took())
+		if h.Exit != 0 {
+			t.Errorf("hook %s: exit %d\n%s", h.Event(), h.Exit, h.Stderr)
+		}
+		if s, c := h.Field("session_id"), h.Field("cwd"); s != r.Session || c != ws {
+			t.Errorf("%s: session %q cwd %q, want %q %q", h.Event(), s, c, r.Session, ws)
+		}
+	}
+	if want := []string{ev[0], ev[1], ev[2], ev[3], ev[2], ev[3], ev[4]}; !slices.Equal(got, want) {
+		t.Fatalf("hook events %v, want %v", got, want)
+	}
+	var leaf struct {
+		Leaf *string `json:"leaf_id"`
+	}
+	json.Unmarshal(runs[1].Payload, &leaf)
+	if runs[1].Field("prompt") != prompt || !strings.HasPrefix(runs[1].Field("message_id"), "msg_") || leaf.Leaf == nil || *leaf.Leaf != "" {
+		t.Errorf("chat.message: %s, want the prompt, its message id and an empty leaf", runs[1].Payload)
+	}
+	if end := runs[6].Field("leaf_id"); end <= runs[1].Field("message_id") {
+		t.Errorf("session.idle: leaf %q, want a message after the prompt's %q", end, runs[1].Field("message_id"))
+	}
+	for i, call := range []fakemodel.Call{write, write, shell, shell} {
+		h := runs[2+i]
+		name, input := toolOf(t, k, h)
+		if name != call.Name || h.Field("tool_use_id") == "" {
+			t.Errorf("%s: tool %q (call %q), want %q", h.Event(), name, h.Field("tool_use_id"), call.Name)
+		}
+		if call.Name == "bash" && input["command"] != "echo shell > b.txt" || call.Name == "write" && input["filePath"] != a {
+			t.Errorf("%s: input %v", h.Event(), input)
+		}
+	}
+	if *update {
+		dir := filepath.Join("..", "..", "agent", "testdata", agentName[k])
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		norm := normalizer(e.Dir(), e.Home, ws)
+		var lines []string
+		for _, h := range runs {
+			lines = append(lines, `{"event":"`+h.Event()+`","payload":`+strings.TrimSpace(norm(string(h.Payload)))+`}`)
+		}
+		writeFile(t, filepath.Join(dir, "hooks.jsonl"), strings.Join(lines, "\n")+"\n")
+		t.Logf("wrote %s", dir)
+	}
 }
