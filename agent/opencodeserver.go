@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -37,7 +38,9 @@ func (e *ocNotFound) Error() string { return e.path + ": not found" }
 
 // withServer starts the agent's server on database db (--pure: without
 // external plugins, rewind-lsp's among them), for the project folder dir,
-// runs fn, and stops it. The agent missing from PATH is a *Refusal.
+// runs fn, and stops it. The agent missing from PATH is a *Refusal. The
+// server reads none of the person's configuration (serverConfig), which a
+// fork needs nothing of.
 func (a openCode) withServer(db, dir string, fn func(s *ocServer) error) error {
 	bin, err := exec.LookPath(a.bin)
 	if err != nil {
@@ -48,9 +51,15 @@ func (a openCode) withServer(db, dir string, fn func(s *ocServer) error) error {
 	var pw [16]byte
 	rand.Read(pw[:])
 	s := &ocServer{ctx: ctx, dir: dir, user: "rewind-lsp", pwd: hex.EncodeToString(pw[:])}
+	config, err := a.serverConfig()
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(config)
 	cmd := exec.CommandContext(ctx, bin, "serve", "--pure", "--port", "0", "--hostname", "127.0.0.1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PWD="+dir, a.env+"_DB="+db, a.env+"_SERVER_USERNAME="+s.user, a.env+"_SERVER_PASSWORD="+s.pwd,
+	cmd.Env = append(os.Environ(), "PWD="+dir, "XDG_CONFIG_HOME="+config, a.env+"_DISABLE_PROJECT_CONFIG=1",
+		a.env+"_DB="+db, a.env+"_SERVER_USERNAME="+s.user, a.env+"_SERVER_PASSWORD="+s.pwd,
 		a.env+"_DISABLE_AUTOUPDATE=1", a.env+"_DISABLE_MODELS_FETCH=1", a.env+"_DISABLE_LSP_DOWNLOAD=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -132,4 +141,36 @@ func (s *ocServer) call(method, path string, body, result any) error {
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	return nil
+}
+
+// serverConfig makes an empty configuration folder for the server
+// (XDG_CONFIG_HOME): at start the agent installs its plugin package into
+// its configuration folder with npm, in the background, unless the folder
+// says it is installed. Stopping the server during that install could
+// leave the person's folder half-installed; this one says it is installed
+// (the server loads no plugin), and is removed afterwards.
+func (a openCode) serverConfig() (string, error) {
+	dir, err := os.MkdirTemp("", "rewind-lsp-"+a.bin+"-")
+	if err != nil {
+		return "", err
+	}
+	pkg := "@opencode-ai/plugin"
+	if a.name == Kilo {
+		pkg = "@kilocode/plugin"
+	}
+	deps := map[string]any{"dependencies": map[string]string{pkg: "*"}}
+	lock := map[string]any{"lockfileVersion": 3, "packages": map[string]any{"": deps}}
+	cfg := filepath.Join(dir, a.dir)
+	err = os.MkdirAll(filepath.Join(cfg, "node_modules"), 0o700)
+	for name, v := range map[string]any{"package.json": deps, "package-lock.json": lock} {
+		data, _ := json.Marshal(v)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(cfg, name), data, 0o600)
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("a configuration folder for %s serve: %w", a.bin, err)
+	}
+	return dir, nil
 }
