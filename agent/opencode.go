@@ -27,7 +27,7 @@ import (
 // A session lives in the agent's SQLite database, never written here; it
 // is forked by the agent itself: `opencode serve` (`kilo serve`) started
 // for the moment, POST /session/{id}/fork with the id of the first message
-// to leave out (docs/AGENTS.md, "opencode and Kilo"). Message ids ascend
+// to leave out (docs/ARCHITECTURE.md, "opencode and Kilo"). Message ids ascend
 // with time, so the fork point, a message id, orders the turns too: a
 // prompt whose leaf is not after an earlier turn's fork point continues
 // from before that turn — the agent's own /undo (session.revert, which

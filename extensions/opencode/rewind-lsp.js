@@ -2,7 +2,7 @@
 // `rewind-lsp hook <agent>` (one JSON object on its stdin) and passes its
 // answer on. Installed by `rewind-lsp setup opencode` or `setup kilo` into the
 // agent's plugin folder, which sets COMMAND and AGENT below; every decision is
-// rewind-lsp's (docs/AGENTS.md, "opencode and Kilo").
+// rewind-lsp's (docs/ARCHITECTURE.md, "opencode and Kilo").
 //
 //   chat.message          a turn opens: the prompt, its message id and the id
 //                         of the session's last message before it (the fork
@@ -12,6 +12,9 @@
 //   tool.execute.after    before and after: a step of the turn).
 //   session.idle          the turn ends, with the session's last message id.
 //   session.created       a session starts.
+//
+// A subagent's session (the task tool's, a child of the person's) opens and
+// ends no turn: its tool calls are steps of its root session's turn.
 //   shell.env             names the session to the agent's shell
 //                         (REWIND_LSP_SESSION), so `rewind-lsp` run there knows
 //                         whose turn it is in.
@@ -129,9 +132,39 @@ export const RewindLsp = async ({ client, directory }) => {
 
   const base = (name, sessionID) => ({ hook_event_name: name, session_id: sessionID, cwd: directory })
 
+  // A subagent (the task tool) runs in a session of its own, a child of
+  // the person's: its prompts and ends are no turns, and its tool calls
+  // are steps of the turn of the session at the root. parents maps a
+  // session to its parent ("" for none), from session.created or read once.
+  const parents = new Map()
+  const parentOf = async (sessionID) => {
+    if (!parents.has(sessionID)) {
+      const parent = await within(
+        (async () => {
+          const r = await client.session.get({ path: { id: sessionID } })
+          return r && r.data ? r.data.parentID || "" : undefined
+        })(),
+        READ_MS,
+        undefined,
+      )
+      if (parent === undefined) return ""
+      parents.set(sessionID, parent)
+    }
+    return parents.get(sessionID)
+  }
+  const rootOf = async (sessionID) => {
+    for (let i = 0; i < 16; i++) {
+      const parent = await parentOf(sessionID)
+      if (!parent) break
+      sessionID = parent
+    }
+    return sessionID
+  }
+
   return {
     "chat.message": async (input, output) => {
       const sessionID = input.sessionID
+      if ((await rootOf(sessionID)) !== sessionID) return
       const message = output.message || {}
       const messageID = message.id || input.messageID || ""
       const prompt = (output.parts || [])
@@ -159,17 +192,19 @@ export const RewindLsp = async ({ client, directory }) => {
     },
 
     "tool.execute.before": async (input, output) => {
-      const payload = { ...base("tool.execute.before", input.sessionID), tool_name: input.tool, tool_use_id: input.callID, tool_input: output.args }
+      const sessionID = await rootOf(input.sessionID)
+      const payload = { ...base("tool.execute.before", sessionID), tool_name: input.tool, tool_use_id: input.callID, tool_input: output.args }
       await enqueue(() => runHook(payload))
     },
 
     "tool.execute.after": async (input) => {
-      const payload = { ...base("tool.execute.after", input.sessionID), tool_name: input.tool, tool_use_id: input.callID, tool_input: input.args }
+      const sessionID = await rootOf(input.sessionID)
+      const payload = { ...base("tool.execute.after", sessionID), tool_name: input.tool, tool_use_id: input.callID, tool_input: input.args }
       await enqueue(() => runHook(payload))
     },
 
     "shell.env": async (input, output) => {
-      if (input.sessionID && output.env) output.env.REWIND_LSP_SESSION = input.sessionID
+      if (input.sessionID && output.env) output.env.REWIND_LSP_SESSION = await rootOf(input.sessionID)
     },
 
     event: async ({ event }) => {
@@ -177,7 +212,7 @@ export const RewindLsp = async ({ client, directory }) => {
       switch (event && event.type) {
         case "session.idle": {
           const sessionID = props.sessionID
-          if (!sessionID) return
+          if (!sessionID || (await rootOf(sessionID)) !== sessionID) return
           // The turn's end is read as it is queued, before a later prompt
           // adds messages.
           const p = enqueue(async () => {
@@ -192,7 +227,9 @@ export const RewindLsp = async ({ client, directory }) => {
         case "session.created": {
           const info = props.info || {}
           if (!info.id) return
-          const payload = { ...base("session.created", info.id), source: info.parentID ? "fork" : "startup" }
+          parents.set(info.id, info.parentID || "")
+          if (info.parentID) return
+          const payload = { ...base("session.created", info.id), source: "startup" }
           await enqueue(() => runHook(payload))
           return
         }

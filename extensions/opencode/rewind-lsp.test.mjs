@@ -25,14 +25,16 @@ function reset(mode) {
   process.env.REWIND_TEST_MODE = mode || ""
 }
 
-// client answers session.messages with the given message ids (or throws).
-function client(ids) {
+// client answers session.messages with the given message ids (or throws),
+// and session.get with the parent parents names.
+function client(ids, parents = {}) {
   return {
     session: {
       messages: async () => {
         if (ids instanceof Error) throw ids
         return { data: ids.map((id) => ({ info: { id }, parts: [] })) }
       },
+      get: async ({ path }) => ({ data: { id: path.id, parentID: parents[path.id] } }),
     },
   }
 }
@@ -165,4 +167,20 @@ test("a hook that fails or prints something else adds nothing", async () => {
     assert.equal(output.parts.length, 1, mode)
     assert.equal(calls().length, 1, mode)
   }
+})
+
+test("a subagent's session opens and ends no turn; its tool calls and shell go to the root session", async () => {
+  reset("")
+  const hooks = await RewindLsp({ client: client(["msg_001"], { ses_grandchild: "ses_child" }), directory: "/p" })
+  await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_child", parentID: "ses_root" } } } })
+  await hooks["chat.message"]({ sessionID: "ses_child" }, { message: { id: "msg_002" }, parts: [{ id: "prt_1", type: "text", text: "sub" }] })
+  await hooks["tool.execute.before"]({ tool: "edit", sessionID: "ses_grandchild", callID: "c" }, { args: { filePath: "/p/a" } })
+  const output = { env: {} }
+  await hooks["shell.env"]({ cwd: "/p", sessionID: "ses_child" }, output)
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_child" } } })
+  assert.deepEqual(
+    calls().map((c) => [c.payload.hook_event_name, c.payload.session_id]),
+    [["tool.execute.before", "ses_root"]],
+  )
+  assert.equal(output.env.REWIND_LSP_SESSION, "ses_root")
 })
