@@ -274,3 +274,26 @@ func firstPromptOpenCode(t *testing.T, k Kind) {
 		t.Logf("wrote %s", dir)
 	}
 }
+
+// TestOpenCodeNamesTheSession: the plugin names the session to the agent's
+// shell (REWIND_LSP_SESSION, through shell.env), so rewind-lsp run from
+// there knows whose turn it is in.
+func TestOpenCodeNamesTheSession(t *testing.T) {
+	for _, k := range openCodeKinds {
+		t.Run(string(k), func(t *testing.T) {
+			model := startModel(t)
+			e := New(t, k, model)
+			e.ExtraEnv = append(e.ExtraEnv, "REWIND_LSP_HOME="+filepath.Join(e.Dir(), "store"))
+			ws := workspace(t, e)
+			rl := filepath.Join(e.Dir(), "rl", "rewind-lsp")
+			copyFile(t, testkit.Binary(t), rl)
+			if r := e.Exec(ws, rl, "setup", agentName[k], "--user"); r.Exit != 0 {
+				t.Fatalf("setup: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+			}
+			const prompt = "Which session is this?"
+			model.On(prompt, fakemodel.Tools(Shell(k, `echo "$REWIND_LSP_SESSION" > s.txt`)), fakemodel.Say("Noted."))
+			s := e.Prompt(ws, prompt).Session
+			wantFiles(t, ws, map[string]string{"s.txt": s + "\n"})
+		})
+	}
+}
