@@ -165,8 +165,10 @@ func xdgDir(env, fallback, name string) (string, error) {
 // are copied into a new session (the first message after it, the turn's
 // prompt or the next one, is the one the fork leaves out; none: all of
 // them). The new session gets the original's permission rules, which a
-// fork does not copy (`kilo run` sets some so that nothing asks a
-// question; without them a non-interactive resume can wait on one).
+// fork does not copy (`kilo run` denies the model's question tool, so
+// that no question waits on a person; without them a non-interactive
+// resume can wait on one). Kilo's own question about slow snapshots is
+// not a rule's to stop (README, "opencode and Kilo").
 // `opencode --session <id>` (`kilo --session <id>`) continues it.
 func (a openCode) Fork(r ForkRequest) (*Forked, error) {
 	if r.Point.UUID == "" {

@@ -59,8 +59,9 @@ func openCodeEnv(e *Env) []string {
 			"KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_PRESENCE=1", "KILO_DISABLE_SHARE=1", "KILO_DISABLE_LSP_DOWNLOAD=1",
 			"KILO_TELEMETRY_LEVEL=off",
 			// When its snapshot of the worktree takes over 10 s (a busy
-			// machine), Kilo asks whether to go on with snapshots, and a
-			// non-interactive run waits for the answer for ever.
+			// machine), Kilo asks whether to go on with snapshots, whatever
+			// the session's question rules, and a non-interactive run waits
+			// 2 minutes (KILO_SNAPSHOT_TURN_TIMEOUT_MS) for an answer.
 			"KILO_SNAPSHOT_TRACK_TIMEOUT_MS=300000"}
 	}
 	return []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
