@@ -275,10 +275,13 @@ func firstPromptOpenCode(t *testing.T, k Kind) {
 	}
 }
 
-// TestOpenCodeNamesTheSession: the plugin names the session to the agent's
+// TestOpenCodeSetupAndShell: the plugin names the session to the agent's
 // shell (REWIND_LSP_SESSION, through shell.env), so rewind-lsp run from
-// there knows whose turn it is in.
-func TestOpenCodeNamesTheSession(t *testing.T) {
+// there knows whose turn it is in. And setup keeps the rest: a plugin of
+// the person's own in the same folder still runs beside rewind-lsp's (its
+// shell.env too), a second setup changes nothing, and a rewind-lsp.js of
+// the project's that rewind-lsp did not write is refused, untouched.
+func TestOpenCodeSetupAndShell(t *testing.T) {
 	for _, k := range openCodeKinds {
 		t.Run(string(k), func(t *testing.T) {
 			model := startModel(t)
@@ -287,13 +290,31 @@ func TestOpenCodeNamesTheSession(t *testing.T) {
 			ws := workspace(t, e)
 			rl := filepath.Join(e.Dir(), "rl", "rewind-lsp")
 			copyFile(t, testkit.Binary(t), rl)
-			if r := e.Exec(ws, rl, "setup", agentName[k], "--user"); r.Exit != 0 {
-				t.Fatalf("setup: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+			plugins := filepath.Join(e.Home, ".config", agentName[k], "plugins")
+			const mine = "export const Mine = async () => ({ \"shell.env\": async (input, output) => { output.env.MINE = \"kept\" } })\n"
+			writeFile(t, filepath.Join(plugins, "mine.js"), mine)
+			for i, want := range []string{"added rewind-lsp's hooks to", "nothing changed"} {
+				r := e.Exec(ws, rl, "setup", agentName[k], "--user")
+				if r.Exit != 0 || !strings.Contains(r.Stdout, want) || !strings.Contains(r.Stdout, filepath.Join(plugins, "rewind-lsp.js")) {
+					t.Fatalf("setup %d: exit %d, want %q\n%s%s", i+1, r.Exit, want, r.Stdout, r.Stderr)
+				}
+			}
+			foreign := filepath.Join(ws, "."+agentName[k], "plugins", "rewind-lsp.js")
+			writeFile(t, foreign, "export const Other = async () => ({})\n")
+			if r := e.Exec(ws, rl, "setup", agentName[k]); r.Exit == 0 || !strings.Contains(r.Stderr, "not rewind-lsp's plugin") {
+				t.Errorf("setup over a foreign rewind-lsp.js: exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+			}
+			if got, _ := os.ReadFile(foreign); string(got) != "export const Other = async () => ({})\n" {
+				t.Errorf("setup changed the foreign rewind-lsp.js: %q", got)
+			}
+			os.RemoveAll(filepath.Join(ws, "."+agentName[k]))
+			if got, _ := os.ReadFile(filepath.Join(plugins, "mine.js")); string(got) != mine {
+				t.Errorf("setup changed the person's plugin: %q", got)
 			}
 			const prompt = "Which session is this?"
-			model.On(prompt, fakemodel.Tools(Shell(k, `echo "$REWIND_LSP_SESSION" > s.txt`)), fakemodel.Say("Noted."))
+			model.On(prompt, fakemodel.Tools(Shell(k, `echo "$REWIND_LSP_SESSION $MINE" > s.txt`)), fakemodel.Say("Noted."))
 			s := e.Prompt(ws, prompt).Session
-			wantFiles(t, ws, map[string]string{"s.txt": s + "\n"})
+			wantFiles(t, ws, map[string]string{"s.txt": s + " kept\n"})
 		})
 	}
 }
