@@ -223,6 +223,18 @@ func firstPromptOpenCode(t *testing.T, k Kind) {
 		t.Fatalf("no session id in the output:\n%s", r.Stdout)
 	}
 	wantFiles(t, ws, map[string]string{"a.txt": "hello\n", "b.txt": "shell\n"})
+	// The user's configuration folder says the agent's plugin package is
+	// installed (openCodeHome): the agent asked npm for nothing, which for
+	// Kilo 7.7.7 fails (a version the registry does not have) after a wait.
+	logs, _ := filepath.Glob(filepath.Join(e.Home, ".local", "share", agentName[k], "log", "*.log"))
+	if len(logs) == 0 {
+		t.Errorf("%s left no log in its data folder", k)
+	}
+	for _, l := range logs {
+		if data, _ := os.ReadFile(l); bytes.Contains(data, []byte("dependency install")) {
+			t.Errorf("%s installed its plugin package with npm at start (%s)", k, l)
+		}
+	}
 
 	runs := e.HookRuns()
 	ev := events[k]
