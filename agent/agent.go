@@ -16,6 +16,8 @@ const (
 	Codex      = "codex"
 	Gemini     = "gemini"
 	Copilot    = "copilot"
+	OpenCode   = "opencode"
+	Kilo       = "kilo"
 )
 
 // Agent is one coding agent rewind-lsp takes turns from through its
@@ -50,7 +52,7 @@ type Agent interface {
 	Setup(o SetupOptions) (*SetupResult, error)
 }
 
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}, pi{}, pi{omp: true}}
+var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}, pi{}, pi{omp: true}, opencodeAgent, kiloAgent}
 
 // Lookup returns the agent named name, or nil.
 func Lookup(name string) Agent {
@@ -108,8 +110,11 @@ type Event struct {
 	Parent string
 	// Time is when the agent says the event happened (zero when it does
 	// not).
-	Time   time.Time
-	Leaf   string // the conversation's current entry, when the agent names it (pi's leaf id)
+	Time time.Time
+	// Leaf is the conversation's current entry when the event fired (pi's
+	// leaf id; opencode's and Kilo's last message, at a prompt the last
+	// before it), nil when the payload does not say.
+	Leaf   *string
 	Report string // Checkpointed: the goal; Rewound: the report
 	// Path, at GoBack, is the conversation from its first entry to the
 	// entry the person picked to go back to.

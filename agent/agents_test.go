@@ -87,6 +87,9 @@ func TestParseRealPayloads(t *testing.T) {
 				}
 			}
 			want := []EventKind{SessionStart, Prompt, PreTool, PostTool, PreTool, PostTool, Stop, Ignored}
+			if IsOpenCode(name) { // the plugin hands on no end of a session
+				want = want[:len(want)-1]
+			}
 			if name == Copilot && kinds[0] == Prompt { // it starts the two hooks together
 				kinds[0], kinds[1] = kinds[1], kinds[0]
 			}
@@ -124,6 +127,8 @@ func TestNoticeShapes(t *testing.T) {
 		Gemini:     `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"a <b> & \"c\""}}`,
 		Copilot:    `{"additionalContext":"a <b> & \"c\""}`,
 		Qwen:       `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"a <b> & \"c\""}}`,
+		OpenCode:   `{"additionalContext":"a <b> & \"c\""}`,
+		Kilo:       `{"additionalContext":"a <b> & \"c\""}`,
 	}
 	for name, w := range want {
 		if got := string(Lookup(name).Notice(`a <b> & "c"`)); got != w+"\n" {

@@ -103,7 +103,9 @@ func (p pi) Parse(data []byte, event string) (*Event, error) {
 		Path    []piEntry `json:"path"`
 	}
 	json.Unmarshal(data, &extra)
-	ev.Leaf = extra.Leaf
+	if extra.Leaf != "" {
+		ev.Leaf = &extra.Leaf
+	}
 	for _, e := range extra.Path {
 		// Going back to a user message (or a custom message, such as a
 		// notice) pi and oh-my-pi go on from its parent, the text back
@@ -182,14 +184,14 @@ func (pi) Notice(text string) []byte {
 // Position: the leaf entry (the fork point), with the session file's
 // length then (0 while it does not exist).
 func (pi) Position(ev *Event) (Position, error) {
-	if ev.Transcript == "" || ev.Leaf == "" {
+	if ev.Transcript == "" || ev.Leaf == nil {
 		return Position{}, nil // nothing to record
 	}
 	size, err := completeLength(ev.Transcript)
 	if err != nil {
 		return Position{}, err
 	}
-	return Position{Transcript: ev.Transcript, Point: ForkPoint{Bytes: size, UUID: ev.Leaf}}, nil
+	return Position{Transcript: ev.Transcript, Point: ForkPoint{Bytes: size, UUID: *ev.Leaf}}, nil
 }
 
 // completeLength is the length of the file at path up to its last complete

@@ -38,7 +38,7 @@ func TestPiHookPayloads(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ev.SessionID == "" || ev.Leaf == "" || ev.Cwd != "/w/project" || !strings.HasSuffix(ev.Transcript, "_"+ev.SessionID+".jsonl") {
+				if ev.SessionID == "" || ev.Leaf == nil || ev.Cwd != "/w/project" || !strings.HasSuffix(ev.Transcript, "_"+ev.SessionID+".jsonl") {
 					t.Errorf("%s: %+v", ev.Name, ev)
 				}
 				if ev.Kind == Prompt {
@@ -68,8 +68,8 @@ func TestPiHookPayloads(t *testing.T) {
 					break
 				}
 			}
-			if parent == "" || parent != prompt.Leaf {
-				t.Errorf("the prompt's entry hangs under %q, the hook named leaf %q", parent, prompt.Leaf)
+			if parent == "" || prompt.Leaf == nil || parent != *prompt.Leaf {
+				t.Errorf("the prompt's entry hangs under %q, the hook named leaf %v", parent, prompt.Leaf)
 			}
 		})
 	}
@@ -212,7 +212,8 @@ func TestForkPiThreePrompts(t *testing.T) {
 // last whole line; nothing without a leaf.
 func TestPiPosition(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	ev := &Event{Kind: Prompt, Transcript: path, Leaf: "e7ec0436"}
+	ev := &Event{Kind: Prompt, Transcript: path, Leaf: new(string)}
+	*ev.Leaf = "e7ec0436"
 	if pos, err := (pi{}).Position(ev); err != nil || pos.Point != (ForkPoint{0, "e7ec0436"}) || pos.Transcript != path {
 		t.Errorf("before the file exists: %+v %v", pos, err)
 	}

@@ -61,7 +61,8 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return s.rewindToCheckpoint(ctx, a, r)
 	}
 	find := map[string]func(*journal.History, *journal.Entry, string) (*journal.Entry, []string, error){
-		agent.ClaudeCode: s.findOwnRewind, agent.Qwen: s.findQwenRewind}[a.Agent]
+		agent.ClaudeCode: s.findOwnRewind, agent.Qwen: s.findQwenRewind,
+		agent.OpenCode: s.findOpenCodeUndo, agent.Kilo: s.findOpenCodeUndo}[a.Agent]
 	if find == nil {
 		return r, nil // no other agent's own rewind is seen yet
 	}
@@ -74,11 +75,14 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return r, nil
 	}
 	dropped, tracked, err := find(h, open, a.PromptID)
-	if err != nil || dropped == nil {
+	if err != nil {
 		return r, err
 	}
+	if dropped == nil {
+		return r, nil
+	}
 	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: dropped.ID,
-		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()}
+		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), RestoresAll: agent.IsOpenCode(a.Agent)}
 	for _, p := range tracked {
 		if rel, err := s.RelPath(p); err == nil {
 			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
@@ -98,6 +102,30 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		r.Turn = out.Turn.Turn
 	}
 	return r, nil
+}
+
+// openCodeDropped is the first earlier turn of an opencode or Kilo
+// session on the branch that the open turn's prompt dropped (its own
+// /undo: agent.OwnRewindDropped compares the leaves the prompts recorded),
+// or nil.
+// findOpenCodeUndo is openCodeDropped in the shape of the other agents'
+// searches: opencode and Kilo track no files of their own here.
+func (s *Service) findOpenCodeUndo(h *journal.History, open *journal.Entry, _ string) (*journal.Entry, []string, error) {
+	return openCodeDropped(h, open), nil, nil
+}
+
+func openCodeDropped(h *journal.History, open *journal.Entry) *journal.Entry {
+	var turns []*journal.Entry
+	var points []string
+	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
+		if t.ID != open.ID && t.Agent == open.Agent && t.Transcript != "" && t.Turn < open.Turn && h.OnBranch(t.ID) {
+			turns, points = append(turns, t), append(points, t.ForkUUID)
+		}
+	}
+	if i := agent.OwnRewindDropped(open.ForkUUID, points); i >= 0 {
+		return turns[i]
+	}
+	return nil
 }
 
 // findOwnRewind looks in a Claude Code session's transcript for the open

@@ -57,7 +57,8 @@ gochecks() {
   go vet ./...
 }
 
-gotests() { go test -count=1 ./...; }
+# The real agents' tests alone (testkit/agents) take longer than go test's default 10 minutes.
+gotests() { go test -count=1 -timeout 60m ./...; }
 
 # targets builds the binary and vets every package for each release and
 # arm64 target: macOS cannot run here, but its code must compile.
@@ -72,7 +73,7 @@ targets() {
 
 # portable runs every test on the generic file-system path (rootfs without
 # the Linux fast path: what macOS, Windows and the BSDs run).
-portable() { go test -count=1 -tags portable ./...; }
+portable() { go test -count=1 -timeout 60m -tags portable ./...; }
 
 # windows runs the Windows build's tests under wine (scripts/wine.sh prints
 # every skip with its reason): the file layer, locks, store and journal

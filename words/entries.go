@@ -7,11 +7,11 @@ import (
 
 // SessionID shortens an agent session's id so that sessions tell apart:
 // its first 8 characters, or, for a time-ordered UUID (version 6 or 7, as
-// Codex's are), whose first characters are the time the session started
-// and so the same for sessions started within a minute, "…" and its last
-// 8 characters, which are random.
+// Codex's are) or an opencode or Kilo session id, whose first characters
+// are the time the session started and so the same for sessions started
+// within minutes, "…" and its last 8 characters, which are random.
 func SessionID(id string) string {
-	if timeOrdered(id) {
+	if timeOrdered(id) || openCodeID(id) {
 		return "…" + id[len(id)-8:]
 	}
 	if r := []rune(id); len(r) > 8 {
@@ -33,6 +33,23 @@ func timeOrdered(id string) bool {
 				return false
 			}
 		case !strings.ContainsRune("0123456789abcdefABCDEF", c):
+			return false
+		}
+	}
+	return true
+}
+
+// openCodeID reports whether id is an opencode (or Kilo) session id:
+// "ses_", 12 hexadecimal digits of time, 14 random letters and digits.
+func openCodeID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "ses_")
+	if !ok || len(rest) != 26 {
+		return false
+	}
+	for i, c := range rest {
+		hex := strings.ContainsRune("0123456789abcdef", c)
+		alnum := hex || c >= 'g' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if i < 12 && !hex || !alnum {
 			return false
 		}
 	}

@@ -24,6 +24,11 @@ func TestSessionTellsSessionsApart(t *testing.T) {
 		{"codex", "019a1b2c-3d4e-7f60-8a1b-2c3d4e5f6a7g", "codex 019a1b2c"},      // not hex
 		{"copilot", "019A1B2C-3D4E-6F60-8A1B-2C3D4E5F6A7B", "copilot …4E5F6A7B"}, // version 6, upper case
 		{"claude-code", "ééééééééé", "claude-code éééééééé"},                     // cut by character
+		// opencode and Kilo: "ses_", time in hex, then random.
+		{"opencode", "ses_ddd1d6402ffebvNvuPkEVtCpd0", "opencode …kEVtCpd0"},
+		{"kilo", "ses_ddd1bda65ffe8t64PDUSKaseW9", "kilo …USKaseW9"},
+		{"opencode", "ses_ddd1d6402ffebvNvuPkEVtCpd", "opencode ses_ddd1"},  // one short
+		{"opencode", "ses_ddd1d6402ffgbvNvuPkEVtCpd0", "opencode ses_ddd1"}, // not hex
 	} {
 		if got := Session(c.agent, c.id); got != c.want {
 			t.Errorf("Session(%q, %q) = %q, want %q", c.agent, c.id, got, c.want)

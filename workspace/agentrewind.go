@@ -45,9 +45,13 @@ type AgentRewindRequest struct {
 	// dropped turn (Claude Code: the dropped prompt's file-history
 	// snapshot).
 	Tracked []string
-	Actor   string
-	Key     string
-	Via     *ViaPolicy
+	// RestoresAll says the agent restores every file the dropped turns
+	// changed, shell edits included (opencode's and Kilo's undo restore
+	// their own snapshot of the worktree): they are its tracked files.
+	RestoresAll bool
+	Actor       string
+	Key         string
+	Via         *ViaPolicy
 }
 
 // AgentRewindOutcome is what CompleteAgentRewind recorded.
@@ -87,7 +91,13 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 		before := stateBefore(h, open)
 		target := dropped.Snapshot.ID
 		var err error
-		if restored, err = s.agentRestored(req.Tracked, before, open.Snapshot, target); err != nil {
+		tracked := req.Tracked
+		if req.RestoresAll {
+			for p := range scope {
+				tracked = append(tracked, p)
+			}
+		}
+		if restored, err = s.agentRestored(tracked, before, open.Snapshot, target); err != nil {
 			return nil, err
 		}
 		keep := func(p string) bool { return scope[p] }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, droid, Cline, pi, oh-my-pi, codex-acp, claude-code-acp), at the
+# Installs the coding agents the tests drive (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, droid, Cline, pi, oh-my-pi, opencode, Kilo, codex-acp, claude-code-acp), at the
 # versions pinned by scripts/agents/<agent>/package-lock.json, from the npm registry, into a cache
 # outside the clone. Idempotent: an agent whose pinned install is already there and runs is
 # skipped. Every agent's command is linked into one folder, printed as the last line of stdout:
@@ -9,16 +9,16 @@
 # which is how the Go tests find them (testkit/agents). Progress goes to stderr.
 #
 # env: REWIND_LSP_AGENTS_CACHE  the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents)
-#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline pi omp codex-acp claude-code-acp")
+#      AGENTS                   which agents (default "claude codex gemini copilot qwen droid cline pi omp opencode kilo codex-acp claude-code-acp")
 #
 # Layout of the cache:
 #     <agent>-<hash of its package.json and lock>/   one `npm ci` per pinned agent; .ok when done
 #     node-<version>/                                Node from npm, only when the system's is < 20
-#     bin/                                           claude, codex, gemini, copilot, qwen, droid, cline, pi, omp, codex-acp, claude-code-acp (and node, bun)
+#     bin/                                           claude, codex, gemini, copilot, qwen, droid, cline, pi, omp, opencode, kilo, codex-acp, claude-code-acp (and node, bun)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${REWIND_LSP_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rewind-lsp-test/agents}"
-AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline pi omp codex-acp claude-code-acp}"
+AGENTS="${AGENTS:-claude codex gemini copilot qwen droid cline pi omp opencode kilo codex-acp claude-code-acp}"
 NODE_PIN=22.23.3 # installed from npm when the system's Node is missing or older than 20 (Gemini CLI's minimum)
 BIN="$CACHE/bin"
 mkdir -p "$BIN"
@@ -56,13 +56,20 @@ probe_of() {
 
 # bin_of prints the command an agent's package installs.
 bin_of() {
-  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; pi) echo pi ;; omp) echo omp ;; codex-acp) echo codex-acp ;; claude-code-acp) echo claude-code-acp ;; *) return 1 ;; esac
+  case "$1" in claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; copilot) echo copilot ;; qwen) echo qwen ;; droid) echo droid ;; cline) echo cline ;; pi) echo pi ;; omp) echo omp ;; opencode) echo opencode ;; kilo) echo kilo ;; codex-acp) echo codex-acp ;; claude-code-acp) echo claude-code-acp ;; *) return 1 ;; esac
 }
 
-# path_of prints where an agent's command is in its install: npm's bin folder, except droid's
-# platform package, which declares no command.
+# path_of prints where an agent's command is in its install: npm's bin folder, except for the
+# agents pinned as their Linux x64 binary package alone, which declares no command (droid's; and
+# opencode's and Kilo's launcher packages list every platform's binary, and a lock that names them
+# cannot be installed from a registry that lacks some).
 path_of() {
-  case "$1" in droid) echo "node_modules/@factory/cli-linux-x64/bin/droid" ;; *) echo "node_modules/.bin/$(bin_of "$1")" ;; esac
+  case "$1" in
+  droid) echo "node_modules/@factory/cli-linux-x64/bin/droid" ;;
+  opencode) echo "node_modules/opencode-linux-x64/bin/opencode" ;;
+  kilo) echo "node_modules/@kilocode/cli-linux-x64/bin/kilo" ;;
+  *) echo "node_modules/.bin/$(bin_of "$1")" ;;
+  esac
 }
 
 for agent in $AGENTS; do

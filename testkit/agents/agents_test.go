@@ -25,6 +25,9 @@ var events = map[Kind][6]string{
 	Gemini:  {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
 	Copilot: {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"},
 	Qwen:    {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+	// The plugin's events (opencode and Kilo name no end of a session).
+	OpenCode: {"session.created", "chat.message", "tool.execute.before", "tool.execute.after", "session.idle", ""},
+	Kilo:     {"session.created", "chat.message", "tool.execute.before", "tool.execute.after", "session.idle", ""},
 }
 
 // TestFirstPrompt runs each real agent on one prompt in which the model

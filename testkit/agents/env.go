@@ -104,6 +104,8 @@ remote_plugin = false
 		e.configure()
 	case Pi, Omp:
 		piModels(t, e)
+	case OpenCode, Kilo:
+		openCodeHome(t, e)
 	}
 	return e
 }
@@ -143,6 +145,8 @@ func (e *Env) environ() []string {
 		env = append(env, "TERM=xterm-256color") // their terminal interfaces draw nothing on a dumb one
 	case Pi, Omp:
 		env = append(env, "PI_OFFLINE=1", "OMP_SKIP_SETUP=1")
+	case OpenCode, Kilo:
+		env = append(env, openCodeEnv(e)...)
 	}
 	return append(env, e.ExtraEnv...)
 }
@@ -194,6 +198,8 @@ func (e *Env) args(session, prompt string) []string {
 		return e.moreArgs(session, prompt)
 	case Pi, Omp:
 		return piArgs(e.Kind, session, prompt)
+	case OpenCode, Kilo:
+		return openCodeArgs(session, prompt)
 	}
 	panic("unknown agent " + e.Kind)
 }
@@ -247,6 +253,9 @@ func (e *Env) Exec(dir, name string, args ...string) Result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, e.environ()
+	if e.Kind == OpenCode || e.Kind == Kilo {
+		cmd.Env = append(cmd.Env, "PWD="+dir) // they take their project from it
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, nil
 	// The agent and whatever it starts (hooks, shells) are one group, ended
@@ -297,15 +306,16 @@ func sessionOf(k Kind, stdout string) string {
 	}
 	for sc.Scan() {
 		var v struct {
-			Type      string `json:"type"`
-			SessionID string `json:"session_id"` // Claude Code's result
-			ThreadID  string `json:"thread_id"`  // Codex's thread.started
-			Session   string `json:"sessionId"`  // Copilot CLI's result
+			Type       string `json:"type"`
+			SessionID  string `json:"session_id"` // Claude Code's result
+			ThreadID   string `json:"thread_id"`  // Codex's thread.started
+			Session    string `json:"sessionId"`  // Copilot CLI's result
+			SessionID2 string `json:"sessionID"`  // opencode's and Kilo's events
 		}
 		if json.Unmarshal(sc.Bytes(), &v) != nil {
 			continue
 		}
-		for _, s := range []string{v.SessionID, v.ThreadID, v.Session} {
+		for _, s := range []string{v.SessionID, v.ThreadID, v.Session, v.SessionID2} {
 			if s != "" {
 				id = s
 			}

@@ -19,6 +19,10 @@ const (
 	Qwen    Kind = "qwen"
 	Pi      Kind = "pi"
 	Omp     Kind = "omp" // oh-my-pi
+	// OpenCode and Kilo (its fork) run rewind-lsp's plugin, not command
+	// hooks: opencode_test.go drives them.
+	OpenCode Kind = "opencode"
+	Kilo     Kind = "kilo"
 )
 
 // CodexACP is codex-acp, Codex behind the Agent Client Protocol: no hooks

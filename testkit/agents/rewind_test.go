@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 }
 
 // agentName is each agent's name on rewind-lsp's command line.
-var agentName = map[Kind]string{Claude: "claude-code", Codex: "codex", Gemini: "gemini", Copilot: "copilot", Qwen: "qwen"}
+var agentName = map[Kind]string{Claude: "claude-code", Codex: "codex", Gemini: "gemini", Copilot: "copilot", Qwen: "qwen", OpenCode: "opencode", Kilo: "kilo"}
 
 // notice is how every rewind-lsp notice to an agent begins.
 const notice = "rewind-lsp: since your last prompt"

@@ -36,6 +36,10 @@ import (
 //     read_file read in the same process), run_shell_command {command,
 //     description?, is_background?}, read_file {file_path}. Hooks see the
 //     same names and inputs.
+//   - opencode 1.18.33 and Kilo 7.7.7 (chat completions): write {filePath,
+//     content}, edit {filePath, oldString, newString, replaceAll?}, bash
+//     {command, description, timeout?}, read {filePath}. The plugin's
+//     tool.execute events see the same names and arguments.
 
 // WriteFile is the model's call that creates file path (absolute, inside
 // dir for Codex, whose patches name paths relative to the session's
@@ -54,6 +58,8 @@ func WriteFile(k Kind, dir, path, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 	case Pi, Omp:
 		return fakemodel.Call{Name: "write", Args: map[string]any{"path": path, "content": content}}
+	case OpenCode, Kilo:
+		return fakemodel.Call{Name: "write", Args: map[string]any{"filePath": path, "content": content}}
 	}
 	panic("unknown agent " + k)
 }
@@ -74,6 +80,8 @@ func EditFile(k Kind, dir, path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Name: "edit", Args: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
 	case Pi:
 		return fakemodel.Call{Name: "edit", Args: map[string]any{"path": path, "edits": []any{map[string]any{"oldText": old, "newText": new}}}}
+	case OpenCode, Kilo:
+		return fakemodel.Call{Name: "edit", Args: map[string]any{"filePath": path, "oldString": old, "newString": new}}
 	}
 	panic("unknown agent " + k)
 }
@@ -87,7 +95,7 @@ func Shell(k Kind, command string) fakemodel.Call {
 		return fakemodel.Call{Name: "exec_command", Args: map[string]any{"cmd": command}}
 	case Gemini:
 		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": command, "description": "run a command"}}
-	case Copilot:
+	case Copilot, OpenCode, Kilo:
 		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": command, "description": "run a command"}}
 	case Qwen:
 		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": command, "description": "run a command", "is_background": false}}
