@@ -72,8 +72,11 @@ targets() {
 }
 
 # portable runs every test on the generic file-system path (rootfs without
-# the Linux fast path: what macOS, Windows and the BSDs run).
-portable() { go test -count=1 -timeout 60m -tags portable ./...; }
+# the Linux fast path: what macOS, Windows and the BSDs run), but the real
+# agents' (testkit/agents, a quarter of an hour): what they check is the
+# agents' hooks, plugins and sessions, which no file-system path changes, and
+# the command line's and the language server's own tests run here whole.
+portable() { go test -count=1 -timeout 60m -tags portable $(go list ./... | grep -v '/testkit/agents$'); }
 
 # windows runs the Windows build's tests under wine (scripts/wine.sh prints
 # every skip with its reason): the file layer, locks, store and journal
