@@ -96,6 +96,19 @@ func (u *tui) waitFor(text string) {
 	u.c.t.Fatalf("the screen never showed %q:\n%s", text, u.screen())
 }
 
+// waitGone waits until the screen no longer shows text (a menu closed).
+func (u *tui) waitGone(text string) {
+	u.c.t.Helper()
+	end := time.Now().Add(60 * time.Second)
+	for time.Now().Before(end) {
+		if !strings.Contains(u.screen(), text) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	u.c.t.Fatalf("the screen still shows %q:\n%s", text, u.screen())
+}
+
 // prompt types a prompt and waits until its turn is over: the model's last
 // reply on the screen and the Stop hook finished (a key pressed before that
 // interrupts the turn).
@@ -103,6 +116,7 @@ func (u *tui) prompt(text, reply string) {
 	u.c.t.Helper()
 	stops := u.stops()
 	u.keys("-l", text)
+	u.waitFor(text) // in the input box, not in a menu
 	time.Sleep(300 * time.Millisecond)
 	u.keys("Enter")
 	u.waitFor(reply)
@@ -190,6 +204,9 @@ func tuiRewind(t *testing.T, restore, branch bool) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	u.keys("Enter")
+	// Keys typed while the menu is still up (a loaded machine) are its
+	// keys, not the prompt's.
+	u.waitGone("Restore code and conversation")
 	time.Sleep(time.Second)
 	u.keys("C-u") // the rewound prompt is put back in the input box
 	time.Sleep(300 * time.Millisecond)
