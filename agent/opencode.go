@@ -118,7 +118,7 @@ func (openCode) Notice(text string) []byte {
 // message.
 func (a openCode) Position(ev *Event) (Position, error) {
 	if ev.Leaf == nil {
-		return Position{}, fmt.Errorf("the %s plugin could not read the session's messages", a.title)
+		return Position{}, refusef("the %s plugin could not read the session's messages", a.title)
 	}
 	db, err := a.database()
 	if err != nil {
