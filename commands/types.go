@@ -201,7 +201,8 @@ type TurnInfo struct {
 	Source string `json:"source"`
 	// Session is the agent session that ran the turn, when a hook said so.
 	Session string `json:"session,omitempty"`
-	// Agent is the session's agent ("claude-code", "codex", "gemini", "copilot").
+	// Agent is the session's agent, by its name in package agent
+	// ("claude-code", "codex", "qwen", "opencode"…).
 	Agent string `json:"agent,omitempty"`
 	// SessionLabel names the session in words, when there is one:
 	// "claude-code 6db2232a", "codex …6c0d1a72".
@@ -362,8 +363,8 @@ type RewindResult struct {
 }
 
 // ConversationResult is what a conversation rewind did to the agent's own
-// conversation: Agent names the agent ("claude-code", "codex", "gemini",
-// "copilot") with the new session, its conversation file and the command
+// conversation: Agent names the agent (by its name in package agent:
+// "claude-code", "codex", "qwen", "opencode"…) with the new session, its conversation file and the command
 // that resumes it; or Agent is empty and Reason says why only rewind-lsp's
 // journal moved back.
 type ConversationResult struct {

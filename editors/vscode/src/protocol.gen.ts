@@ -233,7 +233,10 @@ export interface TurnInfo {
   source: string;
   /** Session is the agent session that ran the turn, when a hook said so. */
   session?: string;
-  /** Agent is the session's agent ("claude-code", "codex", "gemini", "copilot"). */
+  /**
+   * Agent is the session's agent, by its name in package agent ("claude-code", "codex", "qwen",
+   * "opencode"…).
+   */
   agent?: string;
   /**
    * SessionLabel names the session in words, when there is one: "claude-code 6db2232a", "codex
@@ -539,9 +542,9 @@ export interface RewindResult {
 
 /**
  * ConversationResult is what a conversation rewind did to the agent's own conversation: Agent
- * names the agent ("claude-code", "codex", "gemini", "copilot") with the new session, its
- * conversation file and the command that resumes it; or Agent is empty and Reason says why only
- * rewind-lsp's journal moved back.
+ * names the agent (by its name in package agent: "claude-code", "codex", "qwen", "opencode"…)
+ * with the new session, its conversation file and the command that resumes it; or Agent is empty
+ * and Reason says why only rewind-lsp's journal moved back.
  */
 export interface ConversationResult {
   /** Agent is the agent whose conversation was forked ("" when none was). */
