@@ -334,25 +334,7 @@ func TestRewindRealCline(t *testing.T) {
 
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log")
-	want := [][]string{{"a.txt"}, {"a.txt", "b.txt"}, {"c.txt"}}
-	wantSteps := [][]string{{"editor"}, {"editor", "run_commands"}, {"editor"}}
-	if len(log.Turns) != 3 {
-		t.Fatalf("log shows %d turns, want 3: %+v", len(log.Turns), log.Turns)
-	}
-	for i, tn := range log.Turns {
-		var files, tools []string
-		for _, f := range tn.Changed {
-			files = append(files, f.Path)
-		}
-		for _, st := range tn.Steps {
-			tools = append(tools, st.Tool)
-		}
-		if tn.Turn != i+1 || tn.Prompt != p[i+1] || tn.Session != s || tn.Agent != "cline" || tn.Source != "hook" ||
-			tn.Ended == "" || !slices.Equal(files, want[i]) || !slices.Equal(tools, wantSteps[i]) {
-			t.Errorf("log turn %d: %+v (files %v, steps %v), want prompt %q, session %s, files %v, steps %v",
-				i+1, tn, files, tools, p[i+1], s, want[i], wantSteps[i])
-		}
-	}
+	checkThreeTurns(t, log, p[1:4], s, "cline", [][]string{{"editor"}, {"editor", "run_commands"}, {"editor"}}, stepTool)
 
 	var rw commands.RewindResult
 	e.cli(t, ws, cli, &rw, "rewind", "2", "--mode", "both")

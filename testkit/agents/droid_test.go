@@ -234,25 +234,7 @@ func TestRewindRealDroid(t *testing.T) {
 
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log")
-	want := [][]string{{"a.txt"}, {"a.txt", "b.txt"}, {"c.txt"}}
-	wantSteps := [][]string{{"Create"}, {"Edit", "Execute"}, {"Create"}}
-	if len(log.Turns) != 3 {
-		t.Fatalf("log shows %d turns, want 3: %+v", len(log.Turns), log.Turns)
-	}
-	for i, tn := range log.Turns {
-		var files, tools []string
-		for _, f := range tn.Changed {
-			files = append(files, f.Path)
-		}
-		for _, st := range tn.Steps {
-			tools = append(tools, st.Tool)
-		}
-		if tn.Turn != i+1 || tn.Prompt != p[i+1] || tn.Session != s || tn.Agent != "droid" || tn.Source != "hook" ||
-			tn.Ended == "" || !slices.Equal(files, want[i]) || !slices.Equal(tools, wantSteps[i]) {
-			t.Errorf("log turn %d: %+v (files %v, steps %v), want prompt %q, session %s, files %v, steps %v",
-				i+1, tn, files, tools, p[i+1], s, want[i], wantSteps[i])
-		}
-	}
+	checkThreeTurns(t, log, p[1:4], s, "droid", [][]string{{"Create"}, {"Edit", "Execute"}, {"Create"}}, stepTool)
 
 	// A conversation-only rewind to turn 2's end: the files stay (c.txt,
 	// say, differs from that point), the conversation is forked there.

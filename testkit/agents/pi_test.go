@@ -156,20 +156,7 @@ func rewindPi(t *testing.T, k Kind) {
 
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log")
-	want := [][]string{{"a.txt"}, {"a.txt", "b.txt"}, {"c.txt"}}
-	if len(log.Turns) != 3 {
-		t.Fatalf("log shows %d turns, want 3: %+v", len(log.Turns), log.Turns)
-	}
-	for i, tn := range log.Turns {
-		var files []string
-		for _, f := range tn.Changed {
-			files = append(files, f.Path)
-		}
-		if tn.Turn != i+1 || tn.Prompt != p[i+1] || tn.Session != s || tn.Agent != agentName[k] || tn.Source != "hook" ||
-			tn.Ended == "" || !slices.Equal(files, want[i]) {
-			t.Errorf("log turn %d: %+v (files %v), want prompt %q, session %s, agent %s, files %v", i+1, tn, files, p[i+1], s, agentName[k], want[i])
-		}
-	}
+	checkThreeTurns(t, log, p[1:4], s, agentName[k], nil, stepTool)
 	// Turn 2's steps: the edit, then the shell command.
 	var steps []string
 	for _, st := range log.Turns[1].Steps {

@@ -203,29 +203,7 @@ func TestQwenRewind(t *testing.T) {
 
 	var log commands.ListResult
 	e.cli(t, ws, cli, &log, "log")
-	want := [][]string{{"a.txt"}, {"a.txt", "b.txt"}, {"c.txt"}}
-	wantSteps := [][]string{{"write_file a.txt"}, {"edit a.txt", "run_shell_command b.txt"}, {"write_file c.txt"}}
-	if len(log.Turns) != 3 {
-		t.Fatalf("log shows %d turns, want 3: %+v", len(log.Turns), log.Turns)
-	}
-	for i, tn := range log.Turns {
-		var files, steps []string
-		for _, f := range tn.Changed {
-			files = append(files, f.Path)
-		}
-		for _, st := range tn.Steps {
-			var changed []string
-			for _, f := range st.Changed {
-				changed = append(changed, f.Path)
-			}
-			steps = append(steps, st.Tool+" "+strings.Join(changed, ","))
-		}
-		if tn.Turn != i+1 || tn.Prompt != p[i+1] || tn.Session != s || tn.Agent != "qwen" || tn.Source != "hook" ||
-			tn.Ended == "" || !slices.Equal(files, want[i]) || !slices.Equal(steps, wantSteps[i]) {
-			t.Errorf("log turn %d: %+v (files %v, steps %q), want prompt %q, session %s, agent qwen, files %v, steps %q",
-				i+1, tn, files, steps, p[i+1], s, want[i], wantSteps[i])
-		}
-	}
+	checkThreeTurns(t, log, p[1:4], s, "qwen", [][]string{{"write_file a.txt"}, {"edit a.txt", "run_shell_command b.txt"}, {"write_file c.txt"}}, stepToolFiles)
 
 	var rw commands.RewindResult
 	e.cli(t, ws, cli, &rw, "rewind", "2", "--mode", "both")
