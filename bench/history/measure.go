@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	procfs "github.com/rewind-lsp/rewind-lsp/bench/internal/proc"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -357,35 +358,10 @@ func (d *driver) noServer() error {
 // ---------------------------------------------------------------- server
 
 // cpuNs sums the run time of the server's threads (schedstat, ns).
-func cpuNs(pid int) int64 {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var sum int64
-	for _, t := range tasks {
-		data, err := os.ReadFile(t)
-		if err != nil {
-			continue // a thread that ended meanwhile
-		}
-		if f := strings.Fields(string(data)); len(f) > 0 {
-			v, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += v
-		}
-	}
-	return sum
-}
+func cpuNs(pid int) int64 { n, _ := procfs.CPU(pid); return n }
 
 // procStatus reads a "Vm…:  N kB" line of /proc/PID/status.
-func procStatus(pid int, key string) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no %s", key)
-}
+func procStatus(pid int, key string) (int64, error) { return procfs.Status(pid, key) }
 
 // quiet waits (10 s at most) until the server used under 1 ms of CPU and
 // sent no rewind/didChange in 150 ms: what the last call left running (a

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	procfs "github.com/rewind-lsp/rewind-lsp/bench/internal/proc"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -69,39 +69,9 @@ func cpuTicks(pid int) (int64, error) {
 }
 
 // cpuNs sums the run time of the process's threads (schedstat, ns).
-func cpuNs(pid int) (int64, error) {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	if err != nil || len(tasks) == 0 {
-		return 0, fmt.Errorf("no schedstat for %d", pid)
-	}
-	var sum int64
-	for _, t := range tasks {
-		data, err := os.ReadFile(t)
-		if err != nil {
-			continue // a thread that ended meanwhile
-		}
-		f := strings.Fields(string(data))
-		if len(f) == 0 {
-			continue
-		}
-		v, _ := strconv.ParseInt(f[0], 10, 64)
-		sum += v
-	}
-	return sum, nil
-}
+func cpuNs(pid int) (int64, error) { return procfs.CPU(pid) }
 
-func rssKB(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, errors.New("no VmRSS")
-}
+func rssKB(pid int) (int64, error) { return procfs.Status(pid, "VmRSS") }
 
 func main() {
 	bin := flag.String("bin", "rewind-lsp", "the rewind-lsp binary")

@@ -1,14 +1,13 @@
 package soak
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+
+	procfs "github.com/rewind-lsp/rewind-lsp/bench/internal/proc"
 )
 
 // window is what one thousand turns (or the short run's slice) measured.
@@ -51,18 +50,7 @@ func msText(d time.Duration) string {
 }
 
 // rssKB is the resident memory of process pid.
-func rssKB(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, errors.New("no VmRSS")
-}
+func rssKB(pid int) (int64, error) { return procfs.Status(pid, "VmRSS") }
 
 // duBytes is the size of the files below dir.
 func duBytes(dir string) int64 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	procfs "github.com/rewind-lsp/rewind-lsp/bench/internal/proc"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
@@ -67,36 +68,10 @@ func runEnv(extra []string, bin, home, dir, stdin string, args ...string) (ran, 
 }
 
 // cpuNs sums the run time of a process's threads (schedstat, ns).
-func cpuNs(pid int) int64 {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var sum int64
-	for _, t := range tasks {
-		data, err := os.ReadFile(t)
-		if err != nil {
-			continue // a thread that ended meanwhile
-		}
-		if f := strings.Fields(string(data)); len(f) > 0 {
-			v, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += v
-		}
-	}
-	return sum
-}
+func cpuNs(pid int) int64 { n, _ := procfs.CPU(pid); return n }
 
-// vmKB reads a "Vm…:  N kB" line of /proc/PID/status.
-func vmKB(pid int, key string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
+// vmKB reads a "Vm…:  N kB" line of /proc/PID/status (0 when it cannot).
+func vmKB(pid int, key string) int64 { n, _ := procfs.Status(pid, key); return n }
 
 // server is a rewind-lsp language server on stdio, driven through
 // testkit.Conn, the client the tests use.
