@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
@@ -60,11 +61,11 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 	var disk []snapshot.FileOp
 	var edits []commands.ChangeFile
 	for _, f := range ch.Files {
-		if editor && f.Via == "edit" && f.Change == "modify" && utf8.Valid(f.After) {
+		if editor && f.Via == snapshot.ViaEdit && f.Change == fileop.Modify && utf8.Valid(f.After) {
 			edits = append(edits, f)
 			continue
 		}
-		disk = append(disk, diskOp(f))
+		disk = append(disk, f.FileOp)
 	}
 	for _, f := range edits {
 		abs := filepath.Join(ch.Root, filepath.FromSlash(f.Path))
@@ -74,23 +75,11 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		// An editor that kept the text in its buffer without saving it:
 		// the disk follows.
 		if got, err := os.ReadFile(abs); err != nil || !bytes.Equal(got, f.After) {
-			disk = append(disk, diskOp(commands.ChangeFile{Path: f.Path, Change: "modify", Before: got, After: f.After, Kind: f.Kind, BeforeKind: f.BeforeKind}))
+			disk = append(disk, snapshot.FileOp{Path: f.Path, Change: fileop.Modify, Before: got, After: f.After, AfterKind: f.AfterKind, BeforeKind: f.BeforeKind})
 		}
 	}
 	if err := w.Apply(disk); err != nil {
 		return &commands.NotAppliedError{Reason: err.Error()}
 	}
 	return w.Sync()
-}
-
-// diskOp is the file operation of a file written on disk.
-func diskOp(cf commands.ChangeFile) snapshot.FileOp {
-	op := snapshot.FileOp{Path: cf.Path, Change: cf.Change, Before: cf.Before, After: cf.After}
-	if cf.Change != "delete" {
-		op.AfterKind = snapshot.ParseKind(cf.Kind)
-	}
-	if cf.Change != "create" {
-		op.BeforeKind = snapshot.ParseKind(cf.BeforeKind)
-	}
-	return op
 }

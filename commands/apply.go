@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // Overlay gives the content of files an editor holds open. The text of an
@@ -48,23 +50,17 @@ type Change struct {
 	Files []ChangeFile
 }
 
-// ChangeFile is one file of a Change.
+// ChangeFile is one file of a Change: the file operation the workspace
+// planned, as snapshot.Writer carries it out — Path (root-relative,
+// slash-separated), Change, Before (the current content: the open
+// buffer's text when the file is open in the editor; nil for a create),
+// After (the target content, a link's target; nil for a delete), their
+// kinds (BeforeKind none for a create, AfterKind none for a delete), and
+// Via, decided by the workspace (workspace.ViaPolicy): snapshot.ViaEdit
+// files go in the editor's edit, snapshot.ViaDisk files are written by
+// snapshot.Writer.
 type ChangeFile struct {
-	Path   string // root-relative, slash-separated
-	Change string // create, modify, delete
-	// Via is decided by the workspace (workspace.ViaPolicy): "edit" files go
-	// in the WorkspaceEdit, "disk" files are written by snapshot.Writer.
-	Via string
-	// Before is the current content (the open buffer's text when the file is
-	// open in the editor); nil for create.
-	Before []byte
-	// After is the target content; nil for delete. For a symlink it is the
-	// link target.
-	After []byte
-	// Kind of the target: "file", "exec" or "symlink"; empty for delete.
-	Kind string
-	// BeforeKind is the kind of the current file; empty for create.
-	BeforeKind string
+	snapshot.FileOp
 	// Open is true when the editor holds the file open.
 	Open bool
 }

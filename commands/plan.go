@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
@@ -75,12 +76,13 @@ func (s *Service) applyFunc() workspace.ApplyFunc {
 		ch := &Change{Root: s.opts.Root, Label: label, Tag: tag}
 		for i := range ops {
 			op := &ops[i]
-			f := ChangeFile{Path: op.Path, Change: op.Change, Via: op.Via, Before: op.Before, After: op.After}
-			if op.Change != "delete" {
-				f.Kind = op.AfterKind.String()
+			f := ChangeFile{FileOp: snapshot.FileOp{Path: op.Path, Change: op.Change, Via: op.Via,
+				Before: op.Before, After: op.After, BeforeKind: op.BeforeKind, AfterKind: op.AfterKind}}
+			if op.Change == fileop.Delete {
+				f.AfterKind = 0
 			}
-			if op.Change != "create" {
-				f.BeforeKind = op.BeforeKind.String()
+			if op.Change == fileop.Create {
+				f.BeforeKind = 0
 			}
 			if s.opts.Overlay != nil {
 				_, f.Open = s.opts.Overlay.Open(op.Path)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // fileState is what a person would see of one path: kind, mode and bytes.
@@ -326,12 +327,12 @@ func TestRewindEachKindOfChange(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "fresh")); err == nil {
 		t.Errorf("the folder the rewind emptied is still there")
 	}
-	vias := map[string]string{}
+	vias := map[string]snapshot.Via{}
 	for _, f := range res.Plan.Files {
 		vias[f.Path] = f.Via
 	}
 	for _, p := range []string{"run.sh", "link", "bin.dat"} {
-		if vias[p] != "disk" {
+		if vias[p] != snapshot.ViaDisk {
 			t.Errorf("%s: via %q, want disk (mode, link or binary)", p, vias[p])
 		}
 	}

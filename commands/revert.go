@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -71,7 +72,7 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 	}
 	r := s.result(&out.Outcome)
 	for _, c := range out.Conflicts {
-		r.Plan.Files = append(r.Plan.Files, PlanFile{Path: c.Path, Change: c.Change, Conflict: true, Via: "edit", Overlaps: c.Overlaps})
+		r.Plan.Files = append(r.Plan.Files, PlanFile{Path: c.Path, Change: c.Change, Conflict: true, Via: snapshot.ViaEdit, Overlaps: c.Overlaps})
 	}
 	sort.SliceStable(r.Plan.Files, func(i, j int) bool { return r.Plan.Files[i].Path < r.Plan.Files[j].Path })
 	if sess != "" {

@@ -3,7 +3,9 @@ package commands
 import (
 	"encoding/json"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
 // Scope selects a workspace root when a server has several. Every argument
@@ -120,8 +122,8 @@ type TurnEndResult struct {
 // FileChange is one file a turn changed, with line counts.
 type FileChange struct {
 	// Path is the file, relative to the root.
-	Path   string `json:"path"`
-	Change string `json:"change"` // create, modify, delete
+	Path   string        `json:"path"`
+	Change fileop.Change `json:"change"` // create, modify, delete
 	// Added counts the lines added.
 	Added int `json:"added"`
 	// Removed counts the lines removed.
@@ -458,8 +460,8 @@ type PlanTarget struct {
 // PlanFile is one file a rewind changes.
 type PlanFile struct {
 	// Path is the file, relative to the root.
-	Path   string `json:"path"`
-	Change string `json:"change"` // modify, create, delete
+	Path   string        `json:"path"`
+	Change fileop.Change `json:"change"` // modify, create, delete
 	// Added counts the lines the rewind adds to the file.
 	Added int `json:"added"`
 	// Removed counts the lines it removes.
@@ -467,10 +469,10 @@ type PlanFile struct {
 	// Binary is true for binary or invalid UTF-8 content (no line counts).
 	Binary bool `json:"binary"`
 	// Conflict is true when the file changed since it was recorded: it is left alone unless forced.
-	Conflict bool   `json:"conflict"`
-	Via      string `json:"via"`            // edit, disk
-	Kind     string `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
-	Mode     string `json:"mode,omitempty"` // "+x" or "-x": the executable bit changes
+	Conflict bool         `json:"conflict"`
+	Via      snapshot.Via `json:"via"`            // edit, disk
+	Kind     string       `json:"kind,omitempty"` // "binary" or "symlink": line counts do not apply
+	Mode     string       `json:"mode,omitempty"` // "+x" or "-x": the executable bit changes
 	// What says the change in words: "+3 -1", "binary", "symlink", "mode +x"
 	// (empty for a revert's conflict, whose lines were not counted).
 	What string `json:"what,omitempty"`
@@ -515,7 +517,7 @@ type FileHistoryItem struct {
 	// Entry is the turn's start entry.
 	Entry journal.EntryID `json:"entry"`
 	// Change is what the turn did to the file: create, modify or delete.
-	Change string `json:"change"`
+	Change fileop.Change `json:"change"`
 	// Added counts the lines the turn added.
 	Added int `json:"added"`
 	// Removed counts the lines the turn removed.

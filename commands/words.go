@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
@@ -27,7 +28,7 @@ func fileChanges(cs []journal.Change) []FileChange {
 	for _, c := range cs {
 		f := FileChange{Path: c.Path, Change: c.Change, Added: c.Added, Removed: c.Removed, Kind: c.Kind, Mode: c.Mode}
 		f.What = words.What(f.Added, f.Removed, f.Kind, f.Mode)
-		f.Line = words.Line(f.Change, f.Path, f.What)
+		f.Line = words.Line(string(f.Change), f.Path, f.What)
 		out = append(out, f)
 	}
 	return out
@@ -58,10 +59,10 @@ func (p *Plan) fillWords(editor bool) {
 		if f.Conflict {
 			notes = append(notes, words.Conflict(f.Overlaps))
 		}
-		if editor && f.Via == "disk" {
+		if editor && f.Via == snapshot.ViaDisk {
 			notes = append(notes, words.OnDisk)
 		}
-		f.Line = words.Line(f.Change, f.Path, f.What, notes...)
+		f.Line = words.Line(string(f.Change), f.Path, f.What, notes...)
 	}
 }
 

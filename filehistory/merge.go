@@ -3,6 +3,7 @@ package filehistory
 import (
 	"fmt"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
@@ -57,14 +58,14 @@ func RevertFile(base, ours, theirs Version, lines *[2]int) (Version, []textdiff.
 }
 
 // ChangeOf is what turning from into to does to a file.
-func ChangeOf(from, to Version) string {
+func ChangeOf(from, to Version) fileop.Change {
 	switch {
 	case !from.Exists:
-		return "create"
+		return fileop.Create
 	case !to.Exists:
-		return "delete"
+		return fileop.Delete
 	}
-	return "modify"
+	return fileop.Modify
 }
 
 // Overlappers names who changed file rel after turn t where the turn's

@@ -10,5 +10,6 @@
 // exclusive file lock, so several processes (editors, hooks, the command
 // line) can record at once without losing or duplicating entries. A damaged
 // or torn line loses that entry only. The package imports nothing of
-// rewind-lsp but store, whose ids name snapshots, and osfile.
+// rewind-lsp but store, whose ids name snapshots, osfile, and fileop, whose
+// Change says what a turn did to a file.
 package journal

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
@@ -287,10 +288,10 @@ type AgentRewind struct {
 
 // Change is one file a turn changed.
 type Change struct {
-	Path    string `json:"path"`
-	Change  string `json:"change"`
-	Added   int    `json:"added"`
-	Removed int    `json:"removed"`
+	Path    string        `json:"path"`
+	Change  fileop.Change `json:"change"`
+	Added   int           `json:"added"`
+	Removed int           `json:"removed"`
 	// Kind is "binary" or "symlink" when line counts do not describe the
 	// change (snapshot.FileOp.ContentKind); Mode is "+x" or "-x" when the
 	// executable bit changed. Both are empty in older journals.

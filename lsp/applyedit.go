@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -55,15 +56,15 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		d, open := a.openDoc(root, cf.Path)
 		// URIs use the folder as the client named it.
 		ef := editFile{rel: cf.Path, uri: uriFromPath(filepath.Join(a.f.path, filepath.FromSlash(cf.Path))),
-			change: cf.Change, before: string(cf.Before), after: string(cf.After), kind: cf.Kind}
-		if cf.Via == "disk" {
-			disk = append(disk, diskOp(cf))
+			change: cf.Change, before: string(cf.Before), after: string(cf.After)}
+		if cf.Via == snapshot.ViaDisk {
+			disk = append(disk, cf.FileOp)
 			// The buffer of a text file written on disk follows.
-			if !(open && cf.Change != "delete" && cf.Kind != "symlink" && editableText(cf.After) &&
-				(cf.Change == "create" || a.s.docs.holds(d.text, cf.Before) && editableText(cf.Before))) {
+			if !(open && cf.Change != fileop.Delete && cf.AfterKind != snapshot.KindSymlink && editableText(cf.After) &&
+				(cf.Change == fileop.Create || a.s.docs.holds(d.text, cf.Before) && editableText(cf.Before))) {
 				continue
 			}
-			ef.change, ef.before = "modify", d.text
+			ef.change, ef.before = fileop.Modify, d.text
 		}
 		switch {
 		case open && !a.s.docs.holds(d.text, []byte(ef.before)):
@@ -75,7 +76,7 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 		case open:
 			v := d.version
 			ef.uri, ef.version = d.uri, &v
-			if ef.change != "delete" {
+			if ef.change != fileop.Delete {
 				verify[d.path] = sentDoc{text: ef.after, before: d.text, version: v}
 			}
 		}
@@ -109,7 +110,7 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 	// The editor applied its part: prune what its deletes emptied, then
 	// write the files that go by disk.
 	for _, ef := range edits {
-		if ef.change == "delete" {
+		if ef.change == fileop.Delete {
 			if err := w.Prune(ef.rel); err != nil {
 				a.s.log.Printf("%s: %v", ch.Label, err)
 			}
@@ -123,25 +124,13 @@ func (a *applier) Apply(ctx context.Context, ch *commands.Change) error {
 	}
 	for _, op := range disk {
 		if d, ok := a.s.docs.byPath(filepath.Join(root, filepath.FromSlash(op.Path))); ok {
-			a.s.docs.setGone(d.path, op.Change == "delete")
+			a.s.docs.setGone(d.path, op.Change == fileop.Delete)
 		}
 	}
 	a.s.log.Printf("%s: %d files by edit, %d by the server; edit built in %v, the editor answered in %v, verified in %v, disk written in %v",
 		ch.Label, len(edits), len(disk), t1.Sub(t0).Round(time.Microsecond), t2.Sub(t1).Round(time.Microsecond),
 		t3.Sub(t2).Round(time.Microsecond), time.Since(t3).Round(time.Microsecond))
 	return nil
-}
-
-// diskOp is the file operation of a `via: disk` file, for snapshot.Writer.
-func diskOp(cf commands.ChangeFile) snapshot.FileOp {
-	op := snapshot.FileOp{Path: cf.Path, Change: cf.Change, Before: cf.Before, After: cf.After}
-	if cf.Change != "delete" {
-		op.AfterKind = snapshot.ParseKind(cf.Kind)
-	}
-	if cf.Change != "create" {
-		op.BeforeKind = snapshot.ParseKind(cf.BeforeKind)
-	}
-	return op
 }
 
 // sentDoc is what an open document must hold once the editor applied the

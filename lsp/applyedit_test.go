@@ -3,6 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 )
 
 func intp(v int) *int { return &v }
@@ -12,12 +14,12 @@ func intp(v int) *int { return &v }
 // create and a delete.
 func goldenFiles() []editFile {
 	return []editFile{
-		{rel: "del.txt", uri: "file:///w/del.txt", change: "create", after: "restored\r\nfile\r\n", kind: "file"},
-		{rel: "mod.go", uri: "file:///w/mod.go", change: "modify", version: intp(7),
+		{rel: "del.txt", uri: "file:///w/del.txt", change: fileop.Create, after: "restored\r\nfile\r\n"},
+		{rel: "mod.go", uri: "file:///w/mod.go", change: fileop.Modify, version: intp(7),
 			before: "// 😀 𝄞\nfunc A() int { return 42 }\nfunc B() {}\n",
 			after:  "// 😀 𝄞\nfunc A() int { return 1 }\nfunc B() {}\n"},
-		{rel: "new file.txt", uri: "file:///w/new%20file.txt", change: "delete", before: "agent's\n"},
-		{rel: "noeol.txt", uri: "file:///w/noeol.txt", change: "modify",
+		{rel: "new file.txt", uri: "file:///w/new%20file.txt", change: fileop.Delete, before: "agent's\n"},
+		{rel: "noeol.txt", uri: "file:///w/noeol.txt", change: fileop.Modify,
 			before: "first\nlast 𝄞 changed", after: "first\nlast 𝄞"},
 	}
 }
@@ -40,7 +42,7 @@ func TestWorkspaceEditGolden(t *testing.T) {
 		forms[name] = b.edit
 		want := 0
 		for _, f := range files {
-			if f.change == "create" {
+			if f.change == fileop.Create {
 				want++
 			}
 		}
@@ -60,7 +62,7 @@ func TestWorkspaceEditGolden(t *testing.T) {
 				}
 			}
 			edits = append(edits, we.Changes[f.uri]...)
-			if f.change == "delete" || (f.change == "create" && len(edits) == 0) {
+			if f.change == fileop.Delete || (f.change == fileop.Create && len(edits) == 0) {
 				continue
 			}
 			got, err := editorApply(f.before, edits, false)
@@ -74,7 +76,7 @@ func TestWorkspaceEditGolden(t *testing.T) {
 func onlyModified(fs []editFile) []editFile {
 	var out []editFile
 	for _, f := range fs {
-		if f.change == "modify" {
+		if f.change == fileop.Modify {
 			out = append(out, f)
 		}
 	}
@@ -82,7 +84,7 @@ func onlyModified(fs []editFile) []editFile {
 }
 
 func TestWorkspaceEditJSON(t *testing.T) {
-	b := buildEdit([]editFile{{uri: "file:///w/a", change: "modify", before: "a\n", after: "a\n"}}, clientCaps{createFiles: true, deleteFiles: true}, encUTF16)
+	b := buildEdit([]editFile{{uri: "file:///w/a", change: fileop.Modify, before: "a\n", after: "a\n"}}, clientCaps{createFiles: true, deleteFiles: true}, encUTF16)
 	if !b.empty {
 		t.Fatalf("no change must give an empty edit: %+v", b)
 	}

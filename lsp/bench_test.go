@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -34,7 +35,7 @@ func benchChange(seed int64) (files []editFile, changedBytes, changedNewBytes in
 			}
 		}
 		files = append(files, editFile{rel: fmt.Sprintf("pkg/file%03d.go", f), uri: fmt.Sprintf("file:///w/pkg/file%03d.go", f),
-			change: "modify", before: before.String(), after: after.String()})
+			change: fileop.Modify, before: before.String(), after: after.String()})
 	}
 	return files, changedBytes, changedNewBytes
 }

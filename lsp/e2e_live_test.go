@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -56,8 +57,8 @@ func waitTurns(e *testkit.Editor, n int) []commands.TurnInfo {
 	return nil
 }
 
-func changedPaths(ti commands.TurnInfo) map[string]string {
-	m := map[string]string{}
+func changedPaths(ti commands.TurnInfo) map[string]fileop.Change {
+	m := map[string]fileop.Change{}
 	for _, c := range ti.Changed {
 		m[c.Path] = c.Change
 	}
@@ -177,7 +178,7 @@ func TestLivePollingFallback(t *testing.T) {
 	}
 	w.Write("b/y.txt", "changed\n")
 	turns := waitTurns(e, 1)
-	if got := changedPaths(turns[0]); got["b/y.txt"] != "modify" || len(got) != 1 {
+	if got := changedPaths(turns[0]); got["b/y.txt"] != fileop.Modify || len(got) != 1 {
 		t.Fatalf("polled auto turn: %v", got)
 	}
 }
@@ -273,7 +274,7 @@ func TestLiveEditorSideFilesAreNoTurn(t *testing.T) {
 	w.WriteMode(".notes.txt.swp", "vim swap, updated", 0o600)
 	time.Sleep(1200 * time.Millisecond) // past the quiet period
 	turns := waitTurns(e, 1)
-	if got := changedPaths(turns[0]); len(got) != 1 || got["notes.txt"] != "modify" {
+	if got := changedPaths(turns[0]); len(got) != 1 || got["notes.txt"] != fileop.Modify {
 		t.Fatalf("the automatic turn changed %v; want notes.txt only", got)
 	}
 	// The person types again: a new lock, then a rewind of the turn.

@@ -112,7 +112,7 @@ func twoTurnSession(t *testing.T, kind testkit.EditorKind) {
 	e.MustCmd(commands.NamePreview, map[string]any{"target": "1"}, &plan)
 	got := map[string]string{}
 	for _, f := range plan.Files {
-		got[f.Path] = f.Change + "/" + f.Via
+		got[f.Path] = string(f.Change) + "/" + string(f.Via)
 		if f.Conflict {
 			t.Errorf("preview: unexpected conflict on %s", f.Path)
 		}

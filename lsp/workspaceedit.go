@@ -3,14 +3,15 @@ package lsp
 import (
 	"runtime"
 	"sync"
+
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 )
 
 // editFile is one file of a Change that travels in the WorkspaceEdit.
 type editFile struct {
 	rel, uri      string
-	change        string // create, modify, delete
+	change        fileop.Change
 	before, after string
-	kind          string
 	version       *int // the open document's version; nil when not open
 }
 
@@ -32,7 +33,7 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 	changes := map[string][]TextEdit{}
 	diffs := computeAll(files, enc)
 	for i, f := range files {
-		if f.before == "" && f.after != "" && f.change == "modify" {
+		if f.before == "" && f.after != "" && f.change == fileop.Modify {
 			diffs[i] = fillEmpty(f.after, caps)
 		}
 	}
@@ -51,7 +52,7 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 	}
 	for i, f := range files {
 		switch f.change {
-		case "create":
+		case fileop.Create:
 			creates = append(creates, documentChange{Create: &createFile{
 				Kind: "create", URI: f.uri, Options: &createFileOptions{IgnoreIfExists: true},
 			}})
@@ -59,7 +60,7 @@ func buildEdit(files []editFile, caps clientCaps, enc encoding) builtEdit {
 			if f.after != "" {
 				addEdits(f, fillEmpty(f.after, caps))
 			}
-		case "delete":
+		case fileop.Delete:
 			deletes = append(deletes, documentChange{Delete: &deleteFile{
 				Kind: "delete", URI: f.uri, Options: &deleteFileOptions{IgnoreIfNotExists: true},
 			}})
@@ -92,7 +93,7 @@ func computeAll(files []editFile, enc encoding) [][]TextEdit {
 		}()
 	}
 	for i, f := range files {
-		if f.change == "modify" {
+		if f.change == fileop.Modify {
 			work <- i
 		}
 	}

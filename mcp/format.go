@@ -55,7 +55,7 @@ func changes(cs []commands.FileChange) string {
 	}
 	var ps []string
 	for _, c := range cs {
-		ps = append(ps, c.Change+" "+c.Path)
+		ps = append(ps, string(c.Change)+" "+c.Path)
 	}
 	if len(ps) > 20 {
 		ps = append(ps[:20], fmt.Sprintf("and %d more", len(cs)-20))

@@ -192,7 +192,7 @@ func (s *Server) rewind(ctx context.Context, _ *sdk.CallToolRequest, in RewindIn
 	var files []string
 	if r.Plan != nil {
 		for _, f := range r.Plan.Files {
-			files = append(files, f.Change+" "+f.Path)
+			files = append(files, string(f.Change)+" "+f.Path)
 		}
 	}
 	if len(files) == 0 {

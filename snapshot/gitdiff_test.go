@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 )
 
 // TestPlanDiffAppliesWithGit: the diff text of every kind of change —
@@ -86,11 +88,11 @@ func TestPlanDiffAppliesWithGit(t *testing.T) {
 		op := FileOp{Path: p, BeforeKind: c.kind, AfterKind: g.kind}
 		switch {
 		case !inC:
-			op.Change, op.After, op.BeforeKind = "create", []byte(g.data), 0
+			op.Change, op.After, op.BeforeKind = fileop.Create, []byte(g.data), 0
 		case !inT:
-			op.Change, op.Before, op.AfterKind = "delete", []byte(c.data), 0
+			op.Change, op.Before, op.AfterKind = fileop.Delete, []byte(c.data), 0
 		default:
-			op.Change, op.Before, op.After = "modify", []byte(c.data), []byte(g.data)
+			op.Change, op.Before, op.After = fileop.Modify, []byte(c.data), []byte(g.data)
 		}
 		FillOp(&op)
 		op.Diff = DiffText(&op)
@@ -131,7 +133,7 @@ func TestPlanDiffAppliesWithGit(t *testing.T) {
 		}
 	}
 	// Binary content is named the way git names it.
-	op := FileOp{Path: "img.png", Change: "modify", Before: []byte("\x00\x01"), After: []byte("\x00\x02"), BeforeKind: KindFile, AfterKind: KindFile}
+	op := FileOp{Path: "img.png", Change: fileop.Modify, Before: []byte("\x00\x01"), After: []byte("\x00\x02"), BeforeKind: KindFile, AfterKind: KindFile}
 	FillOp(&op)
 	op.Diff = DiffText(&op)
 	if op.Diff != "diff --git a/img.png b/img.png\nBinary files a/img.png and b/img.png differ\n" {

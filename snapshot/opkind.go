@@ -1,5 +1,7 @@
 package snapshot
 
+import "github.com/rewind-lsp/rewind-lsp/fileop"
+
 // ContentKind names what an op changes when line counts cannot describe
 // it: "symlink" when either side is a symbolic link, "binary" when either
 // side is binary or invalid UTF-8, "" for a text change. Call it after
@@ -18,7 +20,7 @@ func (op *FileOp) ContentKind() string {
 // when it drops the executable bit, and "" otherwise (creates, deletes,
 // links, unchanged modes).
 func (op *FileOp) ModeChange() string {
-	if op.Change != "modify" {
+	if op.Change != fileop.Modify {
 		return ""
 	}
 	switch {

@@ -9,18 +9,19 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
 // FileOp is what a restore does to one file.
 type FileOp struct {
 	Path     string
-	Change   string // "create", "modify" or "delete"
-	Added    int    // lines added by the change
-	Removed  int    // lines removed by the change
-	Binary   bool   // either side is binary or invalid UTF-8
-	Conflict bool   // the current content is not the last recorded one
-	Via      string // "edit" (text the editor applies) or "disk" (written by Writer); see workspace.ViaPolicy
+	Change   fileop.Change
+	Added    int  // lines added by the change
+	Removed  int  // lines removed by the change
+	Binary   bool // either side is binary or invalid UTF-8
+	Conflict bool // the current content is not the last recorded one
+	Via      Via  // how the file reaches the disk; see workspace.ViaPolicy
 
 	Before     []byte // current content (nil for create)
 	After      []byte // target content (nil for delete)
@@ -28,6 +29,23 @@ type FileOp struct {
 	AfterKind  Kind
 	Diff       string // unified diff text, current → target
 }
+
+// Via is how a file operation reaches the disk, as the workspace decides
+// it for the client applying it (workspace.ViaPolicy; a plan file's
+// `via`, docs/PROTOCOL.md, "The plan").
+type Via string
+
+// The ways to the disk.
+const (
+	// ViaEdit is text the editor applies: the file travels in its
+	// WorkspaceEdit (or an ACP editor's fs/write_text_file), so an open
+	// buffer changes with it.
+	ViaEdit Via = "edit"
+	// ViaDisk is what the server writes itself, with Writer: binary or
+	// invalid UTF-8 content, links, modes, and the creates and deletes an
+	// editor cannot make.
+	ViaDisk Via = "disk"
+)
 
 // SkippedFile is a file a restore leaves alone: its content was not
 // captured, or it is a symbolic link the system refuses to make.
@@ -90,7 +108,7 @@ func parallel(n int, fn func(i int) error) error {
 func (d *Diff) SkipLinks(reason string) {
 	ops := d.Ops[:0]
 	for _, op := range d.Ops {
-		if op.AfterKind == KindSymlink && op.Change != "delete" {
+		if op.AfterKind == KindSymlink && op.Change != fileop.Delete {
 			d.Skipped = append(d.Skipped, SkippedFile{Path: op.Path, Reason: reason})
 			continue
 		}
@@ -139,11 +157,11 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 		op := FileOp{Path: p, BeforeKind: cur.Kind, AfterKind: tgt.Kind}
 		switch {
 		case !inCur:
-			op.Change, op.BeforeKind = "create", 0
+			op.Change, op.BeforeKind = fileop.Create, 0
 		case !inTgt:
-			op.Change, op.AfterKind = "delete", 0
+			op.Change, op.AfterKind = fileop.Delete, 0
 		default:
-			op.Change = "modify"
+			op.Change = fileop.Modify
 		}
 		if baseline != nil {
 			base, inBase, err := Lookup(o, *baseline, p)
@@ -175,14 +193,14 @@ func Compare(o *Objects, current, target ID, baseline *ID, keep func(string) boo
 func blockedConflicts(o *Objects, current ID, d *Diff) error {
 	gone := map[string]bool{}
 	for _, op := range d.Ops {
-		if op.Change == "delete" {
+		if op.Change == fileop.Delete {
 			gone[op.Path] = true
 		}
 	}
 	blocked := map[string]bool{}
 	for i := range d.Ops {
 		op := &d.Ops[i]
-		if op.Change == "delete" {
+		if op.Change == fileop.Delete {
 			continue
 		}
 		for dir := parentDir(op.Path); dir != ""; dir = parentDir(dir) {
@@ -207,14 +225,14 @@ func blockedConflicts(o *Objects, current ID, d *Diff) error {
 // fillContent loads an op's contents (ids: current, target) and fills in
 // the rest.
 func fillContent(o *Objects, op *FileOp, ids [2]ID) error {
-	if op.Change != "create" {
+	if op.Change != fileop.Create {
 		data, err := o.Get(ids[0])
 		if err != nil {
 			return fmt.Errorf("plan %s: current content: %w", op.Path, err)
 		}
 		op.Before = data
 	}
-	if op.Change != "delete" {
+	if op.Change != fileop.Delete {
 		data, err := o.Get(ids[1])
 		if err != nil {
 			return fmt.Errorf("plan %s: target content: %w", op.Path, err)
@@ -238,11 +256,11 @@ func FillOp(op *FileOp) {
 
 // DiffText is op's diff in git's format (see gitDiff).
 func DiffText(op *FileOp) string {
-	if op.Change == "modify" && (op.BeforeKind == KindSymlink) != (op.AfterKind == KindSymlink) {
+	if op.Change == fileop.Modify && (op.BeforeKind == KindSymlink) != (op.AfterKind == KindSymlink) {
 		// A file became a link or the other way round: git shows the old
 		// one deleted and the new one created.
-		del := FileOp{Path: op.Path, Change: "delete", Before: op.Before, BeforeKind: op.BeforeKind, Binary: op.Binary}
-		cre := FileOp{Path: op.Path, Change: "create", After: op.After, AfterKind: op.AfterKind, Binary: op.Binary}
+		del := FileOp{Path: op.Path, Change: fileop.Delete, Before: op.Before, BeforeKind: op.BeforeKind, Binary: op.Binary}
+		cre := FileOp{Path: op.Path, Change: fileop.Create, After: op.After, AfterKind: op.AfterKind, Binary: op.Binary}
 		del.Binary = del.Before != nil && !IsText(del.Before)
 		cre.Binary = cre.After != nil && !IsText(cre.After)
 		return gitDiff(&del) + gitDiff(&cre)
@@ -270,10 +288,10 @@ func gitDiff(op *FileOp) string {
 	fmt.Fprintf(&b, "diff --git a/%s b/%s\n", op.Path, op.Path)
 	from, to := "a/"+op.Path, "b/"+op.Path
 	switch op.Change {
-	case "create":
+	case fileop.Create:
 		from = "/dev/null"
 		fmt.Fprintf(&b, "new file mode %s\n", gitMode(op.AfterKind))
-	case "delete":
+	case fileop.Delete:
 		to = "/dev/null"
 		fmt.Fprintf(&b, "deleted file mode %s\n", gitMode(op.BeforeKind))
 	default:

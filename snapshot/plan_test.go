@@ -3,6 +3,8 @@ package snapshot
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 )
 
 // TestSkipLinks: where links cannot be made, a plan lists every link it
@@ -41,11 +43,11 @@ func TestSkipLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.SkipLinks("links refused")
-	got := map[string]string{}
+	got := map[string]fileop.Change{}
 	for _, op := range d.Ops {
 		got[op.Path] = op.Change
 	}
-	if len(got) != 2 || got["gone-link"] != "delete" || got["f.txt"] != "modify" {
+	if len(got) != 2 || got["gone-link"] != fileop.Delete || got["f.txt"] != fileop.Modify {
 		t.Fatalf("ops left: %v", got)
 	}
 	skipped := map[string]string{}

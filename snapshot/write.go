@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/rootfs"
 )
 
@@ -390,7 +391,7 @@ func (w *Writer) RemoveTemps(rels []string) error {
 func (w *Writer) Apply(ops []FileOp) error {
 	var dels, writes []FileOp
 	for _, op := range ops {
-		if op.Change == "delete" {
+		if op.Change == fileop.Delete {
 			dels = append(dels, op)
 		} else {
 			writes = append(writes, op)
@@ -400,7 +401,7 @@ func (w *Writer) Apply(ops []FileOp) error {
 		return err
 	}
 	return w.each(writes, func(op FileOp) error {
-		if op.Change == "modify" && op.BeforeKind != KindSymlink && op.AfterKind != KindSymlink &&
+		if op.Change == fileop.Modify && op.BeforeKind != KindSymlink && op.AfterKind != KindSymlink &&
 			bytes.Equal(op.Before, op.After) {
 			return w.Chmod(op.Path, op.AfterKind)
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 )
 
 func openW(t *testing.T, root string) *Writer {
@@ -119,8 +121,8 @@ func TestWriterFolderBecomesLink(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "lnk/sub/new.txt"), []byte("agent"), 0o644)
 	w := openW(t, root)
 	err := w.Apply([]FileOp{
-		{Path: "lnk", Change: "create", After: []byte("target-dir"), AfterKind: KindSymlink},
-		{Path: "lnk/sub/new.txt", Change: "delete", Before: []byte("agent"), BeforeKind: KindFile},
+		{Path: "lnk", Change: fileop.Create, After: []byte("target-dir"), AfterKind: KindSymlink},
+		{Path: "lnk/sub/new.txt", Change: fileop.Delete, Before: []byte("agent"), BeforeKind: KindFile},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -150,8 +152,8 @@ func TestWriterPrunesEmptiedFolders(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "keep/b"), []byte("b"), 0o644)
 	w := openW(t, root)
 	if err := w.Apply([]FileOp{
-		{Path: "src/util/x.go", Change: "delete"},
-		{Path: "keep/a", Change: "delete"},
+		{Path: "src/util/x.go", Change: fileop.Delete},
+		{Path: "keep/a", Change: fileop.Delete},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ func TestWriterRaceWithSymlinkSwap(t *testing.T) {
 		}
 		var ops []FileOp
 		for i := 0; i < 5; i++ {
-			ops = append(ops, FileOp{Path: fmt.Sprintf("dir/f%d", i), Change: "create", After: []byte("data"), AfterKind: KindFile})
+			ops = append(ops, FileOp{Path: fmt.Sprintf("dir/f%d", i), Change: fileop.Create, After: []byte("data"), AfterKind: KindFile})
 		}
 		w.Apply(ops) // errors are expected; escapes are not
 		w.Close()

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 	// The prompt goes on: what it writes is its turn's, net of the rewind.
 	f.shell("A", "t3", func() { f.write("d.txt", "d\n") })
 	end, _ := f.end("A")
-	if want := []journal.Change{{Path: "d.txt", Change: "create", Added: 1}}; end == nil || !reflect.DeepEqual(end.Changed, want) ||
+	if want := []journal.Change{{Path: "d.txt", Change: fileop.Create, Added: 1}}; end == nil || !reflect.DeepEqual(end.Changed, want) ||
 		!reflect.DeepEqual(end.Wrote, []string{"d.txt"}) {
 		t.Fatalf("the carried-on turn ended with %+v", end)
 	}

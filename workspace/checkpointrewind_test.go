@@ -45,7 +45,7 @@ func TestRewindToCheckpoint(t *testing.T) {
 	}
 	var restored []string
 	for _, op := range out.Diff.Ops {
-		restored = append(restored, op.Change+" "+op.Path)
+		restored = append(restored, string(op.Change)+" "+op.Path)
 	}
 	if want := []string{"delete d.txt", "delete s.txt"}; !slices.Equal(restored, want) {
 		t.Errorf("restored %v, want %v", restored, want)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
@@ -119,7 +120,7 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 func (s *Workspace) patched(id snapshot.ID, ops []snapshot.FileOp) (snapshot.ID, error) {
 	changes := map[string]*snapshot.Entry{}
 	for _, op := range ops {
-		if op.Change == "delete" {
+		if op.Change == fileop.Delete {
 			changes[op.Path] = nil
 			continue
 		}
@@ -192,7 +193,7 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 		// new name reached the disk before its content did (the power went
 		// before the operation's sync; Writer's contents are written out
 		// only then).
-		halfDone := op.Change == "modify" && len(op.Before) == 0 && op.BeforeKind != snapshot.KindSymlink
+		halfDone := op.Change == fileop.Modify && len(op.Before) == 0 && op.BeforeKind != snapshot.KindSymlink
 		if !op.Conflict || halfDone {
 			todo = append(todo, op)
 		}

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
@@ -86,7 +87,7 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	if end == nil || st.ID != start.ID {
 		t.Fatalf("Stop after the own rewind ended %+v, want the turn %s", st, start.ID)
 	}
-	if want := []journal.Change{{Path: "e.txt", Change: "create", Added: 1}}; !reflect.DeepEqual(end.Changed, want) {
+	if want := []journal.Change{{Path: "e.txt", Change: fileop.Create, Added: 1}}; !reflect.DeepEqual(end.Changed, want) {
 		t.Fatalf("the turn changed %+v, want %+v (the net change from its start)", end.Changed, want)
 	}
 	if !end.Attributed || !reflect.DeepEqual(end.Wrote, []string{"d.txt", "e.txt"}) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"sort"
 	"strings"
 
@@ -41,7 +42,7 @@ type RevertRequest struct {
 // RevertConflict is a file of a revert that later changes overlap.
 type RevertConflict struct {
 	Path   string
-	Change string // what reverting it would do: modify, create or delete
+	Change fileop.Change // what reverting it would do: modify, create or delete
 	// Overlaps names who overlapped the turn's change: "turn N" or "user".
 	Overlaps []string
 }
@@ -215,11 +216,11 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 		op := snapshot.FileOp{Path: p, Before: before.Data, After: after.Data, BeforeKind: before.Kind, AfterKind: after.Kind}
 		switch {
 		case !before.Exists:
-			op.Change, op.Before, op.BeforeKind = "create", nil, 0
+			op.Change, op.Before, op.BeforeKind = fileop.Create, nil, 0
 		case !after.Exists:
-			op.Change, op.After, op.AfterKind = "delete", nil, 0
+			op.Change, op.After, op.AfterKind = fileop.Delete, nil, 0
 		default:
-			op.Change = "modify"
+			op.Change = fileop.Modify
 		}
 		snapshot.FillOp(&op)
 		out.Diff.Ops = append(out.Diff.Ops, op)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
@@ -184,7 +185,7 @@ func (s *Workspace) known(id snapshot.ID, rel string) bool {
 func limitToHunks(d *snapshot.Diff, first, last int) {
 	var ops []snapshot.FileOp
 	for _, op := range d.Ops {
-		if op.Change != "modify" || op.Binary || op.BeforeKind != op.AfterKind || op.AfterKind == snapshot.KindSymlink {
+		if op.Change != fileop.Modify || op.Binary || op.BeforeKind != op.AfterKind || op.AfterKind == snapshot.KindSymlink {
 			continue // a hunk of a created, deleted, binary or link file is the whole file
 		}
 		cur := string(op.Before)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"github.com/rewind-lsp/rewind-lsp/workspace/live"
@@ -58,7 +59,7 @@ func TestStepsOfATurn(t *testing.T) {
 					t.Fatalf("step %d: %+v", i+1, st)
 				}
 			}
-			if steps[1].Changed[0].Path != "b.txt" || steps[1].Changed[0].Change != "create" {
+			if steps[1].Changed[0].Path != "b.txt" || steps[1].Changed[0].Change != fileop.Create {
 				t.Fatalf("step 2 changed %+v", steps[1].Changed)
 			}
 			state := func() string { return f.read("a.txt") + "|" + f.read("b.txt") }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"path"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/rootfs"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
@@ -20,29 +21,29 @@ type ViaPolicy struct {
 	Open func(rel string) bool
 }
 
-// Via is how op reaches the disk under p: "edit" for text the editor
-// applies, "disk" for what the server writes itself — binary or invalid
+// Via is how op reaches the disk under p: ViaEdit for text the editor
+// applies, ViaDisk for what the server writes itself — binary or invalid
 // UTF-8 content, symbolic links, mode changes, an executable created, a
 // create or delete the editor cannot do, and a create over a buffer the
 // editor still holds for a missing file (the server writes the file, the
 // buffer follows). A nil policy is the command line's: it writes every file
 // itself, and plans say what an editor would get.
-func (p *ViaPolicy) Via(op *snapshot.FileOp) string {
+func (p *ViaPolicy) Via(op *snapshot.FileOp) snapshot.Via {
 	link := op.BeforeKind == snapshot.KindSymlink || op.AfterKind == snapshot.KindSymlink
-	modeChange := op.Change == "modify" && op.BeforeKind != op.AfterKind
-	if op.Binary || link || modeChange || (op.Change == "create" && op.AfterKind == snapshot.KindExec) {
-		return "disk"
+	modeChange := op.Change == fileop.Modify && op.BeforeKind != op.AfterKind
+	if op.Binary || link || modeChange || (op.Change == fileop.Create && op.AfterKind == snapshot.KindExec) {
+		return snapshot.ViaDisk
 	}
 	if p == nil {
-		return "edit"
+		return snapshot.ViaEdit
 	}
-	if op.Change != "modify" && !p.ResourceOps {
-		return "disk"
+	if op.Change != fileop.Modify && !p.ResourceOps {
+		return snapshot.ViaDisk
 	}
-	if op.Change == "create" && p.Open != nil && p.Open(op.Path) {
-		return "disk"
+	if op.Change == fileop.Create && p.Open != nil && p.Open(op.Path) {
+		return snapshot.ViaDisk
 	}
-	return "edit"
+	return snapshot.ViaEdit
 }
 
 // decide sets the via of every op of d. A path that changes between a
@@ -58,7 +59,7 @@ func (p *ViaPolicy) decide(d *snapshot.Diff) {
 	for i := range d.Ops {
 		for dir := path.Dir(d.Ops[i].Path); dir != "."; dir = path.Dir(dir) {
 			if j, ok := at[dir]; ok {
-				d.Ops[i].Via, d.Ops[j].Via = "disk", "disk"
+				d.Ops[i].Via, d.Ops[j].Via = snapshot.ViaDisk, snapshot.ViaDisk
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
@@ -511,9 +512,9 @@ func (g *gen) hookTurn() error {
 	var rest []string
 	written := 0
 	for _, c := range ch {
-		if c.Change != "delete" && written < 2 {
+		if c.Change != fileop.Delete && written < 2 {
 			name := "Write"
-			if c.Change == "modify" {
+			if c.Change == fileop.Modify {
 				name = "Edit"
 			}
 			if err := tool(name, "post", journal.Snap{}, []string{c.Path}, "toolu_"+g.uuid4()[:13]); err != nil {

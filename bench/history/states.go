@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
@@ -45,12 +46,12 @@ func diff(a, b State) []journal.Change {
 		case !ok:
 			out = append(out, journal.Change{Path: p, Change: "add", Added: n})
 		case m != n:
-			out = append(out, journal.Change{Path: p, Change: "modify", Added: max(n-m, 0), Removed: max(m-n, 0)})
+			out = append(out, journal.Change{Path: p, Change: fileop.Modify, Added: max(n-m, 0), Removed: max(m-n, 0)})
 		}
 	}
 	for p, m := range a.Files {
 		if _, ok := b.Files[p]; !ok {
-			out = append(out, journal.Change{Path: p, Change: "delete", Removed: m})
+			out = append(out, journal.Change{Path: p, Change: fileop.Delete, Removed: m})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

@@ -71,7 +71,7 @@ func (c *cli) hookOwnTool(ag agent.Agent, ev *agent.Event) error {
 	var restored []string
 	if r.Plan != nil && r.Applied {
 		for _, f := range r.Plan.Files {
-			restored = append(restored, f.Change+" "+f.Path)
+			restored = append(restored, string(f.Change)+" "+f.Path)
 		}
 	}
 	ot, ok := ag.(agent.OwnTools)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
@@ -266,12 +267,12 @@ func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 			if !ok || isDir {
 				continue
 			}
-			if op.Change == "delete" && data == nil {
+			if op.Change == fileop.Delete && data == nil {
 				at[op.Path], changes[op.Path] = true, nil
 				continue
 			}
 			e := snapshot.Entry{Kind: op.AfterKind, ID: snapshot.Sum(op.After), Size: int64(len(op.After))}
-			if op.Change != "delete" && sameFile(e, data, kind) {
+			if op.Change != fileop.Delete && sameFile(e, data, kind) {
 				at[op.Path], changes[op.Path] = true, &e
 			}
 		}
@@ -295,7 +296,7 @@ func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 		}
 	}
 	for _, op := range ops {
-		e := expectation{gone: op.Change == "delete", id: snapshot.Sum(op.After), kind: op.AfterKind,
+		e := expectation{gone: op.Change == fileop.Delete, id: snapshot.Sum(op.After), kind: op.AfterKind,
 			window: now.Add(echoWindow), until: now.Add(time.Minute)}
 		if op.Before != nil {
 			e.before = snapshot.Sum(op.Before)

@@ -85,7 +85,7 @@ func lastTurnChanges(t *testing.T, s *workspace.Workspace, n int) string {
 	})
 	var got []string
 	for _, c := range turns(t, s)[n-1].End.Changed {
-		got = append(got, c.Path+" "+c.Change)
+		got = append(got, c.Path+" "+string(c.Change))
 	}
 	sort.Strings(got)
 	return strings.Join(got, ", ")

@@ -74,7 +74,7 @@ func TestAutoTurnFromAnotherProcess(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, c := range tt.End.Changed {
-		got[c.Path] = c.Change
+		got[c.Path] = string(c.Change)
 	}
 	want := map[string]string{"keep.txt": "modify", "gone.txt": "delete", "renamed.txt": "create", "dir/sub/f.txt": "create"}
 	if len(got) != len(want) {
