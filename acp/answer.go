@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/commands/text"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // answerBudget bounds one of the proxy's commands.
@@ -36,7 +37,7 @@ func (p *Proxy) answer(id json.RawMessage, s *session, name string, args []strin
 func (p *Proxy) run(s *session, name string, args []string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), answerBudget)
 	defer cancel()
-	ctx = commands.WithCall(ctx, commands.Call{Actor: "acp", Source: "acp"})
+	ctx = commands.WithCall(ctx, commands.Call{Actor: "acp", Source: journal.SourceACP})
 	_, cl, err := p.client(s)
 	if err != nil {
 		return "rewind-lsp: " + err.Error()

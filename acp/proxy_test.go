@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 func TestMain(m *testing.M) {
@@ -309,7 +310,7 @@ func TestTurnsAndSteps(t *testing.T) {
 		t.Fatalf("%d turns, want 2: %+v", len(turns), turns)
 	}
 	for i, tu := range turns {
-		if tu.Session != "s1" || tu.Source != "acp" || len(tu.Steps) != 1 || len(tu.Steps[0].Changed) != 1 || tu.Steps[0].Changed[0].Path != "a.txt" {
+		if tu.Session != "s1" || tu.Source != journal.SourceACP || len(tu.Steps) != 1 || len(tu.Steps[0].Changed) != 1 || tu.Steps[0].Changed[0].Path != "a.txt" {
 			t.Errorf("turn %d: %+v", i+1, tu)
 		}
 	}

@@ -63,7 +63,7 @@ func wait(done <-chan struct{}, bound time.Duration) bool {
 // and a budget.
 func callCtx() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), callBudget)
-	return commands.WithCall(ctx, commands.Call{Key: commands.NewKey(), Actor: "acp", Source: "acp"}), cancel
+	return commands.WithCall(ctx, commands.Call{Key: commands.NewKey(), Actor: "acp", Source: journal.SourceACP}), cancel
 }
 
 // prompt handles the editor's session/prompt: one of the proxy's
@@ -101,7 +101,7 @@ func (p *Proxy) prompt(env envelope, line []byte) []byte {
 			p.log.Printf("session %s: %v; the prompt is not recorded", s.id, err)
 			return
 		}
-		a := commands.TurnStartArgs{Prompt: text, Session: s.id, Source: "acp", Agent: turnAgent(agent)}
+		a := commands.TurnStartArgs{Prompt: text, Session: s.id, Source: journal.SourceACP, Agent: turnAgent(agent)}
 		p.position(s, agent, &a.Transcript, &a.ForkBytes, &a.ForkUUID)
 		if _, err := commands.TurnStart.Call(ctx, cl, a); err != nil {
 			p.log.Printf("session %s: opening its turn: %v", s.id, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 	"github.com/rewind-lsp/rewind-lsp/testkit/acpclient"
 )
@@ -43,7 +44,7 @@ func TestThroughRunningServer(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if len(l.Turns) != 2 || l.Turns[0].Source != "acp" || l.Turns[1].Session != sid || len(l.Turns[1].Steps) != 1 {
+	if len(l.Turns) != 2 || l.Turns[0].Source != journal.SourceACP || l.Turns[1].Session != sid || len(l.Turns[1].Steps) != 1 {
 		t.Fatalf("the server lists %+v", l.Turns)
 	}
 	r := c.Prompt(sid, "/rewind 2")

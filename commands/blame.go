@@ -46,8 +46,8 @@ type BlameRange struct {
 	// SessionLabel names the session in words ("claude-code 6db2232a").
 	SessionLabel string `json:"sessionLabel,omitempty"`
 	// Source is who opened the turn.
-	Source string `json:"source"`
-	Time   string `json:"time"` // when the turn ended
+	Source journal.Source `json:"source"`
+	Time   string         `json:"time"` // when the turn ended
 	// Age is how long ago the turn ended, in words ("5m ago", Age).
 	Age string `json:"age"`
 	// Step is the number of the turn's step (tool call) that wrote the

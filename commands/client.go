@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Client runs the commands of the registry: a *Service in this process, an
@@ -35,9 +37,9 @@ func (s *Service) invoke(ctx context.Context, _ Spec, _, _ any, local func(conte
 // retried with the same key (after its answer was lost) returns what the
 // first one recorded instead of running again.
 type Call struct {
-	Key    string `json:"key,omitempty"`
-	Actor  string `json:"actor,omitempty"`
-	Source string `json:"source,omitempty"`
+	Key    string         `json:"key,omitempty"`
+	Actor  string         `json:"actor,omitempty"`
+	Source journal.Source `json:"source,omitempty"`
 	// Session is the agent session the call comes from, when an agent
 	// makes it (its MCP server, or the command line run from its shell):
 	// a rewind, revert or undo it makes during that session's open turn

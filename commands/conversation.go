@@ -36,7 +36,7 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 	ag := agent.Lookup(start.Agent)
 	if ag == nil || start.Transcript == "" {
 		who := "the command line or an editor"
-		if start.Source == "auto" {
+		if start.Source == journal.SourceAuto {
 			who = "file changes (an automatic turn)"
 		} else if start.Agent != "" {
 			who = start.Agent

@@ -2,7 +2,11 @@ package commands
 
 //go:generate go run ./protogen -root ..
 
-import "context"
+import (
+	"context"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
+)
 
 // The command set, each command defined once (docs/PROTOCOL.md,
 // "Commands"). A new command is a Service method, its argument and result
@@ -121,7 +125,7 @@ func init() {
 	TurnStart.fromWire = func(ctx context.Context, a *TurnStartArgs) {
 		a.Source = CallOf(ctx).Source
 		if a.Source == "" {
-			a.Source = "editor"
+			a.Source = journal.SourceEditor
 		}
 	}
 }

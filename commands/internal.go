@@ -19,7 +19,7 @@ type RecordSessionArgs struct {
 	Session string `json:"session"`
 	// Source is how the session started, as the agent says ("startup",
 	// "resume").
-	Source string `json:"source,omitempty"`
+	Source journal.Source `json:"source,omitempty"`
 	// Agent names the session's agent ("claude-code").
 	Agent string `json:"agent,omitempty"`
 	// Transcript is the session's conversation file.

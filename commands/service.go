@@ -120,7 +120,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 		src = CallOf(ctx).Source
 	}
 	if src == "" {
-		src = s.actor(ctx)
+		src = journal.Source(s.actor(ctx))
 	}
 	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
 		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Ensure: a.Ensure, Key: CallOf(ctx).Key}

@@ -54,9 +54,9 @@ type TurnStartArgs struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Session is the agent session whose turn this is; one turn is open per session.
 	Session string `json:"session,omitempty"`
-	// Source is who opened the turn: "hook", "cli", "editor" or "auto".
-	// Not part of the wire contract; set by the caller.
-	Source string `json:"-"`
+	// Source is who opened the turn (journal.Source). Not part of the
+	// wire contract; set by the caller.
+	Source journal.Source `json:"-"`
 	// Agent names the session's agent ("claude-code"); set by agent hooks,
 	// like the transcript fields.
 	Agent string `json:"agent,omitempty"`
@@ -200,7 +200,7 @@ type TurnInfo struct {
 	// Age is how long ago the turn started, in words ("5m ago").
 	Age string `json:"age"`
 	// Source is who opened the turn: "hook", "cli", "editor", "mcp" or "auto".
-	Source string `json:"source"`
+	Source journal.Source `json:"source"`
 	// Session is the agent session that ran the turn, when a hook said so.
 	Session string `json:"session,omitempty"`
 	// Agent is the session's agent, by its name in package agent
@@ -579,7 +579,7 @@ type OpenTurn struct {
 	// Title names the turn in words: "Turn 3: refactor auth to JWT".
 	Title string `json:"title"`
 	// Source is who opened it.
-	Source string `json:"source"`
+	Source journal.Source `json:"source"`
 	// Session is its agent session.
 	Session string `json:"session,omitempty"`
 	// SessionLabel names the session in words ("claude-code 6db2232a").

@@ -109,10 +109,35 @@ const (
 // agent-2… (an agent's checkpoint is pinned only while it is active).
 const AgentLabelPrefix = "agent-"
 
-// SourceRewindFork is the Source of a session entry that records a
-// conversation fork rewind-lsp made (rewind --mode conversation|both): its
-// TargetEntry is the rewind's target.
-const SourceRewindFork = "rewind"
+// Source says where an entry came from. On a turn start it is the door
+// that opened the turn (one of the constants below but SourceRewindFork);
+// on a session entry it is why the session began: the agent's own word for
+// it as its hook reports it ("startup", "resume", "clear", "compact"…), or
+// SourceRewindFork.
+type Source string
+
+// Sources of turns and sessions.
+const (
+	// SourceHook is a coding agent's hook (rewind-lsp hook <agent>) or a
+	// plugin that runs it: the turn is the agent's, of its session.
+	SourceHook Source = "hook"
+	// SourceCLI is the command line (rewind-lsp turn start).
+	SourceCLI Source = "cli"
+	// SourceEditor is an editor, through the language server.
+	SourceEditor Source = "editor"
+	// SourceMCP is an agent through rewind-lsp's MCP tools.
+	SourceMCP Source = "mcp"
+	// SourceACP is the ACP proxy, for a prompt of the agent behind it.
+	SourceACP Source = "acp"
+	// SourceAuto is a running server's automatic turn: changes on disk
+	// that no turn was open for (workspace/live). Any turn that opens ends
+	// an open automatic turn, as it ends its own session's.
+	SourceAuto Source = "auto"
+	// SourceRewindFork is the Source of a session entry that records a
+	// conversation fork rewind-lsp made (rewind --mode conversation|both):
+	// its TargetEntry is the rewind's target.
+	SourceRewindFork Source = "rewind"
+)
 
 // Entry is one immutable journal record. Which fields are set depends on
 // Kind; Snapshot is always the state of the files once the entry was made
@@ -152,7 +177,7 @@ type Entry struct {
 	Prompt  string  `json:"prompt,omitempty"`
 	Summary string  `json:"summary,omitempty"`
 	Session string  `json:"session,omitempty"`
-	Source  string  `json:"source,omitempty"`
+	Source  Source  `json:"source,omitempty"`
 	Start   EntryID `json:"start,omitempty"` // turnEnd, tool: a turnStart
 	// Changed is what the turn changed (turnEnd only).
 	Changed []Change `json:"changed,omitempty"`
@@ -305,13 +330,13 @@ type Change struct {
 // NewSession records that an agent session started (a hook's
 // SessionStart), or that rewind-lsp forked a conversation (source
 // SourceRewindFork).
-func NewSession(parent EntryID, session, source string) *Entry {
+func NewSession(parent EntryID, session string, source Source) *Entry {
 	return &Entry{Parent: parent, Kind: KindSession, Session: session, Source: source}
 }
 
 // NewTurnStart opens turn n of session (source: hook, cli, editor, auto…)
 // with the files at snap.
-func NewTurnStart(parent EntryID, n int, session, source string, snap Snap) *Entry {
+func NewTurnStart(parent EntryID, n int, session string, source Source, snap Snap) *Entry {
 	return &Entry{Parent: parent, Kind: KindTurnStart, Turn: n, Session: session, Source: source, Snapshot: snap}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -45,7 +46,7 @@ func TestAgentChangeRightAfterRewind(t *testing.T) {
 			for t0 := time.Now(); ; time.Sleep(50 * time.Millisecond) {
 				var l commands.ListResult
 				e.MustCmd(commands.NameList, map[string]any{}, &l)
-				if n := len(l.Turns); n >= 2 && l.Turns[n-1].Source == "auto" && l.Turns[n-1].Ended != "" {
+				if n := len(l.Turns); n >= 2 && l.Turns[n-1].Source == journal.SourceAuto && l.Turns[n-1].Ended != "" {
 					turn = l.Turns[n-1]
 					break
 				}
@@ -131,7 +132,7 @@ func TestSaveThenCloseIsNoAutoTurn(t *testing.T) {
 			break
 		}
 	}
-	if len(turns) != 1 || turns[0].Source != "auto" || changedSet(turns[0]) != "b.txt" {
+	if len(turns) != 1 || turns[0].Source != journal.SourceAuto || changedSet(turns[0]) != "b.txt" {
 		var got []string
 		for _, tu := range turns {
 			got = append(got, fmt.Sprintf("turn %d (%s) changed %q", tu.Turn, tu.Source, changedSet(tu)))

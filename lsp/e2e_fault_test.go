@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -209,7 +210,7 @@ func TestJournalWrittenByManyAtOnce(t *testing.T) {
 		if tt.Ended == "" {
 			t.Errorf("turn %d (%s) never ended", tt.Turn, tt.Prompt)
 		}
-		if tt.Source == "auto" {
+		if tt.Source == journal.SourceAuto {
 			t.Errorf("an automatic turn %d appeared: %+v", tt.Turn, tt.Changed)
 		}
 	}
@@ -275,7 +276,7 @@ func TestChangeRecordedElsewhereIsNoAutoTurn(t *testing.T) {
 	var l commands.ListResult
 	e.MustCmd(commands.NameList, map[string]any{}, &l)
 	for _, tt := range l.Turns {
-		if tt.Source == "auto" {
+		if tt.Source == journal.SourceAuto {
 			t.Errorf("an automatic turn %d (%s) for a change another process recorded: %+v", tt.Turn, tt.Prompt, tt.Changed)
 		}
 	}

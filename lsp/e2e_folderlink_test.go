@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -159,7 +160,7 @@ func waitAutoTurn(t *testing.T, e *testkit.Editor, n int) {
 		var l commands.ListResult
 		e.MustCmd(commands.NameList, map[string]any{}, &l)
 		if len(l.Turns) >= n && l.Turns[n-1].Ended != "" {
-			if l.Turns[n-1].Source != "auto" {
+			if l.Turns[n-1].Source != journal.SourceAuto {
 				t.Fatalf("turn %d has source %q, want auto", n, l.Turns[n-1].Source)
 			}
 			return

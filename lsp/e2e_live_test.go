@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/fileop"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -100,7 +101,7 @@ func TestLiveAutoTurnFromAnotherProcess(t *testing.T) {
 		t.Fatalf("agent: %v %s", err, out)
 	}
 	turns := waitTurns(e, 1)
-	if turns[0].Source != "auto" {
+	if turns[0].Source != journal.SourceAuto {
 		t.Errorf("source %q, want auto", turns[0].Source)
 	}
 	want := map[string]string{"keep.txt": "modify", "gone.txt": "delete", "old.txt": "delete", "new.txt": "create", "made/deep/f.txt": "create"}
@@ -146,7 +147,7 @@ func TestLiveHookTurnSuppressesAutoTurns(t *testing.T) {
 	w.Write("dir/new/file.txt", "a folder made during the turn\n")
 	time.Sleep(1200 * time.Millisecond) // well past the quiet period
 	l := list(e)
-	if len(l.Turns) != 1 || l.Turns[0].Ended != "" || l.Turns[0].Source != "cli" {
+	if len(l.Turns) != 1 || l.Turns[0].Ended != "" || l.Turns[0].Source != journal.SourceCLI {
 		t.Fatalf("turns while a hook turn is open: %+v", l.Turns)
 	}
 	w.MustRun("turn", "end")
@@ -219,7 +220,7 @@ func TestLiveTwoServersAndCommandLine(t *testing.T) {
 			t.Errorf("turn number %d twice", tt.Turn)
 		}
 		nums[tt.Turn] = true
-		if tt.Source == "auto" {
+		if tt.Source == journal.SourceAuto {
 			t.Errorf("an automatic turn during command-line turns: %+v", tt)
 		}
 	}

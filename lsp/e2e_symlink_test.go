@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -54,7 +55,7 @@ func TestSymlinkedFolderIsOneRoot(t *testing.T) {
 		t.Fatal("the editor on the link heard nothing of the hook's turn")
 	}
 	turns := waitTurns(e, 1)
-	if turns[0].Prompt != "a hook in the real folder" || turns[0].Source != "cli" {
+	if turns[0].Prompt != "a hook in the real folder" || turns[0].Source != journal.SourceCLI {
 		t.Fatalf("turns seen through the link: %+v", turns)
 	}
 	var hist commands.FileHistoryResult

@@ -86,7 +86,7 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 		who = append(who, r.SessionLabel)
 	}
 	if r.Source != "" {
-		who = append(who, "via "+r.Source)
+		who = append(who, "via "+string(r.Source))
 	}
 	// The step that wrote the lines when one did ("turn 3, step 2: Edit
 	// a.go"), else the turn.

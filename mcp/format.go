@@ -18,7 +18,7 @@ func formatTurns(l *commands.ListResult) string {
 		if t.Ended != "" {
 			state = changes(t.Changed)
 		}
-		who := t.Source
+		who := string(t.Source)
 		if t.Session != "" {
 			who += ", session " + t.Session
 		}

@@ -114,7 +114,7 @@ func serial[In any](s *Server, h sdk.ToolHandlerFor[In, any]) sdk.ToolHandlerFor
 				session = id
 			}
 		}
-		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: "mcp", Session: session})
+		ctx = commands.WithCall(ctx, commands.Call{Actor: "mcp", Source: journal.SourceMCP, Session: session})
 		return h(ctx, req, in)
 	}
 }

@@ -403,7 +403,7 @@ type TurnRequest struct {
 	Prompt  string
 	Summary string
 	Session string
-	Source  string // hook, cli, editor, auto
+	Source  journal.Source
 	Actor   string
 	// Agent names the agent whose session this is ("claude-code"), when a
 	// hook says so.
@@ -471,7 +471,7 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 		}
 		parent := h.Leaf()
 		for _, open := range h.OpenTurns() {
-			if open.Session != req.Session && open.Source != "auto" {
+			if open.Session != req.Session && open.Source != journal.SourceAuto {
 				continue
 			}
 			end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: req.Actor})
@@ -589,7 +589,7 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 // RecordSession appends a session entry (an agent session started, with
 // its agent and transcript when known). key is the call's idempotency key
 // (see TurnRequest.Key).
-func (s *Workspace) RecordSession(sessionID, source, actor, agent, transcript, key string) (*journal.Entry, error) {
+func (s *Workspace) RecordSession(sessionID string, source journal.Source, actor, agent, transcript, key string) (*journal.Entry, error) {
 	var out *journal.Entry
 	err := s.locked(func(l *journal.Lock, h *journal.History) error {
 		for _, e := range h.Keyed(key) {

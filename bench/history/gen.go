@@ -413,7 +413,7 @@ func (g *gen) cliTurn(to int) error {
 	}
 	num := len(g.turns) + 1
 	start, err := g.add(&journal.Entry{Kind: journal.KindTurnStart, Actor: "cli", Snapshot: g.snaps[from], Turn: num,
-		Prompt: g.prompt(), Session: g.shell, Source: "cli", Key: g.uuid4()})
+		Prompt: g.prompt(), Session: g.shell, Source: journal.SourceCLI, Key: g.uuid4()})
 	if err != nil {
 		return err
 	}
@@ -430,7 +430,7 @@ func (g *gen) editorTurn() error {
 	from, to, ch := g.span(true)
 	num := len(g.turns) + 1
 	start, err := g.add(&journal.Entry{Kind: journal.KindTurnStart, Actor: "editor", Snapshot: g.snaps[from], Turn: num,
-		Prompt: g.prompt(), Source: "editor", Key: g.uuid4()})
+		Prompt: g.prompt(), Source: journal.SourceEditor, Key: g.uuid4()})
 	if err != nil {
 		return err
 	}
@@ -452,7 +452,7 @@ func (g *gen) autoTurn() error {
 		prompt += " and others"
 	}
 	start, err := g.add(&journal.Entry{Kind: journal.KindTurnStart, Actor: "server", Snapshot: g.snaps[from], Turn: num,
-		Prompt: prompt, Source: "auto"})
+		Prompt: prompt, Source: journal.SourceAuto})
 	if err != nil {
 		return err
 	}
@@ -482,7 +482,7 @@ func (g *gen) hookTurn() error {
 	from, to, ch := g.span(true)
 	num := len(g.turns) + 1
 	start, err := g.add(&journal.Entry{Kind: journal.KindTurnStart, Actor: "hook", Snapshot: g.snaps[from], Turn: num,
-		Prompt: g.prompt(), Session: s.id, Source: "hook", Agent: "claude-code", Transcript: s.transcript,
+		Prompt: g.prompt(), Session: s.id, Source: journal.SourceHook, Agent: "claude-code", Transcript: s.transcript,
 		ForkPoint: journal.ForkPoint{ForkBytes: s.bytes, ForkUUID: s.last}, PromptID: g.uuid4(), Key: g.uuid4()})
 	if err != nil {
 		return err

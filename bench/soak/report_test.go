@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
@@ -26,7 +27,7 @@ func (d *driver) finish(took time.Duration, turns int) {
 	} else if len(all.Turns) != d.turns {
 		var auto []string
 		for _, t := range all.Turns {
-			if t.Source == "auto" && d.leave["auto"] {
+			if t.Source == journal.SourceAuto && d.leave["auto"] {
 				auto = append(auto, fmt.Sprintf("turn %d %q %v", t.Turn, t.Prompt, changedSet(t.Changed)))
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // turnRec is a turn the driver made, for reverts and conversation rewinds.
@@ -352,7 +353,7 @@ func (d *driver) autoTurn() {
 			return
 		}
 		if t != nil && (before == nil || t.Entry != before.Entry) && t.Ended != "" {
-			if t.Source != "auto" {
+			if t.Source != journal.SourceAuto {
 				d.fail("a turn of source %q appeared where an automatic one was due", t.Source)
 			}
 			d.recorded()

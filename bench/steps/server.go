@@ -16,6 +16,7 @@ import (
 
 	procfs "github.com/rewind-lsp/rewind-lsp/bench/internal/proc"
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 )
 
@@ -172,7 +173,7 @@ func startServer(bin, home, root, store, logPath, profile string) (*server, erro
 // one request line, one answer line. It returns the time from just before
 // the dial to the answer read, and the server's CPU over that window.
 func (s *server) internal(name string, args, out any) (time.Duration, int64, error) {
-	ctx := commands.WithCall(context.Background(), commands.Call{Key: commands.NewKey(), Actor: "hook", Source: "hook"})
+	ctx := commands.WithCall(context.Background(), commands.Call{Key: commands.NewKey(), Actor: "hook", Source: journal.SourceHook})
 	c0 := cpuNs(s.pid)
 	t0 := time.Now()
 	err := s.remote.Call(ctx, name, args, out)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"io"
@@ -235,7 +236,7 @@ func (c *cli) locate(dir string) (root, store string, err error) {
 // call is the context of this invocation's command calls: who calls, and
 // the idempotency key.
 func (c *cli) call() context.Context {
-	return commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: c.actor, Session: agent.SessionFromEnv(os.Getenv)})
+	return commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: journal.Source(c.actor), Session: agent.SessionFromEnv(os.Getenv)})
 }
 
 // client is the command set for the root of this invocation (dir is where
@@ -301,7 +302,7 @@ func (c *cli) turnStart(args []string) error {
 	if len(pos) > 0 {
 		return usagef("turn start takes no arguments (use --prompt TEXT), got %q", pos[0])
 	}
-	r, err := c.doTurnStart("", commands.TurnStartArgs{Prompt: *prompt, Session: *sess, Source: c.actor})
+	r, err := c.doTurnStart("", commands.TurnStartArgs{Prompt: *prompt, Session: *sess, Source: journal.Source(c.actor)})
 	if err != nil {
 		return err
 	}

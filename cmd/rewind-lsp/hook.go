@@ -123,7 +123,7 @@ func (c *cli) recordSession(ag agent.Agent, ev *agent.Event) error {
 	if err != nil {
 		return err
 	}
-	_, err = commands.RecordSession.Call(c.call(), cl, commands.RecordSessionArgs{Session: ev.SessionID, Source: ev.Source,
+	_, err = commands.RecordSession.Call(c.call(), cl, commands.RecordSessionArgs{Session: ev.SessionID, Source: journal.Source(ev.Source),
 		Agent: ag.Name(), Transcript: ev.Transcript})
 	return err
 }
@@ -142,7 +142,7 @@ func (c *cli) hookPrompter(ag agent.Agent, pr agent.Prompter, ev *agent.Event) e
 		}
 		if p != nil && ev.SessionID != "" {
 			promptID = p.ID
-			a := commands.TurnStartArgs{Prompt: p.Text, Session: ev.SessionID, Source: "hook", Agent: ag.Name(), PromptID: p.ID, Ensure: true}
+			a := commands.TurnStartArgs{Prompt: p.Text, Session: ev.SessionID, Source: journal.SourceHook, Agent: ag.Name(), PromptID: p.ID, Ensure: true}
 			if p.Position.Transcript != "" {
 				a.Transcript, a.ForkBytes, a.ForkUUID = p.Position.Transcript, p.Position.Point.Bytes, p.Position.Point.UUID
 			}
@@ -210,7 +210,7 @@ func (c *cli) position(ag agent.Agent, ev *agent.Event) (agent.Position, bool) {
 // hookPrompt opens the session's turn with the conversation's position,
 // then prints the session's pending notice, if any.
 func (c *cli) hookPrompt(ag agent.Agent, ev *agent.Event) error {
-	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: "hook", Agent: ag.Name(), PromptID: ev.PromptID}
+	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: journal.SourceHook, Agent: ag.Name(), PromptID: ev.PromptID}
 	if pos, ok := c.position(ag, ev); ok {
 		a.Transcript, a.ForkBytes, a.ForkUUID = pos.Transcript, pos.Point.Bytes, pos.Point.UUID
 	}

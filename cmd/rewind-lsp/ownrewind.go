@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // completeOwnRewind asks, at a hook event after the prompt (a tool event,
@@ -52,7 +53,7 @@ func (c *cli) hookOwnTool(ag agent.Agent, ev *agent.Event) error {
 	if err != nil {
 		return err
 	}
-	ctx := commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: c.actor, Session: ev.SessionID})
+	ctx := commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: journal.Source(c.actor), Session: ev.SessionID})
 	if ev.Kind == agent.Checkpointed {
 		_, err := commands.Checkpoint.Call(ctx, cl, commands.CheckpointArgs{Goal: ev.Report, Agent: true})
 		return err

@@ -63,7 +63,7 @@ func Log(w io.Writer, l *commands.ListResult) {
 			text += " [abandoned]"
 		}
 		if t.Source != "" {
-			text += " [" + t.Source + "]"
+			text += " [" + string(t.Source) + "]"
 		}
 		if t.SessionLabel != "" {
 			text += " [" + t.SessionLabel + "]"

@@ -119,7 +119,7 @@ func (t *Tracker) agentChanged(agent []string) {
 		}
 		t.s.NoteCapture(res)
 		t.captured(keep, full)
-		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(res.ID))
+		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", journal.SourceAuto, journal.SnapOf(res.ID))
 		started.Actor, started.Prompt = "server", autoPrompt(agent)
 		return l.Append(started)
 	})
@@ -441,7 +441,7 @@ func (t *Tracker) pollCheck() {
 		if h.OpenTurn() != nil {
 			return nil
 		}
-		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(prev))
+		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", journal.SourceAuto, journal.SnapOf(prev))
 		started.Actor, started.Prompt = "server", autoPrompt(agent)
 		return l.Append(started)
 	})

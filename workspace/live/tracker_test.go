@@ -69,7 +69,7 @@ func TestAutoTurnFromAnotherProcess(t *testing.T) {
 		return len(ts) == 1 && ts[0].End != nil
 	})
 	tt := turns(t, s)[0]
-	if tt.Start.Source != "auto" {
+	if tt.Start.Source != journal.SourceAuto {
 		t.Errorf("source %q", tt.Start.Source)
 	}
 	got := map[string]string{}
@@ -123,7 +123,7 @@ func TestHookTurnSuppressesAutoTurns(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "keep.txt"), []byte("agent\n"), 0o644)
 	time.Sleep(800 * time.Millisecond)
 	ts := turns(t, s)
-	if len(ts) != 1 || ts[0].End != nil || ts[0].Start.Source != "hook" {
+	if len(ts) != 1 || ts[0].End != nil || ts[0].Start.Source != journal.SourceHook {
 		t.Fatalf("turns %+v", ts)
 	}
 	end, _, err := s.TurnEnd(context.Background(), workspace.TurnRequest{})
