@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 )
 
 // session is what the proxy knows of one ACP session.
@@ -201,19 +202,5 @@ func rel(root, p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		return filepath.ToSlash(filepath.Clean(p)), !strings.HasPrefix(filepath.Clean(p), "..")
 	}
-	for _, r := range []string{root, evalOr(root)} {
-		for _, q := range []string{p, filepath.Join(evalOr(filepath.Dir(p)), filepath.Base(p))} {
-			if r, err := filepath.Rel(r, q); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return filepath.ToSlash(r), true
-			}
-		}
-	}
-	return "", false
-}
-
-func evalOr(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return p
+	return rootpath.RelReal(root, p)
 }

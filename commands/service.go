@@ -276,13 +276,8 @@ func (s *Service) RelPath(p string) (string, error) {
 		}
 	}
 	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(s.opts.Root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			if r, err2 := filepath.Rel(s.opts.Root, rootpath.RealPath(filepath.Clean(p))); err2 == nil {
-				rel, err = r, nil
-			}
-		}
-		if err != nil {
+		rel, ok := rootpath.RelReal(s.opts.Root, filepath.Clean(p))
+		if !ok {
 			return "", fmt.Errorf("%q is not inside the root %s", orig, s.opts.Root)
 		}
 		p = rel

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 )
 
 // document is the editor's text of one open file.
@@ -267,7 +269,7 @@ func (o *rootOverlay) Paths() []string {
 			continue
 		}
 		for _, r := range o.roots {
-			if rel, ok := relIn(r, d.path); ok {
+			if rel, ok := rootpath.Rel(r, d.path); ok {
 				out = append(out, filepath.ToSlash(rel))
 				break
 			}

@@ -23,15 +23,3 @@ func pathArg(s string) (string, error) {
 	}
 	return filepath.Clean(s), nil
 }
-
-// relIn returns p relative to root, slash-separated, when p is inside root.
-func relIn(root, p string) (string, bool) {
-	if root == "" {
-		return "", false
-	}
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}

@@ -49,13 +49,13 @@ func (f *folder) rel(p string) (string, bool) {
 // another link to it: then p's folders are resolved (one root, one name).
 func (f *folder) match(p string) (rel string, rootLen int, ok bool) {
 	for _, r := range f.roots() {
-		if rel, ok := relIn(r, p); ok {
+		if rel, ok := rootpath.Rel(r, p); ok {
 			return rel, len(r), true
 		}
 	}
 	sr := filepath.Clean(f.svc.Root())
 	if real := rootpath.RealPath(p); real != p {
-		if rel, ok := relIn(sr, real); ok {
+		if rel, ok := rootpath.Rel(sr, real); ok {
 			return rel, len(sr), true
 		}
 	}

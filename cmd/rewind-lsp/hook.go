@@ -12,6 +12,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/journal"
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 )
 
 // hookBudget is how long a hook may take: the agent waits for it, and a
@@ -246,7 +247,7 @@ func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 		// A tool that names a file it may write (an MCP server's): the file
 		// as the root names it.
 		if root, _, err := c.locate(ev.Cwd); err == nil {
-			if rel, ok := inside(root, a.Detail); ok {
+			if rel, ok := rootpath.RelReal(root, a.Detail); ok {
 				a.Detail = rel
 			}
 		}
@@ -257,7 +258,7 @@ func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 			return err
 		}
 		for _, p := range paths {
-			if rel, ok := inside(root, p); ok {
+			if rel, ok := rootpath.RelReal(root, p); ok {
 				a.Paths = append(a.Paths, rel)
 			}
 		}
@@ -272,30 +273,4 @@ func (c *cli) hookTool(ag agent.Agent, ev *agent.Event) error {
 	}
 	_, err = commands.ToolCall.Call(c.call(), cl, a)
 	return err
-}
-
-// inside makes absolute path p relative to root, if it is inside it (the
-// root and the path may name the same folder through symbolic links).
-func inside(root, p string) (string, bool) {
-	for _, r := range []string{root, evalOr(root)} {
-		for _, q := range []string{p, evalDirOr(p)} {
-			rel, err := filepath.Rel(r, q)
-			if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
-				return filepath.ToSlash(rel), true
-			}
-		}
-	}
-	return "", false
-}
-
-func evalOr(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return p
-}
-
-// evalDirOr resolves the links of p's folder (p itself may be gone).
-func evalDirOr(p string) string {
-	return filepath.Join(evalOr(filepath.Dir(p)), filepath.Base(p))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/rootpath"
 	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
 )
 
@@ -125,7 +126,7 @@ func ToolName(k Kind, c fakemodel.Call) string {
 }
 
 func rel(dir, path string) string {
-	if r, ok := strings.CutPrefix(path, strings.TrimSuffix(dir, "/")+"/"); ok {
+	if r, ok := rootpath.Rel(dir, path); ok {
 		return r
 	}
 	panic(fmt.Sprintf("%s is not inside %s", path, dir))
