@@ -1,12 +1,11 @@
 package filehistory
 
 import (
-	"fmt"
-
 	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // RevertFile takes back one turn's change of one file (base: the file at
@@ -106,9 +105,9 @@ func Overlappers(objs *snapshot.Objects, h *journal.History, rel string, t journ
 	seen := map[string]bool{}
 	var names []string
 	note := func(by *journal.Turn) {
-		name := "user"
+		name := words.User
 		if by != nil {
-			name = fmt.Sprintf("turn %d", by.Number)
+			name = words.Turn(by.Number)
 		}
 		if !seen[name] {
 			seen[name] = true
@@ -146,7 +145,7 @@ func Overlappers(objs *snapshot.Objects, h *journal.History, rel string, t journ
 	}
 	step(now, nil)
 	if len(names) == 0 {
-		names = []string{"user"}
+		names = []string{words.User}
 	}
 	return names, nil
 }

@@ -65,7 +65,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 		if err == nil && kind != "symlink" && editableText(before) &&
 			textdiff.RevertsAny([]byte(doc.text), before, cp.Range.Start.Line, cp.Range.End.Line) {
 			actions = append(actions, action(
-				fmt.Sprintf("Revert this hunk to before turn %d", latest.Turn), kindRefactorRewrite,
+				words.RevertHunkAction(latest.Turn), kindRefactorRewrite,
 				commands.NameRewind, map[string]any{
 					"root": root, "target": turnTarget(latest.Turn), "paths": []string{rel}, "range": cp.Range,
 				}))
@@ -78,7 +78,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 		it := items[i]
 		args := map[string]any{"root": root, "target": turnTarget(it.Turn), "paths": []string{rel}}
 		if wants(cp.Context.Only, kindRewindFile) {
-			actions = append(actions, action(fmt.Sprintf("Rewind file to before turn %d%s", it.Turn, promptSuffix(it.Prompt)),
+			actions = append(actions, action(words.RewindFileAction(it.Turn, it.Prompt),
 				kindRewindFile, commands.NameRewind, args))
 		}
 		if wants(cp.Context.Only, kindRewindPreview) {
@@ -88,7 +88,7 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 				// that drops the command's result still shows something.
 				pargs = map[string]any{"root": root, "target": turnTarget(it.Turn), "paths": []string{rel}, "show": true}
 			}
-			actions = append(actions, action(fmt.Sprintf("Preview turn %d changes to this file", it.Turn),
+			actions = append(actions, action(words.PreviewFileAction(it.Turn),
 				kindRewindPreview, commands.NamePreview, pargs))
 		}
 	}
@@ -96,15 +96,6 @@ func (s *Server) codeAction(ctx context.Context, p json.RawMessage) (any, error)
 }
 
 func turnTarget(n int) string { return fmt.Sprintf("turn:%d", n) }
-
-// promptSuffix is a turn's prompt after a code action's title, shortened
-// to its first line: ": fix auth".
-func promptSuffix(prompt string) string {
-	if p := words.Prompt(prompt, 41); p != "" {
-		return ": " + p
-	}
-	return ""
-}
 
 func action(title, kind, cmd string, arg map[string]any) codeAction {
 	return codeAction{Title: title, Kind: kind, Command: &lspCommand{Title: title, Command: cmd, Arguments: []any{arg}}}

@@ -90,9 +90,9 @@ func (s *Server) blameMarkup(f *folder, rel string, r commands.BlameRange) marku
 	}
 	// The step that wrote the lines when one did ("turn 3, step 2: Edit
 	// a.go"), else the turn.
-	heading, target, what := fmt.Sprintf("turn %d", r.Turn), turnTarget(r.Turn), fmt.Sprintf("turn %d", r.Turn)
+	heading, target, what := words.Turn(r.Turn), turnTarget(r.Turn), words.Turn(r.Turn)
 	if r.Step > 0 {
-		heading, target, what = r.StepTitle, r.StepTarget, fmt.Sprintf("step %d of turn %d", r.Step, r.Turn)
+		heading, target, what = r.StepTitle, r.StepTarget, words.StepName(r.Turn, r.Step, "", "")
 	}
 	if !s.caps.hoverMarkdown {
 		text := fmt.Sprintf("Agent %s (%s)", heading, r.Age)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/words"
 )
 
 // maxRevertHereTurns bounds the "Revert turn N here" actions on one range,
@@ -49,10 +50,10 @@ func (s *Server) revertHereActions(ctx context.Context, f *folder, doc document,
 	}
 	var byTurn, byStep []candidate
 	for n := range turns {
-		byTurn = append(byTurn, candidate{n, 0, turnTarget(n), fmt.Sprintf("Revert turn %d here (keep later changes)", n)})
+		byTurn = append(byTurn, candidate{n, 0, turnTarget(n), words.RevertHereAction(n, 0, "")})
 	}
 	for target, r := range steps {
-		byStep = append(byStep, candidate{r.Turn, r.Step, target, "Revert " + stepHere(r)})
+		byStep = append(byStep, candidate{r.Turn, r.Step, target, words.RevertHereAction(r.Turn, r.Step, r.StepTitle)})
 	}
 	newestFirst := func(c []candidate) {
 		sort.Slice(c, func(i, j int) bool {
@@ -85,16 +86,6 @@ func (s *Server) revertHereActions(ctx context.Context, f *folder, doc document,
 		}
 	}
 	return out
-}
-
-// stepHere names a step in a code action's title: "step 2 of turn 3 here
-// (Edit a.go)".
-func stepHere(r commands.BlameRange) string {
-	s := fmt.Sprintf("step %d of turn %d here", r.Step, r.Turn)
-	if _, what, ok := strings.Cut(r.StepTitle, ": "); ok {
-		s += " (" + what + ")"
-	}
-	return s
 }
 
 type showDocumentParams struct {

@@ -156,7 +156,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 
 // agentLabel is the title of the edit that completes an agent's rewind.
 func agentLabel(agent string, dropped *journal.Entry) string {
-	return fmt.Sprintf("Complete %s's rewind to %s", agent, words.Target(string(dropped.Kind), dropped.Turn, "", dropped.Prompt, string(dropped.ID)))
+	return words.CompleteRewind(agent, words.Target(string(dropped.Kind), dropped.Turn, "", dropped.Prompt, string(dropped.ID)))
 }
 
 // droppedWrites is the set of files the turns from dropped up to open

@@ -234,16 +234,13 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 // turnsName names the reverted turns for messages.
 func turnsName(ts []journal.Turn) string {
 	if len(ts) == 1 && ts[0].Step > 0 {
-		return fmt.Sprintf("step %d of turn %d", ts[0].Step, ts[0].Number)
+		return words.StepName(ts[0].Number, ts[0].Step, "", "")
 	}
-	if len(ts) == 1 {
-		return fmt.Sprintf("turn %d", ts[0].Number)
-	}
-	nums := make([]string, len(ts))
+	nums := make([]int, len(ts))
 	for i, t := range ts {
-		nums[i] = fmt.Sprint(t.Number)
+		nums[i] = t.Number
 	}
-	return "turns " + strings.Join(nums, ", ")
+	return words.Turns(nums)
 }
 
 // revertConflictReason is the failureReason of a revert refused for

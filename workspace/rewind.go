@@ -426,23 +426,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 var errNothingToUndo = &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
 
 func undoLabel(r *journal.Entry) string {
-	what := string(r.Kind)
-	if r.Kind == journal.KindRevert && r.Turn > 0 && r.Step > 0 {
-		return fmt.Sprintf("Undo revert of step %d of turn %d", r.Step, r.Turn)
-	}
-	if r.Kind == journal.KindRevert && r.Turn > 0 {
-		return fmt.Sprintf("Undo revert of turn %d", r.Turn)
-	}
-	if r.Kind == journal.KindUndo {
-		what = "undo (redo)"
-	}
-	if r.Turn > 0 && r.Step > 0 {
-		return fmt.Sprintf("Undo %s to before step %d of turn %d", what, r.Step, r.Turn)
-	}
-	if r.Turn > 0 {
-		return fmt.Sprintf("Undo %s to turn %d", what, r.Turn)
-	}
-	return "Undo " + what
+	return words.Undo(string(r.Kind), r.Turn, r.Step)
 }
 
 // leftTrace reports whether an operation the editor did not (fully)

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sort"
 
-	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -103,9 +103,9 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 			return err
 		}
 		if who == "" {
-			who = "user"
+			who = words.User
 			if len(open) > 0 {
-				who = fmt.Sprintf("turn %d", open[len(open)-1].Turn)
+				who = words.Turn(open[len(open)-1].Turn)
 			}
 		}
 		for _, p := range changed {
@@ -123,7 +123,7 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 			err = step(e.Snapshot, "")
 			open = append(open, e)
 		case e.Kind == journal.KindTurnEnd:
-			err = step(e.Snapshot, fmt.Sprintf("turn %d", e.Turn))
+			err = step(e.Snapshot, words.Turn(e.Turn))
 			for i, o := range open {
 				if o.ID == e.Start {
 					open = append(open[:i:i], open[i+1:]...)
