@@ -24,16 +24,6 @@ const (
 )
 
 // String is the kind's name as commands report it.
-// ParseKind is the Kind whose String is s (0 for anything else).
-func ParseKind(s string) Kind {
-	for _, k := range []Kind{KindFile, KindExec, KindSymlink, KindSkipped} {
-		if k.String() == s {
-			return k
-		}
-	}
-	return 0
-}
-
 func (k Kind) String() string {
 	switch k {
 	case KindFile:
