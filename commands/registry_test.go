@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit/wine"
 )
 
@@ -158,7 +159,7 @@ func TestAutoForwardsTheInternalCommands(t *testing.T) {
 	auto := commands.NewAuto(svc.StoreDir(), func() (*commands.Service, error) {
 		return nil, errors.New("the command ran in the client instead of the server")
 	})
-	ctx := commands.WithCall(context.Background(), commands.Call{Actor: "hook", Source: "hook"})
+	ctx := commands.WithCall(context.Background(), commands.Call{Actor: "hook", Source: journal.SourceHook})
 	if r, err := commands.RecordSession.Call(ctx, auto, commands.RecordSessionArgs{Session: "S", Agent: "claude-code"}); err != nil || r.Entry == "" {
 		t.Fatalf("recordSession: %+v, %v", r, err)
 	}

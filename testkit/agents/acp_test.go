@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 	"github.com/rewind-lsp/rewind-lsp/testkit/acpclient"
 	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
@@ -147,7 +148,7 @@ func acpAgent(t *testing.T, k, tools Kind) {
 	})
 	for i, want := range [][][]string{{{"a.txt"}}, {{"a.txt"}, {"b.txt"}}} {
 		tu := log.Turns[i]
-		if tu.Session != sid || tu.Source != "acp" {
+		if tu.Session != sid || tu.Source != journal.SourceACP {
 			t.Errorf("turn %d: session %q source %q, want %q acp", i+1, tu.Session, tu.Source, sid)
 		}
 		var got [][]string

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // threeTurnsFiles is what the three prompts of the rewind tests change.
@@ -28,7 +29,7 @@ func checkThreeTurns(t *testing.T, log commands.ListResult, prompts []string, s,
 		for _, st := range tn.Steps {
 			got = append(got, name(st))
 		}
-		if tn.Turn != i+1 || tn.Prompt != prompts[i] || tn.Session != s || tn.Agent != agent || tn.Source != "hook" ||
+		if tn.Turn != i+1 || tn.Prompt != prompts[i] || tn.Session != s || tn.Agent != agent || tn.Source != journal.SourceHook ||
 			tn.Ended == "" || !slices.Equal(files, threeTurnsFiles[i]) || steps != nil && !slices.Equal(got, steps[i]) {
 			t.Errorf("log turn %d: %+v (files %v, steps %q), want prompt %q, session %s, agent %s, files %v, steps %q",
 				i+1, tn, files, got, prompts[i], s, agent, threeTurnsFiles[i], steps)
