@@ -59,10 +59,21 @@ func (c *Changes) record(paths []string, full bool) {
 	}
 	c.full = c.full || full
 	c.mu.Unlock()
+	if testHookBatch != nil {
+		testHookBatch(paths)
+	}
 	if c.onBatch != nil {
 		c.onBatch(paths, full)
 	}
 }
+
+// testHookBatch, set by tests, runs when a batch is about to reach OnBatch
+// (it already is in what Take returns); takeWaits, set by tests, runs when
+// a Take waits for a batch under way.
+var (
+	testHookBatch func(paths []string)
+	takeWaits     func()
+)
 
 // settleMax bounds Take's wait for the notifications queued before it. The
 // sentinel's event comes within a millisecond on an idle machine, but under
