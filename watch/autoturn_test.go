@@ -67,6 +67,10 @@ func TestAutoTurnKeepsAChangeOfARecordedFile(t *testing.T) {
 			return
 		}
 		holdOnce.Do(func() {
+			select { // a Take that waited before the hold waited for another batch
+			case <-waits:
+			default:
+			}
 			close(held)
 			deadline := time.Now().Add(10 * time.Second)
 			for !autoOpen() && time.Now().Before(deadline) {

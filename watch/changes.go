@@ -20,9 +20,11 @@ type Options struct {
 	// already says "poll": PollReason has the reason at once, the line may
 	// come later), and errors of the notification source.
 	Log func(msg string)
-	// OnBatch, when set, receives every batch as it arrives (after it was
-	// added to the changes Take returns); full means the changed paths are
-	// unknown (rescans, lost events).
+	// OnBatch, when set, receives every batch as it arrives, one at a
+	// time, in order (after it was added to the changes Pending sees, and
+	// before any Take returns one of its paths: see the package doc); full
+	// means the changed paths are unknown (rescans, lost events). It must
+	// not call Take, which would wait for it.
 	OnBatch func(paths []string, full bool)
 }
 
@@ -59,6 +61,8 @@ func (c *Changes) record(paths []string, full bool) {
 	}
 	c.full = c.full || full
 	c.mu.Unlock()
+	// Outside mu (OnBatch may ask Pending), inside the tree's delivery
+	// order: a Take collects before this batch or after OnBatch returned.
 	if testHookBatch != nil {
 		testHookBatch(paths)
 	}
@@ -68,8 +72,8 @@ func (c *Changes) record(paths []string, full bool) {
 }
 
 // testHookBatch, set by tests, runs when a batch is about to reach OnBatch
-// (it already is in what Take returns); takeWaits, set by tests, runs when
-// a Take waits for a batch under way.
+// (its paths already are in the changes); takeWaits, set by tests, runs
+// when a Take (Flush) waits for a batch under way.
 var (
 	testHookBatch func(paths []string)
 	takeWaits     func()
@@ -84,29 +88,35 @@ var (
 const settleMax = 5 * time.Second
 
 // Take returns what changed since the last Take (once the notifications
-// the kernel queued before the call are in), and forgets it: the changed
-// paths, or full when a walk of the whole root is needed instead.
+// the kernel queued before the call are in, and OnBatch returned for each
+// of their batches), and forgets it: the changed paths, or full when a
+// walk of the whole root is needed instead. A batch under way is waited
+// for: Take never returns a path whose batch OnBatch has not seen.
 func (c *Changes) Take() (paths []string, full bool) {
 	c.mu.Lock()
 	walk := c.full
 	c.mu.Unlock()
 	if !walk { // a walk sees every change made before it anyway
 		c.tree.Settle(settleMax)
-		c.tree.Flush()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.full || c.tree.Mode() == "poll" {
-		c.full = false
+	// Collected in the delivery order: a batch under way is delivered
+	// first, its OnBatch returned (see the package doc).
+	c.tree.Flush(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.full || c.tree.Mode() == "poll" {
+			c.full = false
+			c.dirty = map[string]bool{}
+			paths, full = nil, true
+			return
+		}
+		paths = make([]string, 0, len(c.dirty))
+		for p := range c.dirty {
+			paths = append(paths, p)
+		}
 		c.dirty = map[string]bool{}
-		return nil, true
-	}
-	paths = make([]string, 0, len(c.dirty))
-	for p := range c.dirty {
-		paths = append(paths, p)
-	}
-	c.dirty = map[string]bool{}
-	return paths, false
+	})
+	return paths, full
 }
 
 // Pending returns the changed paths the next Take would return (nil when

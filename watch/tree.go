@@ -27,8 +27,10 @@ type TreeOptions struct {
 	// PollInterval is the rescan period when polling (default 2s).
 	PollInterval time.Duration
 	// OnChange receives batches of changed root-relative paths (files or
-	// folders). full is true when the changed paths are unknown (polling,
-	// or the kernel dropped events): the receiver must compare a full walk.
+	// folders), one at a time, in order. full is true when the changed
+	// paths are unknown (polling, or the kernel dropped events): the
+	// receiver must compare a full walk. It must not call Flush, which
+	// waits for it.
 	OnChange func(paths []string, full bool)
 	// Log receives one line when the watcher falls back to polling. It is
 	// called after Mode already says "poll" (the fallback never waits for a
@@ -48,6 +50,11 @@ type Tree struct {
 	opts TreeOptions
 	ig   *gitignore.Ignorer
 	fw   *fsnotify.Watcher
+
+	// deliverMu orders the deliveries: a batch is handed to OnChange, and
+	// OnChange returns, before the next batch is taken from the pending
+	// one, and before Flush's collect runs (see Flush).
+	deliverMu sync.Mutex
 
 	mu       sync.Mutex
 	mode     string         // "watch" or "poll"
@@ -127,7 +134,8 @@ func (w *Tree) PollReason() string {
 	return w.why
 }
 
-// Close stops watching.
+// Close stops watching; no batch is delivered after it returns (one under
+// way is waited for).
 func (w *Tree) Close() {
 	w.mu.Lock()
 	if w.closed {
@@ -144,6 +152,8 @@ func (w *Tree) Close() {
 	if fw != nil {
 		fw.Close()
 	}
+	w.deliverMu.Lock() // a delivery under way ends; later ones see closed
+	w.deliverMu.Unlock()
 }
 
 // Settle waits (at most max) until every notification the kernel queued
@@ -198,8 +208,25 @@ func (w *Tree) Settle(max time.Duration) {
 	}
 }
 
-// Flush delivers the pending batch now (after Settle).
-func (w *Tree) Flush() { w.deliver() }
+// Flush delivers the pending batch now (after Settle), then runs collect
+// (when set) before any later batch is delivered. A batch under way when
+// Flush is called — taken from the pending one by the delivery timer, its
+// OnChange not returned yet — is waited for: once Flush runs collect,
+// every batch queued before the call has been delivered, and OnChange
+// returned for it.
+func (w *Tree) Flush(collect func()) {
+	if !w.deliverMu.TryLock() {
+		if takeWaits != nil {
+			takeWaits()
+		}
+		w.deliverMu.Lock()
+	}
+	defer w.deliverMu.Unlock()
+	w.deliverLocked()
+	if collect != nil {
+		collect()
+	}
+}
 
 // afterList, when set (tests), runs after a folder was listed to be
 // watched.
@@ -365,7 +392,15 @@ func (w *Tree) schedule() {
 	}
 }
 
+// deliver hands the pending batch to OnChange (the delivery timer).
 func (w *Tree) deliver() {
+	w.deliverMu.Lock()
+	defer w.deliverMu.Unlock()
+	w.deliverLocked()
+}
+
+// deliverLocked is deliver with deliverMu held.
+func (w *Tree) deliverLocked() {
 	w.mu.Lock()
 	if w.timer != nil {
 		w.timer.Stop()
@@ -426,9 +461,14 @@ func (w *Tree) poll(why error) {
 			case <-w.done:
 				return
 			case <-t.C:
-				if w.opts.OnChange != nil {
+				w.deliverMu.Lock()
+				w.mu.Lock()
+				closed := w.closed
+				w.mu.Unlock()
+				if !closed && w.opts.OnChange != nil {
 					w.opts.OnChange(nil, true)
 				}
+				w.deliverMu.Unlock()
 			}
 		}
 	}()
