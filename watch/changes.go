@@ -72,12 +72,8 @@ func (c *Changes) record(paths []string, full bool) {
 }
 
 // testHookBatch, set by tests, runs when a batch is about to reach OnBatch
-// (its paths already are in the changes); takeWaits, set by tests, runs
-// when a Take (Flush) waits for a batch under way.
-var (
-	testHookBatch func(paths []string)
-	takeWaits     func()
-)
+// (its paths already are in the changes).
+var testHookBatch func(paths []string)
 
 // settleMax bounds Take's wait for the notifications queued before it. The
 // sentinel's event comes within a millisecond on an idle machine, but under
@@ -91,7 +87,7 @@ const settleMax = 5 * time.Second
 // the kernel queued before the call are in, and OnBatch returned for each
 // of their batches), and forgets it: the changed paths, or full when a
 // walk of the whole root is needed instead. A batch under way is waited
-// for: Take never returns a path whose batch OnBatch has not seen.
+// for: Take never returns a path before OnBatch returned for its batch.
 func (c *Changes) Take() (paths []string, full bool) {
 	c.mu.Lock()
 	walk := c.full

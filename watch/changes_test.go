@@ -158,13 +158,13 @@ func TestTakeWaitsForABatchUnderWay(t *testing.T) {
 	defer c.Close()
 	c.Take()
 	waits := make(chan struct{}, 1)
-	takeWaits = func() {
+	flushWaits = func() {
 		select {
 		case waits <- struct{}{}:
 		default:
 		}
 	}
-	defer func() { takeWaits = nil }()
+	defer func() { flushWaits = nil }()
 	os.WriteFile(filepath.Join(root, "late.txt"), []byte("x"), 0o644)
 	select {
 	case <-held:

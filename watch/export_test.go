@@ -6,5 +6,5 @@ package watch
 // SetTestHooks sets the hooks run when a batch is about to reach OnBatch
 // and when a Take waits for a batch under way (nil: none).
 func SetTestHooks(batch func(paths []string), waits func()) {
-	testHookBatch, takeWaits = batch, waits
+	testHookBatch, flushWaits = batch, waits
 }

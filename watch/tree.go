@@ -216,8 +216,8 @@ func (w *Tree) Settle(max time.Duration) {
 // returned for it.
 func (w *Tree) Flush(collect func()) {
 	if !w.deliverMu.TryLock() {
-		if takeWaits != nil {
-			takeWaits()
+		if flushWaits != nil {
+			flushWaits()
 		}
 		w.deliverMu.Lock()
 	}
@@ -231,6 +231,10 @@ func (w *Tree) Flush(collect func()) {
 // afterList, when set (tests), runs after a folder was listed to be
 // watched.
 var afterList func(rel string)
+
+// flushWaits, when set (tests), runs when a Flush waits for a batch under
+// way.
+var flushWaits func()
 
 // addTree watches folder rel and every folder below that is not ignored.
 // The watch comes before the listing: a folder made in between is then
