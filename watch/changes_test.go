@@ -187,3 +187,22 @@ func TestTakeWaitsForABatchUnderWay(t *testing.T) {
 		t.Fatalf("Take after the batch under way: %v (its OnBatch returned: %v)", paths, delivered.Load())
 	}
 }
+
+// TestTakesInARowWaitForASlowWatcher: two Takes in a row, each after a
+// write, on a loaded machine (each event waits 50 ms before it is
+// handled): the second sees its write though the events of the first
+// Take's sentinel are still coming when it starts (one of them must not
+// stand for the second's).
+func TestTakesInARowWaitForASlowWatcher(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	c := Watch(root, Options{SentinelDir: store})
+	defer c.Close()
+	c.Take()
+	c.tree.eventDelay.Store(int64(50 * time.Millisecond))
+	for _, name := range []string{"one.txt", "two.txt", "three.txt"} {
+		os.WriteFile(filepath.Join(root, name), []byte("the agent's write"), 0o644)
+		if paths, full := c.Take(); full || !slices.Contains(paths, name) {
+			t.Fatalf("Take missed %s, written before it: %v (full %v)", name, paths, full)
+		}
+	}
+}
