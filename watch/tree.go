@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,9 +69,9 @@ type Tree struct {
 	done     chan struct{}
 	closed   bool
 
-	sentinel string        // the sentinel file's path, when a SentinelDir is watched
-	settleN  uint64        // sentinel writes made
-	seenN    uint64        // sentinel events seen
+	sentinel string        // the sentinel files' prefix, when a SentinelDir is watched
+	settleN  uint64        // sentinel files made (Settle N makes sentinel-N)
+	seenN    uint64        // the newest sentinel file whose creation was seen
 	settled  chan struct{} // closed and replaced when a sentinel event arrives
 	// settleMissed: a Settle ran out of time before its sentinel event came.
 	settleMissed bool
@@ -142,9 +143,6 @@ func (w *Tree) Close() {
 		w.mu.Unlock()
 		return
 	}
-	if w.sentinel != "" {
-		os.Remove(w.sentinel)
-	}
 	w.closed = true
 	close(w.done)
 	fw := w.fw
@@ -159,8 +157,12 @@ func (w *Tree) Close() {
 // Settle waits (at most max) until every notification the kernel queued
 // before the call has been received and batched, so a capture that follows
 // sees every change made before Settle was called. With a sentinel folder
-// it writes the sentinel file and waits for its event: the kernel queues
-// events in order, so every earlier one has been read by then. max bounds
+// it makes a sentinel file of its own (named by its number, removed
+// after) and waits for its creation's event: the kernel queues events in
+// order, so every earlier one has been read by then. A file of its own,
+// since one file written by every Settle would give several events per
+// write, and one still coming from an earlier Settle would stand for this
+// one's, before the changes made in between were read. max bounds
 // a wait for a sentinel whose event does not come; once a wait ran out
 // before any sentinel event ever came (a folder whose file system sends
 // none), Settle stops waiting for them until one does. Without a sentinel
@@ -176,7 +178,10 @@ func (w *Tree) Settle(max time.Duration) {
 		w.settleN++
 		n := w.settleN
 		w.mu.Unlock()
-		if os.WriteFile(w.sentinel, []byte(fmt.Sprint(n)), 0o600) == nil {
+		name := fmt.Sprintf("%s-%d", w.sentinel, n)
+		os.Remove(name) // left by a process of this pid that died: its creation is the event
+		if os.WriteFile(name, nil, 0o600) == nil {
+			defer os.Remove(name)
 			for {
 				w.mu.Lock()
 				seen, ch := w.seenN, w.settled
@@ -329,10 +334,13 @@ func (w *Tree) event(ev fsnotify.Event) {
 	if d := w.eventDelay.Load(); d > 0 {
 		time.Sleep(time.Duration(d))
 	}
-	if w.sentinel != "" && ev.Name == w.sentinel {
-		if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+	if w.sentinel != "" && strings.HasPrefix(ev.Name, w.sentinel+"-") {
+		n, err := strconv.ParseUint(ev.Name[len(w.sentinel)+1:], 10, 64)
+		if err == nil && ev.Has(fsnotify.Create) {
+			// Settle n's file came: every event queued before it was read,
+			// for Settle n and for those that began before it.
 			w.mu.Lock()
-			w.seenN = w.settleN // every write so far is seen: one event may stand for several
+			w.seenN = max(w.seenN, n)
 			close(w.settled)
 			w.settled = make(chan struct{})
 			w.mu.Unlock()
