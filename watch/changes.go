@@ -13,8 +13,8 @@ type Options struct {
 	// PollInterval is the rescan period when polling (default 2s).
 	PollInterval time.Duration
 	// SentinelDir is a folder outside the root that may be written (the
-	// store): Take writes a file there and waits for its event, so every
-	// change made before Take is in what it returns.
+	// store): Take makes a file of its own there and waits for its event,
+	// so every change made before Take is in what it returns.
 	SentinelDir string
 	// Log receives one line when watching falls back to rescans (after Mode
 	// already says "poll": PollReason has the reason at once, the line may
