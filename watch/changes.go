@@ -13,16 +13,18 @@ type Options struct {
 	// PollInterval is the rescan period when polling (default 2s).
 	PollInterval time.Duration
 	// SentinelDir is a folder outside the root that may be written (the
-	// store): Take writes a file there and waits for its event, so every
-	// change made before Take is in what it returns.
+	// store): Take makes a file of its own there and waits for its event,
+	// so every change made before Take is in what it returns.
 	SentinelDir string
 	// Log receives one line when watching falls back to rescans (after Mode
 	// already says "poll": PollReason has the reason at once, the line may
 	// come later), and errors of the notification source.
 	Log func(msg string)
-	// OnBatch, when set, receives every batch as it arrives (after it was
-	// added to the changes Take returns); full means the changed paths are
-	// unknown (rescans, lost events).
+	// OnBatch, when set, receives every batch as it arrives, one at a
+	// time, in order (after it was added to the changes Pending sees, and
+	// before any Take returns one of its paths: see the package doc); full
+	// means the changed paths are unknown (rescans, lost events). It must
+	// not call Take, which would wait for it.
 	OnBatch func(paths []string, full bool)
 }
 
@@ -59,10 +61,19 @@ func (c *Changes) record(paths []string, full bool) {
 	}
 	c.full = c.full || full
 	c.mu.Unlock()
+	// Outside mu (OnBatch may ask Pending), inside the tree's delivery
+	// order: a Take collects before this batch or after OnBatch returned.
+	if testHookBatch != nil {
+		testHookBatch(paths)
+	}
 	if c.onBatch != nil {
 		c.onBatch(paths, full)
 	}
 }
+
+// testHookBatch, set by tests, runs when a batch is about to reach OnBatch
+// (its paths already are in the changes).
+var testHookBatch func(paths []string)
 
 // settleMax bounds Take's wait for the notifications queued before it. The
 // sentinel's event comes within a millisecond on an idle machine, but under
@@ -73,29 +84,35 @@ func (c *Changes) record(paths []string, full bool) {
 const settleMax = 5 * time.Second
 
 // Take returns what changed since the last Take (once the notifications
-// the kernel queued before the call are in), and forgets it: the changed
-// paths, or full when a walk of the whole root is needed instead.
+// the kernel queued before the call are in, and OnBatch returned for each
+// of their batches), and forgets it: the changed paths, or full when a
+// walk of the whole root is needed instead. A batch under way is waited
+// for: Take never returns a path before OnBatch returned for its batch.
 func (c *Changes) Take() (paths []string, full bool) {
 	c.mu.Lock()
 	walk := c.full
 	c.mu.Unlock()
 	if !walk { // a walk sees every change made before it anyway
 		c.tree.Settle(settleMax)
-		c.tree.Flush()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.full || c.tree.Mode() == "poll" {
-		c.full = false
+	// Collected in the delivery order: a batch under way is delivered
+	// first, its OnBatch returned (see the package doc).
+	c.tree.Flush(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.full || c.tree.Mode() == "poll" {
+			c.full = false
+			c.dirty = map[string]bool{}
+			paths, full = nil, true
+			return
+		}
+		paths = make([]string, 0, len(c.dirty))
+		for p := range c.dirty {
+			paths = append(paths, p)
+		}
 		c.dirty = map[string]bool{}
-		return nil, true
-	}
-	paths = make([]string, 0, len(c.dirty))
-	for p := range c.dirty {
-		paths = append(paths, p)
-	}
-	c.dirty = map[string]bool{}
-	return paths, false
+	})
+	return paths, full
 }
 
 // Pending returns the changed paths the next Take would return (nil when

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,5 +132,77 @@ func TestTakeWaitsForASlowWatcher(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "last.txt"), []byte("the agent's last write"), 0o644)
 	if paths, full := c.Take(); full || !slices.Contains(paths, "last.txt") {
 		t.Fatalf("Take missed a write made before it: %v (full %v)", paths, full)
+	}
+}
+
+// TestTakeWaitsForABatchUnderWay: a Take never returns a path before
+// OnBatch returned for the batch that brought it. OnBatch drops what its
+// receiver knew of the path (a judgement of its content before this
+// change): a Take that saw the path first would pair the new content with
+// the stale judgement. Here OnBatch of late.txt's batch is held until the
+// Take waits for it; a Take that returns meanwhile breaks the contract.
+func TestTakeWaitsForABatchUnderWay(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	var delivered atomic.Bool
+	c := Watch(root, Options{SentinelDir: store, OnBatch: func(paths []string, full bool) {
+		if slices.Contains(paths, "late.txt") {
+			once.Do(func() {
+				close(held)
+				<-release
+				delivered.Store(true)
+			})
+		}
+	}})
+	defer c.Close()
+	c.Take()
+	waits := make(chan struct{}, 1)
+	flushWaits = func() {
+		select {
+		case waits <- struct{}{}:
+		default:
+		}
+	}
+	defer func() { flushWaits = nil }()
+	os.WriteFile(filepath.Join(root, "late.txt"), []byte("x"), 0o644)
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("late.txt's batch never reached OnBatch")
+	}
+	took := make(chan []string, 1)
+	go func() {
+		paths, _ := c.Take()
+		took <- paths
+	}()
+	select {
+	case paths := <-took:
+		close(release)
+		t.Fatalf("Take returned %v while the batch that brought late.txt was still being delivered", paths)
+	case <-waits:
+	}
+	close(release)
+	if paths := <-took; !slices.Contains(paths, "late.txt") || !delivered.Load() {
+		t.Fatalf("Take after the batch under way: %v (its OnBatch returned: %v)", paths, delivered.Load())
+	}
+}
+
+// TestTakesInARowWaitForASlowWatcher: two Takes in a row, each after a
+// write, on a loaded machine (each event waits 50 ms before it is
+// handled): the second sees its write though the events of the first
+// Take's sentinel are still coming when it starts (one of them must not
+// stand for the second's).
+func TestTakesInARowWaitForASlowWatcher(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	c := Watch(root, Options{SentinelDir: store})
+	defer c.Close()
+	c.Take()
+	c.tree.eventDelay.Store(int64(50 * time.Millisecond))
+	for _, name := range []string{"one.txt", "two.txt", "three.txt"} {
+		os.WriteFile(filepath.Join(root, name), []byte("the agent's write"), 0o644)
+		if paths, full := c.Take(); full || !slices.Contains(paths, name) {
+			t.Fatalf("Take missed %s, written before it: %v (full %v)", name, paths, full)
+		}
 	}
 }

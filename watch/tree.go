@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,8 +28,10 @@ type TreeOptions struct {
 	// PollInterval is the rescan period when polling (default 2s).
 	PollInterval time.Duration
 	// OnChange receives batches of changed root-relative paths (files or
-	// folders). full is true when the changed paths are unknown (polling,
-	// or the kernel dropped events): the receiver must compare a full walk.
+	// folders), one at a time, in order. full is true when the changed
+	// paths are unknown (polling, or the kernel dropped events): the
+	// receiver must compare a full walk. It must not call Flush, which
+	// waits for it.
 	OnChange func(paths []string, full bool)
 	// Log receives one line when the watcher falls back to polling. It is
 	// called after Mode already says "poll" (the fallback never waits for a
@@ -49,6 +52,11 @@ type Tree struct {
 	ig   *gitignore.Ignorer
 	fw   *fsnotify.Watcher
 
+	// deliverMu orders the deliveries: a batch is handed to OnChange, and
+	// OnChange returns, before the next batch is taken from the pending
+	// one, and before Flush's collect runs (see Flush).
+	deliverMu sync.Mutex
+
 	mu       sync.Mutex
 	mode     string         // "watch" or "poll"
 	why      string         // why it polls
@@ -61,9 +69,9 @@ type Tree struct {
 	done     chan struct{}
 	closed   bool
 
-	sentinel string        // the sentinel file's path, when a SentinelDir is watched
-	settleN  uint64        // sentinel writes made
-	seenN    uint64        // sentinel events seen
+	sentinel string        // the sentinel files' prefix, when a SentinelDir is watched
+	settleN  uint64        // sentinel files made (Settle N makes sentinel-N)
+	seenN    uint64        // the newest sentinel file whose creation was seen
 	settled  chan struct{} // closed and replaced when a sentinel event arrives
 	// settleMissed: a Settle ran out of time before its sentinel event came.
 	settleMissed bool
@@ -127,15 +135,13 @@ func (w *Tree) PollReason() string {
 	return w.why
 }
 
-// Close stops watching.
+// Close stops watching; no batch is delivered after it returns (one under
+// way is waited for).
 func (w *Tree) Close() {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return
-	}
-	if w.sentinel != "" {
-		os.Remove(w.sentinel)
 	}
 	w.closed = true
 	close(w.done)
@@ -144,13 +150,19 @@ func (w *Tree) Close() {
 	if fw != nil {
 		fw.Close()
 	}
+	w.deliverMu.Lock() // a delivery under way ends; later ones see closed
+	w.deliverMu.Unlock()
 }
 
 // Settle waits (at most max) until every notification the kernel queued
 // before the call has been received and batched, so a capture that follows
 // sees every change made before Settle was called. With a sentinel folder
-// it writes the sentinel file and waits for its event: the kernel queues
-// events in order, so every earlier one has been read by then. max bounds
+// it makes a sentinel file of its own (named by its number, removed
+// after) and waits for its creation's event: the kernel queues events in
+// order, so every earlier one has been read by then. A file of its own,
+// since one file written by every Settle would give several events per
+// write, and one still coming from an earlier Settle would stand for this
+// one's, before the changes made in between were read. max bounds
 // a wait for a sentinel whose event does not come; once a wait ran out
 // before any sentinel event ever came (a folder whose file system sends
 // none), Settle stops waiting for them until one does. Without a sentinel
@@ -166,7 +178,10 @@ func (w *Tree) Settle(max time.Duration) {
 		w.settleN++
 		n := w.settleN
 		w.mu.Unlock()
-		if os.WriteFile(w.sentinel, []byte(fmt.Sprint(n)), 0o600) == nil {
+		name := fmt.Sprintf("%s-%d", w.sentinel, n)
+		os.Remove(name) // left by a process of this pid that died: its creation is the event
+		if os.WriteFile(name, nil, 0o600) == nil {
+			defer os.Remove(name)
 			for {
 				w.mu.Lock()
 				seen, ch := w.seenN, w.settled
@@ -198,12 +213,33 @@ func (w *Tree) Settle(max time.Duration) {
 	}
 }
 
-// Flush delivers the pending batch now (after Settle).
-func (w *Tree) Flush() { w.deliver() }
+// Flush delivers the pending batch now (after Settle), then runs collect
+// (when set) before any later batch is delivered. A batch under way when
+// Flush is called — taken from the pending one by the delivery timer, its
+// OnChange not returned yet — is waited for: once Flush runs collect,
+// every batch queued before the call has been delivered, and OnChange
+// returned for it.
+func (w *Tree) Flush(collect func()) {
+	if !w.deliverMu.TryLock() {
+		if flushWaits != nil {
+			flushWaits()
+		}
+		w.deliverMu.Lock()
+	}
+	defer w.deliverMu.Unlock()
+	w.deliverLocked()
+	if collect != nil {
+		collect()
+	}
+}
 
 // afterList, when set (tests), runs after a folder was listed to be
 // watched.
 var afterList func(rel string)
+
+// flushWaits, when set (tests), runs when a Flush waits for a batch under
+// way.
+var flushWaits func()
 
 // addTree watches folder rel and every folder below that is not ignored.
 // The watch comes before the listing: a folder made in between is then
@@ -298,10 +334,13 @@ func (w *Tree) event(ev fsnotify.Event) {
 	if d := w.eventDelay.Load(); d > 0 {
 		time.Sleep(time.Duration(d))
 	}
-	if w.sentinel != "" && ev.Name == w.sentinel {
-		if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+	if w.sentinel != "" && strings.HasPrefix(ev.Name, w.sentinel+"-") {
+		n, err := strconv.ParseUint(ev.Name[len(w.sentinel)+1:], 10, 64)
+		if err == nil && ev.Has(fsnotify.Create) {
+			// Settle n's file came: every event queued before it was read,
+			// for Settle n and for those that began before it.
 			w.mu.Lock()
-			w.seenN = w.settleN // every write so far is seen: one event may stand for several
+			w.seenN = max(w.seenN, n)
 			close(w.settled)
 			w.settled = make(chan struct{})
 			w.mu.Unlock()
@@ -365,7 +404,15 @@ func (w *Tree) schedule() {
 	}
 }
 
+// deliver hands the pending batch to OnChange (the delivery timer).
 func (w *Tree) deliver() {
+	w.deliverMu.Lock()
+	defer w.deliverMu.Unlock()
+	w.deliverLocked()
+}
+
+// deliverLocked is deliver with deliverMu held.
+func (w *Tree) deliverLocked() {
 	w.mu.Lock()
 	if w.timer != nil {
 		w.timer.Stop()
@@ -426,9 +473,14 @@ func (w *Tree) poll(why error) {
 			case <-w.done:
 				return
 			case <-t.C:
-				if w.opts.OnChange != nil {
+				w.deliverMu.Lock()
+				w.mu.Lock()
+				closed := w.closed
+				w.mu.Unlock()
+				if !closed && w.opts.OnChange != nil {
 					w.opts.OnChange(nil, true)
 				}
+				w.deliverMu.Unlock()
 			}
 		}
 	}()
