@@ -22,8 +22,8 @@ func RevertFile(base, ours, theirs Version, lines *[2]int) (Version, []textdiff.
 		return ours, nil, true // already as before the turn
 	case lines != nil && !(base.Exists && theirs.Exists):
 		return ours, nil, true // a range reverts hunks of modified files only
-	case ours.Same(base):
-		return theirs, nil, true // untouched since the turn
+	case ours.Same(base) && (lines == nil || !base.Text() || !theirs.Text()):
+		return theirs, nil, true // untouched since the turn (a range of a text file merges below: its hunks only)
 	case !base.Exists || !theirs.Exists || !ours.Exists:
 		return ours, nil, false // created, deleted, or deleted since: changed since
 	case !base.Text() || !theirs.Text() || !ours.Text():
