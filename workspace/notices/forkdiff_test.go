@@ -1,11 +1,12 @@
-package workspace_test
+package notices_test
 
 import (
+	"reflect"
+	"testing"
+
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
-	"reflect"
-	"testing"
 )
 
 // TestForkNotice: after a conversation rewind to turn 2, the fork's first
@@ -35,10 +36,7 @@ func TestForkNotice(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.start("F", "go on from turn one")
-	n, err := notices.Take(f.s, "F", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := f.take("F", "")
 	if n.Fork == nil || n.Fork.Target.Turn != 2 {
 		t.Fatalf("the fork's first prompt got no fork difference: %+v", n)
 	}
@@ -50,7 +48,7 @@ func TestForkNotice(t *testing.T) {
 	}
 	f.end("F")
 	f.start("F", "and then")
-	if n, _ := notices.Take(f.s, "F", ""); !n.Empty() {
+	if n := f.take("F", ""); !n.Empty() {
 		t.Fatalf("the fork was told twice: %+v", n)
 	}
 
@@ -68,7 +66,43 @@ func TestForkNotice(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.start("G", "from turn one, files too")
-	if n, _ := notices.Take(f.s, "G", ""); !n.Empty() {
+	if n := f.take("G", ""); !n.Empty() {
 		t.Fatalf("a both fork was told %+v", n.Fork)
+	}
+}
+
+// TestForkNoticeNamesOperations: a fork's file changed since its fork
+// point by the dropped turn, then by a revert and its undo, names each of
+// them, in order.
+func TestForkNoticeNamesOperations(t *testing.T) {
+	f := newSessFixture(t)
+	apply := workspace.ApplyOnDisk(f.root)
+	f.write("a.txt", "x\ny\n")
+	f.start("A", "one")
+	f.write("a.txt", "X1\ny\n")
+	f.end("A")
+	f.start("A", "two")
+	f.write("a.txt", "X1\nY2\n")
+	f.end("A")
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, apply)
+	if err != nil || !out.Applied {
+		t.Fatal(err, out)
+	}
+	if _, err := notices.RecordFork(f.s, "F", "cli", "claude-code", "/t/F.jsonl", out.Entry); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Actor: "t"}, nil, apply); err != nil || !out.Applied {
+		t.Fatal(err, out)
+	}
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, apply); err != nil {
+		t.Fatal(err)
+	}
+	f.start("F", "go on")
+	n := f.take("F", "")
+	if n.Fork == nil || !reflect.DeepEqual(n.Fork.Files, []string{"a.txt"}) {
+		t.Fatalf("fork difference: %+v", n.Fork)
+	}
+	if want := []string{"turn 2", "revert", "undo"}; !reflect.DeepEqual(n.Fork.By["a.txt"], want) {
+		t.Fatalf("who changed a.txt: %v, want %v", n.Fork.By["a.txt"], want)
 	}
 }
