@@ -77,3 +77,25 @@ func TestChainParallelSessions(t *testing.T) {
 		t.Fatalf("chain: %q", got)
 	}
 }
+
+// TestChainFollowsTheActiveBranch: a turn a conversation rewind abandoned
+// (it ended on a branch no longer active) leaves the file's chain; the
+// turns after the rewind join it.
+func TestChainFollowsTheActiveBranch(t *testing.T) {
+	r := newRoot(t)
+	r.Write("f.txt", "0\n")
+	r.turn("one", func() { r.Write("f.txt", "1\n") })
+	two := r.turn("two", func() { r.Write("f.txt", "2\n") })
+	// The conversation goes back to before turn 2.
+	r.append(journal.NewRewind(two.Start.Parent, "2", two.Start.ID, journal.ModeConversation))
+	if r.history().OnBranch(two.End.ID) {
+		t.Fatal("turn 2 is still on the active branch after the rewind")
+	}
+	r.turn("three", func() { r.Write("f.txt", "3\n") })
+	if got := renderChain(filehistory.Chain(r.history(), "f.txt")); got != "start1:- end1:1 start3:- end3:3" {
+		t.Fatalf("chain after the rewind: %q", got)
+	}
+	if got := r.blame("f.txt"); got != "0:3" {
+		t.Fatalf("blame after the rewind and turn 3: %q", got)
+	}
+}

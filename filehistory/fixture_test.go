@@ -57,7 +57,7 @@ func (r *root) history() *journal.History {
 }
 
 // append records es; those of the active branch (all but tool entries)
-// hang on its leaf.
+// hang on its leaf, unless they name their parent.
 func (r *root) append(es ...*journal.Entry) {
 	r.t.Helper()
 	l, err := r.j.Lock()
@@ -66,7 +66,7 @@ func (r *root) append(es ...*journal.Entry) {
 	}
 	defer l.Unlock()
 	for _, e := range es {
-		if e.Kind != journal.KindTool {
+		if e.Kind != journal.KindTool && e.Parent == "" {
 			h, err := r.j.History()
 			if err != nil {
 				r.t.Fatal(err)
