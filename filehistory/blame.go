@@ -154,13 +154,14 @@ func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileB
 	if st.By != nil && st.By.End != nil && st.By.End.ID == st.Entry.ID {
 		turn := fb.ownerIndex(st.By, nil)
 		for _, step := range h.Steps(st.By.Start) {
-			if !stepWrote(step, rel) || !step.StepStart.Set || h.Gone(step.StepStart) || h.Gone(step.Snapshot) {
+			sp := StepSpan(st.By.Number, st.By.Start.Prompt, step)
+			if !stepWrote(step, rel) || !sp.Before.Set || sp.Gone(h) {
 				continue
 			}
-			if _, err := walkTo(objs, rel, fb, step.StepStart.ID, turn); err != nil {
+			if _, err := walkTo(objs, rel, fb, sp.Before.ID, turn); err != nil {
 				return err
 			}
-			if _, err := walkTo(objs, rel, fb, step.Snapshot.ID, fb.ownerIndex(st.By, step)); err != nil {
+			if _, err := walkTo(objs, rel, fb, sp.After.ID, fb.ownerIndex(st.By, step)); err != nil {
 				return err
 			}
 		}

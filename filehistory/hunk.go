@@ -5,21 +5,21 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
-// RevertHunkApplies reports whether reverting turn t (or the step it
-// stands for) in file rel, limited to its hunks touching protocol lines
+// RevertHunkApplies reports whether reverting span sp (a turn or a step) in
+// file rel, limited to its hunks touching protocol lines
 // first..last of current (the file's content now; exists false when it is
 // missing), would change the file without a conflict: the "Revert turn N
 // here" action is offered exactly when the revert it runs goes through and
 // does something.
-func RevertHunkApplies(objs *snapshot.Objects, h *journal.History, rel string, current []byte, exists bool, t journal.Turn, first, last int) (bool, error) {
-	if t.End == nil || !TurnWrote(t.End, rel) || h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
-		return false, nil
+func RevertHunkApplies(objs *snapshot.Objects, h *journal.History, rel string, current []byte, exists bool, sp Span, first, last int) (bool, error) {
+	if !sp.Wrote(rel) || sp.Gone(h) {
+		return false, nil // a turn still open has nothing recorded to revert yet
 	}
-	base, err := Load(objs, t.End.Snapshot.ID, rel)
+	base, err := Load(objs, sp.After.ID, rel)
 	if err != nil {
 		return false, err
 	}
-	theirs, err := Load(objs, t.Start.Snapshot.ID, rel)
+	theirs, err := Load(objs, sp.Before.ID, rel)
 	if err != nil {
 		return false, err
 	}

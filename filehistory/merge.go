@@ -22,8 +22,8 @@ func RevertFile(base, ours, theirs Version, lines *[2]int) (Version, []textdiff.
 		return ours, nil, true // already as before the turn
 	case lines != nil && !(base.Exists && theirs.Exists):
 		return ours, nil, true // a range reverts hunks of modified files only
-	case ours.Same(base):
-		return theirs, nil, true // untouched since the turn
+	case ours.Same(base) && (lines == nil || !base.Text() || !theirs.Text()):
+		return theirs, nil, true // untouched since the turn (a range of a text file merges below: its hunks only)
 	case !base.Exists || !theirs.Exists || !ours.Exists:
 		return ours, nil, false // created, deleted, or deleted since: changed since
 	case !base.Text() || !theirs.Text() || !ours.Text():
@@ -67,33 +67,35 @@ func ChangeOf(from, to Version) fileop.Change {
 	return fileop.Modify
 }
 
-// Overlappers names who changed file rel after turn t where the turn's
-// change lies: regions of the file at the turn's end (nil: anywhere), and
-// now is the current content. It follows the file's chain after the turn,
-// then from its last recorded state to now.
-func Overlappers(objs *snapshot.Objects, h *journal.History, rel string, t journal.Turn, regions []textdiff.MergeConflict, now Version) ([]string, error) {
-	chain := Chain(h, rel)
-	k := -1
-	for i, st := range chain {
-		if st.Entry.ID == t.End.ID {
-			k = i
-		}
-	}
+// Overlappers names who changed file rel after span sp where its change
+// lies: regions of the file at the span's end (nil: anywhere), and now is
+// the current content. It follows the file's chain after the span (a
+// step's: the states recorded after it, inside its turn too), then from
+// its last recorded state to now.
+func Overlappers(objs *snapshot.Objects, h *journal.History, rel string, sp Span, regions []textdiff.MergeConflict, now Version) ([]string, error) {
 	var states []State
-	switch {
-	case k >= 0:
-		states = chain[k+1:]
-	case t.Step > 0:
-		// A step is inside its turn: the states recorded after it.
-		at := h.Index(t.End)
+	if sp.End != nil { // a turn still open has no state recorded after it
+		chain := Chain(h, rel)
+		k := -1
 		for i, st := range chain {
-			if h.Index(st.Entry) > at {
-				states = chain[i:]
-				break
+			if st.Entry.ID == sp.End.ID {
+				k = i
+			}
+		}
+		switch {
+		case k >= 0:
+			states = chain[k+1:]
+		case sp.Step > 0:
+			at := h.Index(sp.End)
+			for i, st := range chain {
+				if h.Index(st.Entry) > at {
+					states = chain[i:]
+					break
+				}
 			}
 		}
 	}
-	prev, err := Load(objs, t.End.Snapshot.ID, rel)
+	prev, err := Load(objs, sp.After.ID, rel)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func TestOldLinesReadAndWriteBackIdentically(t *testing.T) {
 		lines = append(lines, fmt.Appendf(nil, "%08x %s\n", crc32.Checksum([]byte(js), crcTable), js))
 	}
 	// The journal of the version-1 store fixture, as that version wrote it.
-	fixture, err := os.ReadFile("../cmd/rewind-lsp/testdata/store-v1/store/journal")
+	fixture, err := os.ReadFile("../e2e/testdata/store-v1/store/journal")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,6 @@ type Turn struct {
 	Start     *Entry
 	End       *Entry
 	Abandoned bool // off the active branch
-	// Step, when set, makes the turn stand for one of its steps (a revert
-	// of one step): Start is then the state just before the step, End the
-	// step's tool entry.
-	Step int
 }
 
 func (h *History) turnAt(p pos) Turn {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
+	"github.com/rewind-lsp/rewind-lsp/testkit/env"
 )
 
 // TestHunkActionNextToDeletedLine: a turn deleted line "b" of a/b/c. The
@@ -17,10 +18,7 @@ func TestHunkActionNextToDeletedLine(t *testing.T) {
 	w.Write("f.txt", "a\nb\nc\n")
 	_, e := startServer(t, w, testkit.VSCodeLike)
 	e.Open(w.Abs("f.txt"))
-	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": "drop b"}, nil)
-	w.Write("f.txt", "a\nc\n")
-	e.Reload(w.Abs("f.txt"))
-	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
+	env.OverEditor(t, w, e).Turn("drop b", map[string]string{"f.txt": "a\nc\n"})
 
 	uri := testkit.URI(w.Abs("f.txt"))
 	hunkAction := func(line int) *codeAction {

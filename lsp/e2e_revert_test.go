@@ -11,19 +11,8 @@ import (
 
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
+	"github.com/rewind-lsp/rewind-lsp/testkit/env"
 )
-
-// agentTurn plays an agent turn over LSP: the agent writes files on disk,
-// the editor reloads the open ones.
-func agentTurn(t *testing.T, w *testkit.Sandbox, e *testkit.Editor, prompt string, files map[string]string) {
-	t.Helper()
-	e.MustCmd(commands.NameTurnStart, map[string]any{"prompt": prompt}, nil)
-	for rel, text := range files {
-		w.Write(rel, text)
-		e.Reload(w.Abs(rel))
-	}
-	e.MustCmd(commands.NameTurnEnd, map[string]any{}, nil)
-}
 
 // blameOf renders rewind.blame of rel as "line:turn …".
 func blameOf(t *testing.T, e *testkit.Editor, w *testkit.Sandbox, rel string) string {
@@ -53,9 +42,10 @@ func TestRevertTurnInEditor(t *testing.T) {
 			_, e := startServer(t, w, kind)
 			f := w.Abs("f.txt")
 			e.Open(f)
-			agentTurn(t, w, e, "first", map[string]string{"f.txt": "ONE\ntwo\nthree\nfour\nfive\n"})
-			agentTurn(t, w, e, "second", map[string]string{"f.txt": "ONE\ntwo\nTHREE\nfour\nfive\n", "made.txt": "by turn 2\n"})
-			agentTurn(t, w, e, "third", map[string]string{"f.txt": "ONE\ntwo\nTHREE\nfour\nFIVE\n"})
+			ev := env.OverEditor(t, w, e)
+			ev.Turn("first", map[string]string{"f.txt": "ONE\ntwo\nthree\nfour\nfive\n"})
+			ev.Turn("second", map[string]string{"f.txt": "ONE\ntwo\nTHREE\nfour\nfive\n", "made.txt": "by turn 2\n"})
+			ev.Turn("third", map[string]string{"f.txt": "ONE\ntwo\nTHREE\nfour\nFIVE\n"})
 			if got := blameOf(t, e, w, "f.txt"); got != "0:1 2:2 4:3" {
 				t.Fatalf("blame after three turns: %q", got)
 			}
@@ -137,8 +127,9 @@ func TestBlameHoverAndRevertHereAction(t *testing.T) {
 	_, e := startServer(t, w, testkit.VSCodeLike)
 	f := w.Abs("f.txt")
 	e.Open(f)
-	agentTurn(t, w, e, "shout a and e", map[string]string{"f.txt": "A\nb\nc\nd\nE\n"})
-	agentTurn(t, w, e, "shout c", map[string]string{"f.txt": "A\nb\nC\nd\nE\n"})
+	ev := env.OverEditor(t, w, e)
+	ev.Turn("shout a and e", map[string]string{"f.txt": "A\nb\nc\nd\nE\n"})
+	ev.Turn("shout c", map[string]string{"f.txt": "A\nb\nC\nd\nE\n"})
 	uri := testkit.URI(f)
 
 	hover := func(line int) *hoverResult {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,16 +14,7 @@ import (
 func (w *agentWS) codexHook(sid, turnID string, ev map[string]any) string {
 	w.t.Helper()
 	ev["session_id"], ev["turn_id"], ev["cwd"] = sid, turnID, w.Root
-	data, _ := json.Marshal(ev)
-	c := w.Command([]string{"--store", w.Store, "hook", "codex"}, "REWIND_LSP_NO_SERVER=1")
-	c.Dir = w.Root
-	c.Stdin = strings.NewReader(string(data))
-	var errb strings.Builder
-	c.Stderr = &errb
-	if err := c.Run(); err != nil {
-		w.t.Fatalf("hook %v: %v", ev["hook_event_name"], err)
-	}
-	return errb.String()
+	return w.feedHook("codex", ev)
 }
 
 // codexCall calls a tool as Codex does: the thread named in the call's

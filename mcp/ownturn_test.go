@@ -16,8 +16,15 @@ import (
 func (w *agentWS) hook(sid string, ev map[string]any) string {
 	w.t.Helper()
 	ev["session_id"], ev["cwd"] = sid, w.Root
+	return w.feedHook("claude-code", ev)
+}
+
+// feedHook runs `rewind-lsp hook AGENT` on one event (no server) and
+// returns its stderr.
+func (w *agentWS) feedHook(agent string, ev map[string]any) string {
+	w.t.Helper()
 	data, _ := json.Marshal(ev)
-	c := w.Command([]string{"--store", w.Store, "hook", "claude-code"}, "REWIND_LSP_NO_SERVER=1")
+	c := w.Command([]string{"--store", w.Store, "hook", agent}, "REWIND_LSP_NO_SERVER=1")
 	c.Dir = w.Root
 	c.Stdin = strings.NewReader(string(data))
 	var errb strings.Builder

@@ -88,7 +88,7 @@ wine_lsp='^(TestTwoTurnSession|TestUTF8Rewind|TestDirtyBufferConflict|TestStaleV
 windows() {
   scripts/wine.sh ./osfile ./rootfs ./store ./journal &&
     scripts/wine.sh -run '^(TestWriteHeldFile|TestKindOfStatKeepsRecordedExec)$' ./snapshot &&
-    scripts/wine.sh -run "$wine_cli" ./cmd/rewind-lsp &&
+    scripts/wine.sh -run "$wine_cli" ./e2e &&
     scripts/wine.sh -run "$wine_lsp" ./lsp
 }
 
@@ -99,7 +99,7 @@ release() {
   tmp=$(mktemp -d)
   git clone -q --shared . "$tmp/src" &&
     "$tmp/src/scripts/release.sh" "$tmp/out" >/dev/null &&
-    (cd "$tmp/src" && REWIND_RELEASE_DIR="$tmp/out" go test -count=1 -run '^TestRelease$' -v ./cmd/rewind-lsp | grep -E '^(--- |ok|FAIL|\s+release)') || ok=1
+    (cd "$tmp/src" && REWIND_RELEASE_DIR="$tmp/out" go test -count=1 -run '^TestRelease$' -v ./e2e | grep -E '^(--- |ok|FAIL|\s+release)') || ok=1
   rm -rf "$tmp"
   return $ok
 }

@@ -3,11 +3,11 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"github.com/rewind-lsp/rewind-lsp/filehistory"
-	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"sort"
 	"strings"
 
+	"github.com/rewind-lsp/rewind-lsp/filehistory"
+	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
@@ -50,7 +50,7 @@ type RevertConflict struct {
 // RevertOutcome is the plan of a revert and, once run, what happened.
 type RevertOutcome struct {
 	Outcome
-	Turns     []journal.Turn // the reverted turns, oldest first
+	Turns     []filehistory.Span // the reverted turns (or the one step), oldest first
 	Conflicts []RevertConflict
 }
 
@@ -60,27 +60,28 @@ type BadRequestError struct{ Field, Msg string }
 
 func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
 
-// revertTurns selects the turns of req, oldest first. A turn still open is
-// taken up to res (the current state): its end is not recorded yet (with
-// res nil it is left without an end).
-func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([]journal.Turn, *journal.Target, error) {
-	closeOpen := func(t journal.Turn) journal.Turn {
-		if t.End == nil && res != nil {
-			t.End = journal.NewTurnEnd("", t.Start, journal.SnapOf(res.ID), nil) // not recorded: the state now
-		}
-		return t
+// revertTurns selects the spans of req, oldest first: its turns, or the
+// one step it names. A turn still open is taken up to res (the current
+// state): its end is not recorded yet (with res nil it is left without a
+// state after it).
+func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([]filehistory.Span, *journal.Target, error) {
+	var now *journal.Snap
+	if res != nil {
+		snap := journal.SnapOf(res.ID)
+		now = &snap
 	}
 	if req.Session != "" {
-		var ts []journal.Turn
+		var ts []filehistory.Span
+		var last *journal.Entry
 		for _, start := range h.Session(req.Session, journal.KindTurnStart) {
 			if h.OnBranch(start.ID) {
-				ts = append(ts, closeOpen(h.TurnOf(start)))
+				ts, last = append(ts, filehistory.TurnSpan(h.TurnOf(start), now)), start
 			}
 		}
 		if len(ts) == 0 {
 			return nil, nil, &BadRequestError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
 		}
-		return ts, &journal.Target{Spec: "session:" + req.Session, Entry: ts[len(ts)-1].Start, Snapshot: ts[0].Start.Snapshot}, nil
+		return ts, &journal.Target{Spec: "session:" + req.Session, Entry: last, Snapshot: ts[0].Before}, nil
 	}
 	t, err := h.Resolve(req.Target)
 	if err != nil {
@@ -88,17 +89,14 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 	}
 	if t.Step > 0 {
 		// One step: its changes, from the state before it to its own.
-		st := t.Entry
-		before := &journal.Entry{ID: st.ID, Kind: journal.KindTurnStart, Turn: t.Turn, Session: st.Session, Snapshot: st.StepStart, Prompt: t.Prompt}
-		x := journal.Turn{Number: t.Turn, Start: before, End: st, Step: t.Step}
-		return []journal.Turn{x}, &journal.Target{Spec: req.Target, Entry: st, Snapshot: st.StepStart, Turn: t.Turn, Step: t.Step, Prompt: t.Prompt}, nil
+		sp := filehistory.StepSpan(t.Turn, t.Prompt, t.Entry)
+		return []filehistory.Span{sp}, &journal.Target{Spec: req.Target, Entry: t.Entry, Snapshot: sp.Before, Turn: t.Turn, Step: t.Step, Prompt: t.Prompt}, nil
 	}
 	if t.Turn == 0 || t.Entry == nil || (t.Entry.Kind != journal.KindTurnStart && t.Entry.Kind != journal.KindTurnEnd) {
 		return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "a revert takes back one turn or one step: name a turn (3, turn:3, ~1), a step (3.2) or a session"}
 	}
 	if x, ok := h.Turn(t.Turn); ok {
-		x = closeOpen(x)
-		return []journal.Turn{x}, &journal.Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
+		return []filehistory.Span{filehistory.TurnSpan(x, now)}, &journal.Target{Spec: req.Target, Entry: x.Start, Snapshot: x.Start.Snapshot, Turn: x.Number, Prompt: x.Start.Prompt}, nil
 	}
 	return nil, nil, &journal.UnknownTargetError{Spec: req.Target, Reason: "that turn is not on the active branch"}
 }
@@ -114,8 +112,8 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 		return nil, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 	}
 	for _, t := range turns {
-		if h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
-			return nil, fmt.Errorf("turn %d: its snapshots were dropped by gc", t.Number)
+		if t.Gone(h) {
+			return nil, fmt.Errorf("turn %d: its snapshots were dropped by gc", t.Turn)
 		}
 	}
 	// What each turn changed, limited to req.Paths.
@@ -126,12 +124,12 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 	changed := make([][]string, len(turns))
 	all := map[string]bool{}
 	for i, t := range turns {
-		ds, err := snapshot.DiffTrees(s.objects, t.Start.Snapshot.ID, t.End.Snapshot.ID)
+		ds, err := snapshot.DiffTrees(s.objects, t.Before.ID, t.After.ID)
 		if err != nil {
-			return nil, fmt.Errorf("revert turn %d: %w", t.Number, err)
+			return nil, fmt.Errorf("revert turn %d: %w", t.Turn, err)
 		}
 		for _, d := range ds {
-			if t.End.Attributed && !filehistory.TurnWrote(t.End, d.Path) {
+			if t.Attributed() && !t.Wrote(d.Path) {
 				continue // another session's or the person's, during the turn
 			}
 			if len(want) == 0 || want[d.Path] {
@@ -172,13 +170,13 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			if err != nil {
 				return nil, err
 			}
-			base, err := filehistory.Load(s.objects, t.End.Snapshot.ID, p)
+			base, err := filehistory.Load(s.objects, t.After.ID, p)
 			if err != nil {
-				return nil, fmt.Errorf("revert %s: content at the end of turn %d: %w", p, t.Number, err)
+				return nil, fmt.Errorf("revert %s: content at the end of turn %d: %w", p, t.Turn, err)
 			}
-			theirs, err := filehistory.Load(s.objects, t.Start.Snapshot.ID, p)
+			theirs, err := filehistory.Load(s.objects, t.Before.ID, p)
 			if err != nil {
-				return nil, fmt.Errorf("revert %s: content at the start of turn %d: %w", p, t.Number, err)
+				return nil, fmt.Errorf("revert %s: content at the start of turn %d: %w", p, t.Turn, err)
 			}
 			var lines *[2]int
 			if req.Lines != nil {
@@ -232,20 +230,20 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 }
 
 // turnsName names the reverted turns for messages.
-func turnsName(ts []journal.Turn) string {
+func turnsName(ts []filehistory.Span) string {
 	if len(ts) == 1 && ts[0].Step > 0 {
-		return words.StepName(ts[0].Number, ts[0].Step, "", "")
+		return words.StepName(ts[0].Turn, ts[0].Step, "", "")
 	}
 	nums := make([]int, len(ts))
 	for i, t := range ts {
-		nums[i] = t.Number
+		nums[i] = t.Turn
 	}
 	return words.Turns(nums)
 }
 
 // revertConflictReason is the failureReason of a revert refused for
 // conflicts: each file and who overlapped it.
-func revertConflictReason(ts []journal.Turn, cs []RevertConflict) string {
+func revertConflictReason(ts []filehistory.Span, cs []RevertConflict) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = fmt.Sprintf("%s (changed since by %s)", c.Path, strings.Join(c.Overlaps, ", "))
@@ -259,14 +257,14 @@ func revertConflictReason(ts []journal.Turn, cs []RevertConflict) string {
 }
 
 // revertLabel is the title of a revert's edit in the editor.
-func revertLabel(ts []journal.Turn, sessionID string) string {
+func revertLabel(ts []filehistory.Span, sessionID string) string {
 	if sessionID != "" {
 		return fmt.Sprintf("Revert %s (%s)", words.SessionTurns(sessionID), turnsName(ts))
 	}
 	if t := ts[0]; t.Step > 0 {
-		return "Revert " + words.StepName(t.Number, t.Step, t.End.Tool, t.End.Detail)
+		return "Revert " + words.StepName(t.Turn, t.Step, t.End.Tool, t.End.Detail)
 	}
-	return "Revert " + words.Target(string(journal.KindTurnStart), ts[0].Number, "", ts[0].Start.Prompt, string(ts[0].Start.ID))
+	return "Revert " + words.Target(string(journal.KindTurnStart), ts[0].Turn, "", ts[0].Prompt, string(ts[0].ID))
 }
 
 // Revert takes back the changes of one turn, or of every turn of one
@@ -308,10 +306,10 @@ func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snaps
 			return p, nil
 		}
 		t := out.Turns[len(out.Turns)-1]
-		e := journal.NewRevert(h.Leaf(), out.Target.Spec, t.Start.ID)
+		e := journal.NewRevert(h.Leaf(), out.Target.Spec, t.ID)
 		e.Session = req.Session
 		if req.Session == "" {
-			e.Turn, e.Step = t.Number, t.Step
+			e.Turn, e.Step = t.Turn, t.Step
 		}
 		p.entry, p.label = e, revertLabel(out.Turns, req.Session)
 		return p, nil

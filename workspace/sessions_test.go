@@ -189,55 +189,6 @@ func TestToolAttribution(t *testing.T) {
 	}
 }
 
-// TestNoticesOncePerSession: each session that existed before a rewind is
-// told of it once; a session started after it is not.
-func TestNoticesOncePerSession(t *testing.T) {
-	f := newSessFixture(t)
-	f.write("a.txt", "1\n")
-	if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	f.start("A", "one")
-	f.write("a.txt", "2\n")
-	f.end("A")
-	f.start("B", "other")
-	f.end("B")
-	if got := f.notices("A"); len(got) != 0 {
-		t.Fatalf("notices before any rewind: %v", got)
-	}
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, workspace.ApplyOnDisk(f.root))
-	if err != nil || !out.Applied {
-		t.Fatal(err, out)
-	}
-	for _, sid := range []string{"A", "B"} {
-		got := f.notices(sid)
-		if len(got) != 1 || got[0].Kind != journal.KindRewind || got[0].Report == "" {
-			t.Fatalf("%s's first notices: %v", sid, got)
-		}
-		if again := f.notices(sid); len(again) != 0 {
-			t.Fatalf("%s told twice: %v", sid, again)
-		}
-	}
-	f.start("C", "after")
-	if got := f.notices("C"); len(got) != 0 {
-		t.Fatalf("a session that started after the rewind was told of it: %v", got)
-	}
-	if got := f.notices("never-seen"); len(got) != 0 {
-		t.Fatal("an unknown session was told")
-	}
-	// An undo that changed files is told; a summarize report too.
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
-		t.Fatal(err)
-	}
-	got := f.notices("A")
-	if len(got) != 2 || got[0].Kind != journal.KindUndo || got[1].Kind != journal.KindSummary {
-		t.Fatalf("A's notices after undo and summarize: %v", got)
-	}
-}
-
 // notices takes the entries session sid has not been told of yet.
 func (f *sessFixture) notices(sid string) []*journal.Entry {
 	f.t.Helper()
@@ -246,65 +197,6 @@ func (f *sessFixture) notices(sid string) []*journal.Entry {
 		f.t.Fatal(err)
 	}
 	return n.Entries
-}
-
-// TestNoticesRetriedWithTheirKey: a notice whose answer was lost (the
-// server recorded it, the hook never printed it) is told again to the
-// retry with the same key, once, even when the key is shared with the
-// call's turn start; a new key gets nothing more. A session recorded twice
-// under one key is one entry.
-func TestNoticesRetriedWithTheirKey(t *testing.T) {
-	f := newSessFixture(t)
-	f.write("a.txt", "1\n")
-	for range 2 {
-		if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", "k0"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := countKind(f.history(), journal.KindSession); n != 1 {
-		t.Fatalf("a session recorded twice under one key: %d session entries", n)
-	}
-	f.start("A", "one")
-	f.write("a.txt", "2\n")
-	f.end("A")
-	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil || !out.Applied {
-		t.Fatal(err, out)
-	}
-	if _, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Prompt: "two", Session: "A", Source: "hook", Actor: "hook", Key: "k1"}); err != nil {
-		t.Fatal(err)
-	}
-	take := func(key string) []*journal.Entry {
-		t.Helper()
-		n, err := notices.Take(f.s, "A", key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n.Entries
-	}
-	first := take("k1")
-	if len(first) != 1 || first[0].Kind != journal.KindRewind {
-		t.Fatalf("first take: %v", first)
-	}
-	if again := take("k1"); len(again) != 1 || again[0].ID != first[0].ID {
-		t.Fatalf("the retry with the same key: %v; want %v again", again, first)
-	}
-	if n := countKind(f.history(), journal.KindNotice); n != 1 {
-		t.Fatalf("%d notice entries after a retry; want 1", n)
-	}
-	if other := take("k2"); len(other) != 0 {
-		t.Fatalf("told twice under a new key: %v", other)
-	}
-}
-
-func countKind(h *journal.History, kind journal.Kind) int {
-	n := 0
-	h.Scan(func(e *journal.Entry) bool {
-		if e.Kind == kind {
-			n++
-		}
-		return true
-	})
-	return n
 }
 
 // endOf is the end entry of the turn that start opened, or nil.
