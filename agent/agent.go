@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,10 @@ type Agent interface {
 	// to its model.
 	Notice(text string) []byte
 	// Position reads where the session's conversation stands at a Prompt
-	// event (before the prompt) or a Stop event (the turn just ended).
-	Position(ev *Event) (Position, error)
+	// event (before the prompt) or a Stop event (the turn just ended): its
+	// conversation file ("" when there is nothing to record) and the fork
+	// point in it.
+	Position(ev *Event) (transcript string, at journal.ForkPoint, err error)
 	// Fork makes a conversation that continues the session from a
 	// recorded position, beside the original, which is never modified. A
 	// fork that cannot be made is a *Refusal.
@@ -59,6 +62,17 @@ func Lookup(name string) Agent {
 	for _, a := range agents {
 		if a.Name() == name {
 			return a
+		}
+	}
+	return nil
+}
+
+// ForACP returns the agent whose ACP server gives name in its initialize
+// answer (ACPAgent), or nil.
+func ForACP(name string) ACPAgent {
+	for _, a := range agents {
+		if ac, ok := a.(ACPAgent); ok && ac.ACPName() == name {
+			return ac
 		}
 	}
 	return nil

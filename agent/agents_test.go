@@ -151,7 +151,7 @@ func TestForkGemini(t *testing.T) {
 	path := filepath.Join(dir, filepath.Base(src[0]))
 	os.WriteFile(path, orig, 0o600)
 	p, err := readPoint(path, geminiID)
-	if err != nil || p.Bytes != int64(len(orig)) || p.UUID == "" {
+	if err != nil || p.ForkBytes != int64(len(orig)) || p.ForkUUID == "" {
 		t.Fatalf("point %+v %v", p, err)
 	}
 	old := topString(orig[:bytes.IndexByte(orig, '\n')], "sessionId")
@@ -177,14 +177,14 @@ func TestForkGemini(t *testing.T) {
 	first := int64(bytes.Index(orig, []byte(`"Write a.txt`)))
 	first = int64(bytes.LastIndexByte(orig[:first], '\n') + 1)
 	p0, _ := readPoint(path, geminiID)
-	p0.Bytes, p0.UUID = first, geminiLastID(orig[:first])
+	p0.ForkBytes, p0.ForkUUID = first, geminiLastID(orig[:first])
 	_, err = gemini{}.Fork(ForkRequest{Session: old, Transcript: path, Point: p0, Prompt: "Write a.txt, then b.txt from the shell."})
 	var r *Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "first") {
 		t.Errorf("fork before the first prompt: %v", err)
 	}
 	// A file that changed under the point is refused.
-	p.UUID = "not-the-last-record"
+	p.ForkUUID = "not-the-last-record"
 	if _, err := (gemini{}).Fork(ForkRequest{Transcript: path, Point: p, End: true}); !errors.As(err, &r) {
 		t.Errorf("fork of a changed file: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestForkGeminiSessionGone(t *testing.T) {
 	path := filepath.Join(dir, filepath.Base(src[0]))
 	os.WriteFile(path, orig, 0o600)
 	p, err := readPoint(path, geminiID)
-	if err != nil || p.Bytes == 0 {
+	if err != nil || p.ForkBytes == 0 {
 		t.Fatalf("point %+v %v", p, err)
 	}
 	header := orig[:bytes.IndexByte(orig, '\n')+1]

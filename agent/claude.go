@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 )
@@ -48,12 +49,12 @@ func (claude) Writes(ev *Event) ([]string, bool, bool) {
 func (claude) Notice(text string) []byte { return contextJSON("UserPromptSubmit", text) }
 
 // Position: the transcript's length and the uuid of its last entry.
-func (claude) Position(ev *Event) (Position, error) {
+func (claude) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript == "" {
-		return Position{}, nil // nothing to record
+		return "", journal.ForkPoint{}, nil // nothing to record
 	}
 	p, err := ReadForkPoint(ev.Transcript)
-	return Position{Transcript: ev.Transcript, Point: p}, err
+	return ev.Transcript, p, err
 }
 
 // Fork: a new transcript beside the original, resumed with
@@ -63,7 +64,7 @@ func (claude) Position(ev *Event) (Position, error) {
 // tool result, the final answer — after its Stop hook ran.
 func (claude) Fork(r ForkRequest) (*Forked, error) {
 	if r.End {
-		if r.Point.Bytes == 0 {
+		if r.Point.ForkBytes == 0 {
 			return nil, noEnd
 		}
 		return forkClaude(r.Transcript, r.Point, "", true)
@@ -74,6 +75,9 @@ func (claude) Fork(r ForkRequest) (*Forked, error) {
 // Setup merges the hooks into .claude/settings.json of the project, or of
 // the user with User.
 func (claude) Setup(o SetupOptions) (*SetupResult, error) {
+	if !o.User && o.Root == "" && o.NoRoot != nil {
+		return nil, o.NoRoot
+	}
 	dir := filepath.Join(o.Root, ".claude")
 	if o.User {
 		home, err := os.UserHomeDir()

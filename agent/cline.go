@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -233,7 +234,7 @@ func (cline) CurrentPrompt(ev *Event) (*PromptAt, error) {
 			break
 		}
 		if text, ok := clinePromptText(m); ok {
-			p = &PromptAt{ID: m.ID, Text: text, Position: Position{Transcript: ev.Transcript, Point: ForkPoint{UUID: m.ID}}}
+			p = &PromptAt{ID: m.ID, Text: text, Transcript: ev.Transcript, Point: journal.ForkPoint{ForkUUID: m.ID}}
 		}
 	}
 	return p, nil
@@ -241,15 +242,15 @@ func (cline) CurrentPrompt(ev *Event) (*PromptAt, error) {
 
 // Position: at a turn's end, the prompt the session was answering (a
 // fork at the turn's end keeps everything up to the next prompt).
-func (c cline) Position(ev *Event) (Position, error) {
+func (c cline) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Kind != Stop {
-		return Position{}, nil
+		return "", journal.ForkPoint{}, nil
 	}
 	p, err := c.CurrentPrompt(ev)
 	if p == nil || err != nil {
-		return Position{}, err
+		return "", journal.ForkPoint{}, err
 	}
-	return p.Position, nil
+	return p.Transcript, p.Point, nil
 }
 
 // Fork: a copy of the session's folder (beside it, under a new session id
@@ -258,7 +259,7 @@ func (c cline) Position(ev *Event) (Position, error) {
 // the old id replaced by the new one in its files' names and contents;
 // `cline --id <id>` continues it in Cline's terminal interface.
 func (cline) Fork(r ForkRequest) (*Forked, error) {
-	if r.Point.UUID == "" {
+	if r.Point.ForkUUID == "" {
 		if r.End {
 			return nil, noEnd
 		}
@@ -286,7 +287,7 @@ func (cline) Fork(r ForkRequest) (*Forked, error) {
 		var m clineMessage
 		json.Unmarshal(raw, &m)
 		if at < 0 {
-			if m.ID == r.Point.UUID {
+			if m.ID == r.Point.ForkUUID {
 				at = i
 				if !r.End {
 					break
@@ -302,7 +303,7 @@ func (cline) Fork(r ForkRequest) (*Forked, error) {
 		at = i
 	}
 	if at < 0 {
-		return nil, refusef("Cline's messages file %s no longer holds prompt %s", r.Transcript, r.Point.UUID)
+		return nil, refusef("Cline's messages file %s no longer holds prompt %s", r.Transcript, r.Point.ForkUUID)
 	}
 	cut := at
 	if r.End {

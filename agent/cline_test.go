@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,7 @@ func TestParseClinePayloads(t *testing.T) {
 		os.WriteFile(ev.Transcript, data, 0o600)
 		p, err := cline{}.CurrentPrompt(ev)
 		if err != nil || p == nil || p.Text != "Write a.txt, then b.txt from the shell." || p.ID != "0694df2d-ed63-453d-aa65-1701771ec171" ||
-			p.Position.Transcript != ev.Transcript {
+			p.Transcript != ev.Transcript {
 			t.Errorf("%s: current prompt %+v, %v", fx.Event, p, err)
 		}
 		os.Remove(ev.Transcript)
@@ -127,7 +128,7 @@ func TestClineForkAndNotice(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, old+".compaction.json"), []byte(`{"summary": "two"}`), 0o600)
 	fork := func(uuid string, end bool) (*Forked, []string, string) {
 		t.Helper()
-		fk, err := cline{}.Fork(ForkRequest{Session: old, Transcript: path, Point: ForkPoint{UUID: uuid}, End: end})
+		fk, err := cline{}.Fork(ForkRequest{Session: old, Transcript: path, Point: journal.ForkPoint{ForkUUID: uuid}, End: end})
 		if err != nil {
 			t.Fatalf("fork at %s (end %v): %v", uuid, end, err)
 		}
@@ -173,10 +174,10 @@ func TestClineForkAndNotice(t *testing.T) {
 		req  ForkRequest
 		want string
 	}{
-		{ForkRequest{Session: old, Transcript: path, Point: ForkPoint{UUID: "u1"}}, firstTurn.Reason},
+		{ForkRequest{Session: old, Transcript: path, Point: journal.ForkPoint{ForkUUID: "u1"}}, firstTurn.Reason},
 		{ForkRequest{Session: old, Transcript: path, End: true}, noEnd.Reason},
-		{ForkRequest{Session: old, Transcript: path, Point: ForkPoint{UUID: "gone"}}, "no longer holds prompt gone"},
-		{ForkRequest{Session: "other", Transcript: path, Point: ForkPoint{UUID: "u2"}}, "is not the messages file of Cline's session other"},
+		{ForkRequest{Session: old, Transcript: path, Point: journal.ForkPoint{ForkUUID: "gone"}}, "no longer holds prompt gone"},
+		{ForkRequest{Session: "other", Transcript: path, Point: journal.ForkPoint{ForkUUID: "u2"}}, "is not the messages file of Cline's session other"},
 	} {
 		if _, err := (cline{}).Fork(c.req); !errors.As(err, &r) || !strings.Contains(r.Reason, c.want) {
 			t.Errorf("fork %+v: %v, want a refusal saying %q", c.req, err, c.want)

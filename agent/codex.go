@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -86,14 +88,14 @@ func (codex) Notice(text string) []byte { return contextJSON("UserPromptSubmit",
 // fork keeps the turns through it; "" at the session's first prompt); at a
 // turn's end, the turn's own id. Both are read from the rollout (the turn
 // ids its lines carry), with its length.
-func (codex) Position(ev *Event) (Position, error) {
+func (codex) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript == "" {
-		return Position{}, nil // nothing to record
+		return "", journal.ForkPoint{}, nil // nothing to record
 	}
 	if ev.Kind == Stop {
 		p, err := readPoint(ev.Transcript, func([]byte) string { return "" })
-		p.UUID = ev.TurnID
-		return Position{Transcript: ev.Transcript, Point: p}, err
+		p.ForkUUID = ev.TurnID
+		return ev.Transcript, p, err
 	}
 	p, err := readPoint(ev.Transcript, func(line []byte) string {
 		if id := rolloutTurn(line); id != ev.TurnID {
@@ -101,7 +103,7 @@ func (codex) Position(ev *Event) (Position, error) {
 		}
 		return ""
 	})
-	return Position{Transcript: ev.Transcript, Point: p}, err
+	return ev.Transcript, p, err
 }
 
 // rolloutTurn is the turn id a rollout line carries, if any.
@@ -123,7 +125,7 @@ func rolloutTurn(line []byte) string {
 // Fork: Codex forks the thread through the last turn to keep, writing the
 // new rollout itself; `codex resume <id>` continues it.
 func (codex) Fork(r ForkRequest) (*Forked, error) {
-	if r.Point.UUID == "" {
+	if r.Point.ForkUUID == "" {
 		if r.End {
 			return nil, noEnd
 		}
@@ -136,7 +138,7 @@ func (codex) Fork(r ForkRequest) (*Forked, error) {
 		} `json:"thread"`
 	}
 	err := withAppServer(r.Dir, func(a *appServer) error {
-		return a.call("thread/fork", map[string]any{"threadId": r.Session, "lastTurnId": r.Point.UUID, "excludeTurns": true}, &res)
+		return a.call("thread/fork", map[string]any{"threadId": r.Session, "lastTurnId": r.Point.ForkUUID, "excludeTurns": true}, &res)
 	})
 	if err != nil {
 		return nil, err
@@ -273,4 +275,20 @@ func trustCodexHooks(a *appServer, dir string) (int, error) {
 	}
 	edit := map[string]any{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}
 	return len(state), a.call("config/batchWrite", map[string]any{"edits": []any{edit}}, nil)
+}
+
+// ACPName: Codex runs behind codex-acp.
+func (codex) ACPName() string { return "codex-acp" }
+
+// ACPTranscript: its rollout
+// ~/.codex/sessions/<y>/<m>/<d>/rollout-<time>-<id>.jsonl ($CODEX_HOME
+// replaces ~/.codex), whose last turn id is the point a fork keeps.
+func (codex) ACPTranscript(id string) string {
+	return acpGlob(id, func(home, id string) string {
+		dir := filepath.Join(home, ".codex")
+		if d := os.Getenv("CODEX_HOME"); d != "" {
+			dir = d
+		}
+		return filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl")
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // copilot is GitHub's Copilot CLI. Its hook payloads (agent/testdata/
@@ -71,18 +72,18 @@ func (copilot) Notice(text string) []byte {
 }
 
 // Position: the session's events.jsonl (the prompt finds the turn).
-func (copilot) Position(ev *Event) (Position, error) {
+func (copilot) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript != "" {
-		return Position{Transcript: ev.Transcript}, nil
+		return ev.Transcript, journal.ForkPoint{}, nil
 	}
 	if ev.SessionID == "" || strings.ContainsAny(ev.SessionID, `/\`) || ev.SessionID == ".." {
-		return Position{}, fmt.Errorf("the event names no usable session id")
+		return "", journal.ForkPoint{}, fmt.Errorf("the event names no usable session id")
 	}
 	home, err := homeDir("COPILOT_HOME", ".copilot")
 	if err != nil {
-		return Position{}, err
+		return "", journal.ForkPoint{}, err
 	}
-	return Position{Transcript: filepath.Join(home, "session-state", ev.SessionID, "events.jsonl")}, nil
+	return filepath.Join(home, "session-state", ev.SessionID, "events.jsonl"), journal.ForkPoint{}, nil
 }
 
 // copilotEvent is what a fork reads of an events.jsonl line.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Droid is Factory's droid CLI, by its name on the command line and in the
@@ -186,12 +187,12 @@ func (droid) CurrentPrompt(ev *Event) (*PromptAt, error) {
 	err = eachLineBack(f, end, func(line []byte, start int64) bool {
 		if p != nil { // the line before the prompt
 			if topString(line, "id") == "context-"+p.ID {
-				p.Position.Point.Bytes = start
+				p.Point.ForkBytes = start
 			}
 			return false
 		}
 		if id, text, ok := droidPrompt(line); ok {
-			p = &PromptAt{ID: id, Text: text, Position: Position{Transcript: ev.Transcript, Point: ForkPoint{Bytes: start, UUID: id}}}
+			p = &PromptAt{ID: id, Text: text, Transcript: ev.Transcript, Point: journal.ForkPoint{ForkBytes: start, ForkUUID: id}}
 		}
 		return true
 	})
@@ -203,9 +204,9 @@ func (droid) CurrentPrompt(ev *Event) (*PromptAt, error) {
 
 // Position: at a turn's end, the transcript's length and the id of its
 // last message (the point a fork at the turn's end keeps at least).
-func (droid) Position(ev *Event) (Position, error) {
+func (droid) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript == "" || ev.Kind != Stop {
-		return Position{}, nil
+		return "", journal.ForkPoint{}, nil
 	}
 	p, err := readPoint(ev.Transcript, func(line []byte) string {
 		if topString(line, "type") == "message" {
@@ -213,7 +214,7 @@ func (droid) Position(ev *Event) (Position, error) {
 		}
 		return ""
 	})
-	return Position{Transcript: ev.Transcript, Point: p}, err
+	return ev.Transcript, p, err
 }
 
 // Fork: a copy of the transcript cut before the turn's prompt (with End,
@@ -222,7 +223,7 @@ func (droid) Position(ev *Event) (Position, error) {
 // `droid exec --fork <id> "…"` continues it (droid forks it once more:
 // its exec resumes no session offline).
 func (droid) Fork(r ForkRequest) (*Forked, error) {
-	if r.End && r.Point.Bytes == 0 {
+	if r.End && r.Point.ForkBytes == 0 {
 		return nil, noEnd
 	}
 	f, fi, err := openAt(r.Transcript, r.Point)
@@ -234,12 +235,12 @@ func (droid) Fork(r ForkRequest) (*Forked, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
 	}
-	cut := r.Point.Bytes
+	cut := r.Point.ForkBytes
 	if r.End {
 		// The turn's last lines may come after its Stop hook ran: keep
 		// everything up to the next prompt.
 		cut = end
-		err = eachLine(f, r.Point.Bytes, end, func(line []byte, start int64) bool {
+		err = eachLine(f, r.Point.ForkBytes, end, func(line []byte, start int64) bool {
 			if _, _, ok := droidPrompt(line); ok || strings.HasPrefix(topString(line, "id"), "context-") {
 				cut = start
 				return false
@@ -253,8 +254,8 @@ func (droid) Fork(r ForkRequest) (*Forked, error) {
 			id = topString(line, "id")
 			return false
 		})
-		if err == nil && id != r.Point.UUID && id != "context-"+r.Point.UUID {
-			return nil, refusef("the session file %s changed under the fork point: the line at byte %d is not prompt %s's", r.Transcript, cut, r.Point.UUID)
+		if err == nil && id != r.Point.ForkUUID && id != "context-"+r.Point.ForkUUID {
+			return nil, refusef("the session file %s changed under the fork point: the line at byte %d is not prompt %s's", r.Transcript, cut, r.Point.ForkUUID)
 		}
 	}
 	if err != nil {

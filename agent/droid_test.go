@@ -60,10 +60,10 @@ func TestParseDroidPayloads(t *testing.T) {
 			if err != nil || p == nil {
 				t.Fatalf("%s: current prompt %v, %v", fx.Event, p, err)
 			}
-			if p.Text != "Write a.txt, then b.txt from the shell." || p.Position.Point.UUID != p.ID {
+			if p.Text != "Write a.txt, then b.txt from the shell." || p.Point.ForkUUID != p.ID {
 				t.Errorf("%s: current prompt %+v", fx.Event, p)
 			}
-			at := data[p.Position.Point.Bytes:]
+			at := data[p.Point.ForkBytes:]
 			if !bytes.HasPrefix(at, []byte(`{"type":"message","id":"context-`+p.ID+`"`)) {
 				t.Errorf("%s: the prompt's position is not its context line: %.80s", fx.Event, at)
 			}
@@ -89,14 +89,14 @@ func TestForkDroid(t *testing.T) {
 		t.Fatal(p, err)
 	}
 	var r *Refusal
-	if _, err := (droid{}).Fork(ForkRequest{Transcript: path, Point: p.Position.Point}); !errors.As(err, &r) || r != firstTurn {
+	if _, err := (droid{}).Fork(ForkRequest{Transcript: path, Point: p.Point}); !errors.As(err, &r) || r != firstTurn {
 		t.Errorf("a fork before the first prompt: %v", err)
 	}
-	end, err := droid{}.Position(ev)
-	if err != nil || end.Point.Bytes != int64(len(data)) {
+	_, end, err := droid{}.Position(ev)
+	if err != nil || end.ForkBytes != int64(len(data)) {
 		t.Fatalf("position at the end: %+v, %v", end, err)
 	}
-	fk, err := droid{}.Fork(ForkRequest{Transcript: path, Point: end.Point, End: true})
+	fk, err := droid{}.Fork(ForkRequest{Transcript: path, Point: end, End: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +112,8 @@ func TestForkDroid(t *testing.T) {
 		t.Error("the fork changed the original")
 	}
 	// The prompt moved: the fork point no longer starts its lines.
-	bad := p.Position.Point
-	bad.Bytes = end.Point.Bytes - int64(len(data)-bytes.LastIndexByte(data[:len(data)-1], '\n')-1)
+	bad := p.Point
+	bad.ForkBytes = end.ForkBytes - int64(len(data)-bytes.LastIndexByte(data[:len(data)-1], '\n')-1)
 	if _, err := (droid{}).Fork(ForkRequest{Transcript: path, Point: bad}); !errors.As(err, &r) || !strings.Contains(r.Reason, "changed under the fork point") {
 		t.Errorf("a fork at a moved point: %v", err)
 	}

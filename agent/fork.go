@@ -3,19 +3,12 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
-
-// Position is where an agent session's conversation stood at a turn
-// boundary, as the hooks recorded it: its conversation file and the fork
-// point in it.
-type Position struct {
-	Transcript string
-	Point      ForkPoint
-}
 
 // ForkRequest asks for a conversation that continues session from a turn
 // boundary.
@@ -25,7 +18,7 @@ type ForkRequest struct {
 	// (the fork ends before its prompt) or, with End, at its end (the
 	// fork keeps the turn).
 	Transcript string
-	Point      ForkPoint
+	Point      journal.ForkPoint
 	End        bool
 	// Prompt is the turn's prompt, and Nth how many earlier prompts of the
 	// session had the same text: agents whose files can only be cut at a
@@ -65,32 +58,32 @@ var noEnd = &Refusal{Reason: "the end of that turn recorded no position in the a
 // up to its last complete line, and the marker of the last line before
 // that which has one (marker returns "" for lines without). A file that
 // does not exist yet is at the zero point. Only its tail is read.
-func readPoint(path string, marker func(line []byte) string) (ForkPoint, error) {
+func readPoint(path string, marker func(line []byte) string) (journal.ForkPoint, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ForkPoint{}, nil
+		return journal.ForkPoint{}, nil
 	}
 	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
+		return journal.ForkPoint{}, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
+		return journal.ForkPoint{}, fmt.Errorf("transcript: %w", err)
 	}
 	// A last line still being written is not part of the point.
 	end, err := lastNewline(f, fi.Size())
 	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
+		return journal.ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
 	}
-	p := ForkPoint{Bytes: end}
+	p := journal.ForkPoint{ForkBytes: end}
 	for end > 0 {
 		line, start, err := lineBefore(f, end)
 		if err != nil {
-			return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
+			return journal.ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
 		}
 		if m := marker(line); m != "" {
-			p.UUID = m
+			p.ForkUUID = m
 			break
 		}
 		end = start
@@ -99,8 +92,8 @@ func readPoint(path string, marker func(line []byte) string) (ForkPoint, error) 
 }
 
 // openAt opens the file at path for a fork at point: it must exist, be at
-// least point.Bytes long, and have a line end just before point.Bytes.
-func openAt(path string, point ForkPoint) (*os.File, os.FileInfo, error) {
+// least point.ForkBytes long, and have a line end just before point.ForkBytes.
+func openAt(path string, point journal.ForkPoint) (*os.File, os.FileInfo, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, refusef("the conversation file %s is missing", path)
@@ -113,18 +106,18 @@ func openAt(path string, point ForkPoint) (*os.File, os.FileInfo, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("transcript: %w", err)
 	}
-	if fi.Size() < point.Bytes {
+	if fi.Size() < point.ForkBytes {
 		f.Close()
 		return nil, nil, refusef("the conversation file %s is shorter (%d bytes) than at the fork point (%d bytes): it was cut or replaced",
-			path, fi.Size(), point.Bytes)
+			path, fi.Size(), point.ForkBytes)
 	}
-	if point.Bytes > 0 {
+	if point.ForkBytes > 0 {
 		// The fork point ends a line; anything else was moved under it.
 		b := []byte{0}
-		if _, err := f.ReadAt(b, point.Bytes-1); err != nil || b[0] != '\n' {
+		if _, err := f.ReadAt(b, point.ForkBytes-1); err != nil || b[0] != '\n' {
 			f.Close()
 			return nil, nil, refusef("the conversation file %s changed under the fork point: byte %d no longer ends a line",
-				path, point.Bytes)
+				path, point.ForkBytes)
 		}
 	}
 	return f, fi, nil

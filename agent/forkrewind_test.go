@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,8 +74,8 @@ func TestFindOwnRewindForkToFirstPrompt(t *testing.T) {
 	f, _ := os.OpenFile(fork, os.O_APPEND|os.O_WRONLY, 0)
 	f.Write(append(line, '\n'))
 	f.Close()
-	cur := PromptRef{Transcript: fork, ForkBytes: fi.Size(), ForkUUID: "the fork's last entry", PromptID: "p-new"}
-	if r, err := FindOwnRewind(cur, refs); err != nil || r == nil || r.Dropped != 0 {
+	cur := &journal.Entry{Transcript: fork, ForkPoint: journal.ForkPoint{ForkBytes: fi.Size(), ForkUUID: "the fork's last entry"}, PromptID: "p-new"}
+	if r, err := FindOwnRewind(cur, refs); err != nil || r == nil || r.Dropped != refs[0] {
 		t.Fatalf("back to before prompt one: %+v, %v", r, err)
 	}
 	// Another session's first prompt, not in the fork, is not dropped.
@@ -82,8 +83,8 @@ func TestFindOwnRewindForkToFirstPrompt(t *testing.T) {
 	data, _ := os.ReadFile(files["transcript.jsonl"])
 	one, _ := FindPrompt(files["transcript.jsonl"], 0, refs[0].PromptID)
 	os.WriteFile(other, []byte(strings.ReplaceAll(string(data), one.UUID, "u-other")), 0o600)
-	unrelated := PromptRef{Transcript: other, PromptID: refs[0].PromptID}
-	if r, err := FindOwnRewind(cur, []PromptRef{unrelated}); err != nil || r != nil {
+	unrelated := &journal.Entry{Transcript: other, PromptID: refs[0].PromptID}
+	if r, err := FindOwnRewind(cur, []*journal.Entry{unrelated}); err != nil || r != nil {
 		t.Fatalf("an unrelated session's first prompt taken for the dropped one: %+v, %v", r, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func FuzzHookPayload(f *testing.F) {
 			scratch := filepath.Join(t.TempDir(), "session.jsonl")
 			os.WriteFile(scratch, payload, 0o600)
 			ev.Transcript = scratch
-			if _, err := a.Position(ev); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if _, _, err := a.Position(ev); err != nil && !errors.Is(err, os.ErrNotExist) {
 				var r *Refusal
 				if !errors.As(err, &r) && !strings.Contains(err.Error(), scratch) && !strings.Contains(err.Error(), "transcript") {
 					t.Fatalf("%s: position: %v", a.Name(), err)
@@ -85,7 +86,7 @@ func FuzzHookPayload(f *testing.F) {
 				if err != nil && !strings.Contains(err.Error(), scratch) && !strings.Contains(err.Error(), "transcript") {
 					t.Fatalf("%s: current prompt: %v", a.Name(), err)
 				}
-				if p != nil && (p.ID == "" || p.Position.Transcript != scratch && p.Position.Transcript != "") {
+				if p != nil && (p.ID == "" || p.Transcript != scratch && p.Transcript != "") {
 					t.Fatalf("%s: current prompt %+v of %s", a.Name(), p, scratch)
 				}
 			}
@@ -130,7 +131,7 @@ func holdsString(v any, s string) bool {
 // that are no JSON — and may end the file inside a line. It returns the
 // file's bytes, the positions the hook would have recorded at each prompt
 // with its text, and the session id.
-func transcriptFrom(spec []byte) (data []byte, points []ForkPoint, prompts []string, session string) {
+func transcriptFrom(spec []byte) (data []byte, points []journal.ForkPoint, prompts []string, session string) {
 	session = "11111111-2222-4333-8444-555555555555"
 	var b bytes.Buffer
 	n, parent := 0, ""
@@ -145,12 +146,12 @@ func transcriptFrom(spec []byte) (data []byte, points []ForkPoint, prompts []str
 		b.Write(append(line, '\n'))
 		parent = id
 	}
-	point := func() ForkPoint {
-		p := ForkPoint{Bytes: int64(b.Len())}
+	point := func() journal.ForkPoint {
+		p := journal.ForkPoint{ForkBytes: int64(b.Len())}
 		lines := bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n"))
 		for i := len(lines) - 1; i >= 0; i-- {
 			if info, ok := readLine(lines[i]); ok && info.uuid != "" {
-				p.UUID = info.uuid
+				p.ForkUUID = info.uuid
 				break
 			}
 		}
@@ -253,7 +254,7 @@ func FuzzClaudeFork(f *testing.F) {
 			t.Fatalf("the fork %s: %d files in the folder", fk.Transcript, len(ents))
 		}
 		fork, _ := os.ReadFile(fk.Transcript)
-		orig := bytes.SplitAfter(data[:points[k].Bytes], []byte("\n"))
+		orig := bytes.SplitAfter(data[:points[k].ForkBytes], []byte("\n"))
 		got := bytes.SplitAfter(fork, []byte("\n"))
 		orig, got = orig[:len(orig)-1], got[:len(got)-1] // after the last newline: nothing
 		if len(got) > len(orig) {
@@ -279,7 +280,7 @@ func FuzzClaudeFork(f *testing.F) {
 // `$set` lines, records replaced by a repeated id, lines that are no JSON,
 // perhaps a cut last line; and the positions a hook would have recorded
 // at each prompt.
-func geminiFrom(spec []byte) (data []byte, points []ForkPoint, prompts []string, session string) {
+func geminiFrom(spec []byte) (data []byte, points []journal.ForkPoint, prompts []string, session string) {
 	session = "a6d2f7a0-b250-4c32-aa62-b08ecc521c81"
 	var b bytes.Buffer
 	b.WriteString(`{"sessionId":"` + session + `","projectHash":"h","startTime":"2026-11-24T20:37:57.014Z","kind":"main"}` + "\n")
@@ -294,12 +295,12 @@ func geminiFrom(spec []byte) (data []byte, points []ForkPoint, prompts []string,
 		switch c % 8 {
 		case 0, 1:
 			text := fmt.Sprintf("prompt %d", i)
-			points, prompts = append(points, ForkPoint{Bytes: int64(b.Len()), UUID: last}), append(prompts, text)
+			points, prompts = append(points, journal.ForkPoint{ForkBytes: int64(b.Len()), ForkUUID: last}), append(prompts, text)
 			rec("user", text)
 		case 2:
 			text := fmt.Sprintf("early prompt %d", i)
 			rec("user", text)
-			points, prompts = append(points, ForkPoint{Bytes: int64(b.Len()), UUID: last}), append(prompts, text)
+			points, prompts = append(points, journal.ForkPoint{ForkBytes: int64(b.Len()), ForkUUID: last}), append(prompts, text)
 		case 3:
 			size := 10
 			if c/8%4 == 0 && huge < 2 {
@@ -369,7 +370,7 @@ func FuzzGeminiFork(f *testing.F) {
 			t.Fatalf("the fork %s: %d files in the folder", fk.Transcript, len(ents))
 		}
 		fork, _ := os.ReadFile(fk.Transcript)
-		want := bytes.ReplaceAll(data[:points[k].Bytes], []byte(`"sessionId":"`+session+`"`), []byte(`"sessionId":"`+fk.Session+`"`))
+		want := bytes.ReplaceAll(data[:points[k].ForkBytes], []byte(`"sessionId":"`+session+`"`), []byte(`"sessionId":"`+fk.Session+`"`))
 		if !bytes.HasPrefix(want, fork) || len(fork) > 0 && fork[len(fork)-1] != '\n' {
 			t.Fatalf("the fork is not the original's lines before the point with a new session id:\n%q", fork)
 		}

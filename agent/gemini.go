@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // gemini is Google's Gemini CLI. Its hook payloads (agent/testdata/gemini)
@@ -73,12 +74,12 @@ func (gemini) Writes(ev *Event) ([]string, bool, bool) {
 func (gemini) Notice(text string) []byte { return contextJSON("BeforeAgent", text) }
 
 // Position: the session file's length and the id of its last record.
-func (gemini) Position(ev *Event) (Position, error) {
+func (gemini) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript == "" {
-		return Position{}, nil // nothing to record
+		return "", journal.ForkPoint{}, nil // nothing to record
 	}
 	p, err := readPoint(ev.Transcript, geminiID)
-	return Position{Transcript: ev.Transcript, Point: p}, err
+	return ev.Transcript, p, err
 }
 
 // geminiID is the id of a message record line ("" for other lines).
@@ -89,7 +90,7 @@ func geminiID(line []byte) string { return topString(bytes.TrimSuffix(line, []by
 // session started now (it deletes sessions by the date in their name);
 // `gemini --resume <id>` continues it.
 func (gemini) Fork(r ForkRequest) (*Forked, error) {
-	if r.End && r.Point.Bytes == 0 {
+	if r.End && r.Point.ForkBytes == 0 {
 		return nil, noEnd
 	}
 	if _, err := os.Lstat(r.Transcript); errors.Is(err, fs.ErrNotExist) && r.Session != "" &&
@@ -103,7 +104,7 @@ func (gemini) Fork(r ForkRequest) (*Forked, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data := make([]byte, r.Point.Bytes)
+	data := make([]byte, r.Point.ForkBytes)
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
 	}
@@ -120,9 +121,9 @@ func (gemini) Fork(r ForkRequest) (*Forked, error) {
 			old = topString(bytes.TrimSuffix(l, []byte("\n")), "sessionId")
 		}
 	}
-	if last != r.Point.UUID {
+	if last != r.Point.ForkUUID {
 		return nil, refusef("the session file %s changed under the fork point: its last record before byte %d is %q, not %q as recorded",
-			r.Transcript, r.Point.Bytes, last, r.Point.UUID)
+			r.Transcript, r.Point.ForkBytes, last, r.Point.ForkUUID)
 	}
 	if old == "" {
 		return nil, refusef("the session file %s names no session", r.Transcript)
@@ -224,4 +225,14 @@ func (gemini) Setup(o SetupOptions) (*SetupResult, error) {
 		return nil, err
 	}
 	return &SetupResult{File: path, Added: added}, nil
+}
+
+// ACPName: Gemini CLI runs as an ACP agent with --acp.
+func (gemini) ACPName() string { return "gemini-cli" }
+
+// ACPTranscript: ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl.
+func (gemini) ACPTranscript(id string) string {
+	return acpGlob(id, func(home, id string) string {
+		return filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*-"+id[:8]+".jsonl")
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	ocplugin "github.com/rewind-lsp/rewind-lsp/extensions/opencode"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // openCode is opencode, or Kilo, its fork (the same plugins, sessions,
@@ -116,15 +117,15 @@ func (openCode) Notice(text string) []byte {
 // Position: the agent's database, and the leaf the plugin read: at a
 // prompt the session's last message before it, at a turn's end its last
 // message.
-func (a openCode) Position(ev *Event) (Position, error) {
+func (a openCode) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Leaf == nil {
-		return Position{}, refusef("the %s plugin could not read the session's messages", a.title)
+		return "", journal.ForkPoint{}, refusef("the %s plugin could not read the session's messages", a.title)
 	}
 	db, err := a.database()
 	if err != nil {
-		return Position{}, err
+		return "", journal.ForkPoint{}, err
 	}
-	return Position{Transcript: db, Point: ForkPoint{UUID: *ev.Leaf}}, nil
+	return db, journal.ForkPoint{ForkUUID: *ev.Leaf}, nil
 }
 
 // database is the agent's SQLite database, as it finds it: $OPENCODE_DB
@@ -171,7 +172,7 @@ func xdgDir(env, fallback, name string) (string, error) {
 // not a rule's to stop (README, "opencode and Kilo").
 // `opencode --session <id>` (`kilo --session <id>`) continues it.
 func (a openCode) Fork(r ForkRequest) (*Forked, error) {
-	if r.Point.UUID == "" {
+	if r.Point.ForkUUID == "" {
 		if r.End {
 			return nil, noEnd
 		}
@@ -199,10 +200,10 @@ func (a openCode) Fork(r ForkRequest) (*Forked, error) {
 			ids = append(ids, m.Info.ID)
 		}
 		sort.Strings(ids)
-		i := sort.SearchStrings(ids, r.Point.UUID)
-		if i == len(ids) || ids[i] != r.Point.UUID {
+		i := sort.SearchStrings(ids, r.Point.ForkUUID)
+		if i == len(ids) || ids[i] != r.Point.ForkUUID {
 			return refusef("%s session %s no longer holds message %s, where the conversation stood then (its own undo or a compaction removed it)",
-				a.title, r.Session, r.Point.UUID)
+				a.title, r.Session, r.Point.ForkUUID)
 		}
 		body := map[string]any{}
 		if i+1 < len(ids) {
@@ -294,3 +295,25 @@ func OwnRewindDropped(leaf string, forkPoints []string) int {
 
 // IsOpenCode reports whether agent name is opencode or Kilo.
 func IsOpenCode(name string) bool { return name == OpenCode || name == Kilo }
+
+// OwnRewindShows: the leaf a prompt recorded shows the agent's undo at
+// any later event of the prompt.
+func (openCode) OwnRewindShows(*Event) bool { return true }
+
+// FindOwnRewind finds the first earlier turn of the session on the branch
+// that the open turn's prompt dropped (its own /undo: OwnRewindDropped
+// compares the leaves the prompts recorded). The agent restored the files
+// itself, its shell's edits too, and tracks none of them here.
+func (openCode) FindOwnRewind(open *journal.Entry, _ string, past Past) (*OwnRewind, error) {
+	var turns []*journal.Entry
+	var points []string
+	for _, t := range past.Session() {
+		if t.Agent == open.Agent && t.Transcript != "" && t.Turn < open.Turn {
+			turns, points = append(turns, t), append(points, t.ForkUUID)
+		}
+	}
+	if i := OwnRewindDropped(open.ForkUUID, points); i >= 0 {
+		return &OwnRewind{Dropped: turns[i], RestoresAll: true}, nil
+	}
+	return nil, nil
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	ocplugin "github.com/rewind-lsp/rewind-lsp/extensions/opencode"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // The plugin's payloads read as the hook needs them: the prompt's message
@@ -46,16 +47,16 @@ func TestOpenCodeParseAndPosition(t *testing.T) {
 			if c.kind == Prompt && (ev.Prompt != "Hi" || !strings.HasPrefix(ev.PromptID, "msg_")) {
 				t.Errorf("%s: prompt %q id %q", c.payload, ev.Prompt, ev.PromptID)
 			}
-			pos, err := ag.Position(ev)
+			tr, pos, err := ag.Position(ev)
 			if c.leaf == "-" {
 				if ev.Leaf != nil || err == nil {
-					t.Errorf("%s: leaf %v, position %+v %v; want none and an error", c.payload, ev.Leaf, pos, err)
+					t.Errorf("%s: leaf %v, position %s %+v %v; want none and an error", c.payload, ev.Leaf, tr, pos, err)
 				}
 				continue
 			}
 			db := filepath.Join(data, ag.Name(), ag.Name()+".db")
-			if err != nil || pos.Transcript != db || pos.Point.UUID != c.leaf || pos.Point.Bytes != 0 {
-				t.Errorf("%s: position %+v %v, want %s at %q", c.payload, pos, err, db, c.leaf)
+			if err != nil || tr != db || pos.ForkUUID != c.leaf || pos.ForkBytes != 0 {
+				t.Errorf("%s: position %s %+v %v, want %s at %q", c.payload, tr, pos, err, db, c.leaf)
 			}
 		}
 		if _, err := ag.Parse([]byte(`{"session_id":`), ""); err == nil {
@@ -65,13 +66,13 @@ func TestOpenCodeParseAndPosition(t *testing.T) {
 	// The database the agent is told to use.
 	for env, want := range map[string]string{"/elsewhere/x.db": "/elsewhere/x.db", "mine.db": filepath.Join(data, "opencode", "mine.db")} {
 		t.Setenv("OPENCODE_DB", env)
-		pos, err := opencodeAgent.Position(&Event{Kind: Prompt, Leaf: new(string)})
-		if err != nil || pos.Transcript != want {
-			t.Errorf("OPENCODE_DB=%s: %q %v, want %q", env, pos.Transcript, err, want)
+		tr, _, err := opencodeAgent.Position(&Event{Kind: Prompt, Leaf: new(string)})
+		if err != nil || tr != want {
+			t.Errorf("OPENCODE_DB=%s: %q %v, want %q", env, tr, err, want)
 		}
 	}
 	t.Setenv("OPENCODE_DB", ":memory:")
-	if _, err := opencodeAgent.Position(&Event{Kind: Prompt, Leaf: new(string)}); err == nil {
+	if _, _, err := opencodeAgent.Position(&Event{Kind: Prompt, Leaf: new(string)}); err == nil {
 		t.Error("a database in memory has a position")
 	}
 }
@@ -119,7 +120,7 @@ func TestOpenCodeForkRefusals(t *testing.T) {
 	if _, err := opencodeAgent.Fork(ForkRequest{Session: "ses_1", Transcript: db, End: true}); !errors.As(err, &r) || !strings.Contains(r.Reason, "end of that turn") {
 		t.Errorf("fork at an end without a position: %v", err)
 	}
-	point := ForkPoint{UUID: "msg_2"}
+	point := journal.ForkPoint{ForkUUID: "msg_2"}
 	if _, err := opencodeAgent.Fork(ForkRequest{Session: "ses_1", Transcript: db, Point: point}); !errors.As(err, &r) || !strings.Contains(r.Reason, "database") {
 		t.Errorf("fork with the database missing: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io"
 	"io/fs"
 	"os"
@@ -39,16 +40,6 @@ import (
 // fork's first UserPromptSubmit. What each writes, measured:
 // docs/ARCHITECTURE.md, "An agent's own rewind".
 
-// PromptRef is one prompt of a Claude Code session as a hook recorded it:
-// the transcript, where it stood when the prompt was submitted (its length
-// and last uuid then), and the prompt's id.
-type PromptRef struct {
-	Transcript string
-	ForkBytes  int64
-	ForkUUID   string
-	PromptID   string
-}
-
 // PromptEntry is a prompt's user entry in a transcript.
 type PromptEntry struct {
 	UUID, Parent, PromptID string
@@ -59,26 +50,18 @@ type PromptEntry struct {
 	First bool
 }
 
-// OwnRewind is a session's own rewind, seen at a later prompt.
-type OwnRewind struct {
-	// Dropped indexes the earlier prompts given to FindOwnRewind: the
-	// earliest one the rewind dropped (the new prompt is its sibling).
-	Dropped int
-	// Tracked are the absolute paths of the files Claude Code tracks at
-	// the dropped prompts: the ones its rewind restores.
-	Tracked []string
-}
-
-// FindOwnRewind reports whether prompt cur of a Claude Code session
-// continues from an earlier point of its conversation than the end of the
-// prompts before it (earlier, oldest first): its entry is a sibling of an
-// earlier prompt's entry. The earlier prompts may be the session's own or,
+// FindOwnRewind reports whether prompt cur of a Claude Code session (the
+// start of its turn, as the hook recorded it: the transcript, where it
+// stood when the prompt was submitted, the prompt's id) continues from an
+// earlier point of its conversation than the end of the prompts before it
+// (earlier, oldest first): its entry is a sibling of an earlier prompt's
+// entry. The earlier prompts may be the session's own or,
 // for a fork, those of the session it was forked from, in that session's
 // transcript: the fork copied its entries, uuids kept. It is nil when cur
 // continues from the end, or when cur's entry is not on disk yet. Only the
 // parts of the transcripts after each recorded fork point are read, and
 // the whole files only for the tracked files once a rewind is found.
-func FindOwnRewind(cur PromptRef, earlier []PromptRef) (*OwnRewind, error) {
+func FindOwnRewind(cur *journal.Entry, earlier []*journal.Entry) (*OwnRewind, error) {
 	e, err := FindPrompt(cur.Transcript, cur.ForkBytes, cur.PromptID)
 	if err != nil || e == nil || e.First || e.Parent == cur.ForkUUID && cur.ForkUUID != "" {
 		return nil, err
@@ -137,7 +120,7 @@ func FindOwnRewind(cur PromptRef, earlier []PromptRef) (*OwnRewind, error) {
 		}
 	}
 	sort.Strings(tracked)
-	return &OwnRewind{Dropped: found, Tracked: tracked}, nil
+	return &OwnRewind{Dropped: earlier[found], Tracked: tracked}, nil
 }
 
 // FindPrompt finds the user entry of a prompt in the transcript at path:
@@ -307,4 +290,29 @@ func TrackedFiles(path string, uuids []string) ([]string, error) {
 			return nil, fmt.Errorf("transcript %s: %w", path, err)
 		}
 	}
+}
+
+// OwnRewindShows: Claude Code's rewind is on disk by the next prompt's
+// first tool event or its end, not yet at its UserPromptSubmit.
+func (claude) OwnRewindShows(ev *Event) bool { return ev.Transcript != "" && ev.Kind != Prompt }
+
+// FindOwnRewind looks in the transcript for the open turn's prompt
+// continuing from before an earlier prompt of its conversation: the
+// session's own, or, should the session be a fork (Claude Code's
+// --fork-session or /branch), those of the older sessions it was forked
+// from (Past.Earlier, from the entry the open prompt hangs on).
+func (claude) FindOwnRewind(open *journal.Entry, promptID string, past Past) (*OwnRewind, error) {
+	cur := *open
+	if cur.PromptID == "" {
+		cur.PromptID = promptID
+	}
+	e, err := FindPrompt(cur.Transcript, cur.ForkBytes, cur.PromptID)
+	if err != nil || e == nil || e.First {
+		return nil, err
+	}
+	earlier := past.Earlier(e.Parent)
+	if len(earlier) == 0 {
+		return nil, nil
+	}
+	return FindOwnRewind(&cur, earlier)
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,7 +15,7 @@ import (
 // a rewind to before prompt two with its files restored and prompt three.
 // It returns a copy of the transcript and each prompt as its hook recorded
 // it.
-func rewindFixture(t *testing.T) (string, []PromptRef) {
+func rewindFixture(t *testing.T) (string, []*journal.Entry) {
 	t.Helper()
 	files, refs := loadRewindFixture(t, "claude-rewind")
 	return files["transcript.jsonl"], refs
@@ -23,7 +24,7 @@ func rewindFixture(t *testing.T) (string, []PromptRef) {
 // loadRewindFixture copies the transcripts of agent/testdata/<name> to a
 // folder of the test and returns their paths by name, and each prompt as
 // its hook recorded it, in its transcript.
-func loadRewindFixture(t *testing.T, name string) (map[string]string, []PromptRef) {
+func loadRewindFixture(t *testing.T, name string) (map[string]string, []*journal.Entry) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", name, "prompts.json"))
 	if err != nil {
@@ -41,7 +42,7 @@ func loadRewindFixture(t *testing.T, name string) (map[string]string, []PromptRe
 	}
 	dir := t.TempDir()
 	files, data := map[string]string{}, map[string][]byte{}
-	var refs []PromptRef
+	var refs []*journal.Entry
 	for _, p := range prompts {
 		if p.Transcript == "" {
 			p.Transcript = "transcript.jsonl"
@@ -60,7 +61,7 @@ func loadRewindFixture(t *testing.T, name string) (map[string]string, []PromptRe
 		for i := 0; i < p.ForkLines; i++ {
 			off += strings.IndexByte(string(d[off:]), '\n') + 1
 		}
-		refs = append(refs, PromptRef{Transcript: files[p.Transcript], ForkBytes: int64(off), ForkUUID: p.ForkUUID, PromptID: p.PromptID})
+		refs = append(refs, &journal.Entry{Transcript: files[p.Transcript], ForkPoint: journal.ForkPoint{ForkBytes: int64(off), ForkUUID: p.ForkUUID}, PromptID: p.PromptID})
 	}
 	if len(refs) != 3 {
 		t.Fatalf("the fixture has %d prompts, want 3", len(refs))
@@ -81,7 +82,7 @@ func TestFindOwnRewind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r == nil || r.Dropped != 1 {
+			if r == nil || r.Dropped != refs[1] {
 				t.Fatalf("FindOwnRewind(prompt three) = %+v, want prompt two dropped", r)
 			}
 			if want := []string{"/w/project/a.txt"}; !reflect.DeepEqual(r.Tracked, want) {
@@ -188,7 +189,7 @@ func TestFindPromptAfterHugeLines(t *testing.T) {
 	if err != nil || e == nil || e.Offset <= int64(fork+2*len(huge)-1) {
 		t.Fatalf("after two huge lines: %+v, %v", e, err)
 	}
-	if r, err := FindOwnRewind(refs[2], refs[:2]); err != nil || r == nil || r.Dropped != 1 {
+	if r, err := FindOwnRewind(refs[2], refs[:2]); err != nil || r == nil || r.Dropped != refs[1] {
 		t.Fatalf("FindOwnRewind after huge lines: %+v, %v", r, err)
 	}
 }

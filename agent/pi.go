@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	piext "github.com/rewind-lsp/rewind-lsp/extensions/pi"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // The names of pi and oh-my-pi on the command line and in the journal.
@@ -183,15 +184,15 @@ func (pi) Notice(text string) []byte {
 
 // Position: the leaf entry (the fork point), with the session file's
 // length then (0 while it does not exist).
-func (pi) Position(ev *Event) (Position, error) {
+func (pi) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript == "" || ev.Leaf == nil {
-		return Position{}, nil // nothing to record
+		return "", journal.ForkPoint{}, nil // nothing to record
 	}
 	size, err := completeLength(ev.Transcript)
 	if err != nil {
-		return Position{}, err
+		return "", journal.ForkPoint{}, err
 	}
-	return Position{Transcript: ev.Transcript, Point: ForkPoint{Bytes: size, UUID: *ev.Leaf}}, nil
+	return ev.Transcript, journal.ForkPoint{ForkBytes: size, ForkUUID: *ev.Leaf}, nil
 }
 
 // completeLength is the length of the file at path up to its last complete
@@ -221,14 +222,14 @@ func completeLength(path string) (int64, error) {
 // and named as the agent names a session started now; `pi --session <id>`
 // (`omp --resume <id>`) continues it.
 func (p pi) Fork(r ForkRequest) (*Forked, error) {
-	leaf := r.Point.UUID
+	leaf := r.Point.ForkUUID
 	if leaf == "" {
 		if r.End {
 			return nil, noEnd
 		}
 		return nil, refusef("the prompt recorded no position in %s's conversation", p.Title())
 	}
-	f, fi, err := openAt(r.Transcript, ForkPoint{Bytes: r.Point.Bytes})
+	f, fi, err := openAt(r.Transcript, journal.ForkPoint{ForkBytes: r.Point.ForkBytes})
 	if err != nil {
 		return nil, err
 	}

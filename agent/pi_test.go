@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	piext "github.com/rewind-lsp/rewind-lsp/extensions/pi"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // The events pi's and oh-my-pi's extension handed over in one prompt
@@ -143,9 +144,9 @@ func TestForkPiThreePrompts(t *testing.T) {
 			path, orig := fx.copyTo(t, fx.Turns[1].Transcript, t.TempDir())
 			tn := fx.Turns[1]
 			for _, end := range []bool{false, true} {
-				p := ForkPoint{tn.StartBytes, tn.StartUUID}
+				p := journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: tn.StartUUID}
 				if end {
-					p = ForkPoint{tn.EndBytes, tn.EndUUID}
+					p = journal.ForkPoint{ForkBytes: tn.EndBytes, ForkUUID: tn.EndUUID}
 				}
 				fk, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: end, Point: p})
 				if err != nil {
@@ -155,7 +156,7 @@ func TestForkPiThreePrompts(t *testing.T) {
 				o, f := jsonLines(orig), jsonLines(got)
 				n := 0
 				for i, l := range o {
-					if topString([]byte(l), "id") == p.UUID {
+					if topString([]byte(l), "id") == p.ForkUUID {
 						n = i + 1
 					}
 				}
@@ -191,16 +192,16 @@ func TestForkPiThreePrompts(t *testing.T) {
 				}
 			}
 			first := fx.Turns[0]
-			if _, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{first.StartBytes, first.StartUUID}}); err != firstTurn {
+			if _, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: journal.ForkPoint{ForkBytes: first.StartBytes, ForkUUID: first.StartUUID}}); err != firstTurn {
 				t.Errorf("a fork before the first turn: %v", err)
 			}
 			var ref *Refusal
-			if _, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes, "0badf00d"}}); !errors.As(err, &ref) ||
+			if _, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: "0badf00d"}}); !errors.As(err, &ref) ||
 				!strings.Contains(ref.Reason, "no longer holds entry 0badf00d") {
 				t.Errorf("a fork at an entry the file lacks: %v", err)
 			}
 			os.WriteFile(path, orig[:tn.StartBytes-1], 0o600)
-			if _, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes, tn.StartUUID}}); !errors.As(err, &ref) ||
+			if _, err := ag.Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: tn.StartUUID}}); !errors.As(err, &ref) ||
 				!strings.Contains(ref.Reason, "shorter") {
 				t.Errorf("a fork of a cut file: %v", err)
 			}
@@ -214,15 +215,15 @@ func TestPiPosition(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	ev := &Event{Kind: Prompt, Transcript: path, Leaf: new(string)}
 	*ev.Leaf = "e7ec0436"
-	if pos, err := (pi{}).Position(ev); err != nil || pos.Point != (ForkPoint{0, "e7ec0436"}) || pos.Transcript != path {
+	if tr, pos, err := (pi{}).Position(ev); err != nil || pos != (journal.ForkPoint{ForkBytes: 0, ForkUUID: "e7ec0436"}) || tr != path {
 		t.Errorf("before the file exists: %+v %v", pos, err)
 	}
 	os.WriteFile(path, []byte("{\"type\":\"session\"}\n{\"type\":\"message\",\"id\":\"e7ec0436\"}\n{\"partial"), 0o600)
-	if pos, err := (pi{}).Position(ev); err != nil || pos.Point.Bytes != 54 {
+	if _, pos, err := (pi{}).Position(ev); err != nil || pos.ForkBytes != 54 {
 		t.Errorf("position %+v %v", pos, err)
 	}
-	if pos, _ := (pi{}).Position(&Event{Kind: Prompt, Transcript: path}); pos.Transcript != "" {
-		t.Errorf("a position without a leaf: %+v", pos)
+	if tr, pos, _ := (pi{}).Position(&Event{Kind: Prompt, Transcript: path}); tr != "" {
+		t.Errorf("a position without a leaf: %s %+v", tr, pos)
 	}
 }
 

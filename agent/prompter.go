@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io"
 )
 
@@ -25,9 +26,10 @@ type PromptAt struct {
 	ID string
 	// Text is the person's prompt.
 	Text string
-	// Position is the conversation just before the prompt: where a
-	// conversation rewind to its turn cuts it.
-	Position Position
+	// Transcript and Point are the conversation just before the prompt:
+	// where a conversation rewind to its turn cuts it.
+	Transcript string
+	Point      journal.ForkPoint
 }
 
 // EventNoticer is an agent whose model hears a hook's output at other

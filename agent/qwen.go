@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Qwen is Qwen Code's name on the command line and in the journal.
@@ -76,12 +77,12 @@ func (qwen) Writes(ev *Event) ([]string, bool, bool) {
 func (qwen) Notice(text string) []byte { return contextJSON("UserPromptSubmit", text) }
 
 // Position: the transcript's length and the uuid of its last entry.
-func (qwen) Position(ev *Event) (Position, error) {
+func (qwen) Position(ev *Event) (string, journal.ForkPoint, error) {
 	if ev.Transcript == "" {
-		return Position{}, nil // nothing to record
+		return "", journal.ForkPoint{}, nil // nothing to record
 	}
 	p, err := ReadForkPoint(ev.Transcript)
-	return Position{Transcript: ev.Transcript, Point: p}, err
+	return ev.Transcript, p, err
 }
 
 // Fork: a copy of the transcript cut at the position, the session id
@@ -94,7 +95,7 @@ func (qwen) Position(ev *Event) (Position, error) {
 // cannot restore files of the turns before its resume all the same — its
 // interface keeps no prompt id for them — so this one does not.)
 func (qwen) Fork(r ForkRequest) (*Forked, error) {
-	if r.End && r.Point.Bytes == 0 {
+	if r.End && r.Point.ForkBytes == 0 {
 		return nil, noEnd
 	}
 	f, fi, err := openAt(r.Transcript, r.Point)
@@ -102,7 +103,7 @@ func (qwen) Fork(r ForkRequest) (*Forked, error) {
 		return nil, err
 	}
 	defer f.Close()
-	size := r.Point.Bytes
+	size := r.Point.ForkBytes
 	if r.End {
 		size = fi.Size() // the turn's late entries too
 	}
@@ -110,19 +111,19 @@ func (qwen) Fork(r ForkRequest) (*Forked, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", r.Transcript, err)
 	}
-	lines := splitLines(data[:r.Point.Bytes])
+	lines := splitLines(data[:r.Point.ForkBytes])
 	last := ""
 	for _, l := range lines {
 		if info, ok := readLine(l); ok && info.uuid != "" {
 			last = info.uuid
 		}
 	}
-	if last != r.Point.UUID {
+	if last != r.Point.ForkUUID {
 		return nil, refusef("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
-			r.Transcript, r.Point.Bytes, last, r.Point.UUID)
+			r.Transcript, r.Point.ForkBytes, last, r.Point.ForkUUID)
 	}
 	if r.End {
-		for _, l := range splitLines(data[r.Point.Bytes:]) {
+		for _, l := range splitLines(data[r.Point.ForkBytes:]) {
 			if qwenPrompt(l) || qwenRewound(l) {
 				break
 			}

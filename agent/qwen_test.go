@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"errors"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,7 +38,7 @@ func TestForkQwenThreePrompts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".qwen", "projects", "-w-project", "chats")
 	path, orig := fx.copyTo(t, fx.Turns[1].Transcript, dir)
 	tn := fx.Turns[1]
-	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: tn.StartUUID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestForkQwenThreePrompts(t *testing.T) {
 	if !strings.Contains(string(orig[tn.EndBytes:fx.Turns[2].StartBytes]), threeAnswers[1]) {
 		t.Logf("in this fixture, turn 2's answer was written before its Stop hook ran")
 	}
-	fk, err = qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: true, Point: ForkPoint{tn.EndBytes, tn.EndUUID}})
+	fk, err = qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: true, Point: journal.ForkPoint{ForkBytes: tn.EndBytes, ForkUUID: tn.EndUUID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +67,13 @@ func TestForkQwenThreePrompts(t *testing.T) {
 
 	var r *Refusal
 	t0 := fx.Turns[0]
-	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: t0.Prompt, Point: ForkPoint{t0.StartBytes, t0.StartUUID}}); err != firstTurn {
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: t0.Prompt, Point: journal.ForkPoint{ForkBytes: t0.StartBytes, ForkUUID: t0.StartUUID}}); err != firstTurn {
 		t.Errorf("a fork before the first prompt: %v", err)
 	}
-	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes, "not-the-last-entry"}}); !errors.As(err, &r) {
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: "not-the-last-entry"}}); !errors.As(err, &r) {
 		t.Errorf("a fork at a point the transcript no longer has: %v", err)
 	}
-	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{tn.StartBytes + 1, tn.StartUUID}}); !errors.As(err, &r) {
+	if _, err := (qwen{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: journal.ForkPoint{ForkBytes: tn.StartBytes + 1, ForkUUID: tn.StartUUID}}); !errors.As(err, &r) {
 		t.Errorf("a fork at a point inside a line: %v", err)
 	}
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, orig) {
@@ -100,7 +101,7 @@ func TestForkQwenReadsOnlyToThePoint(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	fk, err := qwen{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: tn.StartUUID}})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestQwenWrites(t *testing.T) {
 // to before prompt two with its code restored, prompt three. It returns a
 // copy of the transcript and each prompt as its hook recorded it (the
 // transcript stood just before the prompt's user entry).
-func qwenRewindFixture(t *testing.T) (string, []PromptRef) {
+func qwenRewindFixture(t *testing.T) (string, []*journal.Entry) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "qwen-rewind", "transcript.jsonl"))
 	if err != nil {
@@ -183,7 +184,7 @@ func qwenRewindFixture(t *testing.T) (string, []PromptRef) {
 			ids[ev.Prompt] = ev.PromptID
 		}
 	}
-	var refs []PromptRef
+	var refs []*journal.Entry
 	for _, prompt := range []string{"prompt one", "prompt two", "prompt three"} {
 		at := bytes.Index(data, []byte(`"parts":[{"text":"`+prompt+`"}`))
 		if at < 0 {
@@ -193,11 +194,11 @@ func qwenRewindFixture(t *testing.T) (string, []PromptRef) {
 		off := int64(bytes.LastIndexByte(data[:at], '\n') + 1)
 		then := filepath.Join(t.TempDir(), "then.jsonl")
 		os.WriteFile(then, data[:off], 0o600)
-		p, err := qwen{}.Position(&Event{Kind: Prompt, Transcript: then})
-		if err != nil || p.Point.Bytes != off {
+		_, p, err := qwen{}.Position(&Event{Kind: Prompt, Transcript: then})
+		if err != nil || p.ForkBytes != off {
 			t.Fatalf("point %+v %v", p, err)
 		}
-		refs = append(refs, PromptRef{Transcript: path, ForkBytes: off, ForkUUID: p.Point.UUID, PromptID: ids[prompt]})
+		refs = append(refs, &journal.Entry{Transcript: path, ForkPoint: journal.ForkPoint{ForkBytes: off, ForkUUID: p.ForkUUID}, PromptID: ids[prompt]})
 	}
 	return path, refs
 }
@@ -217,14 +218,14 @@ func TestFindQwenRewind(t *testing.T) {
 		t.Fatalf("the rewind before prompt three: parent %q, %v, %v; want prompt two's parent %q", parent, found, err, refs[1].ForkUUID)
 	}
 	rw, err := FindQwenOwnRewind(parent, refs[:2])
-	if err != nil || rw == nil || rw.Dropped != 1 || strings.Join(rw.Tracked, ",") != "/w/project/a.txt" {
+	if err != nil || rw == nil || rw.Dropped != refs[1] || strings.Join(rw.Tracked, ",") != "/w/project/a.txt" {
 		t.Fatalf("FindQwenOwnRewind = %+v, %v; want prompt two dropped, a.txt tracked", rw, err)
 	}
 	if rw, err := FindQwenOwnRewind("no-such-entry", refs[:2]); rw != nil || err != nil {
 		t.Errorf("a rewind to an entry no prompt hangs on: %+v %v", rw, err)
 	}
 	// A rewind to the first prompt: its entry hangs on nothing.
-	if rw, err := FindQwenOwnRewind("", refs[:2]); err != nil || rw == nil || rw.Dropped != 0 {
+	if rw, err := FindQwenOwnRewind("", refs[:2]); err != nil || rw == nil || rw.Dropped != refs[0] {
 		t.Errorf("a rewind to before the first prompt: %+v %v", rw, err)
 	}
 }

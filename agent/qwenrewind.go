@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -151,7 +152,7 @@ func FindQwenRewind(path string, from, to int64) (parent string, found bool, err
 // files Qwen Code's file history tracks at that prompt and the later ones:
 // the ones its rewind restores. It is nil when no earlier prompt hangs
 // there.
-func FindQwenOwnRewind(parent string, earlier []PromptRef) (*OwnRewind, error) {
+func FindQwenOwnRewind(parent string, earlier []*journal.Entry) (*OwnRewind, error) {
 	found := -1
 	for i, p := range earlier {
 		e, err := qwenPromptAt(p.Transcript, p.ForkBytes)
@@ -190,7 +191,7 @@ func FindQwenOwnRewind(parent string, earlier []PromptRef) (*OwnRewind, error) {
 		}
 	}
 	sort.Strings(tracked)
-	return &OwnRewind{Dropped: found, Tracked: tracked}, nil
+	return &OwnRewind{Dropped: earlier[found], Tracked: tracked}, nil
 }
 
 // qwenPromptAt is the first prompt entry of the transcript at path at or
@@ -245,4 +246,31 @@ func QwenTrackedFiles(path string, promptIDs []string) ([]string, error) {
 	})
 	sort.Strings(out)
 	return out, err
+}
+
+// OwnRewindShows: Qwen Code's rewind is in its transcript by the next
+// prompt, which asks at once; its Stop asks again, should that have
+// failed.
+func (qwen) OwnRewindShows(ev *Event) bool {
+	return ev.Transcript != "" && (ev.Kind == Prompt || ev.Kind == Stop)
+}
+
+// FindOwnRewind looks in the transcript, between the previous prompt of
+// the session and the open turn's, for the entry its /rewind writes, and
+// finds the turn whose prompt it dropped among Past.Earlier: the
+// session's own, or, in a fork (rewind-lsp's, Qwen Code's --fork-session
+// or /branch, which keep the entries' uuids), those of the session it was
+// forked from.
+func (qwen) FindOwnRewind(open *journal.Entry, _ string, past Past) (*OwnRewind, error) {
+	from := int64(0)
+	for _, t := range past.Session() {
+		if t.Transcript == open.Transcript && t.ForkBytes < open.ForkBytes {
+			from = max(from, t.ForkBytes)
+		}
+	}
+	parent, found, err := FindQwenRewind(open.Transcript, from, open.ForkBytes)
+	if err != nil || !found {
+		return nil, err
+	}
+	return FindQwenOwnRewind(parent, past.Earlier(parent))
 }

@@ -25,6 +25,10 @@ type SetupOptions struct {
 	// (the agents that run only user-level hooks always install there).
 	User bool
 	Root string
+	// NoRoot, when Root is empty, says why no project was found here: an
+	// agent whose hooks are installed in the project returns it unless
+	// User.
+	NoRoot error
 }
 
 // SetupResult is what Setup did.

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,7 +133,7 @@ func TestForkClaudeThreePrompts(t *testing.T) {
 	fx := loadThree(t, ClaudeCode)
 	path, orig := fx.copyTo(t, fx.Turns[1].Transcript, t.TempDir())
 	tn := fx.Turns[1]
-	fk, err := claude{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: ForkPoint{tn.StartBytes, tn.StartUUID}})
+	fk, err := claude{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, Point: journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: tn.StartUUID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestForkClaudeThreePrompts(t *testing.T) {
 		t.Errorf("fork %+v", fk)
 	}
 
-	fk, err = claude{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: true, Point: ForkPoint{tn.EndBytes, tn.EndUUID}})
+	fk, err = claude{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: true, Point: journal.ForkPoint{ForkBytes: tn.EndBytes, ForkUUID: tn.EndUUID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,16 +176,16 @@ func TestForkGeminiThreePrompts(t *testing.T) {
 	path, orig := fx.copyTo(t, fx.Turns[1].Transcript, t.TempDir())
 	tn := fx.Turns[1]
 	for _, end := range []bool{false, true} {
-		p := ForkPoint{tn.StartBytes, tn.StartUUID}
+		p := journal.ForkPoint{ForkBytes: tn.StartBytes, ForkUUID: tn.StartUUID}
 		if end {
-			p = ForkPoint{tn.EndBytes, tn.EndUUID}
+			p = journal.ForkPoint{ForkBytes: tn.EndBytes, ForkUUID: tn.EndUUID}
 		}
 		fk, err := gemini{}.Fork(ForkRequest{Session: fx.Session, Transcript: path, Prompt: tn.Prompt, End: end, Point: p})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(fk.Transcript)
-		checkCut(t, orig, got, lineIndex(t, orig, p.Bytes), fx.Session, fk.Session)
+		checkCut(t, orig, got, lineIndex(t, orig, p.ForkBytes), fx.Session, fk.Session)
 		s := string(got)
 		if !strings.Contains(s, fx.Turns[0].Prompt) || !strings.Contains(s, threeAnswers[0]) || strings.Contains(s, tn.Prompt) != end ||
 			strings.Contains(s, threeAnswers[1]) != end || strings.Contains(s, fx.Turns[2].Prompt) {
@@ -254,15 +255,15 @@ func TestCodexPositionsThreePrompts(t *testing.T) {
 	tn := fx.Turns[1]
 	then := filepath.Join(t.TempDir(), "rollout-then.jsonl")
 	os.WriteFile(then, orig[:tn.StartBytes], 0o600)
-	pos, err := codex{}.Position(&Event{Kind: Prompt, Transcript: then, TurnID: tn.EndUUID})
-	if err != nil || pos.Point.UUID != fx.Turns[0].EndUUID || pos.Point.UUID != tn.StartUUID || pos.Point.Bytes != tn.StartBytes {
-		t.Errorf("position at turn 2's prompt %+v %v, want turn 1 %s at byte %d", pos.Point, err, fx.Turns[0].EndUUID, tn.StartBytes)
+	_, pos, err := codex{}.Position(&Event{Kind: Prompt, Transcript: then, TurnID: tn.EndUUID})
+	if err != nil || pos.ForkUUID != fx.Turns[0].EndUUID || pos.ForkUUID != tn.StartUUID || pos.ForkBytes != tn.StartBytes {
+		t.Errorf("position at turn 2's prompt %+v %v, want turn 1 %s at byte %d", pos, err, fx.Turns[0].EndUUID, tn.StartBytes)
 	}
-	pos, err = codex{}.Position(&Event{Kind: Stop, Transcript: path, TurnID: tn.EndUUID})
-	if err != nil || pos.Point.UUID != tn.EndUUID {
-		t.Errorf("position at turn 2's end %+v %v", pos.Point, err)
+	_, pos, err = codex{}.Position(&Event{Kind: Stop, Transcript: path, TurnID: tn.EndUUID})
+	if err != nil || pos.ForkUUID != tn.EndUUID {
+		t.Errorf("position at turn 2's end %+v %v", pos, err)
 	}
-	if _, err := (codex{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: ForkPoint{fx.Turns[0].StartBytes, ""}}); err != firstTurn {
+	if _, err := (codex{}).Fork(ForkRequest{Session: fx.Session, Transcript: path, Point: journal.ForkPoint{ForkBytes: fx.Turns[0].StartBytes, ForkUUID: ""}}); err != firstTurn {
 		t.Errorf("a fork before the first turn: %v", err)
 	}
 }

@@ -12,22 +12,13 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
-
-// ForkPoint is where an agent's conversation file stood at a turn
-// boundary: its length in bytes up to its last complete line, and a
-// marker of what it held by then — for Claude Code the uuid of its last
-// entry, for Gemini CLI the id of its last record, for Codex the id of
-// the last turn to keep.
-type ForkPoint struct {
-	Bytes int64
-	UUID  string
-}
 
 // ReadForkPoint reads the fork point of the Claude Code transcript at
 // path now. A transcript that does not exist yet (a session's first
 // prompt) is at the zero point. Only the transcript's tail is read.
-func ReadForkPoint(path string) (ForkPoint, error) {
+func ReadForkPoint(path string) (journal.ForkPoint, error) {
 	return readPoint(path, func(line []byte) string {
 		info, _ := readLine(line)
 		return info.uuid
@@ -87,15 +78,15 @@ type lineRec struct {
 // user entry holding prompt, perhaps followed by hook progress), that tail
 // is left out too: the fork ends before the prompt. The original is never
 // modified. A transcript that is missing, shorter than the fork point, or
-// whose last entry before it is no longer point.UUID gives a *Refusal.
-func ForkClaude(path string, point ForkPoint, prompt string) (*Forked, error) {
+// whose last entry before it is no longer point.ForkUUID gives a *Refusal.
+func ForkClaude(path string, point journal.ForkPoint, prompt string) (*Forked, error) {
 	return forkClaude(path, point, prompt, false)
 }
 
 // forkClaude is ForkClaude; with end the point is a turn's end, and the
 // fork also keeps the lines after it that still belong to the turn (up to
 // the next prompt, turnTail).
-func forkClaude(path string, point ForkPoint, prompt string, end bool) (*Forked, error) {
+func forkClaude(path string, point journal.ForkPoint, prompt string, end bool) (*Forked, error) {
 	f, fi, err := openAt(path, point)
 	if err != nil {
 		return nil, err
@@ -104,13 +95,13 @@ func forkClaude(path string, point ForkPoint, prompt string, end bool) (*Forked,
 	id := uuid.NewString()
 	dir := filepath.Dir(path)
 	err = writeNew(dir, id+".jsonl", fi.Mode().Perm(), func(tmp *os.File) error {
-		recs, last, err := copyLines(tmp, io.NewSectionReader(f, 0, point.Bytes), []byte(id), nil)
+		recs, last, err := copyLines(tmp, io.NewSectionReader(f, 0, point.ForkBytes), []byte(id), nil)
 		if err != nil {
 			return fmt.Errorf("fork transcript %s: %w", path, err)
 		}
-		if point.Bytes > 0 && len(recs) == 0 || last != point.UUID {
+		if point.ForkBytes > 0 && len(recs) == 0 || last != point.ForkUUID {
 			return refusef("the transcript %s changed under the fork point: its last entry before byte %d is %q, not %q as recorded",
-				path, point.Bytes, last, point.UUID)
+				path, point.ForkBytes, last, point.ForkUUID)
 		}
 		if end {
 			// What Claude Code wrote of the turn after its Stop hook read
@@ -119,7 +110,7 @@ func forkClaude(path string, point ForkPoint, prompt string, end bool) (*Forked,
 			if n := len(recs); n > 0 {
 				in, out = recs[n-1].in+int64(recs[n-1].size)+1, recs[n-1].end
 			}
-			tail, _, err := copyLines(tmp, io.NewSectionReader(f, point.Bytes, fi.Size()-point.Bytes), []byte(id), turnTail)
+			tail, _, err := copyLines(tmp, io.NewSectionReader(f, point.ForkBytes, fi.Size()-point.ForkBytes), []byte(id), turnTail)
 			if err != nil {
 				return fmt.Errorf("fork transcript %s: %w", path, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,13 +16,13 @@ const sess = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
 // buildTranscript writes a transcript of turns, each with the given tool
 // result size, and returns the fork point read before each prompt (as the
 // UserPromptSubmit hook does), with the file's path.
-func buildTranscript(t *testing.T, resultBytes ...int) (string, []ForkPoint, *transcriptGen) {
+func buildTranscript(t *testing.T, resultBytes ...int) (string, []journal.ForkPoint, *transcriptGen) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "-home-dev-project")
 	os.MkdirAll(dir, 0o700)
 	path := filepath.Join(dir, sess+".jsonl")
 	g := newGen(t, path, sess)
-	var points []ForkPoint
+	var points []journal.ForkPoint
 	for i, n := range resultBytes {
 		p, err := ReadForkPoint(path)
 		if err != nil {
@@ -104,14 +105,14 @@ func TestForkMultiMegabyte(t *testing.T) {
 	before := sum(t, path)
 	for turn := 2; turn <= 4; turn++ {
 		p := points[turn-1]
-		if p.Bytes == 0 || p.UUID == "" {
+		if p.ForkBytes == 0 || p.ForkUUID == "" {
 			t.Fatalf("turn %d fork point %+v", turn, p)
 		}
 		fk, err := ForkClaude(path, p, "prompt number "+string(rune('0'+turn)))
 		if err != nil {
 			t.Fatalf("fork at turn %d: %v", turn, err)
 		}
-		checkFork(t, path, p.Bytes, fk)
+		checkFork(t, path, p.ForkBytes, fk)
 	}
 	if sum(t, path) != before {
 		t.Fatal("the original transcript changed")
@@ -141,9 +142,9 @@ func TestForkPromptAlreadyWritten(t *testing.T) {
 	// The prompt line comes after the queue operations and snapshot the
 	// prompt wrote first: those stay, the prompt and what follows go.
 	od, _ := os.ReadFile(path)
-	at := int(before.Bytes) + bytes.Index(od[before.Bytes:], []byte(`{"content":"fix the parser","role":"user"}`))
+	at := int(before.ForkBytes) + bytes.Index(od[before.ForkBytes:], []byte(`{"content":"fix the parser","role":"user"}`))
 	promptAt := int64(bytes.LastIndexByte(od[:at], '\n') + 1)
-	if promptAt <= before.Bytes {
+	if promptAt <= before.ForkBytes {
 		t.Fatalf("prompt line not found after the previous fork point")
 	}
 	checkFork(t, path, promptAt, fk)
@@ -152,7 +153,7 @@ func TestForkPromptAlreadyWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFork(t, path, p.Bytes, fk2)
+	checkFork(t, path, p.ForkBytes, fk2)
 }
 
 // TestForkRefusals: a missing, shortened or rewritten transcript is
@@ -178,12 +179,12 @@ func TestForkRefusals(t *testing.T) {
 	// Compacted in place: same size or more, other entries.
 	data, _ := os.ReadFile(path)
 	short := filepath.Join(t.TempDir(), "short.jsonl")
-	os.WriteFile(short, data[:points[1].Bytes-10], 0o600)
+	os.WriteFile(short, data[:points[1].ForkBytes-10], 0o600)
 	_, err = ForkClaude(short, points[1], "")
 	refused("shorter", err, "shorter")
 
 	other := filepath.Join(t.TempDir(), "other.jsonl")
-	os.WriteFile(other, bytes.Replace(data, []byte(points[2].UUID), []byte("00000000-0000-4000-8000-000000000000"), -1), 0o600)
+	os.WriteFile(other, bytes.Replace(data, []byte(points[2].ForkUUID), []byte("00000000-0000-4000-8000-000000000000"), -1), 0o600)
 	_, err = ForkClaude(other, points[2], "")
 	refused("rewritten", err, "changed under the fork point")
 
@@ -207,7 +208,7 @@ func TestReadForkPointTornLine(t *testing.T) {
 	if err != nil || p2 != p1 {
 		t.Fatalf("fork point with a torn line %+v, want %+v (%v)", p2, p1, err)
 	}
-	if p, err := ReadForkPoint(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || p != (ForkPoint{}) {
+	if p, err := ReadForkPoint(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || p != (journal.ForkPoint{}) {
 		t.Fatalf("missing transcript: %+v %v", p, err)
 	}
 }

@@ -44,9 +44,9 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		return &ConversationResult{Reason: fmt.Sprintf("turn %d was recorded by %s, not by an agent hook that names its conversation; only rewind-lsp's journal moved back", start.Turn, who)}
 	}
 	req := agent.ForkRequest{Session: start.Session, Transcript: start.Transcript, Prompt: start.Prompt,
-		Point: agent.ForkPoint{Bytes: start.ForkBytes, UUID: start.ForkUUID}, Nth: h.SamePrompts(start), Dir: s.Root()}
+		Point: start.ForkPoint, Nth: h.SamePrompts(start), Dir: s.Root()}
 	if end != nil {
-		req.End, req.Point = true, agent.ForkPoint{Bytes: end.ForkBytes, UUID: end.ForkUUID}
+		req.End, req.Point = true, end.ForkPoint
 	}
 	fk, err := ag.Fork(req)
 	if err != nil {

@@ -30,8 +30,8 @@ func (c *cli) setup(args []string) error {
 	o := agent.SetupOptions{Command: rewindCommand(), Binary: selfPath(), User: *user}
 	if root, _, err := c.locate(""); err == nil {
 		o.Root = root
-	} else if !*user && ag.Name() == agent.ClaudeCode {
-		return err
+	} else {
+		o.NoRoot = err
 	}
 	r, err := ag.Setup(o)
 	if err != nil {
