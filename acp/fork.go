@@ -2,6 +2,7 @@ package acp
 
 import (
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
@@ -17,7 +18,7 @@ import (
 // turnAgent is the agent name a turn is recorded with: the one rewind-lsp
 // knows, else the ACP agent's own.
 func turnAgent(name string) string {
-	if a := agent.ForACP(name); a != nil {
+	if a := agents.ForACP(name); a != nil {
 		return a.Name()
 	}
 	return name
@@ -27,7 +28,7 @@ func turnAgent(name string) string {
 // proxy can find its file (agent.ACPAgent): the file and the fork point
 // in it, or "" and the zero point.
 func (p *Proxy) position(s *session, name string) (string, journal.ForkPoint) {
-	a := agent.ForACP(name)
+	a := agents.ForACP(name)
 	if a == nil {
 		return "", journal.ForkPoint{}
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -8,17 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-)
-
-// The agents' names, as the command line (`rewind-lsp hook NAME`) and the
-// journal spell them.
-const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Gemini     = "gemini"
-	Copilot    = "copilot"
-	OpenCode   = "opencode"
-	Kilo       = "kilo"
 )
 
 // Agent is one coding agent rewind-lsp takes turns from through its
@@ -53,38 +43,6 @@ type Agent interface {
 	Fork(r ForkRequest) (*Forked, error)
 	// Setup installs rewind-lsp's hooks where the agent runs them.
 	Setup(o SetupOptions) (*SetupResult, error)
-}
-
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}, pi{}, pi{omp: true}, opencodeAgent, kiloAgent}
-
-// Lookup returns the agent named name, or nil.
-func Lookup(name string) Agent {
-	for _, a := range agents {
-		if a.Name() == name {
-			return a
-		}
-	}
-	return nil
-}
-
-// ForACP returns the agent whose ACP server gives name in its initialize
-// answer (ACPAgent), or nil.
-func ForACP(name string) ACPAgent {
-	for _, a := range agents {
-		if ac, ok := a.(ACPAgent); ok && ac.ACPName() == name {
-			return ac
-		}
-	}
-	return nil
-}
-
-// Names lists the agents' names.
-func Names() []string {
-	var out []string
-	for _, a := range agents {
-		out = append(out, a.Name())
-	}
-	return out
 }
 
 // EventKind is what a hook event means to rewind-lsp, whatever the agent
@@ -170,7 +128,7 @@ type payload struct {
 
 // parse decodes a payload into an Event of kind kinds[name], where name
 // is the event the command line names, else the payload's.
-func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error) {
+func ParseHook(data []byte, event string, kinds map[string]EventKind) (*Event, error) {
 	var p payload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("hook event is not JSON: %w", err)
@@ -182,9 +140,9 @@ func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error
 	if name == "" {
 		return nil, fmt.Errorf("hook event has no hook_event_name")
 	}
-	ev := &Event{Kind: kinds[name], Name: name, SessionID: first(p.SessionID, p.SessionIDCamel),
-		Transcript: first(p.Transcript, p.TranscriptCamel), Cwd: p.Cwd, Prompt: p.Prompt, Source: p.Source,
-		TurnID: p.TurnID, PromptID: p.PromptID, ToolName: first(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
+	ev := &Event{Kind: kinds[name], Name: name, SessionID: cmp.Or(p.SessionID, p.SessionIDCamel),
+		Transcript: cmp.Or(p.Transcript, p.TranscriptCamel), Cwd: p.Cwd, Prompt: p.Prompt, Source: p.Source,
+		TurnID: p.TurnID, PromptID: p.PromptID, ToolName: cmp.Or(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
 	if len(ev.ToolInput) == 0 && len(p.ToolArgs) > 0 {
 		ev.ToolInput = p.ToolArgs
 		// Some versions send the arguments as a JSON text in a string.
@@ -196,16 +154,9 @@ func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error
 	return ev, nil
 }
 
-func first(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // inputPath reads the string field key of a tool input, made absolute
 // against the event's cwd ("" when there is none).
-func (ev *Event) inputPath(key string) string {
+func (ev *Event) InputPath(key string) string {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(ev.ToolInput, &in) != nil {
 		return ""
@@ -214,11 +165,11 @@ func (ev *Event) inputPath(key string) string {
 	if json.Unmarshal(in[key], &p) != nil || strings.TrimSpace(p) == "" {
 		return ""
 	}
-	return ev.abs(p)
+	return ev.Abs(p)
 }
 
 // abs makes p absolute against the event's cwd.
-func (ev *Event) abs(p string) string {
+func (ev *Event) Abs(p string) string {
 	if !filepath.IsAbs(p) && ev.Cwd != "" {
 		p = filepath.Join(ev.Cwd, p)
 	}
@@ -227,8 +178,8 @@ func (ev *Event) abs(p string) string {
 
 // fileTool is the Writes of an agent's tool that names one file in input
 // field key: the file, or relevant but nothing when it names none.
-func fileTool(ev *Event, key string) ([]string, bool, bool) {
-	if p := ev.inputPath(key); p != "" {
+func FileTool(ev *Event, key string) ([]string, bool, bool) {
+	if p := ev.InputPath(key); p != "" {
 		return []string{p}, false, true
 	}
 	return nil, false, true
@@ -236,7 +187,7 @@ func fileTool(ev *Event, key string) ([]string, bool, bool) {
 
 // mcpTool is the Writes of a tool of an MCP server (its name begins with
 // the agent's prefix for them): it may write anything, like a shell.
-func mcpTool(ev *Event, prefix string) ([]string, bool, bool) {
+func MCPTool(ev *Event, prefix string) ([]string, bool, bool) {
 	if strings.HasPrefix(ev.ToolName, prefix) {
 		return nil, true, true
 	}
@@ -246,7 +197,7 @@ func mcpTool(ev *Event, prefix string) ([]string, bool, bool) {
 // contextJSON is {"hookSpecificOutput":{"hookEventName":event,
 // "additionalContext":text}}, one line: the notice of the agents that
 // take it this way.
-func contextJSON(event, text string) []byte {
+func ContextJSON(event, text string) []byte {
 	var out struct {
 		HookSpecificOutput struct {
 			HookEventName     string `json:"hookEventName"`
@@ -255,12 +206,12 @@ func contextJSON(event, text string) []byte {
 	}
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
-	return marshalLine(out)
+	return MarshalLine(out)
 }
 
 // homeDir is the folder an agent keeps its files in: $env when set, else
 // sub of the user's home folder.
-func homeDir(env, sub string) (string, error) {
+func HomeDir(env, sub string) (string, error) {
 	if d := os.Getenv(env); d != "" {
 		return d, nil
 	}

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
-
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/words"
+	"strings"
 )
 
 // Bounds that keep a notice whole: Claude Code passes ~10,000 characters
@@ -118,7 +117,7 @@ func JoinNotices(texts ...string) string {
 }
 
 // marshalLine is v as one line of JSON (no HTML escaping), with its newline.
-func marshalLine(v any) []byte {
+func MarshalLine(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -1,6 +1,8 @@
 package agent
 
-import "github.com/rewind-lsp/rewind-lsp/journal"
+import (
+	"github.com/rewind-lsp/rewind-lsp/journal"
+)
 
 // OwnRewinder is an agent that takes its conversation back by itself and
 // runs no hook for it (Claude Code's Esc Esc, Qwen Code's /rewind,

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -60,7 +61,7 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if a.Report != "" {
 		return s.rewindToCheckpoint(ctx, a, r)
 	}
-	ow, ok := agent.Lookup(a.Agent).(agent.OwnRewinder)
+	ow, ok := agents.Lookup(a.Agent).(agent.OwnRewinder)
 	if !ok {
 		return r, nil // no other agent's own rewind is seen yet
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -33,7 +34,7 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 	if start == nil || start.Kind != journal.KindTurnStart {
 		return &ConversationResult{Reason: fmt.Sprintf("%s is not a turn: an agent's conversation can only be rewound to the start or end of one of its turns; only rewind-lsp's journal moved back", t.Spec)}
 	}
-	ag := agent.Lookup(start.Agent)
+	ag := agents.Lookup(start.Agent)
 	if ag == nil || start.Transcript == "" {
 		who := "the command line or an editor"
 		if start.Source == "auto" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 )
@@ -24,11 +25,11 @@ const hookBudget = 4500 * time.Millisecond
 // prompt event, a pending notice of the rewinds the session has not heard
 // of, once, in the agent's own shape.
 func (c *cli) hook(args []string) error {
-	usage := "usage: rewind-lsp hook " + strings.Join(agent.Names(), "|") + " [EVENT]  (reads one hook event as JSON on stdin; EVENT names it for agents whose payloads do not)"
+	usage := "usage: rewind-lsp hook " + strings.Join(agents.Names(), "|") + " [EVENT]  (reads one hook event as JSON on stdin; EVENT names it for agents whose payloads do not)"
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("%s", usage)
 	}
-	ag := agent.Lookup(args[0])
+	ag := agents.Lookup(args[0])
 	if ag == nil {
 		return usagef("unknown agent %q; %s", args[0], usage)
 	}
