@@ -15,7 +15,7 @@ import (
 // hooks: how its hook events read, what its tool calls write, how a
 // notice reaches its model, where its conversation stands at a turn
 // boundary and how it is forked there, and where its hooks are installed.
-// Each agent is one file of this package.
+// Each agent is a package below this one; package agents lists them.
 type Agent interface {
 	// Name is the agent's name on the command line and in the journal.
 	Name() string
@@ -126,7 +126,7 @@ type payload struct {
 	ToolArgs        json.RawMessage `json:"toolArgs"`
 }
 
-// parse decodes a payload into an Event of kind kinds[name], where name
+// ParseHook decodes a payload into an Event of kind kinds[name], where name
 // is the event the command line names, else the payload's.
 func ParseHook(data []byte, event string, kinds map[string]EventKind) (*Event, error) {
 	var p payload
@@ -154,7 +154,7 @@ func ParseHook(data []byte, event string, kinds map[string]EventKind) (*Event, e
 	return ev, nil
 }
 
-// inputPath reads the string field key of a tool input, made absolute
+// InputPath reads the string field key of a tool input, made absolute
 // against the event's cwd ("" when there is none).
 func (ev *Event) InputPath(key string) string {
 	var in map[string]json.RawMessage
@@ -168,7 +168,7 @@ func (ev *Event) InputPath(key string) string {
 	return ev.Abs(p)
 }
 
-// abs makes p absolute against the event's cwd.
+// Abs makes p absolute against the event's cwd.
 func (ev *Event) Abs(p string) string {
 	if !filepath.IsAbs(p) && ev.Cwd != "" {
 		p = filepath.Join(ev.Cwd, p)
@@ -176,7 +176,7 @@ func (ev *Event) Abs(p string) string {
 	return filepath.Clean(p)
 }
 
-// fileTool is the Writes of an agent's tool that names one file in input
+// FileTool is the Writes of an agent's tool that names one file in input
 // field key: the file, or relevant but nothing when it names none.
 func FileTool(ev *Event, key string) ([]string, bool, bool) {
 	if p := ev.InputPath(key); p != "" {
@@ -185,7 +185,7 @@ func FileTool(ev *Event, key string) ([]string, bool, bool) {
 	return nil, false, true
 }
 
-// mcpTool is the Writes of a tool of an MCP server (its name begins with
+// MCPTool is the Writes of a tool of an MCP server (its name begins with
 // the agent's prefix for them): it may write anything, like a shell.
 func MCPTool(ev *Event, prefix string) ([]string, bool, bool) {
 	if strings.HasPrefix(ev.ToolName, prefix) {
@@ -194,7 +194,7 @@ func MCPTool(ev *Event, prefix string) ([]string, bool, bool) {
 	return nil, false, false
 }
 
-// contextJSON is {"hookSpecificOutput":{"hookEventName":event,
+// ContextJSON is {"hookSpecificOutput":{"hookEventName":event,
 // "additionalContext":text}}, one line: the notice of the agents that
 // take it this way.
 func ContextJSON(event, text string) []byte {
@@ -209,7 +209,7 @@ func ContextJSON(event, text string) []byte {
 	return MarshalLine(out)
 }
 
-// homeDir is the folder an agent keeps its files in: $env when set, else
+// HomeDir is the folder an agent keeps its files in: $env when set, else
 // sub of the user's home folder.
 func HomeDir(env, sub string) (string, error) {
 	if d := os.Getenv(env); d != "" {

@@ -37,14 +37,14 @@ type Refusal struct{ Reason string }
 
 func (r *Refusal) Error() string { return r.Reason }
 
-// refusef makes a *Refusal.
+// Refusef makes a *Refusal.
 func Refusef(format string, args ...any) error {
 	return &Refusal{Reason: fmt.Sprintf(format, args...)}
 }
 
-// firstTurn is the refusal of a fork before a session's first prompt.
+// FirstTurn is the refusal of a fork before a session's first prompt.
 var FirstTurn = &Refusal{Reason: "there is no conversation before that prompt to resume (it was the session's first); start a new session instead"}
 
-// noEnd is the refusal of a fork at the end of a turn whose end recorded
+// NoEnd is the refusal of a fork at the end of a turn whose end recorded
 // no position.
 var NoEnd = &Refusal{Reason: "the end of that turn recorded no position in the agent's conversation; rewind to the turn's start instead"}

@@ -116,7 +116,7 @@ func JoinNotices(texts ...string) string {
 	return text
 }
 
-// marshalLine is v as one line of JSON (no HTML escaping), with its newline.
+// MarshalLine is v as one line of JSON (no HTML escaping), with its newline.
 func MarshalLine(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 )
 
-// ClaudeCode is Claude Code's name on the command line
+// Name is Claude Code's name on the command line
 // (`rewind-lsp hook NAME`) and in the journal.
 const Name = "claude-code"
 
-// claudeAgent is Claude Code.
+// Agent is Claude Code.
 var Agent agent.Agent = claude{}
 
 // claude is Claude Code. Its hook payloads (agent/testdata/claude) carry
@@ -22,8 +22,8 @@ var Agent agent.Agent = claude{}
 // transcript is JSON Lines threaded by uuid (transcript.go).
 //
 // Claude Code 2.1 names the session to its Bash tool's commands and to its
-// MCP servers in CLAUDE_CODE_SESSION_ID (env.go); its MCP servers also get
-// CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS.
+// MCP servers in CLAUDE_CODE_SESSION_ID (agent.SessionFromEnv); its MCP
+// servers also get CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS.
 type claude struct{}
 
 func (claude) Name() string  { return Name }

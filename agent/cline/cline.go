@@ -18,11 +18,11 @@ import (
 	"time"
 )
 
-// Cline is the Cline CLI, by its name on the command line and in the
+// Name is the Cline CLI, by its name on the command line and in the
 // journal.
 const Name = "cline"
 
-// clineAgent is Cline.
+// Agent is Cline.
 var Agent agent.Agent = cline{}
 
 // cline is the Cline CLI. Its command hooks are executable files named

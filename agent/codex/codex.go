@@ -14,10 +14,10 @@ import (
 	"strings"
 )
 
-// Codex is Codex's name on the command line and in the journal.
+// Name is Codex's name on the command line and in the journal.
 const Name = "codex"
 
-// codexAgent is Codex.
+// Agent is Codex.
 var Agent agent.Agent = codex{}
 
 // codex is OpenAI's Codex CLI. Its hook payloads (agent/testdata/codex)
@@ -31,16 +31,16 @@ var Agent agent.Agent = codex{}
 //
 // Which session a process runs under (measured on Codex 0.169): the
 // commands its shell tool runs get CODEX_THREAD_ID and CODEX_SESSION_ID,
-// both the thread id its hooks call session_id (the same after `codex
-// exec resume`), and CODEX_TOOL_CALL_ID; its MCP servers get only HOME,
-// PATH, LANG, TERM and TMPDIR (and what the server's env_vars names), but
-// every tools/call names the thread in its _meta ("threadId", and in
-// "x-codex-turn-metadata" with the turn id): env.go reads both. Its
-// default sandbox (workspace-write) lets a shell command write only the
-// workspace and the temporary folders and refuses it Unix sockets, so
-// rewind-lsp run from Codex's shell reaches neither the store nor a
-// running server; its MCP server, which Codex runs outside the sandbox,
-// does.
+// both the thread id its hooks call session_id (the same after `codex exec
+// resume`), and CODEX_TOOL_CALL_ID; its MCP servers get only HOME, PATH,
+// LANG, TERM and TMPDIR (and what the server's env_vars names), but every
+// tools/call names the thread in its _meta ("threadId", and in
+// "x-codex-turn-metadata" with the turn id): agent.SessionFromEnv and
+// agent.SessionFromMeta read them. Its default sandbox (workspace-write)
+// lets a shell command write only the workspace and the temporary folders
+// and refuses it Unix sockets, so rewind-lsp run from Codex's shell reaches
+// neither the store nor a running server; its MCP server, which Codex runs
+// outside the sandbox, does.
 type codex struct{}
 
 func (codex) Name() string  { return Name }

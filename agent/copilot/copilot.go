@@ -14,10 +14,10 @@ import (
 	"strings"
 )
 
-// Copilot is Copilot CLI's name on the command line and in the journal.
+// Name is Copilot CLI's name on the command line and in the journal.
 const Name = "copilot"
 
-// copilotAgent is Copilot CLI.
+// Agent is Copilot CLI.
 var Agent agent.Agent = copilot{}
 
 // copilot is GitHub's Copilot CLI. Its hook payloads (agent/testdata/
@@ -33,7 +33,7 @@ var Agent agent.Agent = copilot{}
 //
 // Copilot CLI 1.0 names the session (the hooks' sessionId, the same after
 // --resume) to its shell's commands and to its MCP servers in
-// COPILOT_AGENT_SESSION_ID (env.go).
+// COPILOT_AGENT_SESSION_ID (agent.SessionFromEnv).
 type copilot struct{}
 
 func (copilot) Name() string  { return Name }

@@ -17,11 +17,11 @@ import (
 	"strings"
 )
 
-// Droid is Factory's droid CLI, by its name on the command line and in the
+// Name is Factory's droid CLI, by its name on the command line and in the
 // journal.
 const Name = "droid"
 
-// droidAgent is Factory's droid.
+// Agent is Factory's droid.
 var Agent agent.Agent = droid{}
 
 // droid is Factory's droid CLI. Its hooks are Claude Code's (agent/testdata/

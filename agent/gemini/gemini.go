@@ -17,10 +17,10 @@ import (
 	"time"
 )
 
-// Gemini is Gemini CLI's name on the command line and in the journal.
+// Name is Gemini CLI's name on the command line and in the journal.
 const Name = "gemini"
 
-// geminiAgent is Gemini CLI.
+// Agent is Gemini CLI.
 var Agent agent.Agent = gemini{}
 
 // gemini is Google's Gemini CLI. Its hook payloads (agent/testdata/gemini)

@@ -26,7 +26,7 @@ const (
 	OmpName = "omp"
 )
 
-// piAgent and ompAgent are pi and oh-my-pi.
+// Agent and ompAgent are pi and oh-my-pi.
 var Agent, Omp agent.Agent = pi{}, pi{omp: true}
 
 // pi is Mario Zechner's pi coding agent, and with omp set oh-my-pi, its
@@ -54,9 +54,10 @@ var Agent, Omp agent.Agent = pi{}, pi{omp: true}
 // header id and parentSession, so the copy's leaf is that entry; after a
 // turn's end, through the leaf at agent_end.
 //
-// The extension sets REWIND_LSP_SESSION (env.go) at session_start: the
-// agent's bash inherits the process's environment, so `rewind-lsp` run from
-// it knows its session. oh-my-pi's bash also gets OMPCODE=1 and CLAUDECODE=1.
+// The extension sets REWIND_LSP_SESSION (agent.SessionFromEnv) at
+// session_start: the agent's bash inherits the process's environment, so
+// `rewind-lsp` run from it knows its session. oh-my-pi's bash also gets
+// OMPCODE=1 and CLAUDECODE=1.
 //
 // Where the person takes the conversation back in the agent's own
 // interface (pi's /tree and /fork, oh-my-pi's /branch and /tree), the

@@ -15,10 +15,10 @@ import (
 	"strings"
 )
 
-// Qwen is Qwen Code's name on the command line and in the journal.
+// Name is Qwen Code's name on the command line and in the journal.
 const Name = "qwen"
 
-// qwenAgent is Qwen Code.
+// Agent is Qwen Code.
 var Agent agent.Agent = qwen{}
 
 // qwen is Qwen Code (a Gemini CLI fork whose hooks are Claude Code's). Its

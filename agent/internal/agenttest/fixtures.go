@@ -8,12 +8,13 @@ import (
 	"testing"
 )
 
-// fixture is one hook run the real agent made (testdata/<agent>/hooks.jsonl).
+// Fixture is one hook run the real agent made (testdata/<agent>/hooks.jsonl).
 type Fixture struct {
 	Event   string          `json:"event"`
 	Payload json.RawMessage `json:"payload"`
 }
 
+// Fixtures reads the hook runs of testdata/<agent>/hooks.jsonl.
 func Fixtures(t *testing.T, agent string) []Fixture {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "testdata", agent, "hooks.jsonl"))

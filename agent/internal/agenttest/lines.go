@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+// Lines splits data into its lines, each with its newline, and fails
+// the test when the last one has none.
 func Lines(t *testing.T, data []byte) [][]byte {
 	t.Helper()
 	if len(data) > 0 && data[len(data)-1] != '\n' {

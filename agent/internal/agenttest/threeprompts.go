@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// threePrompts is testdata/<agent>/three-prompts: the session files a
+// ThreePrompts is testdata/<agent>/three-prompts: the session files a
 // real agent wrote for three prompts (TestRewindRealAgents in
 // testkit/agents, -update) and the turns its hooks recorded.
-type threePrompts struct {
+type ThreePrompts struct {
 	dir     string
 	Session string `json:"session"`
 	Turns   []struct {
@@ -26,17 +26,18 @@ type threePrompts struct {
 	} `json:"turns"`
 }
 
-// The model's answers that end each of the three turns.
+// ThreeAnswers are the model's answers that end each of the three turns.
 var ThreeAnswers = []string{"Created a.txt.", "Changed a.txt, wrote b.txt.", "Created c.txt."}
 
-func LoadThree(t *testing.T, agent string) *threePrompts {
+// LoadThree reads testdata/<agent>/three-prompts.
+func LoadThree(t *testing.T, agent string) *ThreePrompts {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", agent, "three-prompts")
 	data, err := os.ReadFile(filepath.Join(dir, "turns.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx := &threePrompts{dir: dir}
+	fx := &ThreePrompts{dir: dir}
 	if err := json.Unmarshal(data, fx); err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +47,9 @@ func LoadThree(t *testing.T, agent string) *threePrompts {
 	return fx
 }
 
-// copyTo copies the fixture's file name into dir and returns its path and
+// CopyTo copies the fixture's file name into dir and returns its path and
 // content.
-func (fx *threePrompts) CopyTo(t *testing.T, name, dir string) (string, []byte) {
+func (fx *ThreePrompts) CopyTo(t *testing.T, name, dir string) (string, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(fx.dir, name))
 	if err != nil {
@@ -62,12 +63,12 @@ func (fx *threePrompts) CopyTo(t *testing.T, name, dir string) (string, []byte) 
 	return path, data
 }
 
-// jsonLines splits JSON Lines text into its lines, without their newlines.
+// JSONLines splits JSON Lines text into its lines, without their newlines.
 func JSONLines(data []byte) []string {
 	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
-// checkCut checks that a fork's lines are the first n lines of the
+// CheckCut checks that a fork's lines are the first n lines of the
 // original, each with the old session id replaced by the new one and
 // nothing else changed.
 func CheckCut(t *testing.T, orig, fork []byte, n int, old, new string) {
@@ -87,7 +88,7 @@ func CheckCut(t *testing.T, orig, fork []byte, n int, old, new string) {
 	}
 }
 
-// lineIndex is the index of the line that starts at byte off.
+// LineIndex is the index of the line that starts at byte off.
 func LineIndex(t *testing.T, data []byte, off int64) int {
 	t.Helper()
 	if off == 0 {
@@ -99,7 +100,7 @@ func LineIndex(t *testing.T, data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n"))
 }
 
-// conversation is the texts of a Claude Code transcript's user and
+// Conversation is the texts of a Claude Code transcript's user and
 // assistant entries (prompts, answers, tool results), in order.
 func Conversation(t *testing.T, data []byte) []string {
 	var out []string
@@ -118,6 +119,7 @@ func Conversation(t *testing.T, data []byte) []string {
 	return out
 }
 
+// Mentions reports whether one of texts holds s.
 func Mentions(texts []string, s string) bool {
 	return slices.ContainsFunc(texts, func(x string) bool { return strings.Contains(x, s) })
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 )
 
-// acpGlob is the conversation file of an ACP session: of the files
+// ACPSessionFile is the conversation file of an ACP session: of the files
 // pattern(home, id) matches, the largest (a resume in a later minute
 // starts a header-only Gemini CLI file of the same session: the
 // conversation is in the largest). It is "" for an id that is no plain

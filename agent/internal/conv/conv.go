@@ -12,6 +12,7 @@ import (
 	"strings"
 )
 
+// LastLine is the last line of a process's output s: what its error says.
 func LastLine(s string) string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		return s[i+1:]
@@ -19,7 +20,7 @@ func LastLine(s string) string {
 	return s
 }
 
-// readPoint reads the point of the JSON Lines file at path now: its length
+// ReadPoint reads the point of the JSON Lines file at path now: its length
 // up to its last complete line, and the marker of the last line before
 // that which has one (marker returns "" for lines without). A file that
 // does not exist yet is at the zero point. Only its tail is read.
@@ -56,7 +57,7 @@ func ReadPoint(path string, marker func(line []byte) string) (journal.ForkPoint,
 	return p, nil
 }
 
-// openAt opens the file at path for a fork at point: it must exist, be at
+// OpenAt opens the file at path for a fork at point: it must exist, be at
 // least point.ForkBytes long, and have a line end just before point.ForkBytes.
 func OpenAt(path string, point journal.ForkPoint) (*os.File, os.FileInfo, error) {
 	f, err := os.Open(path)
@@ -88,7 +89,7 @@ func OpenAt(path string, point journal.ForkPoint) (*os.File, os.FileInfo, error)
 	return f, fi, nil
 }
 
-// writeNew writes the file dir/name, which must not exist, with write: it
+// WriteNew writes the file dir/name, which must not exist, with write: it
 // appears whole or not at all (whole.go), and never replaces a file.
 func WriteNew(dir, name string, perm fs.FileMode, write func(f *os.File) error) error {
 	w, err := createWhole(dir, perm)

@@ -12,14 +12,14 @@ import (
 
 var errNotObject = errors.New("not a JSON object")
 
-// topField is one top-level member of a JSON object line: the raw key
+// TopField is one top-level member of a JSON object line: the raw key
 // (without quotes) and the value's byte range in the line.
 type TopField struct {
 	Key        []byte
 	Start, End int
 }
 
-// topFields calls fn for each top-level member of the JSON object in line,
+// TopFields calls fn for each top-level member of the JSON object in line,
 // in order, until fn returns false. It fails on a line that is not one
 // well-formed JSON object (such a line is copied untouched, never edited).
 func TopFields(line []byte, fn func(f TopField) bool) error {
@@ -134,7 +134,7 @@ func skipValue(b []byte, i int) (int, error) {
 	return j, nil
 }
 
-// lineInfo is what a transcript line says about itself.
+// LineInfo is what a transcript line says about itself.
 type LineInfo struct {
 	UUID       string
 	Parent     string // parentUuid ("" for null)
@@ -146,7 +146,7 @@ type LineInfo struct {
 	HasSession bool
 }
 
-// readLine reads the top-level fields rewind-lsp uses. ok is false for a
+// ReadLine reads the top-level fields rewind-lsp uses. ok is false for a
 // line that is not a JSON object.
 func ReadLine(line []byte) (info LineInfo, ok bool) {
 	err := TopFields(line, func(f TopField) bool {
@@ -188,7 +188,7 @@ func plainString(v []byte) string {
 	return string(v[1 : len(v)-1])
 }
 
-// topString is the plain string value of the top-level member key of a
+// TopString is the plain string value of the top-level member key of a
 // JSON object line ("" when there is none).
 func TopString(line []byte, key string) string {
 	s := ""
@@ -202,7 +202,7 @@ func TopString(line []byte, key string) string {
 	return s
 }
 
-// quote is s as a JSON string, as JavaScript's JSON.stringify writes it
+// Quote is s as a JSON string, as JavaScript's JSON.stringify writes it
 // (no HTML escapes).
 func Quote(s string) string {
 	return strings.TrimSuffix(string(agent.MarshalLine(s)), "\n")

@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// eachLineBack calls fn with each complete line of f before offset end
+// EachLineBack calls fn with each complete line of f before offset end
 // (without its newline) and the offset where it starts, last line first,
 // until fn returns false.
 func EachLineBack(f io.ReaderAt, end int64, fn func(line []byte, start int64) bool) error {
@@ -23,7 +23,7 @@ func EachLineBack(f io.ReaderAt, end int64, fn func(line []byte, start int64) bo
 	return nil
 }
 
-// eachLine calls fn with each complete line of f from offset start up to
+// EachLine calls fn with each complete line of f from offset start up to
 // offset end (without its newline) and the offset where it starts, until
 // fn returns false.
 func EachLine(f io.ReaderAt, start, end int64, fn func(line []byte, start int64) bool) error {
@@ -56,7 +56,7 @@ func EachLine(f io.ReaderAt, start, end int64, fn func(line []byte, start int64)
 
 const backChunk = 64 << 10
 
-// lastNewline is the offset just after the last '\n' in the first size
+// LastNewline is the offset just after the last '\n' in the first size
 // bytes of f (0 when there is none).
 func LastNewline(f io.ReaderAt, size int64) (int64, error) {
 	buf := make([]byte, backChunk)

@@ -22,7 +22,7 @@ type wholeFile struct {
 	temp string // the temporary name, "" for an unnamed file
 }
 
-// partialPrefix starts the names of temporary files a fork is being
+// PartialPrefix starts the names of temporary files a fork is being
 // written to (where files cannot be unnamed).
 const PartialPrefix = ".rewind-lsp-partial-"
 

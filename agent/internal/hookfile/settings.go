@@ -13,14 +13,14 @@ import (
 	"strings"
 )
 
-// hookSpec is one event an agent's settings hook: the command that runs
+// Spec is one event an agent's settings hook: the command that runs
 // for it and the tool matcher of a tool event.
 type Spec struct {
 	Event, Matcher, Command string
 	Timeout                 int // in the agent's unit; 0: the agent's default
 }
 
-// hookCommand is the hook command of agent name, for event when the agent
+// Command is the hook command of agent name, for event when the agent
 // needs it named.
 func Command(o agent.SetupOptions, name, event string) string {
 	cmd := o.Command + " hook " + name
@@ -30,7 +30,7 @@ func Command(o agent.SetupOptions, name, event string) string {
 	return cmd
 }
 
-// isOurHook reports whether a hook command runs rewind-lsp's hook for
+// IsOurHook reports whether a hook command runs rewind-lsp's hook for
 // agent name, whichever path it runs the binary from.
 func IsOurHook(cmd, name string) bool {
 	f := strings.Fields(cmd)
@@ -52,7 +52,7 @@ func binaryName(word string) string {
 	return name
 }
 
-// mergeHooks adds rewind-lsp's hook for each spec to the settings file at
+// Merge adds rewind-lsp's hook for each spec to the settings file at
 // path (planHooks) and writes it. It returns the events it added.
 func Merge(path, name string, specs []Spec) ([]string, error) {
 	ed, err := Plan(path, name, specs)
@@ -62,7 +62,7 @@ func Merge(path, name string, specs []Spec) ([]string, error) {
 	return ed.Added, ed.Write()
 }
 
-// settingsEdit is a settings file's new content, not written yet.
+// Edit is a settings file's new content, not written yet.
 type Edit struct {
 	path  string
 	data  []byte
@@ -70,7 +70,7 @@ type Edit struct {
 	Added []string // the events whose hooks it adds; none: nothing to write
 }
 
-// write writes the edit, if it changes anything.
+// Write writes the edit, if it changes anything.
 func (ed *Edit) Write() error {
 	if len(ed.Added) == 0 {
 		return nil
@@ -78,7 +78,7 @@ func (ed *Edit) Write() error {
 	return WriteSettings(ed.path, ed.data, ed.mode)
 }
 
-// planHooks is the settings file at path (created when missing) with
+// Plan is the settings file at path (created when missing) with
 // rewind-lsp's hook for each spec added, in the shape Claude Code, Codex
 // and Gemini CLI share — {"hooks": {Event: [{"matcher", "hooks": [{"type":
 // "command", "command", "timeout"}]}]}} — keeping every other setting and
@@ -114,7 +114,7 @@ func Plan(path, name string, specs []Spec) (*Edit, error) {
 		}
 		return nil, bad("not a JSON object of settings", err)
 	}
-	var hooks []member
+	var hooks []Member
 	if raw, i := Get(top, "hooks"); i >= 0 && string(raw) != "null" {
 		if hooks, err = DecodeObject(raw); err != nil {
 			return nil, bad(`"hooks" is not a JSON object`, err)
@@ -193,7 +193,7 @@ func Plan(path, name string, specs []Spec) (*Edit, error) {
 	return ed, nil
 }
 
-// writeSettings replaces the file at path atomically, making its folder.
+// WriteSettings replaces the file at path atomically, making its folder.
 func WriteSettings(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -204,14 +204,14 @@ func WriteSettings(path string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-// member is one key of a JSON object, its value kept as written.
-type member struct {
+// Member is one key of a JSON object, its value kept as written.
+type Member struct {
 	key string
 	val json.RawMessage
 }
 
-// decodeObject reads a JSON object's members in order.
-func DecodeObject(data []byte) ([]member, error) {
+// DecodeObject reads a JSON object's members in order.
+func DecodeObject(data []byte) ([]Member, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -221,7 +221,7 @@ func DecodeObject(data []byte) ([]member, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	var out []member
+	var out []Member
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -231,7 +231,7 @@ func DecodeObject(data []byte) ([]member, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, member{key: tok.(string), val: v})
+		out = append(out, Member{key: tok.(string), val: v})
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err
@@ -242,7 +242,8 @@ func DecodeObject(data []byte) ([]member, error) {
 	return out, nil
 }
 
-func EncodeObject(ms []member) []byte {
+// EncodeObject writes the members as one JSON object, in order.
+func EncodeObject(ms []Member) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range ms {
@@ -258,7 +259,9 @@ func EncodeObject(ms []member) []byte {
 	return b.Bytes()
 }
 
-func Get(ms []member, key string) (json.RawMessage, int) {
+// Get is the value of key and its index among the members (nil and -1
+// when there is none).
+func Get(ms []Member, key string) (json.RawMessage, int) {
 	for i, m := range ms {
 		if m.key == key {
 			return m.val, i
@@ -267,12 +270,13 @@ func Get(ms []member, key string) (json.RawMessage, int) {
 	return nil, -1
 }
 
-func Set(ms []member, key string, v json.RawMessage) []member {
+// Set gives key the value v, in its place, or as a new last member.
+func Set(ms []Member, key string, v json.RawMessage) []Member {
 	if _, i := Get(ms, key); i >= 0 {
 		ms[i].val = v
 		return ms
 	}
-	return append(ms, member{key, v})
+	return append(ms, Member{key, v})
 }
 
 // hasComment reports whether data holds a // or /* comment outside JSON
