@@ -22,7 +22,7 @@ var Agent agent.Agent = claude{}
 // transcript is JSON Lines threaded by uuid (transcript.go).
 //
 // Claude Code 2.1 names the session to its Bash tool's commands and to its
-// MCP servers in CLAUDE_CODE_SESSION_ID (agent.SessionFromEnv); its MCP
+// MCP servers in CLAUDE_CODE_SESSION_ID (agents.SessionFromEnv); its MCP
 // servers also get CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS.
 type claude struct{}
 
@@ -109,3 +109,7 @@ func (claude) Setup(o agent.SetupOptions) (*agent.SetupResult, error) {
 	}
 	return &agent.SetupResult{File: path, Added: added}, nil
 }
+
+// SessionEnv: Claude Code 2.1 sets CLAUDE_CODE_SESSION_ID for its Bash
+// tool's commands and its MCP servers.
+func (claude) SessionEnv() []string { return []string{"CLAUDE_CODE_SESSION_ID"} }

@@ -35,8 +35,8 @@ var Agent agent.Agent = codex{}
 // resume`), and CODEX_TOOL_CALL_ID; its MCP servers get only HOME, PATH,
 // LANG, TERM and TMPDIR (and what the server's env_vars names), but every
 // tools/call names the thread in its _meta ("threadId", and in
-// "x-codex-turn-metadata" with the turn id): agent.SessionFromEnv and
-// agent.SessionFromMeta read them. Its default sandbox (workspace-write)
+// "x-codex-turn-metadata" with the turn id): agents.SessionFromEnv and
+// agents.SessionFromMeta read them. Its default sandbox (workspace-write)
 // lets a shell command write only the workspace and the temporary folders
 // and refuses it Unix sockets, so rewind-lsp run from Codex's shell reaches
 // neither the store nor a running server; its MCP server, which Codex runs
@@ -285,4 +285,24 @@ func (codex) ACPTranscript(id string) string {
 		}
 		return filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl")
 	})
+}
+
+// SessionEnv: Codex 0.169 sets CODEX_THREAD_ID (and CODEX_SESSION_ID, the
+// same id) for the commands its shell tool runs, not for its MCP servers.
+func (codex) SessionEnv() []string { return []string{"CODEX_THREAD_ID", "CODEX_SESSION_ID"} }
+
+// SessionFromMeta: Codex 0.169 names its thread (the session_id of its
+// hooks) in every tools/call as "threadId", and again in
+// "x-codex-turn-metadata"; it starts its MCP servers with no session in
+// their environment, so this is how its calls are known.
+func (codex) SessionFromMeta(meta map[string]any) string {
+	if s, _ := meta["threadId"].(string); s != "" {
+		return s
+	}
+	if turn, ok := meta["x-codex-turn-metadata"].(map[string]any); ok {
+		if s, _ := turn["thread_id"].(string); s != "" {
+			return s
+		}
+	}
+	return ""
 }

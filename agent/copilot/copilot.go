@@ -33,7 +33,7 @@ var Agent agent.Agent = copilot{}
 //
 // Copilot CLI 1.0 names the session (the hooks' sessionId, the same after
 // --resume) to its shell's commands and to its MCP servers in
-// COPILOT_AGENT_SESSION_ID (agent.SessionFromEnv).
+// COPILOT_AGENT_SESSION_ID (agents.SessionFromEnv).
 type copilot struct{}
 
 func (copilot) Name() string  { return Name }
@@ -224,3 +224,7 @@ func (copilot) Setup(o agent.SetupOptions) (*agent.SetupResult, error) {
 	r.Added = append(r.Added, CopilotEvents...)
 	return r, nil
 }
+
+// SessionEnv: Copilot CLI 1.0 sets COPILOT_AGENT_SESSION_ID for its shell's
+// commands and its MCP servers.
+func (copilot) SessionEnv() []string { return []string{"COPILOT_AGENT_SESSION_ID"} }

@@ -37,7 +37,7 @@ import (
 // restores the files itself) dropped it (OwnRewindDropped).
 //
 // The agent names the session to its shell's commands through the plugin
-// (shell.env sets REWIND_LSP_SESSION, agent.SessionFromEnv).
+// (shell.env sets REWIND_LSP_SESSION, agents.SessionFromEnv).
 type openCode struct {
 	name, title string
 	bin         string // the command

@@ -54,7 +54,7 @@ var Agent, Omp agent.Agent = pi{}, pi{omp: true}
 // header id and parentSession, so the copy's leaf is that entry; after a
 // turn's end, through the leaf at agent_end.
 //
-// The extension sets REWIND_LSP_SESSION (agent.SessionFromEnv) at
+// The extension sets REWIND_LSP_SESSION (agents.SessionFromEnv) at
 // session_start: the agent's bash inherits the process's environment, so
 // `rewind-lsp` run from it knows its session. oh-my-pi's bash also gets
 // OMPCODE=1 and CLAUDECODE=1.

@@ -238,3 +238,7 @@ func qwenHooksOff(path string) bool {
 	raw, _ := hookfile.Get(top, "disableAllHooks")
 	return string(raw) == "true"
 }
+
+// SessionEnv: Qwen Code 0.24 sets QWEN_CODE_SESSION_ID for its shell's
+// commands and its MCP servers.
+func (qwen) SessionEnv() []string { return []string{"QWEN_CODE_SESSION_ID"} }

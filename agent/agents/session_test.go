@@ -1,4 +1,4 @@
-package agent
+package agents
 
 import (
 	"encoding/json"
@@ -38,7 +38,7 @@ func TestSessionFromEnv(t *testing.T) {
 // names its thread; without threadId, its turn metadata still does; a
 // call whose _meta names no session (Gemini CLI's) gives "".
 func TestSessionFromMeta(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "codex", "mcp-tools-call.json"))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "codex", "mcp-tools-call.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
