@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Agent is one coding agent rewind-lsp takes turns from through its

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+
 	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
+
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/words"
-	"strings"
 )
 
 // Bounds that keep a notice whole: Claude Code passes ~10,000 characters

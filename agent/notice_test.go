@@ -1,9 +1,10 @@
 package agent
 
 import (
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // TestForkText: the fork's notice names its fork point with the prompt,

@@ -1,6 +1,10 @@
 package agents
 
 import (
+	"slices"
+	"strings"
+	"testing"
+
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
 	"github.com/rewind-lsp/rewind-lsp/agent/codex"
@@ -9,9 +13,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
 	"github.com/rewind-lsp/rewind-lsp/agent/opencode"
 	"github.com/rewind-lsp/rewind-lsp/agent/qwen"
-	"slices"
-	"strings"
-	"testing"
 )
 
 // Each agent's own payloads, as its real binary wrote them for one prompt

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/copilot"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/copilot"
 )
 
 // seedHooks adds every hook payload the real agents sent (testdata) to f,

@@ -2,12 +2,13 @@ package agents
 
 import (
 	"encoding/json"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
 )
 
 // TestSetupUpdatesAnOlderInstall: a settings file from an older setup (its

@@ -2,11 +2,12 @@ package claudecode
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"os"
-	"path/filepath"
 )
 
 // Name is Claude Code's name on the command line

@@ -2,11 +2,12 @@ package claudecode
 
 import (
 	"encoding/json"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // What the real Claude Code wrote for a fork (agent/testdata/claude-fork):

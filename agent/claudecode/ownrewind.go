@@ -6,15 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Claude Code's own rewind (Esc Esc, /rewind; the SDK's resumeSessionAt)

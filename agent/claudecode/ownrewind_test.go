@@ -2,12 +2,13 @@ package claudecode
 
 import (
 	"encoding/json"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // rewindFixture is what the real Claude Code wrote in a session with its

@@ -2,13 +2,14 @@ package claudecode
 
 import (
 	"bytes"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Claude Code, three prompts: the fork at turn 2's start is the

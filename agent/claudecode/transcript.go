@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // ReadForkPoint reads the fork point of the Claude Code transcript at

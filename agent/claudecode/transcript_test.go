@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 const sess = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"

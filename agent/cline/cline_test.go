@@ -3,14 +3,15 @@ package cline
 import (
 	"encoding/json"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Cline's own payloads (one `cline --yolo` prompt that wrote a.txt with

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
 // Name is Codex's name on the command line and in the journal.

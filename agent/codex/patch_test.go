@@ -2,10 +2,11 @@ package codex
 
 import (
 	"encoding/json"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"slices"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 )
 
 func TestPatchPaths(t *testing.T) {

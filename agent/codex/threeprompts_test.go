@@ -1,13 +1,14 @@
 package codex
 
 import (
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Codex, three prompts: Codex forks its thread itself (through `codex

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/google/uuid"
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
 // Name is Copilot CLI's name on the command line and in the journal.

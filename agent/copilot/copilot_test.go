@@ -3,11 +3,12 @@ package copilot
 import (
 	"bytes"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
 )
 
 // A Copilot CLI session folder (as the real CLI wrote it): the fork at the

@@ -2,12 +2,13 @@ package copilot
 
 import (
 	"bytes"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
 )
 
 // Copilot CLI, three prompts: the fork at turn 2's start is the session

@@ -6,15 +6,16 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/google/uuid"
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
 // Name is Factory's droid CLI, by its name on the command line and in the

@@ -3,14 +3,15 @@ package droid
 import (
 	"bytes"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 )
 
 // droidFixture is the session file droid 0.215 wrote in

@@ -5,16 +5,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Name is Gemini CLI's name on the command line and in the journal.

@@ -3,12 +3,13 @@ package gemini
 import (
 	"bytes"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 )
 
 // A Gemini CLI session file (as the real CLI wrote it) forked at its end:

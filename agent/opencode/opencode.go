@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
-	ocplugin "github.com/rewind-lsp/rewind-lsp/extensions/opencode"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
+	ocplugin "github.com/rewind-lsp/rewind-lsp/extensions/opencode"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // openCode is opencode, or Kilo, its fork (the same plugins, sessions,

@@ -3,15 +3,16 @@ package opencode
 import (
 	"encoding/json"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	ocplugin "github.com/rewind-lsp/rewind-lsp/extensions/opencode"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	ocplugin "github.com/rewind-lsp/rewind-lsp/extensions/opencode"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // The plugin's payloads read as the hook needs them: the prompt's message

@@ -6,18 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
-	piext "github.com/rewind-lsp/rewind-lsp/extensions/pi"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
+	piext "github.com/rewind-lsp/rewind-lsp/extensions/pi"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // The names of pi and oh-my-pi on the command line and in the journal.

@@ -5,15 +5,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	piext "github.com/rewind-lsp/rewind-lsp/extensions/pi"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
 )
 
 // The events pi's and oh-my-pi's extension handed over in one prompt

@@ -3,16 +3,17 @@ package qwen
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/google/uuid"
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/hookfile"
 	"github.com/rewind-lsp/rewind-lsp/journal"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 )
 
 // Name is Qwen Code's name on the command line and in the journal.

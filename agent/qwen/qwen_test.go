@@ -3,15 +3,16 @@ package qwen
 import (
 	"bytes"
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/agenttest"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // qwenConversation is the texts of a Qwen Code transcript's prompt and

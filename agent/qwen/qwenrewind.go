@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rewind-lsp/rewind-lsp/agent"
-	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
-	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
-	"github.com/rewind-lsp/rewind-lsp/journal"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
+	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Qwen Code's own rewind (/rewind, Esc Esc; its interactive interface

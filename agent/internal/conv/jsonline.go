@@ -2,8 +2,9 @@ package conv
 
 import (
 	"errors"
-	"github.com/rewind-lsp/rewind-lsp/agent"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/agent"
 )
 
 // A transcript line is read only as far as its top-level keys: nested

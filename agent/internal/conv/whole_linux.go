@@ -2,9 +2,10 @@ package conv
 
 import (
 	"errors"
-	"golang.org/x/sys/unix"
 	"os"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // createUnnamed opens an unnamed file in dir (O_TMPFILE): it has no name
