@@ -18,10 +18,10 @@ import (
 var bySessionEnv = []agent.Agent{codex.Agent, copilot.Agent, qwen.Agent, claudecode.Agent}
 
 // SessionFromEnv is the agent session the current process runs under, as
-// getenv reads the environment, or "" when none is named: agent.SessionEnv
+// getenv reads the environment, or "" when none is named: agent.SessionVar
 // first, then each agent's own variables (bySessionEnv).
 func SessionFromEnv(getenv func(string) string) string {
-	if v := getenv(agent.SessionEnv); v != "" {
+	if v := getenv(agent.SessionVar); v != "" {
 		return v
 	}
 	for _, a := range bySessionEnv {

@@ -1,10 +1,10 @@
 package agent
 
-// SessionEnv is the environment variable that names the agent session a
+// SessionVar is the environment variable that names the agent session a
 // process runs under for any agent, set in its configuration or by hand
 // (opencode's and pi's integrations set it for their shells); it comes
 // before every agent's own (SessionNamer).
-const SessionEnv = "REWIND_LSP_SESSION"
+const SessionVar = "REWIND_LSP_SESSION"
 
 // SessionNamer is an agent that names its session to the processes its
 // tools start (its shell's commands, its MCP servers), measured on the
