@@ -102,7 +102,7 @@ func (p *Proxy) prompt(env envelope, line []byte) []byte {
 			return
 		}
 		a := commands.TurnStartArgs{Prompt: text, Session: s.id, Source: journal.SourceACP, Agent: turnAgent(agent)}
-		p.position(s, agent, &a.Transcript, &a.ForkBytes, &a.ForkUUID)
+		a.Transcript, a.ForkPoint = p.position(s, agent)
 		if _, err := commands.TurnStart.Call(ctx, cl, a); err != nil {
 			p.log.Printf("session %s: opening its turn: %v", s.id, err)
 			return
@@ -157,8 +157,7 @@ func (p *Proxy) endTurn(sid string) {
 			return
 		}
 		a := commands.TurnEndArgs{Session: s.id}
-		var transcript string
-		p.position(s, agent, &transcript, &a.ForkBytes, &a.ForkUUID)
+		_, a.ForkPoint = p.position(s, agent)
 		if _, err := commands.TurnEnd.Call(ctx, cl, a); err != nil {
 			p.log.Printf("session %s: ending its turn: %v", s.id, err)
 		}

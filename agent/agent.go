@@ -1,30 +1,22 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-)
 
-// The agents' names, as the command line (`rewind-lsp hook NAME`) and the
-// journal spell them.
-const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-	Gemini     = "gemini"
-	Copilot    = "copilot"
-	OpenCode   = "opencode"
-	Kilo       = "kilo"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Agent is one coding agent rewind-lsp takes turns from through its
 // hooks: how its hook events read, what its tool calls write, how a
 // notice reaches its model, where its conversation stands at a turn
 // boundary and how it is forked there, and where its hooks are installed.
-// Each agent is one file of this package.
+// Each agent is a package below this one; package agents lists them.
 type Agent interface {
 	// Name is the agent's name on the command line and in the journal.
 	Name() string
@@ -42,35 +34,16 @@ type Agent interface {
 	// to its model.
 	Notice(text string) []byte
 	// Position reads where the session's conversation stands at a Prompt
-	// event (before the prompt) or a Stop event (the turn just ended).
-	Position(ev *Event) (Position, error)
+	// event (before the prompt) or a Stop event (the turn just ended): its
+	// conversation file ("" when there is nothing to record) and the fork
+	// point in it.
+	Position(ev *Event) (transcript string, at journal.ForkPoint, err error)
 	// Fork makes a conversation that continues the session from a
 	// recorded position, beside the original, which is never modified. A
 	// fork that cannot be made is a *Refusal.
 	Fork(r ForkRequest) (*Forked, error)
 	// Setup installs rewind-lsp's hooks where the agent runs them.
 	Setup(o SetupOptions) (*SetupResult, error)
-}
-
-var agents = []Agent{claude{}, codex{}, gemini{}, copilot{}, qwen{}, droid{}, cline{}, pi{}, pi{omp: true}, opencodeAgent, kiloAgent}
-
-// Lookup returns the agent named name, or nil.
-func Lookup(name string) Agent {
-	for _, a := range agents {
-		if a.Name() == name {
-			return a
-		}
-	}
-	return nil
-}
-
-// Names lists the agents' names.
-func Names() []string {
-	var out []string
-	for _, a := range agents {
-		out = append(out, a.Name())
-	}
-	return out
 }
 
 // EventKind is what a hook event means to rewind-lsp, whatever the agent
@@ -154,9 +127,9 @@ type payload struct {
 	ToolArgs        json.RawMessage `json:"toolArgs"`
 }
 
-// parse decodes a payload into an Event of kind kinds[name], where name
+// ParseHook decodes a payload into an Event of kind kinds[name], where name
 // is the event the command line names, else the payload's.
-func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error) {
+func ParseHook(data []byte, event string, kinds map[string]EventKind) (*Event, error) {
 	var p payload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("hook event is not JSON: %w", err)
@@ -168,9 +141,9 @@ func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error
 	if name == "" {
 		return nil, fmt.Errorf("hook event has no hook_event_name")
 	}
-	ev := &Event{Kind: kinds[name], Name: name, SessionID: first(p.SessionID, p.SessionIDCamel),
-		Transcript: first(p.Transcript, p.TranscriptCamel), Cwd: p.Cwd, Prompt: p.Prompt, Source: p.Source,
-		TurnID: p.TurnID, PromptID: p.PromptID, ToolName: first(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
+	ev := &Event{Kind: kinds[name], Name: name, SessionID: cmp.Or(p.SessionID, p.SessionIDCamel),
+		Transcript: cmp.Or(p.Transcript, p.TranscriptCamel), Cwd: p.Cwd, Prompt: p.Prompt, Source: p.Source,
+		TurnID: p.TurnID, PromptID: p.PromptID, ToolName: cmp.Or(p.ToolName, p.ToolNameCamel), ToolInput: p.ToolInput, ToolUseID: p.ToolUseID}
 	if len(ev.ToolInput) == 0 && len(p.ToolArgs) > 0 {
 		ev.ToolInput = p.ToolArgs
 		// Some versions send the arguments as a JSON text in a string.
@@ -182,16 +155,9 @@ func parse(data []byte, event string, kinds map[string]EventKind) (*Event, error
 	return ev, nil
 }
 
-func first(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// inputPath reads the string field key of a tool input, made absolute
+// InputPath reads the string field key of a tool input, made absolute
 // against the event's cwd ("" when there is none).
-func (ev *Event) inputPath(key string) string {
+func (ev *Event) InputPath(key string) string {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(ev.ToolInput, &in) != nil {
 		return ""
@@ -200,39 +166,39 @@ func (ev *Event) inputPath(key string) string {
 	if json.Unmarshal(in[key], &p) != nil || strings.TrimSpace(p) == "" {
 		return ""
 	}
-	return ev.abs(p)
+	return ev.Abs(p)
 }
 
-// abs makes p absolute against the event's cwd.
-func (ev *Event) abs(p string) string {
+// Abs makes p absolute against the event's cwd.
+func (ev *Event) Abs(p string) string {
 	if !filepath.IsAbs(p) && ev.Cwd != "" {
 		p = filepath.Join(ev.Cwd, p)
 	}
 	return filepath.Clean(p)
 }
 
-// fileTool is the Writes of an agent's tool that names one file in input
+// FileTool is the Writes of an agent's tool that names one file in input
 // field key: the file, or relevant but nothing when it names none.
-func fileTool(ev *Event, key string) ([]string, bool, bool) {
-	if p := ev.inputPath(key); p != "" {
+func FileTool(ev *Event, key string) ([]string, bool, bool) {
+	if p := ev.InputPath(key); p != "" {
 		return []string{p}, false, true
 	}
 	return nil, false, true
 }
 
-// mcpTool is the Writes of a tool of an MCP server (its name begins with
+// MCPTool is the Writes of a tool of an MCP server (its name begins with
 // the agent's prefix for them): it may write anything, like a shell.
-func mcpTool(ev *Event, prefix string) ([]string, bool, bool) {
+func MCPTool(ev *Event, prefix string) ([]string, bool, bool) {
 	if strings.HasPrefix(ev.ToolName, prefix) {
 		return nil, true, true
 	}
 	return nil, false, false
 }
 
-// contextJSON is {"hookSpecificOutput":{"hookEventName":event,
+// ContextJSON is {"hookSpecificOutput":{"hookEventName":event,
 // "additionalContext":text}}, one line: the notice of the agents that
 // take it this way.
-func contextJSON(event, text string) []byte {
+func ContextJSON(event, text string) []byte {
 	var out struct {
 		HookSpecificOutput struct {
 			HookEventName     string `json:"hookEventName"`
@@ -241,12 +207,12 @@ func contextJSON(event, text string) []byte {
 	}
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
-	return marshalLine(out)
+	return MarshalLine(out)
 }
 
-// homeDir is the folder an agent keeps its files in: $env when set, else
+// HomeDir is the folder an agent keeps its files in: $env when set, else
 // sub of the user's home folder.
-func homeDir(env, sub string) (string, error) {
+func HomeDir(env, sub string) (string, error) {
 	if d := os.Getenv(env); d != "" {
 		return d, nil
 	}

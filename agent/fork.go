@@ -1,21 +1,10 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-)
 
-// Position is where an agent session's conversation stood at a turn
-// boundary, as the hooks recorded it: its conversation file and the fork
-// point in it.
-type Position struct {
-	Transcript string
-	Point      ForkPoint
-}
+	"github.com/rewind-lsp/rewind-lsp/journal"
+)
 
 // ForkRequest asks for a conversation that continues session from a turn
 // boundary.
@@ -25,7 +14,7 @@ type ForkRequest struct {
 	// (the fork ends before its prompt) or, with End, at its end (the
 	// fork keeps the turn).
 	Transcript string
-	Point      ForkPoint
+	Point      journal.ForkPoint
 	End        bool
 	// Prompt is the turn's prompt, and Nth how many earlier prompts of the
 	// session had the same text: agents whose files can only be cut at a
@@ -49,111 +38,14 @@ type Refusal struct{ Reason string }
 
 func (r *Refusal) Error() string { return r.Reason }
 
-// refusef makes a *Refusal.
-func refusef(format string, args ...any) error {
+// Refusef makes a *Refusal.
+func Refusef(format string, args ...any) error {
 	return &Refusal{Reason: fmt.Sprintf(format, args...)}
 }
 
-// firstTurn is the refusal of a fork before a session's first prompt.
-var firstTurn = &Refusal{Reason: "there is no conversation before that prompt to resume (it was the session's first); start a new session instead"}
+// FirstTurn is the refusal of a fork before a session's first prompt.
+var FirstTurn = &Refusal{Reason: "there is no conversation before that prompt to resume (it was the session's first); start a new session instead"}
 
-// noEnd is the refusal of a fork at the end of a turn whose end recorded
+// NoEnd is the refusal of a fork at the end of a turn whose end recorded
 // no position.
-var noEnd = &Refusal{Reason: "the end of that turn recorded no position in the agent's conversation; rewind to the turn's start instead"}
-
-// readPoint reads the point of the JSON Lines file at path now: its length
-// up to its last complete line, and the marker of the last line before
-// that which has one (marker returns "" for lines without). A file that
-// does not exist yet is at the zero point. Only its tail is read.
-func readPoint(path string, marker func(line []byte) string) (ForkPoint, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return ForkPoint{}, nil
-	}
-	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript: %w", err)
-	}
-	// A last line still being written is not part of the point.
-	end, err := lastNewline(f, fi.Size())
-	if err != nil {
-		return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	p := ForkPoint{Bytes: end}
-	for end > 0 {
-		line, start, err := lineBefore(f, end)
-		if err != nil {
-			return ForkPoint{}, fmt.Errorf("transcript %s: %w", path, err)
-		}
-		if m := marker(line); m != "" {
-			p.UUID = m
-			break
-		}
-		end = start
-	}
-	return p, nil
-}
-
-// openAt opens the file at path for a fork at point: it must exist, be at
-// least point.Bytes long, and have a line end just before point.Bytes.
-func openAt(path string, point ForkPoint) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, refusef("the conversation file %s is missing", path)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("transcript: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("transcript: %w", err)
-	}
-	if fi.Size() < point.Bytes {
-		f.Close()
-		return nil, nil, refusef("the conversation file %s is shorter (%d bytes) than at the fork point (%d bytes): it was cut or replaced",
-			path, fi.Size(), point.Bytes)
-	}
-	if point.Bytes > 0 {
-		// The fork point ends a line; anything else was moved under it.
-		b := []byte{0}
-		if _, err := f.ReadAt(b, point.Bytes-1); err != nil || b[0] != '\n' {
-			f.Close()
-			return nil, nil, refusef("the conversation file %s changed under the fork point: byte %d no longer ends a line",
-				path, point.Bytes)
-		}
-	}
-	return f, fi, nil
-}
-
-// writeNew writes the file dir/name, which must not exist, with write: it
-// appears whole or not at all (whole.go), and never replaces a file.
-func writeNew(dir, name string, perm fs.FileMode, write func(f *os.File) error) error {
-	w, err := createWhole(dir, perm)
-	if err != nil {
-		return err
-	}
-	if err := write(w.File); err != nil {
-		w.discard()
-		return err
-	}
-	if err := w.publish(filepath.Join(dir, name)); err != nil {
-		w.discard()
-		return err
-	}
-	return nil
-}
-
-// lineAt reads the line of f that starts at off and is size bytes long
-// (without its newline).
-func lineAt(f io.ReaderAt, off int64, size int) []byte {
-	line := make([]byte, size)
-	if _, err := f.ReadAt(line, off); err != nil && !errors.Is(err, io.EOF) {
-		return nil
-	}
-	return line
-}
+var NoEnd = &Refusal{Reason: "the end of that turn recorded no position in the agent's conversation; rewind to the turn's start instead"}

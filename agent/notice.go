@@ -117,8 +117,8 @@ func JoinNotices(texts ...string) string {
 	return text
 }
 
-// marshalLine is v as one line of JSON (no HTML escaping), with its newline.
-func marshalLine(v any) []byte {
+// MarshalLine is v as one line of JSON (no HTML escaping), with its newline.
+func MarshalLine(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -1,8 +1,7 @@
 package agent
 
 import (
-	"errors"
-	"io"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 )
 
 // Prompter is an agent whose hooks cannot be trusted to say when a prompt
@@ -25,9 +24,10 @@ type PromptAt struct {
 	ID string
 	// Text is the person's prompt.
 	Text string
-	// Position is the conversation just before the prompt: where a
-	// conversation rewind to its turn cuts it.
-	Position Position
+	// Transcript and Point are the conversation just before the prompt:
+	// where a conversation rewind to its turn cuts it.
+	Transcript string
+	Point      journal.ForkPoint
 }
 
 // EventNoticer is an agent whose model hears a hook's output at other
@@ -37,52 +37,4 @@ type EventNoticer interface {
 	// model, nil when ev's output does not reach it. A notice is taken
 	// (and so marked as heard) only at an event that can carry it.
 	NoticeAt(ev *Event, text string) []byte
-}
-
-// eachLineBack calls fn with each complete line of f before offset end
-// (without its newline) and the offset where it starts, last line first,
-// until fn returns false.
-func eachLineBack(f io.ReaderAt, end int64, fn func(line []byte, start int64) bool) error {
-	for end > 0 {
-		line, start, err := lineBefore(f, end)
-		if err != nil {
-			return err
-		}
-		if !fn(line, start) {
-			return nil
-		}
-		end = start
-	}
-	return nil
-}
-
-// eachLine calls fn with each complete line of f from offset start up to
-// offset end (without its newline) and the offset where it starts, until
-// fn returns false.
-func eachLine(f io.ReaderAt, start, end int64, fn func(line []byte, start int64) bool) error {
-	buf := make([]byte, 0, backChunk)
-	chunk := make([]byte, backChunk)
-	lineStart := start
-	for off := start; off < end; {
-		n := int64(len(chunk))
-		if end-off < n {
-			n = end - off
-		}
-		if _, err := f.ReadAt(chunk[:n], off); err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		for i := int64(0); i < n; i++ {
-			if chunk[i] != '\n' {
-				buf = append(buf, chunk[i])
-				continue
-			}
-			if !fn(buf, lineStart) {
-				return nil
-			}
-			buf = buf[:0]
-			lineStart = off + i + 1
-		}
-		off += n
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -47,11 +48,11 @@ type AgentRewindResult struct {
 }
 
 // AgentRewind notices an agent's own rewind and records and completes it
-// (workspace.CompleteAgentRewind). Claude Code's and Qwen Code's are seen
-// in their transcripts (agent.FindOwnRewind, agent.FindQwenRewind): the
-// journal is read without the lock, the transcript only after each
-// recorded fork point; the lock is taken only when there is a rewind to
-// record.
+// (workspace.CompleteAgentRewind). The agent finds it (agent.OwnRewinder:
+// Claude Code's and Qwen Code's in their transcripts, opencode's and
+// Kilo's in the leaves their prompts recorded): the journal is read without
+// the lock, the transcript only after each recorded fork point; the lock is
+// taken only when there is a rewind to record.
 func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRewindResult, error) {
 	if a.Session == "" {
 		return nil, &ArgError{Field: "session", Msg: "is required"}
@@ -60,10 +61,8 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if a.Report != "" {
 		return s.rewindToCheckpoint(ctx, a, r)
 	}
-	find := map[string]func(*journal.History, *journal.Entry, string) (*journal.Entry, []string, error){
-		agent.ClaudeCode: s.findOwnRewind, agent.Qwen: s.findQwenRewind,
-		agent.OpenCode: s.findOpenCodeUndo, agent.Kilo: s.findOpenCodeUndo}[a.Agent]
-	if find == nil {
+	ow, ok := agents.Lookup(a.Agent).(agent.OwnRewinder)
+	if !ok {
 		return r, nil // no other agent's own rewind is seen yet
 	}
 	h, err := s.ws.History()
@@ -74,16 +73,16 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {
 		return r, nil
 	}
-	dropped, tracked, err := find(h, open, a.PromptID)
+	rw, err := ow.FindOwnRewind(open, a.PromptID, past{h, open})
 	if err != nil {
 		return r, err
 	}
-	if dropped == nil {
+	if rw == nil {
 		return r, nil
 	}
-	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: dropped.ID,
-		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), RestoresAll: agent.IsOpenCode(a.Agent)}
-	for _, p := range tracked {
+	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: rw.Dropped.ID,
+		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), RestoresAll: rw.RestoresAll}
+	for _, p := range rw.Tracked {
 		if rel, err := s.RelPath(p); err == nil {
 			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
 		}
@@ -104,94 +103,27 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	return r, nil
 }
 
-// openCodeDropped is the first earlier turn of an opencode or Kilo
-// session on the branch that the open turn's prompt dropped (its own
-// /undo: agent.OwnRewindDropped compares the leaves the prompts recorded),
-// or nil.
-// findOpenCodeUndo is openCodeDropped in the shape of the other agents'
-// searches: opencode and Kilo track no files of their own here.
-func (s *Service) findOpenCodeUndo(h *journal.History, open *journal.Entry, _ string) (*journal.Entry, []string, error) {
-	return openCodeDropped(h, open), nil, nil
-}
-
-func openCodeDropped(h *journal.History, open *journal.Entry) *journal.Entry {
-	var turns []*journal.Entry
-	var points []string
-	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
-		if t.ID != open.ID && t.Agent == open.Agent && t.Transcript != "" && t.Turn < open.Turn && h.OnBranch(t.ID) {
-			turns, points = append(turns, t), append(points, t.ForkUUID)
-		}
-	}
-	if i := agent.OwnRewindDropped(open.ForkUUID, points); i >= 0 {
-		return turns[i]
-	}
-	return nil
-}
-
-// findOwnRewind looks in a Claude Code session's transcript for the open
-// turn's prompt continuing from before an earlier prompt of its
-// conversation: it returns that earlier turn's start and the files Claude
-// Code tracks there (absolute paths), or nil. The earlier prompts are the
-// session's own turns on the branch and, should the session be a fork
-// (Claude Code's --fork-session or /branch), those of the older Claude Code
-// sessions it was forked from: the ones whose prompt was sent where the
-// open prompt hangs (the same marker, ForkUUID), and their session's turns
-// after them, recorded before the fork first appears (forkCut). Only those
+// past is what the journal knows of the turns before the open turn open,
+// as an agent looks for its own rewind among them (agent.Past). Only those
 // are read: never the whole history.
-func (s *Service) findOwnRewind(h *journal.History, open *journal.Entry, promptID string) (*journal.Entry, []string, error) {
-	cur := agent.PromptRef{Transcript: open.Transcript, ForkBytes: open.ForkBytes, ForkUUID: open.ForkUUID, PromptID: open.PromptID}
-	if cur.PromptID == "" {
-		cur.PromptID = promptID
-	}
-	e, err := agent.FindPrompt(cur.Transcript, cur.ForkBytes, cur.PromptID)
-	if err != nil || e == nil || e.First {
-		return nil, nil, err
-	}
-	ordered := earlierTurns(h, open, e.Parent)
-	var earlier []agent.PromptRef
-	for _, t := range ordered {
-		earlier = append(earlier, agent.PromptRef{Transcript: t.Transcript, ForkBytes: t.ForkBytes, ForkUUID: t.ForkUUID, PromptID: t.PromptID})
-	}
-	if len(earlier) == 0 {
-		return nil, nil, nil
-	}
-	rw, err := agent.FindOwnRewind(cur, earlier)
-	if err != nil || rw == nil {
-		return nil, nil, err
-	}
-	return ordered[rw.Dropped], rw.Tracked, nil
+type past struct {
+	h    *journal.History
+	open *journal.Entry
 }
 
-// findQwenRewind looks in a Qwen Code session's transcript, between the
-// previous prompt of the session and the open turn's, for the entry its
-// /rewind writes, and returns the start of the turn whose prompt it
-// dropped and the files Qwen Code's file history restores there (absolute
-// paths), or nil. The dropped prompt is one of earlierTurns: the session's
-// own, or, in a fork (rewind-lsp's, Qwen Code's --fork-session or
-// /branch, which keep the entries' uuids), those of the session it was
-// forked from.
-func (s *Service) findQwenRewind(h *journal.History, open *journal.Entry, _ string) (*journal.Entry, []string, error) {
-	from := int64(0)
-	for _, t := range h.Session(open.Session, journal.KindTurnStart) {
-		if t.ID != open.ID && t.Transcript == open.Transcript && h.OnBranch(t.ID) && t.ForkBytes < open.ForkBytes {
-			from = max(from, t.ForkBytes)
+// Session lists the open turn's session's other turns on the branch.
+func (p past) Session() []*journal.Entry {
+	var out []*journal.Entry
+	for _, t := range p.h.Session(p.open.Session, journal.KindTurnStart) {
+		if t.ID != p.open.ID && p.h.OnBranch(t.ID) {
+			out = append(out, t)
 		}
 	}
-	parent, found, err := agent.FindQwenRewind(open.Transcript, from, open.ForkBytes)
-	if err != nil || !found {
-		return nil, nil, err
-	}
-	ordered := earlierTurns(h, open, parent)
-	var earlier []agent.PromptRef
-	for _, t := range ordered {
-		earlier = append(earlier, agent.PromptRef{Transcript: t.Transcript, ForkBytes: t.ForkBytes, ForkUUID: t.ForkUUID, PromptID: t.PromptID})
-	}
-	rw, err := agent.FindQwenOwnRewind(parent, earlier)
-	if err != nil || rw == nil {
-		return nil, nil, err
-	}
-	return ordered[rw.Dropped], rw.Tracked, nil
+	return out
 }
+
+// Earlier is earlierTurns.
+func (p past) Earlier(parent string) []*journal.Entry { return earlierTurns(p.h, p.open, parent) }
 
 // earlierTurns are the turn starts, oldest first, whose prompt the open
 // turn's agent may have dropped by its own rewind when the open prompt

@@ -6,6 +6,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/workspace/notices"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
@@ -33,7 +34,7 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 	if start == nil || start.Kind != journal.KindTurnStart {
 		return &ConversationResult{Reason: fmt.Sprintf("%s is not a turn: an agent's conversation can only be rewound to the start or end of one of its turns; only rewind-lsp's journal moved back", t.Spec)}
 	}
-	ag := agent.Lookup(start.Agent)
+	ag := agents.Lookup(start.Agent)
 	if ag == nil || start.Transcript == "" {
 		who := "the command line or an editor"
 		if start.Source == journal.SourceAuto {
@@ -44,9 +45,9 @@ func (s *Service) conversation(out *workspace.Outcome) *ConversationResult {
 		return &ConversationResult{Reason: fmt.Sprintf("turn %d was recorded by %s, not by an agent hook that names its conversation; only rewind-lsp's journal moved back", start.Turn, who)}
 	}
 	req := agent.ForkRequest{Session: start.Session, Transcript: start.Transcript, Prompt: start.Prompt,
-		Point: agent.ForkPoint{Bytes: start.ForkBytes, UUID: start.ForkUUID}, Nth: h.SamePrompts(start), Dir: s.Root()}
+		Point: start.ForkPoint, Nth: h.SamePrompts(start), Dir: s.Root()}
 	if end != nil {
-		req.End, req.Point = true, agent.ForkPoint{Bytes: end.ForkBytes, UUID: end.ForkUUID}
+		req.End, req.Point = true, end.ForkPoint
 	}
 	fk, err := ag.Fork(req)
 	if err != nil {

@@ -125,7 +125,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
 		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Ensure: a.Ensure, Key: CallOf(ctx).Key}
 	if a.Transcript != "" {
-		req.Fork = &journal.ForkPoint{ForkBytes: a.ForkBytes, ForkUUID: a.ForkUUID}
+		req.Fork = &a.ForkPoint
 	}
 	e, err := s.ws.TurnStart(ctx, req)
 	if err != nil {
@@ -138,7 +138,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
 	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), PromptID: a.PromptID, Key: CallOf(ctx).Key}
 	if a.ForkBytes > 0 || a.ForkUUID != "" {
-		req.Fork = &journal.ForkPoint{ForkBytes: a.ForkBytes, ForkUUID: a.ForkUUID}
+		req.Fork = &a.ForkPoint
 	}
 	end, _, err := s.ws.TurnEnd(ctx, req)
 	if err != nil {

@@ -62,11 +62,9 @@ type TurnStartArgs struct {
 	Agent string `json:"agent,omitempty"`
 	// Transcript is the session's conversation file.
 	Transcript string `json:"transcript,omitempty"`
-	// ForkBytes is the transcript's length before this prompt: where a
+	// ForkPoint is where the transcript stood before this prompt: where a
 	// conversation rewind to this turn cuts it.
-	ForkBytes int64 `json:"forkBytes,omitempty"`
-	// ForkUUID is the id of the transcript's last entry before this prompt.
-	ForkUUID string `json:"forkUuid,omitempty"`
+	journal.ForkPoint
 	// PromptID is the agent's id of the prompt (Claude Code's prompt_id).
 	PromptID string `json:"promptId,omitempty"`
 	// Ensure opens the turn only if the session's latest turn is not the
@@ -93,11 +91,9 @@ type TurnEndArgs struct {
 	Summary string `json:"summary,omitempty"`
 	// Session is the agent session whose turn ends.
 	Session string `json:"session,omitempty"`
-	// ForkBytes is the transcript's length when the turn ended (agent
+	// ForkPoint is where the transcript stood when the turn ended (agent
 	// hooks).
-	ForkBytes int64 `json:"forkBytes,omitempty"`
-	// ForkUUID is the id of the transcript's last entry then.
-	ForkUUID string `json:"forkUuid,omitempty"`
+	journal.ForkPoint
 	// PromptID, when given, ends the session's open turn only if it is the
 	// turn of that prompt (the agent's id of it): a turn end that arrives
 	// late, after the next prompt opened its turn, ends nothing.

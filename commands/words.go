@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
@@ -114,7 +114,7 @@ func (r *RewindInfo) fillWords(h *journal.History, e *journal.Entry) {
 // agentTitle is the name people know an agent by ("Claude Code"), or its
 // name as recorded when rewind-lsp does not know it.
 func agentTitle(name string) string {
-	if a := agent.Lookup(name); a != nil {
+	if a := agents.Lookup(name); a != nil {
 		return a.Title()
 	}
 	return name

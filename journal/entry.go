@@ -266,12 +266,17 @@ type Entry struct {
 }
 
 // ForkPoint is where an agent's conversation stood at a turn boundary: its
-// conversation file's length and a marker of its last entry (Claude Code:
-// the entry's uuid). The one shape of a fork point, from a hook's event to
-// the journal and back to the fork a rewind makes.
+// conversation file's length and a marker of its last entry. The one shape
+// of a fork point, from a hook's event to the journal and back to the fork
+// a rewind makes.
 type ForkPoint struct {
-	ForkBytes int64  `json:"forkBytes,omitempty"`
-	ForkUUID  string `json:"forkUuid,omitempty"`
+	// ForkBytes is the conversation file's length up to its last complete
+	// line.
+	ForkBytes int64 `json:"forkBytes,omitempty"`
+	// ForkUUID is the marker of what the file held by then: for Claude
+	// Code the uuid of its last entry, for Gemini CLI the id of its last
+	// record, for Codex the id of the last turn to keep.
+	ForkUUID string `json:"forkUuid,omitempty"`
 }
 
 // IsZero reports whether the point is unknown.

@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 )
@@ -101,7 +101,7 @@ func (s *Server) MCPServer() *sdk.Server {
 }
 
 // serial runs tool calls one at a time, as the agent (actor "mcp"), for
-// the session the call names in its _meta (agent.SessionFromMeta: Codex
+// the session the call names in its _meta (agents.SessionFromMeta: Codex
 // names its thread there), else the connection's; each recording call
 // gets its own idempotency key from the command set.
 func serial[In any](s *Server, h sdk.ToolHandlerFor[In, any]) sdk.ToolHandlerFor[In, any] {
@@ -110,7 +110,7 @@ func serial[In any](s *Server, h sdk.ToolHandlerFor[In, any]) sdk.ToolHandlerFor
 		defer s.calls.Unlock()
 		session := s.session
 		if req != nil && req.Params != nil {
-			if id := agent.SessionFromMeta(req.Params.GetMeta()); id != "" {
+			if id := agents.SessionFromMeta(req.Params.GetMeta()); id != "" {
 				session = id
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // An agent's own rewind, completed. Claude Code rewinds its conversation
 // (and, if asked, the files its Edit and Write tools wrote) without telling
 // anyone: no hook runs. The next prompt is noticed continuing from an
-// earlier point of the session (agent.FindOwnRewind); its turn is open by
+// earlier point of the session (agent.OwnRewinder); its turn is open by
 // then. CompleteAgentRewind records what happened and finishes the job:
 //
 //   - a rewind entry (Agent set) moves the conversation back to the start

@@ -16,7 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/commands/text"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
@@ -236,7 +236,7 @@ func (c *cli) locate(dir string) (root, store string, err error) {
 // call is the context of this invocation's command calls: who calls, and
 // the idempotency key.
 func (c *cli) call() context.Context {
-	return commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: journal.Source(c.actor), Session: agent.SessionFromEnv(os.Getenv)})
+	return commands.WithCall(c.ctx, commands.Call{Key: c.key, Actor: c.actor, Source: journal.Source(c.actor), Session: agents.SessionFromEnv(os.Getenv)})
 }
 
 // client is the command set for the root of this invocation (dir is where

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/codex"
+	"github.com/rewind-lsp/rewind-lsp/agent/pi"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
@@ -236,19 +237,19 @@ func (d *demoRun) tour() error {
 			d.say("Codex's next prompt: its hook hands the model this notice (a developer message), once, so it re-reads the files " +
 				"instead of trusting its memory. Claude Code's session gets its own at its next prompt.")
 			d.codexTurnID = "01a20f70-7e14-7b9c-a3d5-c81f2e6b9047"
-			if err := d.hook(agent.Codex, d.codexEvent("UserPromptSubmit", field{"prompt", "keep the old price for now", true})); err != nil {
+			if err := d.hook(codex.Name, d.codexEvent("UserPromptSubmit", field{"prompt", "keep the old price for now", true})); err != nil {
 				return err
 			}
-			if err := d.hook(agent.Codex, d.codexEvent("Stop", field{"stop_hook_active", false, false}, field{"last_assistant_message", "Kept the old price.", false})); err != nil {
+			if err := d.hook(codex.Name, d.codexEvent("Stop", field{"stop_hook_active", false, false}, field{"last_assistant_message", "Kept the old price.", false})); err != nil {
 				return err
 			}
 			d.say("pi's next prompt: the extension hands its model the notice as a hidden message of its own, once (what before_agent_start returns).")
 			d.piLeaf = "e05c1f7b"
-			if err := d.hook(agent.Pi, d.piEvent("UserPromptSubmit", field{"prompt", "check the README", true})); err != nil {
+			if err := d.hook(pi.Name, d.piEvent("UserPromptSubmit", field{"prompt", "check the README", true})); err != nil {
 				return err
 			}
 			d.piLeaf = "9a2d64e8"
-			return d.hook(agent.Pi, d.piEvent("Stop"))
+			return d.hook(pi.Name, d.piEvent("Stop"))
 		},
 		func() error {
 			d.say("Changed your mind? Every rewind can be undone:")

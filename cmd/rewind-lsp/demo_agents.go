@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/claudecode"
+	"github.com/rewind-lsp/rewind-lsp/agent/codex"
+	"github.com/rewind-lsp/rewind-lsp/agent/pi"
 	"github.com/rewind-lsp/rewind-lsp/textdiff"
 )
 
@@ -241,23 +244,23 @@ func (d *demoRun) codexPatch(rel, text string) (payload, error) {
 func (d *demoRun) claudeTurn() error {
 	const who = "Claude Code"
 	d.claudePrompt = "b3e07d52-91fa-4c6e-8d2b-5a7c0f4e1d96"
-	if err := d.hook(agent.ClaudeCode, d.claudeEvent("UserPromptSubmit", field{"prompt", "greet the customer", true})); err != nil {
+	if err := d.hook(claudecode.Name, d.claudeEvent("UserPromptSubmit", field{"prompt", "greet the customer", true})); err != nil {
 		return err
 	}
 	if err := d.edit(who, "greet.go", demoGreet, false, ""); err != nil {
 		return err
 	}
-	if err := d.hook(agent.ClaudeCode, d.claudeWrite("greet.go", demoGreet, nil, "toolu_01Hk3vQx8RmTz2Lw5NpYc7Ja")); err != nil {
+	if err := d.hook(claudecode.Name, d.claudeWrite("greet.go", demoGreet, nil, "toolu_01Hk3vQx8RmTz2Lw5NpYc7Ja")); err != nil {
 		return err
 	}
 	old := demoMain
 	if err := d.edit(who, "main.go", demoMain1, false, ""); err != nil {
 		return err
 	}
-	if err := d.hook(agent.ClaudeCode, d.claudeWrite("main.go", demoMain1, &old, "toolu_01Pq6sDf2WbGn9Kx4ZrTe8Mv")); err != nil {
+	if err := d.hook(claudecode.Name, d.claudeWrite("main.go", demoMain1, &old, "toolu_01Pq6sDf2WbGn9Kx4ZrTe8Mv")); err != nil {
 		return err
 	}
-	return d.hook(agent.ClaudeCode, d.claudeEvent("Stop", field{"stop_hook_active", false, false},
+	return d.hook(claudecode.Name, d.claudeEvent("Stop", field{"stop_hook_active", false, false},
 		field{"last_assistant_message", "Added greet.go and call it from main.", false},
 		field{"background_tasks", []any{}, false}, field{"session_crons", []any{}, false}))
 }
@@ -266,29 +269,29 @@ func (d *demoRun) claudeTurn() error {
 // in README.md.
 func (d *demoRun) piTurn() error {
 	d.piLeaf = "4e7a9c21"
-	if err := d.hook(agent.Pi, d.piEvent("UserPromptSubmit", field{"prompt", "document the greeting", true})); err != nil {
+	if err := d.hook(pi.Name, d.piEvent("UserPromptSubmit", field{"prompt", "document the greeting", true})); err != nil {
 		return err
 	}
 	d.piLeaf = "b83f05d6"
 	const readme = "# shop\n\nGreets the customer, then prices the order.\n"
-	if err := d.hook(agent.Pi, d.piWrite("PreToolUse", "README.md", readme, "call_demo0000000000002")); err != nil {
+	if err := d.hook(pi.Name, d.piWrite("PreToolUse", "README.md", readme, "call_demo0000000000002")); err != nil {
 		return err
 	}
 	if err := d.edit("pi", "README.md", readme, false, ""); err != nil {
 		return err
 	}
-	if err := d.hook(agent.Pi, d.piWrite("PostToolUse", "README.md", readme, "call_demo0000000000002")); err != nil {
+	if err := d.hook(pi.Name, d.piWrite("PostToolUse", "README.md", readme, "call_demo0000000000002")); err != nil {
 		return err
 	}
 	d.piLeaf = "e05c1f7b"
-	return d.hook(agent.Pi, d.piEvent("Stop"))
+	return d.hook(pi.Name, d.piEvent("Stop"))
 }
 
 // codexTurn is turn 3: a Codex prompt whose apply_patch breaks price()
 // in main.go and whose shell deletes README.md.
 func (d *demoRun) codexTurn() error {
 	d.codexTurnID = "01a20f70-6a91-7f03-9c2e-4b8d1e5a0f36"
-	if err := d.hook(agent.Codex, d.codexEvent("UserPromptSubmit", field{"prompt", "add a 20% discount", true})); err != nil {
+	if err := d.hook(codex.Name, d.codexEvent("UserPromptSubmit", field{"prompt", "add a 20% discount", true})); err != nil {
 		return err
 	}
 	patch, err := d.codexPatch("main.go", demoMain2)
@@ -296,19 +299,19 @@ func (d *demoRun) codexTurn() error {
 		return err
 	}
 	done := "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\nM main.go\n"
-	if err := d.hook(agent.Codex, d.codexTool("PostToolUse", "apply_patch", patch, done, "call_Vb7Kq2mXw9Ls4NdR")); err != nil {
+	if err := d.hook(codex.Name, d.codexTool("PostToolUse", "apply_patch", patch, done, "call_Vb7Kq2mXw9Ls4NdR")); err != nil {
 		return err
 	}
 	rm := payload{{"command", "rm README.md", true}}
-	if err := d.hook(agent.Codex, d.codexTool("PreToolUse", "Bash", rm, "", "call_Jt5Hc8pYn3Fz6QwE")); err != nil {
+	if err := d.hook(codex.Name, d.codexTool("PreToolUse", "Bash", rm, "", "call_Jt5Hc8pYn3Fz6QwE")); err != nil {
 		return err
 	}
 	if err := d.edit("Codex", "README.md", "", true, "rm README.md"); err != nil {
 		return err
 	}
-	if err := d.hook(agent.Codex, d.codexTool("PostToolUse", "Bash", rm, "", "call_Jt5Hc8pYn3Fz6QwE")); err != nil {
+	if err := d.hook(codex.Name, d.codexTool("PostToolUse", "Bash", rm, "", "call_Jt5Hc8pYn3Fz6QwE")); err != nil {
 		return err
 	}
-	return d.hook(agent.Codex, d.codexEvent("Stop", field{"stop_hook_active", false, false},
+	return d.hook(codex.Name, d.codexEvent("Stop", field{"stop_hook_active", false, false},
 		field{"last_assistant_message", "Added the discount.", false}))
 }

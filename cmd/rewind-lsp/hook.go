@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/rootpath"
@@ -25,11 +26,11 @@ const hookBudget = 4500 * time.Millisecond
 // prompt event, a pending notice of the rewinds the session has not heard
 // of, once, in the agent's own shape.
 func (c *cli) hook(args []string) error {
-	usage := "usage: rewind-lsp hook " + strings.Join(agent.Names(), "|") + " [EVENT]  (reads one hook event as JSON on stdin; EVENT names it for agents whose payloads do not)"
+	usage := "usage: rewind-lsp hook " + strings.Join(agents.Names(), "|") + " [EVENT]  (reads one hook event as JSON on stdin; EVENT names it for agents whose payloads do not)"
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("%s", usage)
 	}
-	ag := agent.Lookup(args[0])
+	ag := agents.Lookup(args[0])
 	if ag == nil {
 		return usagef("unknown agent %q; %s", args[0], usage)
 	}
@@ -100,8 +101,8 @@ func (c *cli) hookEvent(ag agent.Agent, event string) (err error) {
 		return c.hookPrompt(ag, ev)
 	case agent.Stop:
 		a := commands.TurnEndArgs{Session: ev.SessionID}
-		if pos, ok := c.position(ag, ev); ok {
-			a.ForkBytes, a.ForkUUID = pos.Point.Bytes, pos.Point.UUID
+		if _, at, ok := c.position(ag, ev); ok {
+			a.ForkPoint = at
 		}
 		r, err := c.doTurnEnd(ev.Cwd, a)
 		if err == nil && r.Entry == "" {
@@ -144,8 +145,8 @@ func (c *cli) hookPrompter(ag agent.Agent, pr agent.Prompter, ev *agent.Event) e
 		if p != nil && ev.SessionID != "" {
 			promptID = p.ID
 			a := commands.TurnStartArgs{Prompt: p.Text, Session: ev.SessionID, Source: journal.SourceHook, Agent: ag.Name(), PromptID: p.ID, Ensure: true}
-			if p.Position.Transcript != "" {
-				a.Transcript, a.ForkBytes, a.ForkUUID = p.Position.Transcript, p.Position.Point.Bytes, p.Position.Point.UUID
+			if p.Transcript != "" {
+				a.Transcript, a.ForkPoint = p.Transcript, p.Point
 			}
 			if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
 				return err
@@ -160,8 +161,8 @@ func (c *cli) hookPrompter(ag agent.Agent, pr agent.Prompter, ev *agent.Event) e
 		err = c.hookTool(ag, ev)
 	case agent.Stop:
 		a := commands.TurnEndArgs{Session: ev.SessionID, PromptID: promptID}
-		if pos, ok := c.position(ag, ev); ok {
-			a.ForkBytes, a.ForkUUID = pos.Point.Bytes, pos.Point.UUID
+		if _, at, ok := c.position(ag, ev); ok {
+			a.ForkPoint = at
 		}
 		_, err = c.doTurnEnd(ev.Cwd, a)
 	}
@@ -197,23 +198,24 @@ func (c *cli) noticeAt(ag agent.Agent, ev *agent.Event) error {
 	return err
 }
 
-// position reads where the event's conversation stands now; a failure is
+// position reads where the event's conversation stands now: its file and
+// the fork point in it, ok when there is one to record. A failure is
 // reported, and only means the turn's conversation cannot be rewound.
-func (c *cli) position(ag agent.Agent, ev *agent.Event) (agent.Position, bool) {
-	pos, err := ag.Position(ev)
+func (c *cli) position(ag agent.Agent, ev *agent.Event) (transcript string, at journal.ForkPoint, ok bool) {
+	transcript, at, err := ag.Position(ev)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "rewind-lsp hook: %v (the conversation of this turn cannot be rewound)\n", err)
-		return agent.Position{}, false
+		return "", journal.ForkPoint{}, false
 	}
-	return pos, pos.Transcript != ""
+	return transcript, at, transcript != ""
 }
 
 // hookPrompt opens the session's turn with the conversation's position,
 // then prints the session's pending notice, if any.
 func (c *cli) hookPrompt(ag agent.Agent, ev *agent.Event) error {
 	a := commands.TurnStartArgs{Prompt: ev.Prompt, Session: ev.SessionID, Source: journal.SourceHook, Agent: ag.Name(), PromptID: ev.PromptID}
-	if pos, ok := c.position(ag, ev); ok {
-		a.Transcript, a.ForkBytes, a.ForkUUID = pos.Transcript, pos.Point.Bytes, pos.Point.UUID
+	if transcript, at, ok := c.position(ag, ev); ok {
+		a.Transcript, a.ForkPoint = transcript, at
 	}
 	if _, err := c.doTurnStart(ev.Cwd, a); err != nil {
 		return err

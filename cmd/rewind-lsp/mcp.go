@@ -4,7 +4,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
 	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"github.com/rewind-lsp/rewind-lsp/mcp"
@@ -39,5 +39,5 @@ func (c *cli) mcp(args []string) error {
 	defer release()
 	// The agent that started this server names its session in the
 	// environment: its rewinds during its turn keep the turn open.
-	return mcp.New(cl, lsp.VersionString()).WithSession(agent.SessionFromEnv(os.Getenv)).WithConnection(conn).Run(c.ctx)
+	return mcp.New(cl, lsp.VersionString()).WithSession(agents.SessionFromEnv(os.Getenv)).WithConnection(conn).Run(c.ctx)
 }

@@ -16,19 +16,13 @@ import (
 // Kilo's /undo, seen in the leaf their prompt recorded) — and if so has it
 // recorded and completed (commands.AgentRewind: a running server does it,
 // else this process). Nothing changes when the prompt continues from the
-// end. Qwen Code's rewind is in its transcript by the next prompt, which
-// asks at once (its Stop asks again, should that have failed); Claude
-// Code's shows only at the prompt's first tool event or its end.
+// end. The agent says at which events its rewind may show
+// (agent.OwnRewinder): Qwen Code's is in its transcript by the next prompt,
+// which asks at once (its Stop asks again, should that have failed);
+// Claude Code's shows only at the prompt's first tool event or its end.
 func (c *cli) completeOwnRewind(ag agent.Agent, ev *agent.Event) error {
-	switch {
-	case ev.SessionID == "":
-		return nil
-	case agent.IsOpenCode(ag.Name()):
-	case ev.Transcript == "":
-		return nil
-	case ag.Name() == agent.ClaudeCode && ev.Kind != agent.Prompt:
-	case ag.Name() == agent.Qwen && (ev.Kind == agent.Prompt || ev.Kind == agent.Stop):
-	default:
+	ow, ok := ag.(agent.OwnRewinder)
+	if !ok || ev.SessionID == "" || !ow.OwnRewindShows(ev) {
 		return nil
 	}
 	cl, err := c.client(ev.Cwd)

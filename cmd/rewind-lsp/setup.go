@@ -10,15 +10,16 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 )
 
 // setup installs rewind-lsp's hooks where an agent runs them.
 func (c *cli) setup(args []string) error {
-	usage := "usage: rewind-lsp setup " + strings.Join(agent.Names(), "|") + " [--user]"
+	usage := "usage: rewind-lsp setup " + strings.Join(agents.Names(), "|") + " [--user]"
 	if len(args) == 0 {
 		return usagef("%s", usage)
 	}
-	ag := agent.Lookup(args[0])
+	ag := agents.Lookup(args[0])
 	if ag == nil {
 		return usagef("unknown agent %q; %s", args[0], usage)
 	}
@@ -30,8 +31,8 @@ func (c *cli) setup(args []string) error {
 	o := agent.SetupOptions{Command: rewindCommand(), Binary: selfPath(), User: *user}
 	if root, _, err := c.locate(""); err == nil {
 		o.Root = root
-	} else if !*user && ag.Name() == agent.ClaudeCode {
-		return err
+	} else {
+		o.NoRoot = err
 	}
 	r, err := ag.Setup(o)
 	if err != nil {

@@ -2,7 +2,7 @@
 // (rewind-lsp.js), which `rewind-lsp setup opencode` and `setup kilo`
 // install into the agent's plugin folder. The plugin only hands the agent's
 // events to `rewind-lsp hook opencode|kilo` and passes the answer on; package
-// agent reads those events (agent/opencode.go).
+// agent reads those events (package agent/opencode).
 package opencode
 
 import (

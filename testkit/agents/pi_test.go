@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/pi"
 	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
@@ -260,7 +260,7 @@ func TestPiExtensionNeverBlocks(t *testing.T) {
 	const prompt = "Write a.txt."
 	model.On(prompt, fakemodel.Tools(WriteFile(Pi, ws, filepath.Join(ws, "a.txt"), "a\n")), fakemodel.Say("Written."))
 	install := func(bin string) {
-		src, err := agent.PiExtension(bin, "pi")
+		src, err := pi.Extension(bin, "pi")
 		if err != nil {
 			t.Fatal(err)
 		}

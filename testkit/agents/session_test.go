@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-lsp/rewind-lsp/agent"
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
 	"github.com/rewind-lsp/rewind-lsp/testkit"
 	"github.com/rewind-lsp/rewind-lsp/testkit/fakemodel"
 )
 
 // sessionVars are the environment variables each real agent sets to its
 // session id for the commands its shell tool runs and for the MCP servers
-// it starts (agent.SessionFromEnv reads them).
+// it starts (agents.SessionFromEnv reads them).
 var sessionVars = map[Kind]struct{ shell, mcp []string }{
 	Claude:  {shell: []string{"CLAUDE_CODE_SESSION_ID"}, mcp: []string{"CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS", "CLAUDE_CODE_SESSION_ID"}},
 	Codex:   {shell: []string{"CODEX_SESSION_ID", "CODEX_THREAD_ID"}},
@@ -32,9 +32,9 @@ var sessionVars = map[Kind]struct{ shell, mcp []string }{
 // resumed, the model runs `env` from the agent's shell, and the agent
 // starts an MCP server (rewind-lsp mcp, its environment kept first).
 // The variables that hold the session id are exactly sessionVars (Gemini
-// CLI's hold it nowhere); agent.SessionFromEnv finds the session in each
+// CLI's hold it nowhere); agents.SessionFromEnv finds the session in each
 // environment that names it. Codex names its thread in each MCP tool
-// call's _meta instead, which agent.SessionFromMeta reads (with -update,
+// call's _meta instead, which agents.SessionFromMeta reads (with -update,
 // the call is kept in agent/testdata/codex/mcp-tools-call.json).
 func TestAgentsNameTheirSession(t *testing.T) {
 	for _, k := range All {
@@ -91,8 +91,8 @@ func agentSessionEnv(t *testing.T, k Kind) {
 		if len(vars) > 0 {
 			named = s1
 		}
-		if got := agent.SessionFromEnv(func(n string) string { return env[n] }); got != named {
-			t.Errorf("%s: agent.SessionFromEnv = %q, want %q", filepath.Base(file), got, named)
+		if got := agents.SessionFromEnv(func(n string) string { return env[n] }); got != named {
+			t.Errorf("%s: agents.SessionFromEnv = %q, want %q", filepath.Base(file), got, named)
 		}
 		if k == Gemini {
 			for name, v := range env {
@@ -119,7 +119,7 @@ func agentSessionEnv(t *testing.T, k Kind) {
 			} `json:"params"`
 		}
 		json.Unmarshal(call, &p)
-		if got := agent.SessionFromMeta(p.Params.Meta); got != s1 {
+		if got := agents.SessionFromMeta(p.Params.Meta); got != s1 {
 			t.Errorf("Codex's MCP tool call names session %q, want %q:\n%s", got, s1, call)
 		}
 		if *update {

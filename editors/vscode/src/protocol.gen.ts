@@ -87,7 +87,7 @@ export interface CheckpointResult {
 }
 
 /** TurnStartArgs is the argument of rewind.turnStart. */
-export interface TurnStartArgs extends Scope {
+export interface TurnStartArgs extends Scope, ForkPoint {
   /** Prompt is what the agent was asked. */
   prompt?: string;
   /** Session is the agent session whose turn this is; one turn is open per session. */
@@ -99,13 +99,6 @@ export interface TurnStartArgs extends Scope {
   agent?: string;
   /** Transcript is the session's conversation file. */
   transcript?: string;
-  /**
-   * ForkBytes is the transcript's length before this prompt: where a conversation rewind to this
-   * turn cuts it.
-   */
-  forkBytes?: number;
-  /** ForkUUID is the id of the transcript's last entry before this prompt. */
-  forkUuid?: string;
   /** PromptID is the agent's id of the prompt (Claude Code's prompt_id). */
   promptId?: string;
   /**
@@ -114,6 +107,21 @@ export interface TurnStartArgs extends Scope {
    * sent, so that each of a prompt's events may open its turn.
    */
   ensure?: boolean;
+}
+
+/**
+ * ForkPoint is where an agent's conversation stood at a turn boundary: its conversation file's
+ * length and a marker of its last entry. The one shape of a fork point, from a hook's event to the
+ * journal and back to the fork a rewind makes.
+ */
+export interface ForkPoint {
+  /** ForkBytes is the conversation file's length up to its last complete line. */
+  forkBytes?: number;
+  /**
+   * ForkUUID is the marker of what the file held by then: for Claude Code the uuid of its last
+   * entry, for Gemini CLI the id of its last record, for Codex the id of the last turn to keep.
+   */
+  forkUuid?: string;
 }
 
 /** TurnStartResult is the result of rewind.turnStart. */
@@ -127,15 +135,11 @@ export interface TurnStartResult {
 }
 
 /** TurnEndArgs is the argument of rewind.turnEnd. */
-export interface TurnEndArgs extends Scope {
+export interface TurnEndArgs extends Scope, ForkPoint {
   /** Summary says what the turn did. */
   summary?: string;
   /** Session is the agent session whose turn ends. */
   session?: string;
-  /** ForkBytes is the transcript's length when the turn ended (agent hooks). */
-  forkBytes?: number;
-  /** ForkUUID is the id of the transcript's last entry then. */
-  forkUuid?: string;
   /**
    * PromptID, when given, ends the session's open turn only if it is the turn of that prompt (the
    * agent's id of it): a turn end that arrives late, after the next prompt opened its turn, ends
