@@ -3,6 +3,8 @@ package journal
 // Resolving a rewind target ("3", "turn:3:end", "@label", "~1", an id prefix) in a History.
 
 import (
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -168,8 +170,8 @@ func (h *History) Resolve(spec string) (*Target, error) {
 // order (stand-ins for damaged lines aside; an id written twice, twice).
 func (h *History) idsWithPrefix(prefix string) []*Entry {
 	var out []*Entry
-	for _, p := range h.st.findRange(tIDText, []byte(prefix), []byte(prefix), h.s.N) {
-		if h.st.rec(p).flags&fStandIn != 0 {
+	for _, p := range h.v.FindPrefix(view.ByIDText, []byte(prefix)) {
+		if h.v.Rec(p).Flags&view.FlagStandIn != 0 {
 			continue
 		}
 		if e := h.at(p); e != nil && strings.HasPrefix(string(e.ID), prefix) {

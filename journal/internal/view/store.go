@@ -1,4 +1,4 @@
-package journal
+package view
 
 // Loading, extending and persisting the view (docs/HISTORY.md).
 //
@@ -32,11 +32,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal/internal/segfile"
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // viewFormat is the format of the view's files; a view of another format
 // is built again.
@@ -48,8 +51,8 @@ const viewFormat = 2
 // view built from the whole journal is written in (a few megabytes in
 // memory at most).
 var (
-	persistEvery pos = 128
-	rebuildChunk pos = 16384
+	persistEvery Pos = 128
+	rebuildChunk Pos = 16384
 )
 
 // REWIND_LSP_VIEW_EVERY (entries) makes every process write the view that
@@ -57,8 +60,36 @@ var (
 // benchmarks that want many segments and merges from a short history.
 func init() {
 	if n, err := strconv.Atoi(os.Getenv("REWIND_LSP_VIEW_EVERY")); err == nil && n > 0 {
-		persistEvery, rebuildChunk = pos(n), pos(4*n)
+		persistEvery, rebuildChunk = Pos(n), Pos(4*n)
 	}
+}
+
+// SetThresholds makes this process write the view every `every` entries
+// and build it in chunks of `chunk`, as REWIND_LSP_VIEW_EVERY does, until
+// the returned function puts them back: for tests that want many segments
+// and merges from a short history.
+func SetThresholds(every, chunk int) (restore func()) {
+	pe, rc := persistEvery, rebuildChunk
+	persistEvery, rebuildChunk = Pos(every), Pos(chunk)
+	return func() { persistEvery, rebuildChunk = pe, rc }
+}
+
+// Segments lists the segment files the manifest in folder dir names, in
+// order.
+func Segments(dir string) ([]string, error) {
+	data, err := osfile.ReadFile(filepath.Join(dir, "manifest"))
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range m.Segments {
+		out = append(out, s.File)
+	}
+	return out, nil
 }
 
 // manifest is the view's index file.
@@ -70,53 +101,71 @@ type manifest struct {
 	LastLen  int           `json:"lastLen"`
 	LastCRC  uint32        `json:"lastCrc"`
 	Segments []segmentInfo `json:"segments"`
-	State    viewState     `json:"state"`
+	State    State         `json:"state"`
 }
 
 type segmentInfo struct {
 	File string `json:"file"`
-	Lo   pos    `json:"lo"`
-	Hi   pos    `json:"hi"`
+	Lo   Pos    `json:"lo"`
+	Hi   Pos    `json:"hi"`
 }
 
 // segmentMeta is what a segment file says of itself.
 type segmentMeta struct {
 	Format int `json:"format"`
-	Lo     pos `json:"lo"`
-	Hi     pos `json:"hi"`
+	Lo     Pos `json:"lo"`
+	Hi     Pos `json:"hi"`
 }
 
-func (j *Journal) viewDir() string {
-	if j.viewPath != "" {
-		return j.viewPath
-	}
-	return filepath.Join(filepath.Dir(j.path), "view")
-}
-func (j *Journal) manifestPath() string    { return filepath.Join(j.viewDir(), "manifest") }
-func (j *Journal) viewLockPath() string    { return filepath.Join(j.viewDir(), "lock") }
-func (j *Journal) segPath(n string) string { return filepath.Join(j.viewDir(), n) }
+func (v *Store[E]) manifestPath() string    { return filepath.Join(v.dir, "manifest") }
+func (v *Store[E]) viewLockPath() string    { return filepath.Join(v.dir, "lock") }
+func (v *Store[E]) segPath(n string) string { return filepath.Join(v.dir, n) }
 
-// History reads the journal: the view as persisted, then what was appended
-// after it. It is cheap when nothing changed.
-func (j *Journal) History() (*History, error) {
-	j.vmu.Lock()
-	defer j.vmu.Unlock()
-	h, err := j.refresh()
+// Store is the view of one journal as a process holds it: loaded from the
+// view's folder, extended with the journal's lines written after it, and
+// written back when it holds enough in memory (Persist).
+type Store[E any] struct {
+	path   string // the journal
+	dir    string // the view's folder
+	schema Schema[E]
+
+	mu            sync.Mutex // guards what follows
+	st            *storage[E]
+	cur           *Reader[E]
+	jid           osfile.ID
+	manifestStamp string // size and time of the manifest last read or written
+	gen           string
+
+	open openFiles // the segment files this process holds open
+}
+
+// New is the view, in folder dir, of the journal at path, whose entries
+// schema reads. Nothing is read before Current.
+func New[E any](path, dir string, schema Schema[E]) *Store[E] {
+	return &Store[E]{path: path, dir: dir, schema: schema}
+}
+
+// Current reads the journal: the view as persisted, then what was appended
+// after it. It is cheap when nothing changed: the same Reader.
+func (v *Store[E]) Current() (*Reader[E], error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	h, err := v.refresh()
 	if err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
-// refresh brings j.hist up to the journal on disk (j.vmu held).
-func (j *Journal) refresh() (*History, error) {
-	f, err := osfile.Open(j.path)
+// refresh brings v.cur up to the journal on disk (v.mu held).
+func (v *Store[E]) refresh() (*Reader[E], error) {
+	f, err := osfile.Open(v.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if j.hist == nil || j.hist.s.N > 0 {
-			j.st = &storage{j: j, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
-			j.hist = &History{st: j.st, s: newState()}
+		if v.cur == nil || v.cur.State.N > 0 {
+			v.st = &storage[E]{v: v, mem: newMemtable(0), cache: newEntryCache[E](), recent: &recentIDs{}}
+			v.cur = &Reader[E]{st: v.st, State: newState()}
 		}
-		return j.hist, nil
+		return v.cur, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
@@ -127,83 +176,83 @@ func (j *Journal) refresh() (*History, error) {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	id, _ := osfile.Identity(f)
-	if j.st == nil || j.st.jf == nil || id != j.jid || fi.Size() < j.hist.s.Offset {
+	if v.st == nil || v.st.jf == nil || id != v.jid || fi.Size() < v.cur.State.Offset {
 		// First use, or a journal replaced or cut: from the view on disk.
-		j.load(f, id, fi.Size())
+		v.load(f, id, fi.Size())
 	} else {
 		f.Close()
-		if j.manifestChanged() && j.hist.s.N > j.st.memLo()+persistEvery {
+		if v.manifestChanged() && v.cur.State.N > v.st.memLo()+persistEvery {
 			// Another process wrote the view: take it, rather than keep
 			// ever more in memory.
-			if nf, err := osfile.Open(j.path); err == nil {
-				j.load(nf, id, fi.Size())
+			if nf, err := osfile.Open(v.path); err == nil {
+				v.load(nf, id, fi.Size())
 			}
 		}
 	}
-	if fi.Size() > j.hist.s.Offset {
-		if err := j.extend(fi.Size()); err != nil {
+	if fi.Size() > v.cur.State.Offset {
+		if err := v.extend(fi.Size()); err != nil {
 			return nil, err
 		}
 	}
-	return j.hist, nil
+	return v.cur, nil
 }
 
 // manifestChanged reports whether the manifest on disk is not the one this
 // process last read or wrote.
-func (j *Journal) manifestChanged() bool {
-	fi, err := os.Stat(j.manifestPath())
+func (v *Store[E]) manifestChanged() bool {
+	fi, err := os.Stat(v.manifestPath())
 	if err != nil {
-		return j.manifestStamp != ""
+		return v.manifestStamp != ""
 	}
-	return stamp(fi) != j.manifestStamp
+	return stamp(fi) != v.manifestStamp
 }
 
 func stamp(fi fs.FileInfo) string {
 	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
 }
 
-// load sets j.st and j.hist from the persisted view of journal f (size
+// load sets v.st and v.cur from the persisted view of journal f (size
 // bytes), or to an empty view when it cannot be trusted; f stays open as
 // the storage's journal.
-func (j *Journal) load(f *os.File, id osfile.ID, size int64) {
-	if j.st != nil && j.st.jf != nil {
-		if id == j.jid {
+func (v *Store[E]) load(f *os.File, id osfile.ID, size int64) {
+	if v.st != nil && v.st.jf != nil {
+		if id == v.jid {
 			f.Close() // the same file: keep reading it through the open one
-			f = j.st.jf
+			f = v.st.jf
 		}
 		// A replaced journal's old file stays open for the histories made
 		// of it (a restored store: rare).
 	}
-	j.jid = id
+	v.jid = id
 	for try := 0; try < 3; try++ {
-		m, segs, st := j.readView(f, size)
+		m, segs, st := v.readView(f, size)
 		if m == nil {
 			break
 		}
 		if segs != nil {
-			j.st = &storage{j: j, jf: f, segs: segs, mem: newMemtable(m.State.N), cache: newEntryCache(), recent: &recentIDs{}, top: m.State.Offset}
+			v.st = &storage[E]{v: v, jf: f, segs: segs, mem: newMemtable(m.State.N), cache: newEntryCache[E](), recent: &recentIDs{}, top: m.State.Offset}
 			m.State.lastOff, m.State.lastLen, m.State.lastCRC = m.LastOff, m.LastLen, m.LastCRC
-			j.hist = &History{st: j.st, s: m.State}
-			j.manifestStamp = st
-			j.gen = m.Gen
+			v.cur = &Reader[E]{st: v.st, State: m.State}
+			v.manifestStamp = st
+			v.gen = m.Gen
 			return
 		}
 		// A segment went between reading the manifest and opening it:
 		// another process merged it; read the new manifest.
 	}
-	j.st = &storage{j: j, jf: f, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
-	j.hist = &History{st: j.st, s: newState()}
-	j.manifestStamp, j.gen = "", ""
+	v.st = &storage[E]{v: v, jf: f, mem: newMemtable(0), cache: newEntryCache[E](), recent: &recentIDs{}}
+	v.cur = &Reader[E]{st: v.st, State: newState()}
+	v.manifestStamp, v.gen = "", ""
 }
 
 // readView reads the manifest and opens its segments. It returns nil when
 // there is no view to trust; segs nil (with m) when a segment is missing.
-func (j *Journal) readView(f *os.File, size int64) (*manifest, []*segment, string) {
-	fi, err := os.Stat(j.manifestPath())
+func (v *Store[E]) readView(f *os.File, size int64) (*manifest, []*segment, string) {
+	fi, err := os.Stat(v.manifestPath())
 	if err != nil {
 		return nil, nil, ""
 	}
-	data, err := osfile.ReadFile(j.manifestPath())
+	data, err := osfile.ReadFile(v.manifestPath())
 	if err != nil {
 		return nil, nil, ""
 	}
@@ -221,13 +270,13 @@ func (j *Journal) readView(f *os.File, size int64) (*manifest, []*segment, strin
 		}
 	}
 	var segs []*segment
-	next := pos(0)
+	next := Pos(0)
 	for _, si := range m.Segments {
 		if si.Lo != next || si.Hi <= si.Lo || strings.ContainsAny(si.File, `/\`) {
 			closeSegs(segs)
 			return nil, nil, ""
 		}
-		sf, err := segfile.Open(j.segPath(si.File))
+		sf, err := segfile.Open(v.segPath(si.File))
 		if errors.Is(err, fs.ErrNotExist) {
 			closeSegs(segs)
 			return m, nil, ""
@@ -243,7 +292,7 @@ func (j *Journal) readView(f *os.File, size int64) (*manifest, []*segment, strin
 			closeSegs(segs)
 			return nil, nil, ""
 		}
-		segs = append(segs, newSegment(j, sf, si.File, si.Lo, si.Hi))
+		segs = append(segs, newSegment(&v.open, sf, si.File, si.Lo, si.Hi))
 		next = si.Hi
 	}
 	if next != m.State.N {
@@ -257,24 +306,19 @@ func (j *Journal) readView(f *os.File, size int64) (*manifest, []*segment, strin
 }
 
 // Close lets go of the files this process holds open to read the journal
-// and its view. Histories read before must not be used after it; the next
-// History opens the files again. A process that ends need not call it;
+// and its view. Readers made before must not be used after it; the next
+// Current opens the files again. A process that ends need not call it;
 // one that is about to remove the store must (Windows keeps the name of a
 // file open anywhere until it is closed).
-func (j *Journal) Close() error {
-	j.vmu.Lock()
-	defer j.vmu.Unlock()
-	j.segMu.Lock()
-	for f := range j.segOpen {
-		f.Close()
-	}
-	j.segOpen = nil
-	j.segMu.Unlock()
+func (v *Store[E]) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.open.closeAll()
 	var err error
-	if j.st != nil && j.st.jf != nil {
-		err = j.st.jf.Close()
+	if v.st != nil && v.st.jf != nil {
+		err = v.st.jf.Close()
 	}
-	j.st, j.hist = nil, nil
+	v.st, v.cur = nil, nil
 	return err
 }
 
@@ -300,24 +344,24 @@ func parseManifest(data []byte) (*manifest, error) {
 	return &m, nil
 }
 
-// extend reads the journal's lines from what j.hist covers to size and
-// adds them to the view (j.vmu held). A long stretch to read (the view
+// extend reads the journal's lines from what v.cur covers to size and
+// adds them to the view (v.mu held). A long stretch to read (the view
 // built from the whole journal, or one far behind) is written out as it
 // goes, when this process can hold the view's lock: no process keeps the
 // whole history in memory. Should the view on disk turn out damaged on
 // the way, it is built again from the whole journal.
-func (j *Journal) extend(size int64) error {
-	err := j.extendOnce(size)
+func (v *Store[E]) extend(size int64) error {
+	err := v.extendOnce(size)
 	var de *damagedView
 	if !errors.As(err, &de) {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "rewind-lsp: the journal's view in %s is damaged (%v); building it again from the journal\n", j.viewDir(), de.err)
-	os.Remove(j.manifestPath())
-	j.st = &storage{j: j, jf: j.st.jf, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
-	j.hist = &History{st: j.st, s: newState()}
-	j.manifestStamp, j.gen = "", ""
-	if err := j.extendOnce(size); err != nil {
+	fmt.Fprintf(os.Stderr, "rewind-lsp: the journal's view in %s is damaged (%v); building it again from the journal\n", v.dir, de.err)
+	os.Remove(v.manifestPath())
+	v.st = &storage[E]{v: v, jf: v.st.jf, mem: newMemtable(0), cache: newEntryCache[E](), recent: &recentIDs{}}
+	v.cur = &Reader[E]{st: v.st, State: newState()}
+	v.manifestStamp, v.gen = "", ""
+	if err := v.extendOnce(size); err != nil {
 		if errors.As(err, &de) {
 			return fmt.Errorf("the journal's view cannot be built: %w", de.err)
 		}
@@ -331,13 +375,13 @@ type damagedView struct{ err error }
 
 func (e *damagedView) Error() string { return e.err.Error() }
 
-func (j *Journal) extendOnce(size int64) error {
-	s := j.hist.s.clone()
-	st := j.st
-	b := &builder{st: st}
+func (v *Store[E]) extendOnce(size int64) error {
+	s := v.cur.State.clone()
+	st := v.st
+	b := &builder[E]{st: st}
 	var unlock func()
 	if size-s.Offset > 1<<20 {
-		if unlock = j.lockView(10 * time.Second); unlock != nil {
+		if unlock = v.lockView(10 * time.Second); unlock != nil {
 			defer func() {
 				if unlock != nil {
 					unlock()
@@ -369,27 +413,28 @@ func (j *Journal) extendOnce(size int64) error {
 			if i == 0 {
 				continue
 			}
-			e, err := decodeLine(line[:i])
+			e, err := v.schema.Decode(line[:i])
 			if err != nil {
 				continue // a damaged line: no entry (fsck names it)
 			}
-			b.apply(&s, e, off, i+1)
+			facts := v.schema.Facts(e)
+			b.apply(&s, &facts, off, i+1)
 			if b.err != nil {
 				return &damagedView{b.err}
 			}
-			e.pos = s.N
+			v.schema.Placed(e, s.N-1)
 			st.cache.put(s.N-1, e)
 			s.lastOff, s.lastLen, s.lastCRC = off, i+1, crc32.Checksum(line, crcTable)
 			if unlock != nil && s.N-st.memLo() >= rebuildChunk {
 				st.top = s.Offset
-				j.hist = &History{st: st, s: s}
-				if err := j.persistLocked(); err != nil {
+				v.cur = &Reader[E]{st: st, State: s}
+				if err := v.persistLocked(); err != nil {
 					unlock() // go on in memory
 					unlock = nil
 					continue
 				}
-				st, s = j.st, j.hist.s.clone()
-				b = &builder{st: st}
+				st, s = v.st, v.cur.State.clone()
+				b = &builder[E]{st: st}
 			}
 		}
 		if consumed == 0 {
@@ -397,20 +442,20 @@ func (j *Journal) extendOnce(size int64) error {
 		}
 	}
 	st.top = max(st.top, s.Offset)
-	j.hist = &History{st: st, s: s}
+	v.cur = &Reader[E]{st: st, State: s}
 	if unlock != nil && s.N > st.memLo() {
-		j.persistLocked()
+		v.persistLocked()
 	}
 	return nil
 }
 
 // lockView takes the view's lock, waiting at most max; nil when it could
 // not be had.
-func (j *Journal) lockView(max time.Duration) (unlock func()) {
-	if err := osfile.MkdirPrivate(j.viewDir()); err != nil {
+func (v *Store[E]) lockView(max time.Duration) (unlock func()) {
+	if err := osfile.MkdirPrivate(v.dir); err != nil {
 		return nil
 	}
-	f, err := osfile.OpenFile(j.viewLockPath(), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := osfile.OpenFile(v.viewLockPath(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil
 	}
@@ -429,30 +474,30 @@ func (j *Journal) lockView(max time.Duration) (unlock func()) {
 // Persist writes what this process holds in memory to the view, when it
 // is enough to be worth a segment and no other process is writing the view
 // (the lock holder of the journal calls it after an append).
-func (j *Journal) Persist() {
-	j.vmu.Lock()
-	defer j.vmu.Unlock()
-	if j.hist == nil || j.st == nil || j.st.jf == nil || j.hist.s.N-j.st.memLo() < persistEvery {
+func (v *Store[E]) Persist() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cur == nil || v.st == nil || v.st.jf == nil || v.cur.State.N-v.st.memLo() < persistEvery {
 		return
 	}
-	unlock := j.lockView(0)
+	unlock := v.lockView(0)
 	if unlock == nil {
 		return
 	}
 	defer unlock()
-	if j.manifestChanged() {
+	if v.manifestChanged() {
 		// Another process wrote the view meanwhile: take it and read the
 		// rest of the journal on top.
-		if _, err := j.refreshFrom(); err != nil || j.hist.s.N-j.st.memLo() < persistEvery {
+		if _, err := v.refreshFrom(); err != nil || v.cur.State.N-v.st.memLo() < persistEvery {
 			return
 		}
 	}
-	j.persistLocked()
+	v.persistLocked()
 }
 
 // refreshFrom loads the view on disk again, then the journal after it.
-func (j *Journal) refreshFrom() (*History, error) {
-	f, err := osfile.Open(j.path)
+func (v *Store[E]) refreshFrom() (*Reader[E], error) {
+	f, err := osfile.Open(v.path)
 	if err != nil {
 		return nil, err
 	}
@@ -462,27 +507,27 @@ func (j *Journal) refreshFrom() (*History, error) {
 		return nil, err
 	}
 	id, _ := osfile.Identity(f)
-	j.load(f, id, fi.Size())
-	if fi.Size() > j.hist.s.Offset {
-		if err := j.extend(fi.Size()); err != nil {
+	v.load(f, id, fi.Size())
+	if fi.Size() > v.cur.State.Offset {
+		if err := v.extend(fi.Size()); err != nil {
 			return nil, err
 		}
 	}
-	return j.hist, nil
+	return v.cur, nil
 }
 
 // persistLocked writes the memtable as a segment, merges, and writes the
-// manifest (j.vmu and the view's lock held).
-func (j *Journal) persistLocked() error {
-	st, s := j.st, j.hist.s
-	if err := osfile.MkdirPrivate(j.viewDir()); err != nil {
+// manifest (v.mu and the view's lock held).
+func (v *Store[E]) persistLocked() error {
+	st, s := v.st, v.cur.State
+	if err := osfile.MkdirPrivate(v.dir); err != nil {
 		return err
 	}
 	lo := st.memLo()
 	if s.N == lo {
 		return nil
 	}
-	seg, err := j.writeMem(st.mem, lo, s.N)
+	seg, err := v.writeMem(st.mem, lo, s.N)
 	if err != nil {
 		return err
 	}
@@ -493,14 +538,14 @@ func (j *Journal) persistLocked() error {
 		if a.hi-a.lo > b.hi-b.lo {
 			break
 		}
-		m, err := j.merge(a, b)
+		m, err := v.merge(a, b)
 		if err != nil {
 			break // the segments stay as they are; the view is still whole
 		}
 		gone = append(gone, a, b)
 		segs = append(segs[:len(segs)-2], m)
 	}
-	m := manifest{Format: viewFormat, Gen: randomName(), Journal: j.jid.String(), State: s,
+	m := manifest{Format: viewFormat, Gen: randomName(), Journal: v.jid.String(), State: s,
 		LastOff: s.lastOff, LastLen: s.lastLen, LastCRC: s.lastCRC}
 	for _, sg := range segs {
 		m.Segments = append(m.Segments, segmentInfo{File: sg.name, Lo: sg.lo, Hi: sg.hi})
@@ -511,22 +556,22 @@ func (j *Journal) persistLocked() error {
 	}
 	line := fmt.Appendf(nil, "%08x ", crc32.Checksum(js, crcTable))
 	line = append(append(line, js...), '\n')
-	if err := osfile.WriteFileAtomic(j.manifestPath(), line, 0o600, true); err != nil {
+	if err := osfile.WriteFileAtomic(v.manifestPath(), line, 0o600, true); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(j.manifestPath()); err == nil {
-		j.manifestStamp = stamp(fi)
+	if fi, err := os.Stat(v.manifestPath()); err == nil {
+		v.manifestStamp = stamp(fi)
 	}
-	j.gen = m.Gen
-	nst := &storage{j: j, jf: st.jf, segs: segs, mem: newMemtable(s.N), cache: st.cache, recent: st.recent, top: s.Offset}
-	j.st = nst
-	j.hist = &History{st: nst, s: s}
+	v.gen = m.Gen
+	nst := &storage[E]{v: v, jf: st.jf, segs: segs, mem: newMemtable(s.N), cache: st.cache, recent: st.recent, top: s.Offset}
+	v.st = nst
+	v.cur = &Reader[E]{st: nst, State: s}
 	// Files merged away stay readable to those that hold them open; the
 	// names go.
 	for _, g := range gone {
-		osfile.Remove(j.segPath(g.name))
+		osfile.Remove(v.segPath(g.name))
 	}
-	j.sweepView(segs)
+	v.sweepView(segs)
 	return nil
 }
 
@@ -534,12 +579,12 @@ func (j *Journal) persistLocked() error {
 // merge's inputs left by a process that stopped, temporary files of an
 // interrupted write. Only files older than a minute go (a writer may be
 // about to name a new one).
-func (j *Journal) sweepView(keep []*segment) {
+func (v *Store[E]) sweepView(keep []*segment) {
 	names := map[string]bool{"manifest": true, "lock": true}
 	for _, s := range keep {
 		names[s.name] = true
 	}
-	ents, err := os.ReadDir(j.viewDir())
+	ents, err := os.ReadDir(v.dir)
 	if err != nil {
 		return
 	}
@@ -548,7 +593,7 @@ func (j *Journal) sweepView(keep []*segment) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {
-			osfile.Remove(j.segPath(e.Name()))
+			osfile.Remove(v.segPath(e.Name()))
 		}
 	}
 }
@@ -560,21 +605,21 @@ func randomName() string {
 }
 
 // writeMem writes the memtable's positions [lo, hi) as a segment file.
-func (j *Journal) writeMem(m *memtable, lo, hi pos) (*segment, error) {
+func (v *Store[E]) writeMem(m *memtable, lo, hi Pos) (*segment, error) {
 	name := fmt.Sprintf("seg-%d-%d-%s", lo, hi, randomName())
-	w, err := segfile.Create(j.segPath(name))
+	w, err := segfile.Create(v.segPath(name))
 	if err != nil {
 		return nil, err
 	}
 	m.mu.RLock()
-	w.Begin("rec", recordSize, 0)
-	buf := make([]byte, recordSize)
+	w.Begin("rec", RecordSize, 0)
+	buf := make([]byte, RecordSize)
 	for _, r := range m.recs[:hi-lo] {
-		r.encode(buf)
+		r.Encode(buf)
 		w.Add(buf)
 	}
 	w.End()
-	for t := 0; t < numTables; t++ {
+	for t := Table(0); t < NumTables; t++ {
 		kw := tableInfo[t].kw
 		var keys []string
 		for k := range m.tabs[t] {
@@ -599,21 +644,21 @@ func (j *Journal) writeMem(m *memtable, lo, hi pos) (*segment, error) {
 	if err := w.Close(segmentMeta{Format: viewFormat, Lo: lo, Hi: hi}); err != nil {
 		return nil, err
 	}
-	return j.openSegment(j.segPath(name), name, lo, hi)
+	return v.openSegment(v.segPath(name), name, lo, hi)
 }
 
-func (j *Journal) openSegment(path, name string, lo, hi pos) (*segment, error) {
+func (v *Store[E]) openSegment(path, name string, lo, hi Pos) (*segment, error) {
 	f, err := segfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return newSegment(j, f, name, lo, hi), nil
+	return newSegment(&v.open, f, name, lo, hi), nil
 }
 
 // merge writes segments a and b (a just before b) as one.
-func (j *Journal) merge(a, b *segment) (*segment, error) {
+func (v *Store[E]) merge(a, b *segment) (*segment, error) {
 	name := fmt.Sprintf("seg-%d-%d-%s", a.lo, b.hi, randomName())
-	w, err := segfile.Create(j.segPath(name))
+	w, err := segfile.Create(v.segPath(name))
 	if err != nil {
 		return nil, err
 	}
@@ -623,11 +668,11 @@ func (j *Journal) merge(a, b *segment) (*segment, error) {
 			rerr = err
 		}
 	}
-	w.Begin("rec", recordSize, 0)
+	w.Begin("rec", RecordSize, 0)
 	copyAll(a, "rec")
 	copyAll(b, "rec")
 	w.End()
-	for t := 0; t < numTables; t++ {
+	for t := Table(0); t < NumTables; t++ {
 		name, kw := tableInfo[t].name, tableInfo[t].kw
 		w.Begin(name, kw+4, kw)
 		// Both sides of one table in memory (fixed-width records), then
@@ -652,10 +697,10 @@ func (j *Journal) merge(a, b *segment) (*segment, error) {
 	if err := w.Close(segmentMeta{Format: viewFormat, Lo: a.lo, Hi: b.hi}); err != nil {
 		return nil, err
 	}
-	return j.openSegment(j.segPath(name), name, a.lo, b.hi)
+	return v.openSegment(v.segPath(name), name, a.lo, b.hi)
 }
 
-// sectionBytes is every record of a section, one after another.
+// sectionBytes is every Record of a section, one after another.
 func sectionBytes(f *segfile.File, section string, rerr *error) []byte {
 	var out []byte
 	if err := f.Each(section, func(r []byte) bool { out = append(out, r...); return true }); err != nil && *rerr == nil {
@@ -668,10 +713,10 @@ func sectionBytes(f *segfile.File, section string, rerr *error) []byte {
 // the storage takes the positions as the journal gives them again, kept in
 // memory, and the view on disk is written anew by the next process that
 // writes it. It reports whether the caller should try again.
-func (st *storage) heal(cause error) bool {
-	j := st.j
-	j.vmu.Lock() // no extend meanwhile: it appends to the storage's memtable
-	defer j.vmu.Unlock()
+func (st *storage[E]) heal(cause error) bool {
+	v := st.v
+	v.mu.Lock() // no extend meanwhile: it appends to the storage's memtable
+	defer v.mu.Unlock()
 	st.mu.Lock()
 	if st.healed || st.jf == nil {
 		st.mu.Unlock()
@@ -680,9 +725,9 @@ func (st *storage) heal(cause error) bool {
 	st.healed = true
 	top := st.top
 	st.mu.Unlock()
-	os.Remove(j.manifestPath()) // not to be trusted again
-	fresh := &storage{j: j, jf: st.jf, mem: newMemtable(0), cache: newEntryCache(), recent: &recentIDs{}}
-	b := &builder{st: fresh}
+	os.Remove(v.manifestPath()) // not to be trusted again
+	fresh := &storage[E]{v: v, jf: st.jf, mem: newMemtable(0), cache: newEntryCache[E](), recent: &recentIDs{}}
+	b := &builder[E]{st: fresh}
 	s := newState()
 	data := make([]byte, top)
 	if _, err := st.jf.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -694,9 +739,10 @@ func (st *storage) heal(cause error) bool {
 			break
 		}
 		if i > 0 {
-			if e, err := decodeLine(data[off : off+i]); err == nil {
-				b.apply(&s, e, int64(off), i+1)
-				e.pos = s.N
+			if e, err := v.schema.Decode(data[off : off+i]); err == nil {
+				facts := v.schema.Facts(e)
+				b.apply(&s, &facts, int64(off), i+1)
+				v.schema.Placed(e, s.N-1)
 				fresh.cache.put(s.N-1, e)
 			}
 		}
@@ -709,9 +755,9 @@ func (st *storage) heal(cause error) bool {
 	st.segs, st.mem, st.recent = nil, fresh.mem, fresh.recent
 	st.mu.Unlock()
 	st.cache.clear()
-	if j.st == st {
-		j.manifestStamp, j.gen = "", ""
+	if v.st == st {
+		v.manifestStamp, v.gen = "", ""
 	}
-	fmt.Fprintf(os.Stderr, "rewind-lsp: the journal's view in %s was damaged (%v); built again from the journal\n", j.viewDir(), cause)
+	fmt.Fprintf(os.Stderr, "rewind-lsp: the journal's view in %s was damaged (%v); built again from the journal\n", v.dir, cause)
 	return true
 }
