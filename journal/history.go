@@ -271,29 +271,6 @@ func (h *History) Keyed(key string) []*Entry {
 	return out
 }
 
-// Session lists the entries of agent session sid, in journal order:
-// those that name it (session, turn, tool, notice and agent-rewind
-// entries). With kinds, only those kinds.
-func (h *History) Session(sid string, kinds ...Kind) []*Entry {
-	if sid == "" {
-		return nil
-	}
-	var codes []view.Kind
-	for _, k := range kinds {
-		codes = append(codes, codeOf(k))
-	}
-	var out []*Entry
-	for _, p := range h.v.Find(view.Sessions, view.Hash(sid)) {
-		if len(codes) > 0 && !slices.Contains(codes, h.v.Rec(p).Kind) {
-			continue
-		}
-		if e := h.at(p); e != nil && e.Session == sid {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // Checkpoints lists the checkpoints labeled label, in journal order.
 func (h *History) Checkpoints(label string) []*Entry {
 	var out []*Entry
