@@ -59,18 +59,16 @@ func (h *History) session(sid string, kinds []Kind, newest bool) iter.Seq[*Entry
 		for _, k := range kinds {
 			codes = append(codes, codeOf(k))
 		}
-		ps := h.v.Find(view.Sessions, view.Hash(sid))
-		for i := range ps {
-			p := ps[i]
-			if newest {
-				p = ps[len(ps)-1-i]
-			}
-			if len(codes) > 0 && !slices.Contains(codes, h.v.Rec(p).Kind) {
-				continue
-			}
-			if e := h.at(p); e != nil && e.Session == sid && !yield(e) {
-				return
-			}
+		scan := h.v.Each
+		if newest {
+			scan = h.v.EachBack
 		}
+		scan(view.Sessions, view.Hash(sid), func(p pos) bool {
+			if len(codes) > 0 && !slices.Contains(codes, h.v.Rec(p).Kind) {
+				return true
+			}
+			e := h.at(p)
+			return e == nil || e.Session != sid || yield(e)
+		})
 	}
 }

@@ -33,6 +33,17 @@ func (r *Reader[E]) LookupID(id string) Pos { return lookupID(r.st, id, r.N) }
 // Find lists, in journal order, the positions table holds under key.
 func (r *Reader[E]) Find(table Table, key []byte) []Pos { return r.st.find(table, key, r.N) }
 
+// Each calls fn with the positions Find lists, in journal order, until it
+// returns false: it reads only as far as fn goes.
+func (r *Reader[E]) Each(table Table, key []byte, fn func(Pos) bool) {
+	r.st.scan(table, key, r.N, false, fn)
+}
+
+// EachBack is Each, newest first.
+func (r *Reader[E]) EachBack(table Table, key []byte, fn func(Pos) bool) {
+	r.st.scan(table, key, r.N, true, fn)
+}
+
 // FindPrefix lists, in journal order, the positions table holds under the
 // keys that start with prefix.
 func (r *Reader[E]) FindPrefix(table Table, prefix []byte) []Pos {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -322,6 +323,78 @@ func (st *storage[E]) findOnce(table Table, lo, hi []byte, before Pos) ([]Pos, e
 		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	}
 	return out, nil
+}
+
+// scan calls fn with the positions before `before` that table holds
+// under key, in journal order (newest first with back), until fn returns
+// false: a caller that stops early reads only the blocks it went through.
+// Should a view file turn out damaged midway, the view is built again and
+// the scan goes on past the positions fn was given.
+func (st *storage[E]) scan(table Table, key []byte, before Pos, back bool, fn func(Pos) bool) {
+	given := None
+	for try := 0; ; try++ {
+		err := st.scanOnce(table, key, before, back, func(p Pos) bool {
+			if given != None && (back && p >= given || !back && p <= given) {
+				return true
+			}
+			given = p
+			return fn(p)
+		})
+		if err == nil || try > 0 || !st.heal(err) {
+			return
+		}
+	}
+}
+
+func (st *storage[E]) scanOnce(table Table, key []byte, before Pos, back bool, fn func(Pos) bool) error {
+	st.mu.RLock()
+	m, segs := st.mem, st.segs
+	st.mu.RUnlock()
+	name, kw := tableInfo[table].name, tableInfo[table].kw
+	var mem []Pos
+	if before > m.lo {
+		m.mu.RLock()
+		mem = slices.Clone(m.tabs[table][string(key)])
+		m.mu.RUnlock()
+	}
+	stopped := false
+	each := func(rec []byte) bool {
+		if p := Pos(be32(rec[kw:])); p < before && !fn(p) {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	if !back {
+		for _, sg := range segs {
+			if sg.lo >= before {
+				break
+			}
+			if err := sg.f.Find(name, key, key, each); err != nil || stopped {
+				return err
+			}
+		}
+		for _, p := range mem {
+			if p < before && !fn(p) {
+				return nil
+			}
+		}
+		return nil
+	}
+	for i := len(mem) - 1; i >= 0; i-- {
+		if mem[i] < before && !fn(mem[i]) {
+			return nil
+		}
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		if segs[i].lo >= before {
+			continue
+		}
+		if err := segs[i].f.FindBack(name, key, key, each); err != nil || stopped {
+			return err
+		}
+	}
+	return nil
 }
 
 func padKey(b []byte, n int, fill byte) []byte {
