@@ -28,7 +28,7 @@ type segment struct {
 }
 
 // newSegment wraps an open segment file of the view; the file is closed
-// once no history holds the segment any more (a merged one stays readable
+// once no reader holds the segment any more (a merged one stays readable
 // to the readers made before the merge), or by Store.Close.
 func newSegment(o *openFiles, f *segfile.File, name string, lo, hi Pos) *segment {
 	s := &segment{f: f, name: name, lo: lo, hi: hi}

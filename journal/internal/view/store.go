@@ -220,7 +220,7 @@ func (v *Store[E]) load(f *os.File, id osfile.ID, size int64) {
 			f.Close() // the same file: keep reading it through the open one
 			f = v.st.jf
 		}
-		// A replaced journal's old file stays open for the histories made
+		// A replaced journal's old file stays open for the readers made
 		// of it (a restored store: rare).
 	}
 	v.jid = id
@@ -709,7 +709,7 @@ func sectionBytes(f *segfile.File, section string, rerr *error) []byte {
 	return out
 }
 
-// heal rebuilds a view found damaged while a history was read (cause):
+// heal rebuilds a view found damaged while a reader read it (cause):
 // the storage takes the positions as the journal gives them again, kept in
 // memory, and the view on disk is written anew by the next process that
 // writes it. It reports whether the caller should try again.
