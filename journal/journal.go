@@ -51,7 +51,7 @@ type Journal struct {
 func Open(dir string) *Journal {
 	path := filepath.Join(dir, "journal")
 	return &Journal{path: path, lockPath: filepath.Join(dir, "lock"), sem: make(chan struct{}, 1),
-		view: view.New(path, filepath.Join(dir, "view"), view.Schema[*Entry](schema{}))}
+		view: view.New[*Entry](path, filepath.Join(dir, "view"), schema{})}
 }
 
 // History reads the journal: the view as persisted, then what was appended

@@ -106,7 +106,7 @@ func TestPersistedViewLoadsTheSame(t *testing.T) {
 	t.Cleanup(SetThresholds(7, 20))
 	dir := t.TempDir()
 	path := toyJournal(t, dir, rand.New(rand.NewSource(1)), 300)
-	built := New(path, filepath.Join(dir, "view"), Schema[*toy](toySchema{}))
+	built := New[*toy](path, filepath.Join(dir, "view"), toySchema{})
 	defer built.Close()
 	r, err := built.Current()
 	if err != nil {
@@ -121,7 +121,7 @@ func TestPersistedViewLoadsTheSame(t *testing.T) {
 	if err != nil || len(segs) == 0 {
 		t.Fatalf("no segments written: %v %v", segs, err)
 	}
-	loaded := New(path, filepath.Join(dir, "view"), Schema[*toy](toySchema{}))
+	loaded := New[*toy](path, filepath.Join(dir, "view"), toySchema{})
 	defer loaded.Close()
 	r2, err := loaded.Current()
 	if err != nil {
@@ -151,7 +151,7 @@ func TestScansAgreeWithFind(t *testing.T) {
 	// a time, persisted after each.
 	data, _ := os.ReadFile(path)
 	os.WriteFile(path, nil, 0o600)
-	v := New(path, filepath.Join(dir, "view"), Schema[*toy](toySchema{}))
+	v := New[*toy](path, filepath.Join(dir, "view"), toySchema{})
 	defer v.Close()
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	defer f.Close()
@@ -192,7 +192,7 @@ func TestDamagedSegmentIsHealedAndNoted(t *testing.T) {
 	t.Cleanup(SetThresholds(7, 20))
 	dir := t.TempDir()
 	path := toyJournal(t, dir, rand.New(rand.NewSource(3)), 200)
-	v := New(path, filepath.Join(dir, "view"), Schema[*toy](toySchema{}))
+	v := New[*toy](path, filepath.Join(dir, "view"), toySchema{})
 	r, err := v.Current()
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestDamagedSegmentIsHealedAndNoted(t *testing.T) {
 	os.WriteFile(seg, b, 0o600)
 	// A reader finds the damage, builds the view again from the journal
 	// and answers as before.
-	v2 := New(path, filepath.Join(dir, "view"), Schema[*toy](toySchema{}))
+	v2 := New[*toy](path, filepath.Join(dir, "view"), toySchema{})
 	r2, err := v2.Current()
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +221,7 @@ func TestDamagedSegmentIsHealedAndNoted(t *testing.T) {
 	v2.Close()
 	// Written whole again by the next writer, then damaged again: fsck's
 	// check says so (a note: the view is derived) and builds it again.
-	v3 := New(path, filepath.Join(dir, "view"), Schema[*toy](toySchema{}))
+	v3 := New[*toy](path, filepath.Join(dir, "view"), toySchema{})
 	defer v3.Close()
 	if _, err := v3.Current(); err != nil {
 		t.Fatal(err)
