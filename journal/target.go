@@ -3,11 +3,11 @@ package journal
 // Resolving a rewind target ("3", "turn:3:end", "@label", "~1", an id prefix) in a History.
 
 import (
-	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
-
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 )
 
 // Target is a resolved rewind target.

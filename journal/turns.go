@@ -4,10 +4,10 @@ package journal
 // what a turn end ends.
 
 import (
-	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
-
 	"slices"
 	"sort"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 )
 
 // Turn is one turn: its start entry and, once it ended, its end entry.
