@@ -56,8 +56,12 @@ func (h *History) List(limit, before int, all bool) *Listing {
 		ps = ps[len(ps)-limit:]
 		lo = ps[0]
 	}
+	turn := h.turnAt
+	if !all {
+		turn = h.branchTurnAt // the active branch's chain gave ps
+	}
 	for _, p := range ps {
-		if t := h.turnAt(p); t.Start != nil {
+		if t := turn(p); t.Start != nil {
 			out.Turns = append(out.Turns, t)
 		}
 	}

@@ -22,12 +22,19 @@ type Turn struct {
 	Step int
 }
 
-func (h *History) turnAt(p pos) Turn {
+func (h *History) turnAt(p pos) Turn { return h.turnOf(p, false) }
+
+// branchTurnAt is turnAt for a turn start the active branch's chain of turn
+// starts gave (turnPositions, turnPos): on the branch, so the walk that
+// would say so is spared.
+func (h *History) branchTurnAt(p pos) Turn { return h.turnOf(p, true) }
+
+func (h *History) turnOf(p pos, onBranch bool) Turn {
 	start := h.at(p)
 	if start == nil {
 		return Turn{}
 	}
-	abandoned := !h.onBranch(p) && !h.OnBranch(start.ID) // an id written twice: either entry
+	abandoned := !onBranch && !h.onBranch(p) && !h.OnBranch(start.ID) // an id written twice: either entry
 	return Turn{Number: int(h.v.Rec(p).Turn), Start: start, End: h.endAt(p), Abandoned: abandoned}
 }
 
@@ -90,7 +97,7 @@ func (h *History) Turn(n int) (Turn, bool) {
 	if p == none {
 		return Turn{}, false
 	}
-	return h.turnAt(p), true
+	return h.branchTurnAt(p), true
 }
 
 // turnPos is the position of turn n's start on the active branch, or none.
@@ -137,7 +144,7 @@ func (h *History) Turns(limit, before int) []Turn {
 	ps := h.turnPositions(limit, before)
 	out := make([]Turn, 0, len(ps))
 	for _, p := range ps {
-		if t := h.turnAt(p); t.Start != nil {
+		if t := h.branchTurnAt(p); t.Start != nil {
 			out = append(out, t)
 		}
 	}
