@@ -10,7 +10,8 @@ import (
 // BenchmarkStore measures, on a copy of a real store (the folder
 // REWIND_LSP_BENCH_STORE names, e.g. one bench/history generated), what a
 // new process pays to read the history and answer a command's usual
-// questions, and what a session's first and latest entries cost
+// questions, what a running server pays for a page of the listing, and
+// what a session's first and latest entries cost
 // (REWIND_LSP_BENCH_SESSION, default bench/history's own session).
 func BenchmarkStore(b *testing.B) {
 	src := os.Getenv("REWIND_LSP_BENCH_STORE")
@@ -37,6 +38,19 @@ func BenchmarkStore(b *testing.B) {
 			h.Newest()
 			h.List(20, 0, false)
 			j.Close()
+		}
+	})
+	b.Run("page of 50 warm", func(b *testing.B) {
+		j := Open(dir)
+		defer j.Close()
+		for b.Loop() {
+			h, err := j.History()
+			if err != nil {
+				b.Fatal(err)
+			}
+			h.List(50, 0, false)
+			h.TurnCount()
+			h.Newest()
 		}
 	})
 	b.Run("session ends", func(b *testing.B) {
