@@ -54,7 +54,7 @@ func FuzzJournal(f *testing.F) {
 			t.Fatal(err)
 		}
 		seen := map[pos]bool{}
-		for p := h.s.Leaf; p != none; p = h.st.rec(p).parent {
+		for p := h.v.Leaf; p != none; p = h.v.Rec(p).Parent {
 			e := h.at(p)
 			if seen[p] || e == nil || (!known[e.ID] && !e.Damaged) {
 				t.Fatalf("branch entry %+v twice or from nowhere", e)

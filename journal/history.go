@@ -9,26 +9,25 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 )
 
 // History is the journal as of one moment: its first Len entries. It is
 // safe for concurrent use; what is appended later is not seen (read the
 // journal's History again).
 type History struct {
-	st *storage
-	s  viewState
+	v *view.Reader[*Entry]
 }
 
 // Len is the number of entries the history holds (a turn start lost to a
 // damaged line and stood in for counts).
-func (h *History) Len() int { return int(h.s.N) }
+func (h *History) Len() int { return int(h.v.N) }
 
-// at is the entry at position p.
+// at is the entry at position p (nil when it is not one of h's).
 func (h *History) at(p pos) *Entry {
-	if p < 0 || p >= h.s.N {
-		return nil
-	}
-	return h.st.entryAt(p)
+	e, _ := h.v.Entry(p)
+	return e
 }
 
 // posOf is where entry e is (none when it is not one of h's).
@@ -36,10 +35,10 @@ func (h *History) posOf(e *Entry) pos {
 	if e == nil {
 		return none
 	}
-	if e.pos > 0 && e.pos-1 < h.s.N {
+	if e.pos > 0 && e.pos-1 < h.v.N {
 		return e.pos - 1
 	}
-	return h.st.lookupID(e.ID, h.s.N)
+	return h.v.LookupID(string(e.ID))
 }
 
 // Index is where entry e is in journal order (-1 when it is not one of
@@ -52,7 +51,7 @@ func (h *History) idPos(id EntryID) pos {
 	if id == "" {
 		return none
 	}
-	return h.st.lookupID(id, h.s.N)
+	return h.v.LookupID(string(id))
 }
 
 // Entry returns the entry with id, or nil.
@@ -60,7 +59,7 @@ func (h *History) Entry(id EntryID) *Entry { return h.at(h.idPos(id)) }
 
 // Leaf is the id of the active branch's leaf ("" when the journal is empty).
 func (h *History) Leaf() EntryID {
-	if e := h.at(h.s.Leaf); e != nil {
+	if e := h.at(h.v.Leaf); e != nil {
 		return e.ID
 	}
 	return ""
@@ -76,32 +75,32 @@ func (h *History) OnBranch(id EntryID) bool {
 }
 
 func (h *History) onBranch(p pos) bool {
-	return p != none && h.s.Leaf != none && h.st.isAncestor(p, h.s.Leaf)
+	return p != none && h.v.Leaf != none && h.v.IsAncestor(p, h.v.Leaf)
 }
 
 // Since counts the active-branch entries after point (the ones a
 // conversation rewind to point abandons); "" is before the first entry.
 func (h *History) Since(point EntryID) int {
-	if h.s.Leaf == none {
+	if h.v.Leaf == none {
 		return 0
 	}
-	leaf := h.st.rec(h.s.Leaf)
+	leaf := h.v.Rec(h.v.Leaf)
 	if point == "" {
-		return int(leaf.depth) + 1
+		return int(leaf.Depth) + 1
 	}
 	p := h.branchPos(point)
 	if p == none {
 		return 0
 	}
-	return int(leaf.depth - h.st.rec(p).depth)
+	return int(leaf.Depth - h.v.Rec(p).Depth)
 }
 
 // branchPos is where entry id is on the active branch (the nearest to the
 // root, should an id be written twice), or none.
 func (h *History) branchPos(id EntryID) pos {
 	best := none
-	for _, p := range h.st.find(tID, hashKey(string(id)), h.s.N) {
-		if h.onBranch(p) && (best == none || h.st.rec(p).depth < h.st.rec(best).depth) {
+	for _, p := range h.v.Find(view.ByID, view.Hash(string(id))) {
+		if h.onBranch(p) && (best == none || h.v.Rec(p).Depth < h.v.Rec(best).Depth) {
 			if e := h.at(p); e != nil && e.ID == id {
 				best = p
 			}
@@ -112,17 +111,17 @@ func (h *History) branchPos(id EntryID) pos {
 
 // Gone reports whether snapshot s was dropped by gc.
 func (h *History) Gone(s Snap) bool {
-	return s.Set && len(h.st.find(tGone, s.ID[:], h.s.N)) > 0
+	return s.Set && len(h.v.Find(view.GoneSnaps, s.ID[:])) > 0
 }
 
 // GCCount is the number of gc entries, so caches can notice a gc.
-func (h *History) GCCount() int { return h.s.GCs }
+func (h *History) GCCount() int { return h.v.GCs }
 
 // SnapshotCount counts the distinct snapshots the journal holds (not gone).
-func (h *History) SnapshotCount() int { return h.s.Snaps }
+func (h *History) SnapshotCount() int { return h.v.Snaps }
 
 // Last is the entry written last (nil with none).
-func (h *History) Last() *Entry { return h.at(h.s.N - 1) }
+func (h *History) Last() *Entry { return h.at(h.v.N - 1) }
 
 // Oldest is the time of the first entry (zero with none).
 func (h *History) Oldest() time.Time {
@@ -136,13 +135,13 @@ func (h *History) Oldest() time.Time {
 // snapshot of the latest entry that captured or changed them); a file that
 // differs from it now was edited outside a turn. An operation counts by its
 // done entry: the state it led to when it applied, nothing when it did not.
-func (h *History) Baseline() Snap { return h.s.Base }
+func (h *History) Baseline() Snap { return h.v.Base }
 
 // Appended calls fn with the entries written from position since on (a
 // history's Len before), in journal order: what changed between two
 // histories of one journal.
 func (h *History) Appended(since int, fn func(*Entry)) {
-	for p := pos(max(since, 0)); p < h.s.N; p++ {
+	for p := pos(max(since, 0)); p < h.v.N; p++ {
 		if e := h.at(p); e != nil {
 			fn(e)
 		}
@@ -153,27 +152,27 @@ func (h *History) Appended(since int, fn func(*Entry)) {
 // checkpoint of the active branch, or rewind or revert of any — or nil.
 func (h *History) Newest() *Entry {
 	best := h.latestTurn()
-	if h.s.Leaf != none {
-		for p := h.st.rec(h.s.Leaf).markAt; p != none; {
-			r := h.st.rec(p)
-			if r.kind == kCheckpoint {
+	if h.v.Leaf != none {
+		for p := h.v.Rec(h.v.Leaf).MarkAt; p != none; {
+			r := h.v.Rec(p)
+			if r.Kind == view.KindCheckpoint {
 				best = max(best, p)
 				break
 			}
-			if r.parent == none {
+			if r.Parent == none {
 				break
 			}
-			p = h.st.rec(r.parent).markAt
+			p = h.v.Rec(r.Parent).MarkAt
 		}
 	}
-	best = max(best, h.s.Heads[kRewind], h.s.Heads[kRevert])
+	best = max(best, h.v.Heads[view.KindRewind], h.v.Heads[view.KindRevert])
 	return h.at(best)
 }
 
 // Scan calls fn with every entry in journal order until it returns false.
 // It reads the whole journal: for maintenance (retention, fsck) only.
 func (h *History) Scan(fn func(*Entry) bool) {
-	for p := pos(0); p < h.s.N; p++ {
+	for p := pos(0); p < h.v.N; p++ {
 		if e := h.at(p); e != nil && !fn(e) {
 			return
 		}
@@ -183,7 +182,7 @@ func (h *History) Scan(fn func(*Entry) bool) {
 // Before calls fn with the entries written before e (all of them when e is
 // nil), newest first, until it returns false.
 func (h *History) Before(e *Entry, fn func(*Entry) bool) {
-	p := h.s.N
+	p := h.v.N
 	if e != nil {
 		if p = h.posOf(e); p == none {
 			return
@@ -203,7 +202,7 @@ func (h *History) After(e *Entry, fn func(*Entry) bool) {
 	if p == none {
 		return
 	}
-	for p++; p < h.s.N; p++ {
+	for p++; p < h.v.N; p++ {
 		if x := h.at(p); x != nil && !fn(x) {
 			return
 		}
@@ -212,10 +211,10 @@ func (h *History) After(e *Entry, fn func(*Entry) bool) {
 
 // ofKinds calls fn with the entries of the given kinds, newest first,
 // down to (not including) position stop, until it returns false.
-func (h *History) ofKinds(stop pos, fn func(p pos) bool, kinds ...uint8) {
+func (h *History) ofKinds(stop pos, fn func(p pos) bool, kinds ...view.Kind) {
 	heads := make([]pos, len(kinds))
 	for i, k := range kinds {
-		heads[i] = h.s.Heads[k]
+		heads[i] = h.v.Heads[k]
 	}
 	for {
 		best := -1
@@ -228,7 +227,7 @@ func (h *History) ofKinds(stop pos, fn func(p pos) bool, kinds ...uint8) {
 			return
 		}
 		p := heads[best]
-		heads[best] = h.st.rec(p).prevSame
+		heads[best] = h.v.Rec(p).PrevSame
 		if !fn(p) {
 			return
 		}
@@ -240,12 +239,12 @@ func (h *History) ofKinds(stop pos, fn func(p pos) bool, kinds ...uint8) {
 func (h *History) Recent(t time.Time, fn func(*Entry) bool) {
 	cut := t.UnixNano()
 	h.ofKinds(none, func(p pos) bool {
-		if h.st.rec(p).time < cut {
+		if h.v.Rec(p).Time < cut {
 			return false
 		}
 		e := h.at(p)
 		return e == nil || fn(e)
-	}, kRewind, kRevert, kUndo)
+	}, view.KindRewind, view.KindRevert, view.KindUndo)
 }
 
 // ByKey returns the first entry a call with idempotency key made (done
@@ -264,31 +263,8 @@ func (h *History) Keyed(key string) []*Entry {
 		return nil
 	}
 	var out []*Entry
-	for _, p := range h.st.find(tKey, hashKey(key), h.s.N) {
+	for _, p := range h.v.Find(view.ByKey, view.Hash(key)) {
 		if e := h.at(p); e != nil && e.Key == key {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// Session lists the entries of agent session sid, in journal order:
-// those that name it (session, turn, tool, notice and agent-rewind
-// entries). With kinds, only those kinds.
-func (h *History) Session(sid string, kinds ...Kind) []*Entry {
-	if sid == "" {
-		return nil
-	}
-	var codes []uint8
-	for _, k := range kinds {
-		codes = append(codes, codeOf(k))
-	}
-	var out []*Entry
-	for _, p := range h.st.find(tSession, hashKey(sid), h.s.N) {
-		if len(codes) > 0 && !slices.Contains(codes, h.st.rec(p).kind) {
-			continue
-		}
-		if e := h.at(p); e != nil && e.Session == sid {
 			out = append(out, e)
 		}
 	}
@@ -298,7 +274,7 @@ func (h *History) Session(sid string, kinds ...Kind) []*Entry {
 // Checkpoints lists the checkpoints labeled label, in journal order.
 func (h *History) Checkpoints(label string) []*Entry {
 	var out []*Entry
-	for _, p := range h.st.find(tLabel, hashKey(label), h.s.N) {
+	for _, p := range h.v.Find(view.Labels, view.Hash(label)) {
 		if e := h.at(p); e != nil && e.Kind == KindCheckpoint && e.Label == label {
 			out = append(out, e)
 		}
@@ -309,27 +285,27 @@ func (h *History) Checkpoints(label string) []*Entry {
 // ToolCalls lists the tool entries of the turn started by start (and of
 // the turn it carries on, Continues), in journal order.
 func (h *History) ToolCalls(start *Entry) []*Entry {
-	return h.ofTurn(tTool, start)
+	return h.ofTurn(view.Tools, start)
 }
 
 // OperationsIn lists the operations an agent ran in its own turn started
 // by start (InTurn; and in the turn it carries on), in journal order.
 func (h *History) OperationsIn(start *Entry) []*Entry {
-	return h.ofTurn(tInTurn, start)
+	return h.ofTurn(view.InTurn, start)
 }
 
-func (h *History) ofTurn(table int, start *Entry) []*Entry {
+func (h *History) ofTurn(table view.Table, start *Entry) []*Entry {
 	var ps []pos
 	for _, id := range []EntryID{start.ID, start.Continues} {
 		if id != "" {
-			ps = append(ps, h.st.find(table, hashKey(string(id)), h.s.N)...)
+			ps = append(ps, h.v.Find(table, view.Hash(string(id)))...)
 		}
 	}
 	slices.Sort(ps)
 	ps = slices.Compact(ps)
 	out := make([]*Entry, 0, len(ps))
 	for _, p := range ps {
-		if e := h.at(p); e != nil && (table == tTool && ofTurn(e.Start, start) || table == tInTurn && ofTurn(e.InTurn, start)) {
+		if e := h.at(p); e != nil && (table == view.Tools && ofTurn(e.Start, start) || table == view.InTurn && ofTurn(e.InTurn, start)) {
 			out = append(out, e)
 		}
 	}
@@ -350,7 +326,7 @@ func (h *History) Calls(session, tool, toolUse string, start EntryID) []*Entry {
 		key = append(key, string(start))
 	}
 	var out []*Entry
-	for _, p := range h.st.find(tCall, hashKey(key...), h.s.N) {
+	for _, p := range h.v.Find(view.Calls, view.Hash(key...)) {
 		if e := h.at(p); e != nil && e.Session == session && e.Tool == tool && e.ToolUse == toolUse && (toolUse != "" || e.Start == start) {
 			out = append(out, e)
 		}
@@ -365,7 +341,7 @@ func (h *History) ForkedAt(uuid string) []*Entry {
 		return nil
 	}
 	var out []*Entry
-	for _, p := range h.st.find(tFork, hashKey(uuid), h.s.N) {
+	for _, p := range h.v.Find(view.Forks, view.Hash(uuid)) {
 		if e := h.at(p); e != nil && e.Kind == KindTurnStart && e.ForkUUID == uuid {
 			out = append(out, e)
 		}
@@ -378,7 +354,7 @@ func (h *History) ForkedAt(uuid string) []*Entry {
 func (h *History) SamePrompts(start *Entry) int {
 	at := h.posOf(start)
 	n := 0
-	for _, p := range h.st.find(tPrompt, hashKey(start.Session, start.Prompt), h.s.N) {
+	for _, p := range h.v.Find(view.Prompts, view.Hash(start.Session, start.Prompt)) {
 		if p >= at {
 			break
 		}

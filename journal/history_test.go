@@ -24,7 +24,7 @@ func TestBranchBridgesPastEntriesOutsideTheTree(t *testing.T) {
 	}
 	h := historyOf(t, ents)
 	var got []string
-	for p := h.s.Leaf; p != none; p = h.st.rec(p).parent {
+	for p := h.v.Leaf; p != none; p = h.v.Rec(p).Parent {
 		e := h.at(p)
 		got = append([]string{fmt.Sprintf("%s%d", e.Kind, e.Turn)}, got...)
 	}

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rewind-lsp/rewind-lsp/journal/internal/segfile"
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
@@ -40,24 +40,53 @@ type Journal struct {
 	lockPath string
 	sem      chan struct{} // serializes this process's lock holders
 
-	// The view as this process holds it (viewload.go), under vmu.
-	vmu           sync.Mutex
-	st            *storage
-	hist          *History
-	jid           osfile.ID
-	manifestStamp string // size and time of the manifest last read or written
-	gen           string
-	viewPath      string // the view's folder, when not the store's view/ (CheckView)
-
-	// The view's segment files this process holds open (viewstore.go).
-	segMu   sync.Mutex
-	segOpen map[*segfile.File]struct{}
+	// The view as this process holds it (package view), and the History
+	// of its latest reader.
+	view *view.Store[*Entry]
+	hmu  sync.Mutex
+	hist *History
 }
 
 // Open opens the journal in store folder dir.
 func Open(dir string) *Journal {
-	return &Journal{path: filepath.Join(dir, "journal"), lockPath: filepath.Join(dir, "lock"), sem: make(chan struct{}, 1)}
+	path := filepath.Join(dir, "journal")
+	return &Journal{path: path, lockPath: filepath.Join(dir, "lock"), sem: make(chan struct{}, 1),
+		view: view.New[*Entry](path, filepath.Join(dir, "view"), schema{})}
 }
+
+// History reads the journal: the view as persisted, then what was appended
+// after it. It is cheap when nothing changed.
+func (j *Journal) History() (*History, error) {
+	r, err := j.view.Current()
+	if err != nil {
+		return nil, err
+	}
+	j.hmu.Lock()
+	defer j.hmu.Unlock()
+	if j.hist == nil || j.hist.v != r {
+		j.hist = &History{v: r}
+	}
+	return j.hist, nil
+}
+
+// Persist writes what this process holds in memory to the view, when it
+// is enough to be worth a segment and no other process is writing the view
+// (the lock holder of the journal calls it after an append).
+func (j *Journal) Persist() { j.view.Persist() }
+
+// CheckView compares the view on disk with one built afresh from the part
+// of the journal it covers (fsck). Problems are disagreements of a view
+// whose files are intact: the view is then built again. Notes say what was
+// no damage: view files missing or damaged, built again from the journal
+// (the view is derived: nothing was lost).
+func (j *Journal) CheckView() (problems, notes []string, err error) { return j.view.Check() }
+
+// Close lets go of the files this process holds open to read the journal
+// and its view. Histories read before must not be used after it; the next
+// History opens the files again. A process that ends need not call it;
+// one that is about to remove the store must (Windows keeps the name of a
+// file open anywhere until it is closed).
+func (j *Journal) Close() error { return j.view.Close() }
 
 // Path is the journal file.
 func (j *Journal) Path() string { return j.path }

@@ -1,6 +1,10 @@
 package journal
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
+)
 
 // Listing is one page of the history, as rewind.list and log show it.
 type Listing struct {
@@ -23,7 +27,7 @@ type Listing struct {
 // not the history's.
 func (h *History) List(limit, before int, all bool) *Listing {
 	out := &Listing{}
-	hi := h.s.N
+	hi := h.v.N
 	if before > 0 {
 		if p := h.turnPos(before); p != none {
 			hi = p
@@ -38,7 +42,7 @@ func (h *History) List(limit, before int, all bool) *Listing {
 				ps = append(ps, p)
 			}
 			return limit <= 0 || len(ps) <= limit
-		}, kTurnStart)
+		}, view.KindTurnStart)
 		slices.Reverse(ps)
 	} else {
 		ps = h.turnPositions(limit+1, before)
@@ -52,8 +56,12 @@ func (h *History) List(limit, before int, all bool) *Listing {
 		ps = ps[len(ps)-limit:]
 		lo = ps[0]
 	}
+	turn := h.turnAt
+	if !all {
+		turn = h.branchTurnAt // the active branch's chain gave ps
+	}
 	for _, p := range ps {
-		if t := h.turnAt(p); t.Start != nil {
+		if t := turn(p); t.Start != nil {
 			out.Turns = append(out.Turns, t)
 		}
 	}
@@ -75,22 +83,22 @@ func (h *History) List(limit, before int, all bool) *Listing {
 				marks = append(marks, p)
 			}
 			return true
-		}, kCheckpoint, kSummary)
-	} else if h.s.Leaf != none {
-		for p := h.st.rec(h.s.Leaf).markAt; p != none && p >= lo; {
-			r := h.st.rec(p)
+		}, view.KindCheckpoint, view.KindSummary)
+	} else if h.v.Leaf != none {
+		for p := h.v.Rec(h.v.Leaf).MarkAt; p != none && p >= lo; {
+			r := h.v.Rec(p)
 			if in(p) {
 				marks = append(marks, p)
 			}
-			if r.parent == none {
+			if r.Parent == none {
 				break
 			}
-			p = h.st.rec(r.parent).markAt
+			p = h.v.Rec(r.Parent).MarkAt
 		}
 	}
 	var cps, sums []pos
 	for _, p := range marks {
-		if h.st.rec(p).kind == kCheckpoint {
+		if h.v.Rec(p).Kind == view.KindCheckpoint {
 			cps = append(cps, p)
 		} else {
 			sums = append(sums, p)
@@ -103,7 +111,7 @@ func (h *History) List(limit, before int, all bool) *Listing {
 			rws = append(rws, p)
 		}
 		return true
-	}, kRewind, kRevert)
+	}, view.KindRewind, view.KindRevert)
 	out.Rewinds = collect(rws)
 	return out
 }

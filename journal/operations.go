@@ -3,13 +3,15 @@ package journal
 // Operations of a History: rewinds, reverts and undos, whether each applied
 // and which undo takes back.
 
+import "github.com/rewind-lsp/rewind-lsp/journal/internal/view"
+
 // Done returns the done entry of operation id, or nil (not completed, or
 // recorded before operations had done entries).
 func (h *History) Done(id EntryID) *Entry {
 	if id == "" {
 		return nil
 	}
-	for _, d := range h.st.find(tDone, hashKey(string(id)), h.s.N) {
+	for _, d := range h.v.Find(view.Dones, view.Hash(string(id))) {
 		if e := h.at(d); e != nil && e.Of == id {
 			return e
 		}
@@ -22,7 +24,7 @@ func (h *History) Done(id EntryID) *Entry {
 // holds the journal lock while it does).
 func (h *History) Unfinished() []*Entry {
 	var out []*Entry
-	for _, p := range h.s.Pending {
+	for _, p := range h.v.Pending {
 		if e := h.at(p); e != nil {
 			out = append(out, e)
 		}
@@ -44,10 +46,10 @@ func (h *History) Applied(e *Entry) bool {
 
 // appliedAt is Applied for the operation at p, from records where it can.
 func (h *History) appliedAt(p pos) bool {
-	if ds := h.st.find(tDone, hashKey(string(h.st.idAt(p))), h.s.N); len(ds) > 0 {
-		return h.st.rec(ds[0]).flags&fApplied != 0
+	if ds := h.v.Find(view.Dones, view.Hash(h.v.IDAt(p))); len(ds) > 0 {
+		return h.v.Rec(ds[0]).Flags&view.FlagApplied != 0
 	}
-	if h.st.rec(p).flags&fPending != 0 {
+	if h.v.Rec(p).Flags&view.FlagPending != 0 {
 		return false
 	}
 	e := h.at(p)
@@ -82,7 +84,7 @@ func (h *History) undone(p pos, memo map[pos]int8) bool {
 	}
 	memo[p] = 3
 	res := false
-	for _, u := range h.st.find(tUndo, hashKey(string(h.st.idAt(p))), h.s.N) {
+	for _, u := range h.v.Find(view.Undos, view.Hash(h.v.IDAt(p))) {
 		// An undo counts only if it comes after what it undoes.
 		if u > p && h.appliedAt(u) && !h.undone(u, memo) {
 			res = true
@@ -112,7 +114,7 @@ func (h *History) UndoCandidates(fn func(*Entry) bool) {
 		e := h.at(p)
 		stop = e != nil && fn(e)
 		return !stop
-	}, kRewind, kRevert)
+	}, view.KindRewind, view.KindRevert)
 	if stop {
 		return
 	}
@@ -122,7 +124,7 @@ func (h *History) UndoCandidates(fn func(*Entry) bool) {
 		}
 		e := h.at(p)
 		return e == nil || !fn(e)
-	}, kUndo)
+	}, view.KindUndo)
 }
 
 // OperationsBetween calls fn with the rewinds, reverts, undos and
@@ -133,7 +135,7 @@ func (h *History) OperationsBetween(after, before EntryID, fn func(*Entry)) {
 	if after != "" {
 		stop = h.idPos(after)
 	}
-	end := h.s.N
+	end := h.v.N
 	if before != "" {
 		if b := h.idPos(before); b != none {
 			end = b
@@ -145,7 +147,7 @@ func (h *History) OperationsBetween(after, before EntryID, fn func(*Entry)) {
 			ps = append(ps, p)
 		}
 		return true
-	}, kRewind, kRevert, kUndo, kSummary)
+	}, view.KindRewind, view.KindRevert, view.KindUndo, view.KindSummary)
 	for i := len(ps) - 1; i >= 0; i-- {
 		if e := h.at(ps[i]); e != nil {
 			fn(e)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 	"github.com/rewind-lsp/rewind-lsp/store"
 )
 
@@ -58,7 +59,7 @@ func randomJournal(r *rand.Rand, n int, damage bool) []*Entry {
 			e = &Entry{ID: id(), Kind: []Kind{KindTool, KindNotice}[r.Intn(2)], Key: e.Key}
 		}
 		ents = append(ents, e)
-		if inTree(e.Kind) {
+		if view.InTree(codeOf(e.Kind)) {
 			tree = append(tree, e)
 			leaf = e.ID
 		}

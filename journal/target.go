@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 )
 
 // Target is a resolved rewind target.
@@ -168,8 +170,8 @@ func (h *History) Resolve(spec string) (*Target, error) {
 // order (stand-ins for damaged lines aside; an id written twice, twice).
 func (h *History) idsWithPrefix(prefix string) []*Entry {
 	var out []*Entry
-	for _, p := range h.st.findRange(tIDText, []byte(prefix), []byte(prefix), h.s.N) {
-		if h.st.rec(p).flags&fStandIn != 0 {
+	for _, p := range h.v.FindPrefix(view.ByIDText, []byte(prefix)) {
+		if h.v.Rec(p).Flags&view.FlagStandIn != 0 {
 			continue
 		}
 		if e := h.at(p); e != nil && strings.HasPrefix(string(e.ID), prefix) {

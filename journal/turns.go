@@ -6,6 +6,8 @@ package journal
 import (
 	"slices"
 	"sort"
+
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 )
 
 // Turn is one turn: its start entry and, once it ended, its end entry.
@@ -16,13 +18,20 @@ type Turn struct {
 	Abandoned bool // off the active branch
 }
 
-func (h *History) turnAt(p pos) Turn {
+func (h *History) turnAt(p pos) Turn { return h.turnOf(p, false) }
+
+// branchTurnAt is turnAt for a turn start the active branch's chain of turn
+// starts gave (turnPositions, turnPos): on the branch, so the walk that
+// would say so is spared.
+func (h *History) branchTurnAt(p pos) Turn { return h.turnOf(p, true) }
+
+func (h *History) turnOf(p pos, onBranch bool) Turn {
 	start := h.at(p)
 	if start == nil {
 		return Turn{}
 	}
-	abandoned := !h.onBranch(p) && !h.OnBranch(start.ID) // an id written twice: either entry
-	return Turn{Number: int(h.st.rec(p).turn), Start: start, End: h.endAt(p), Abandoned: abandoned}
+	abandoned := !onBranch && !h.onBranch(p) && !h.OnBranch(start.ID) // an id written twice: either entry
+	return Turn{Number: int(h.v.Rec(p).Turn), Start: start, End: h.endAt(p), Abandoned: abandoned}
 }
 
 // TurnOf is the turn started by start.
@@ -35,8 +44,8 @@ func (h *History) TurnOf(start *Entry) Turn {
 
 // endAt is the end entry of the turn started at p (its last), or nil.
 func (h *History) endAt(p pos) *Entry {
-	id := h.st.idAt(p)
-	ends := h.st.find(tEnd, hashKey(string(id)), h.s.N)
+	id := EntryID(h.v.IDAt(p))
+	ends := h.v.Find(view.Ends, view.Hash(string(id)))
 	for i := len(ends) - 1; i >= 0; i-- {
 		if e := h.at(ends[i]); e != nil && e.Start == id {
 			return e
@@ -56,26 +65,26 @@ func (h *History) EndOf(start *Entry) *Entry {
 // TurnCount is the number of turns on the active branch.
 func (h *History) TurnCount() int {
 	if t := h.latestTurn(); t != none {
-		return int(h.st.rec(t).turnDepth)
+		return int(h.v.Rec(t).TurnDepth)
 	}
 	return 0
 }
 
 // latestTurn is the position of the latest turn start on the active branch.
 func (h *History) latestTurn() pos {
-	if h.s.Leaf == none {
+	if h.v.Leaf == none {
 		return none
 	}
-	return h.st.rec(h.s.Leaf).turnAt
+	return h.v.Rec(h.v.Leaf).TurnAt
 }
 
 // prevTurn is the turn start above turn start p on its branch.
 func (h *History) prevTurn(p pos) pos {
-	r := h.st.rec(p)
-	if r.parent == none {
+	r := h.v.Rec(p)
+	if r.Parent == none {
 		return none
 	}
-	return h.st.rec(r.parent).turnAt
+	return h.v.Rec(r.Parent).TurnAt
 }
 
 // Turn is turn n of the active branch.
@@ -84,23 +93,23 @@ func (h *History) Turn(n int) (Turn, bool) {
 	if p == none {
 		return Turn{}, false
 	}
-	return h.turnAt(p), true
+	return h.branchTurnAt(p), true
 }
 
 // turnPos is the position of turn n's start on the active branch, or none.
 func (h *History) turnPos(n int) pos {
-	if h.s.Irregular {
+	if h.v.Irregular {
 		// Numbers may not rise along the branch: the first from the root
 		// with the number, as a walk from the root finds it.
 		found := none
 		for t := h.latestTurn(); t != none; t = h.prevTurn(t) {
-			if h.st.rec(t).turn == int32(n) {
+			if h.v.Rec(t).Turn == int32(n) {
 				found = t
 			}
 		}
 		return found
 	}
-	if t := h.turnAtMost(n); t != none && h.st.rec(t).turn == int32(n) {
+	if t := h.turnAtMost(n); t != none && h.v.Rec(t).Turn == int32(n) {
 		return t
 	}
 	return none
@@ -112,12 +121,12 @@ func (h *History) turnAtMost(n int) pos {
 	want := int32(n)
 	t := h.latestTurn()
 	for t != none {
-		r := h.st.rec(t)
-		if r.turn <= want {
+		r := h.v.Rec(t)
+		if r.Turn <= want {
 			return t
 		}
-		if j := h.st.rec(r.turnJump); r.turnJump != t && j.turn > want {
-			t = r.turnJump
+		if j := h.v.Rec(r.TurnJump); r.TurnJump != t && j.Turn > want {
+			t = r.TurnJump
 		} else {
 			t = h.prevTurn(t)
 		}
@@ -131,7 +140,7 @@ func (h *History) Turns(limit, before int) []Turn {
 	ps := h.turnPositions(limit, before)
 	out := make([]Turn, 0, len(ps))
 	for _, p := range ps {
-		if t := h.turnAt(p); t.Start != nil {
+		if t := h.branchTurnAt(p); t.Start != nil {
 			out = append(out, t)
 		}
 	}
@@ -142,8 +151,8 @@ func (h *History) Turns(limit, before int) []Turn {
 func (h *History) turnPositions(limit, before int) []pos {
 	t := h.latestTurn()
 	if before > 0 {
-		if h.s.Irregular {
-			for t != none && h.st.rec(t).turn >= int32(before) {
+		if h.v.Irregular {
+			for t != none && h.v.Rec(t).Turn >= int32(before) {
 				t = h.prevTurn(t)
 			}
 		} else {
@@ -165,7 +174,7 @@ func (h *History) AllTurns(limit int) []Turn {
 	h.ofKinds(none, func(p pos) bool {
 		ps = append(ps, p)
 		return limit <= 0 || len(ps) < limit
-	}, kTurnStart)
+	}, view.KindTurnStart)
 	slices.Reverse(ps)
 	out := make([]Turn, 0, len(ps))
 	for _, p := range ps {
@@ -178,10 +187,10 @@ func (h *History) AllTurns(limit int) []Turn {
 
 // NextTurn is the number the next turn on the active branch gets.
 func (h *History) NextTurn() int {
-	if h.s.Leaf == none {
+	if h.v.Leaf == none {
 		return 1
 	}
-	return int(h.st.rec(h.s.Leaf).maxTurn) + 1
+	return int(h.v.Rec(h.v.Leaf).MaxTurn) + 1
 }
 
 // OpenTurns are the start entries of the turns open on the active branch,
@@ -195,11 +204,11 @@ func (h *History) OpenTurns() []*Entry {
 		depth int32
 	}
 	var os []open
-	for _, o := range h.s.Open {
+	for _, o := range h.v.Open {
 		if !h.onBranch(o.Pos) || slices.ContainsFunc(o.Super, h.onBranch) {
 			continue
 		}
-		os = append(os, open{o.Pos, h.st.rec(o.Pos).depth})
+		os = append(os, open{o.Pos, h.v.Rec(o.Pos).Depth})
 	}
 	sort.Slice(os, func(i, j int) bool { return os[i].depth < os[j].depth })
 	var out []*Entry
@@ -275,7 +284,7 @@ func (h *History) TurnsBetween(from, to *Entry) []Turn {
 func (h *History) FileTurns(path string) []Turn {
 	var out []Turn
 	seen := map[pos]bool{}
-	for _, p := range h.st.find(tPath, hashKey(path), h.s.N) {
+	for _, p := range h.v.Find(view.Paths, view.Hash(path)) {
 		e := h.at(p)
 		if e == nil || e.Kind != KindTurnEnd {
 			continue
@@ -307,7 +316,7 @@ func mentions(e *Entry, path string) bool {
 // first (0: every one, which reads the whole branch).
 func (h *History) BranchEntries(limit int) []*Entry {
 	var out []*Entry
-	for p := h.s.Leaf; p != none && (limit <= 0 || len(out) < limit); p = h.st.rec(p).parent {
+	for p := h.v.Leaf; p != none && (limit <= 0 || len(out) < limit); p = h.v.Rec(p).Parent {
 		if e := h.at(p); e != nil {
 			out = append(out, e)
 		}
@@ -320,7 +329,7 @@ func (h *History) BranchEntries(limit int) []*Entry {
 // its calls that changed files (Step > 0), in order.
 func (h *History) Steps(start *Entry) []*Entry {
 	var out []*Entry
-	for _, p := range h.st.find(tStep, hashKey(string(start.ID)), h.s.N) {
+	for _, p := range h.v.Find(view.Steps, view.Hash(string(start.ID))) {
 		if e := h.at(p); e != nil && e.Kind == KindTool && e.Start == start.ID && e.Step > 0 {
 			out = append(out, e)
 		}
@@ -333,7 +342,7 @@ func (h *History) Steps(start *Entry) []*Entry {
 // k is the k-th of the turn's step positions (unless another turn's id
 // shares their key, when the positions are read in order).
 func (h *History) StepOf(start *Entry, k int) *Entry {
-	ps := h.st.find(tStep, hashKey(string(start.ID)), h.s.N)
+	ps := h.v.Find(view.Steps, view.Hash(string(start.ID)))
 	isStep := func(e *Entry) bool { return e != nil && e.Kind == KindTool && e.Start == start.ID && e.Step > 0 }
 	if k >= 1 && k <= len(ps) {
 		if e := h.at(ps[k-1]); isStep(e) && e.Step == k {
@@ -351,7 +360,7 @@ func (h *History) StepOf(start *Entry, k int) *Entry {
 // LastStep is the number of the turn's latest step (0: none yet), read
 // from its last step position.
 func (h *History) LastStep(start *Entry) int {
-	ps := h.st.find(tStep, hashKey(string(start.ID)), h.s.N)
+	ps := h.v.Find(view.Steps, view.Hash(string(start.ID)))
 	for i := len(ps) - 1; i >= 0; i-- {
 		if e := h.at(ps[i]); e != nil && e.Kind == KindTool && e.Start == start.ID && e.Step > 0 {
 			return e.Step

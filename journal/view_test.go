@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rewind-lsp/rewind-lsp/journal/internal/segfile"
+	"github.com/rewind-lsp/rewind-lsp/journal/internal/view"
 )
 
 // historyOf writes ents to a new journal and reads its history.
@@ -51,7 +52,7 @@ func describeView(h *History, ents []*Entry) string {
 		return strings.Join(s, ",")
 	}
 	var branch []*Entry
-	for p := h.s.Leaf; p != none; p = h.st.rec(p).parent {
+	for p := h.v.Leaf; p != none; p = h.v.Rec(p).Parent {
 		branch = append(branch, h.at(p))
 	}
 	slices.Reverse(branch)
@@ -175,9 +176,7 @@ func bridgedTwice(ents []*Entry) bool {
 // lowThresholds makes the view write segments and merge them every few
 // entries, as a long history does.
 func lowThresholds(t *testing.T) {
-	pe, rc := persistEvery, rebuildChunk
-	persistEvery, rebuildChunk = 5, 16
-	t.Cleanup(func() { persistEvery, rebuildChunk = pe, rc })
+	t.Cleanup(view.SetThresholds(5, 16))
 }
 
 // TestViewAgreesWithTheOldHistory: the view, read after every few appends
@@ -391,12 +390,11 @@ func TestCheckView(t *testing.T) {
 	check("after it was built again", 0, 0)
 
 	// A segment with valid checksums and a record that lies: its turn.
-	data, _ := os.ReadFile(filepath.Join(dir, "view", "manifest"))
-	m, err := parseManifest(data)
-	if err != nil || len(m.Segments) == 0 {
-		t.Fatalf("manifest: %v %+v", err, m)
+	named, err := view.Segments(filepath.Join(dir, "view"))
+	if err != nil || len(named) == 0 {
+		t.Fatalf("manifest: %v %+v", err, named)
 	}
-	forgeRecord(t, filepath.Join(dir, "view", m.Segments[0].File), func(r *record) { r.turn += 7 })
+	forgeRecord(t, filepath.Join(dir, "view", named[0]), func(r *view.Record) { r.Turn += 7 })
 	check("a forged record", 1, 0)
 	check("after it was built again", 0, 0)
 	h, err := openT(t, dir).History()
@@ -410,7 +408,7 @@ func TestCheckView(t *testing.T) {
 
 // forgeRecord rewrites segment file path with its first record changed by
 // change, every checksum right.
-func forgeRecord(t *testing.T, path string, change func(*record)) {
+func forgeRecord(t *testing.T, path string, change func(*view.Record)) {
 	t.Helper()
 	f, err := segfile.Open(path)
 	if err != nil {
@@ -422,17 +420,17 @@ func forgeRecord(t *testing.T, path string, change func(*record)) {
 		width, k int
 		recs     [][]byte
 	}
-	secs := []section{{name: "rec", width: recordSize}}
-	for _, ti := range tableInfo {
-		secs = append(secs, section{name: ti.name, width: ti.kw + 4, k: ti.kw})
+	secs := []section{{name: "rec", width: view.RecordSize}}
+	for t := view.Table(0); t < view.NumTables; t++ {
+		secs = append(secs, section{name: t.Name(), width: t.KeyWidth() + 4, k: t.KeyWidth()})
 	}
 	for i := range secs {
 		f.Each(secs[i].name, func(r []byte) bool { secs[i].recs = append(secs[i].recs, slices.Clone(r)); return true })
 	}
 	f.Close()
-	r := decodeRecord(secs[0].recs[0])
+	r := view.DecodeRecord(secs[0].recs[0])
 	change(&r)
-	r.encode(secs[0].recs[0])
+	r.Encode(secs[0].recs[0])
 	w, err := segfile.Create(path)
 	if err != nil {
 		t.Fatal(err)

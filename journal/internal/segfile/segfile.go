@@ -425,6 +425,49 @@ func (sf *File) Find(name string, lo, hi []byte, fn func(rec []byte) bool) error
 	return nil
 }
 
+// FindBack is Find from the other end: the records whose keys are in
+// [lo, hi], last first, until fn returns false. A lookup that wants the
+// latest of a key's records reads the blocks that hold them, no more.
+func (sf *File) FindBack(name string, lo, hi []byte, fn func(rec []byte) bool) error {
+	s := sf.secs[name]
+	if s == nil || s.Count == 0 {
+		return nil
+	}
+	if s.KeyWidth == 0 {
+		return fmt.Errorf("%s: section %s is not a table", sf.path, name)
+	}
+	if err := s.loadFences(sf); err != nil {
+		return err
+	}
+	kw := s.KeyWidth
+	lk, hk := pad(lo, kw, 0), pad(hi, kw, 0xff)
+	// The last block whose first key is <= hi: the records with keys up
+	// to hi end in it.
+	k := sort.Search(s.Blocks, func(i int) bool { return bytes.Compare(s.fences[i*kw:(i+1)*kw], hk) > 0 }) - 1
+	for ; k >= 0; k-- {
+		b, err := sf.block(s, k)
+		if err != nil {
+			return err
+		}
+		n := s.perBlock()
+		if k == s.Blocks-1 {
+			n = s.Count - k*s.perBlock()
+		}
+		// The last record of the block with key <= hi.
+		i := sort.Search(n, func(i int) bool { return bytes.Compare(b[i*s.Width:i*s.Width+kw], hk) > 0 }) - 1
+		for ; i >= 0; i-- {
+			rec := b[i*s.Width : (i+1)*s.Width]
+			if bytes.Compare(rec[:kw], lk) < 0 {
+				return nil
+			}
+			if !fn(rec) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
 // Each calls fn with every record of section name in order (a merge reads
 // a whole section this way), until fn returns false.
 func (sf *File) Each(name string, fn func(rec []byte) bool) error {

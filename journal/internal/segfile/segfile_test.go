@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -91,6 +92,30 @@ func TestRecordsAndTables(t *testing.T) {
 				t.Fatalf("key %d: values %v", k, vals)
 			}
 		}
+	}
+	// From the other end: the same records, last first, for every key,
+	// and a stop after the first.
+	for k := uint64(0); k <= uint64(n/7); k++ {
+		key := rec(k, 0)[:8]
+		var fwd, back []uint32
+		f.Find("table", key, key, func(r []byte) bool { fwd = append(fwd, binary.BigEndian.Uint32(r[8:])); return true })
+		err := f.FindBack("table", key, key, func(r []byte) bool { back = append(back, binary.BigEndian.Uint32(r[8:])); return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Reverse(back)
+		if !slices.Equal(fwd, back) {
+			t.Fatalf("key %d: back %v, forth %v", k, back, fwd)
+		}
+		var last []uint32
+		f.FindBack("table", key, key, func(r []byte) bool { last = append(last, binary.BigEndian.Uint32(r[8:])); return false })
+		if len(last) != 1 || last[0] != fwd[len(fwd)-1] {
+			t.Fatalf("key %d: the last record %v, want %d", k, last, fwd[len(fwd)-1])
+		}
+	}
+	for _, missing := range []uint64{uint64(n/7) + 1, 1 << 40} {
+		key := rec(missing, 0)[:8]
+		f.FindBack("table", key, key, func(r []byte) bool { t.Fatalf("key %d: found %x", missing, r); return false })
 	}
 	// A range, and a prefix bound.
 	var count int

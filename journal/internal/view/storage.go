@@ -1,10 +1,10 @@
-package journal
+package view
 
 // Where the view's positions, records and table pairs are kept: persisted
 // segments (immutable files, each covering a run of positions) and, after
 // them, the entries this process read from the journal's tail since
 // (memtable). Every lookup takes a bound: what lies at or past it is not
-// seen, so a History of n entries answers as of n whatever was added since.
+// seen, so a Reader of n entries answers as of n whatever was added since.
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -23,25 +24,25 @@ import (
 type segment struct {
 	f      *segfile.File
 	name   string
-	lo, hi pos
+	lo, hi Pos
 }
 
-// newSegment wraps an open segment file of j's view; the file is closed
-// once no history holds the segment any more (a merged one stays readable
-// to the histories made before the merge), or by j.Close.
-func newSegment(j *Journal, f *segfile.File, name string, lo, hi pos) *segment {
+// newSegment wraps an open segment file of the view; the file is closed
+// once no reader holds the segment any more (a merged one stays readable
+// to the readers made before the merge), or by Store.Close.
+func newSegment(o *openFiles, f *segfile.File, name string, lo, hi Pos) *segment {
 	s := &segment{f: f, name: name, lo: lo, hi: hi}
-	j.segMu.Lock()
-	if j.segOpen == nil {
-		j.segOpen = map[*segfile.File]struct{}{}
+	o.mu.Lock()
+	if o.files == nil {
+		o.files = map[*segfile.File]struct{}{}
 	}
-	j.segOpen[f] = struct{}{}
-	j.segMu.Unlock()
+	o.files[f] = struct{}{}
+	o.mu.Unlock()
 	runtime.AddCleanup(s, func(f *segfile.File) {
-		j.segMu.Lock()
-		_, open := j.segOpen[f]
-		delete(j.segOpen, f)
-		j.segMu.Unlock()
+		o.mu.Lock()
+		_, open := o.files[f]
+		delete(o.files, f)
+		o.mu.Unlock()
 		if open {
 			f.Close()
 		}
@@ -49,23 +50,39 @@ func newSegment(j *Journal, f *segfile.File, name string, lo, hi pos) *segment {
 	return s
 }
 
+// openFiles are the view's segment files a process holds open.
+type openFiles struct {
+	mu    sync.Mutex
+	files map[*segfile.File]struct{}
+}
+
+// closeAll closes them all (Store.Close).
+func (o *openFiles) closeAll() {
+	o.mu.Lock()
+	for f := range o.files {
+		f.Close()
+	}
+	o.files = nil
+	o.mu.Unlock()
+}
+
 // memtable holds the positions from lo on that are not persisted yet.
 type memtable struct {
 	mu   sync.RWMutex
-	lo   pos
-	recs []record
-	tabs [numTables]map[string][]pos
+	lo   Pos
+	recs []Record
+	tabs [NumTables]map[string][]Pos
 }
 
-func newMemtable(lo pos) *memtable {
+func newMemtable(lo Pos) *memtable {
 	m := &memtable{lo: lo}
 	for i := range m.tabs {
-		m.tabs[i] = map[string][]pos{}
+		m.tabs[i] = map[string][]Pos{}
 	}
 	return m
 }
 
-func (m *memtable) addPair(table int, key []byte, p pos) {
+func (m *memtable) addPair(table Table, key []byte, p Pos) {
 	m.mu.Lock()
 	k := string(key)
 	m.tabs[table][k] = append(m.tabs[table][k], p)
@@ -73,15 +90,15 @@ func (m *memtable) addPair(table int, key []byte, p pos) {
 }
 
 // storage is the view of one journal as this process holds it.
-type storage struct {
-	j  *Journal
+type storage[E any] struct {
+	v  *Store[E]
 	jf *os.File // the journal, for reading entries' lines
 
 	mu   sync.RWMutex // guards segs and mem (replaced when the view is rebuilt)
 	segs []*segment
 	mem  *memtable
 
-	cache *entryCache
+	cache *entryCache[E]
 	// recent remembers the ids and snapshots of the latest entries added,
 	// the ones new entries name most (their parent, the turn they end, the
 	// operation they complete): a lookup of those needs no table.
@@ -93,13 +110,13 @@ type storage struct {
 }
 
 // memLo is the first position the memtable holds.
-func (st *storage) memLo() pos {
+func (st *storage[E]) memLo() Pos {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return st.mem.lo
 }
 
-func (st *storage) add(r record) {
+func (st *storage[E]) add(r Record) {
 	st.mu.RLock()
 	m := st.mem
 	st.mu.RUnlock()
@@ -112,7 +129,7 @@ func (st *storage) add(r record) {
 // and holds the latest snapshots recorded; rings bound both.
 type recentIDs struct {
 	mu       sync.Mutex
-	ids      map[EntryID]pos
+	ids      map[string]Pos
 	idRing   []recentID
 	nextID   int
 	snaps    map[Snap]int // how many ring slots hold it
@@ -121,18 +138,18 @@ type recentIDs struct {
 }
 
 type recentID struct {
-	id EntryID
-	p  pos
+	id string
+	p  Pos
 }
 
 const recentSize = 2048
 
 // noteID remembers that the entry with id is at p (the latest with it).
-func (r *recentIDs) noteID(id EntryID, p pos) {
+func (r *recentIDs) noteID(id string, p Pos) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ids == nil {
-		r.ids = map[EntryID]pos{}
+		r.ids = map[string]Pos{}
 	}
 	it := recentID{id, p}
 	if len(r.idRing) < recentSize {
@@ -149,7 +166,7 @@ func (r *recentIDs) noteID(id EntryID, p pos) {
 }
 
 // lookup is the position of the latest entry with id, when it is recent.
-func (r *recentIDs) lookup(id EntryID) (pos, bool) {
+func (r *recentIDs) lookup(id string) (Pos, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p, ok := r.ids[id]
@@ -183,22 +200,25 @@ func (r *recentIDs) hasSnap(sn Snap) bool {
 	return r.snaps[sn] > 0
 }
 
-// noRecord stands for a record that cannot be read.
-var noRecord = record{parent: none, depth: none, jump: none, turnAt: none, markAt: none, turnJump: none, prevSame: none}
+// noRecord stands for a Record that cannot be read.
+var noRecord = Record{Parent: None, Depth: None, Jump: None, TurnAt: None, MarkAt: None, TurnJump: None, PrevSame: None}
 
 // reader is what the view is read through: a storage, which builds a
 // damaged view again and tries once more, or a builder, which notes it.
-type reader interface {
-	rec(p pos) record
-	find(table int, key []byte, before pos) []pos
-	entryAt(p pos) *Entry
-	recentIDs() *recentIDs
+type reader[E any] interface {
+	records
+	find(table Table, key []byte, before Pos) []Pos
+	entryAt(p Pos) (E, bool)
+	source() *storage[E]
 }
 
-func (st *storage) recentIDs() *recentIDs { return st.recent }
+// records is what the tree is walked through.
+type records interface{ rec(p Pos) Record }
 
-// rec is the record at position p.
-func (st *storage) rec(p pos) record {
+func (st *storage[E]) source() *storage[E] { return st }
+
+// rec is the Record at position p.
+func (st *storage[E]) rec(p Pos) Record {
 	for try := 0; ; try++ {
 		r, err := st.recOnce(p)
 		if err == nil {
@@ -210,7 +230,7 @@ func (st *storage) rec(p pos) record {
 	}
 }
 
-func (st *storage) recOnce(p pos) (record, error) {
+func (st *storage[E]) recOnce(p Pos) (Record, error) {
 	st.mu.RLock()
 	m, segs := st.mem, st.segs
 	st.mu.RUnlock()
@@ -220,28 +240,28 @@ func (st *storage) recOnce(p pos) (record, error) {
 		if i := int(p - m.lo); i < len(m.recs) {
 			return m.recs[i], nil
 		}
-		return record{}, fmt.Errorf("view: no position %d", p)
+		return Record{}, fmt.Errorf("view: no position %d", p)
 	}
 	i := sort.Search(len(segs), func(i int) bool { return segs[i].hi > p })
 	if i == len(segs) || segs[i].lo > p {
-		return record{}, fmt.Errorf("view: no segment holds position %d: %w", p, segfile.ErrDamaged)
+		return Record{}, fmt.Errorf("view: no segment holds position %d: %w", p, segfile.ErrDamaged)
 	}
 	b, err := segs[i].f.Record("rec", int(p-segs[i].lo))
 	if err != nil {
-		return record{}, err
+		return Record{}, err
 	}
-	return decodeRecord(b), nil
+	return DecodeRecord(b), nil
 }
 
 // find lists, in order, the positions before `before` that table holds
 // under key.
-func (st *storage) find(table int, key []byte, before pos) []pos {
+func (st *storage[E]) find(table Table, key []byte, before Pos) []Pos {
 	return st.findRange(table, key, key, before)
 }
 
 // findRange is find for the keys in [lo, hi] (as segfile.File.Find
 // compares them: shorter bounds as prefixes).
-func (st *storage) findRange(table int, lo, hi []byte, before pos) []pos {
+func (st *storage[E]) findRange(table Table, lo, hi []byte, before Pos) []Pos {
 	for try := 0; ; try++ {
 		out, err := st.findOnce(table, lo, hi, before)
 		if err == nil {
@@ -253,18 +273,18 @@ func (st *storage) findRange(table int, lo, hi []byte, before pos) []pos {
 	}
 }
 
-func (st *storage) findOnce(table int, lo, hi []byte, before pos) ([]pos, error) {
+func (st *storage[E]) findOnce(table Table, lo, hi []byte, before Pos) ([]Pos, error) {
 	st.mu.RLock()
 	m, segs := st.mem, st.segs
 	st.mu.RUnlock()
-	var out []pos
+	var out []Pos
 	name, kw := tableInfo[table].name, tableInfo[table].kw
 	for _, sg := range segs {
 		if sg.lo >= before {
 			break
 		}
 		err := sg.f.Find(name, lo, hi, func(rec []byte) bool {
-			if p := pos(be32(rec[kw:])); p < before {
+			if p := Pos(be32(rec[kw:])); p < before {
 				out = append(out, p)
 			}
 			return true
@@ -305,6 +325,78 @@ func (st *storage) findOnce(table int, lo, hi []byte, before pos) ([]pos, error)
 	return out, nil
 }
 
+// scan calls fn with the positions before `before` that table holds
+// under key, in journal order (newest first with back), until fn returns
+// false: a caller that stops early reads only the blocks it went through.
+// Should a view file turn out damaged midway, the view is built again and
+// the scan goes on past the positions fn was given.
+func (st *storage[E]) scan(table Table, key []byte, before Pos, back bool, fn func(Pos) bool) {
+	given := None
+	for try := 0; ; try++ {
+		err := st.scanOnce(table, key, before, back, func(p Pos) bool {
+			if given != None && (back && p >= given || !back && p <= given) {
+				return true
+			}
+			given = p
+			return fn(p)
+		})
+		if err == nil || try > 0 || !st.heal(err) {
+			return
+		}
+	}
+}
+
+func (st *storage[E]) scanOnce(table Table, key []byte, before Pos, back bool, fn func(Pos) bool) error {
+	st.mu.RLock()
+	m, segs := st.mem, st.segs
+	st.mu.RUnlock()
+	name, kw := tableInfo[table].name, tableInfo[table].kw
+	var mem []Pos
+	if before > m.lo {
+		m.mu.RLock()
+		mem = slices.Clone(m.tabs[table][string(key)])
+		m.mu.RUnlock()
+	}
+	stopped := false
+	each := func(rec []byte) bool {
+		if p := Pos(be32(rec[kw:])); p < before && !fn(p) {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	if !back {
+		for _, sg := range segs {
+			if sg.lo >= before {
+				break
+			}
+			if err := sg.f.Find(name, key, key, each); err != nil || stopped {
+				return err
+			}
+		}
+		for _, p := range mem {
+			if p < before && !fn(p) {
+				return nil
+			}
+		}
+		return nil
+	}
+	for i := len(mem) - 1; i >= 0; i-- {
+		if mem[i] < before && !fn(mem[i]) {
+			return nil
+		}
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		if segs[i].lo >= before {
+			continue
+		}
+		if err := segs[i].f.FindBack(name, key, key, each); err != nil || stopped {
+			return err
+		}
+	}
+	return nil
+}
+
 func padKey(b []byte, n int, fill byte) []byte {
 	out := make([]byte, n)
 	copy(out, b)
@@ -319,156 +411,153 @@ func be32(b []byte) uint32 {
 }
 
 // lookupID is the position of the last entry with id before `before`, or
-// none.
-func lookupID(r reader, id EntryID, before pos) pos {
-	if p, ok := r.recentIDs().lookup(id); ok && p < before {
+// None.
+func lookupID[E any](r reader[E], id string, before Pos) Pos {
+	st := r.source()
+	if p, ok := st.recent.lookup(id); ok && p < before {
 		return p
 	}
-	cands := r.find(tID, hashKey(string(id)), before)
+	cands := r.find(ByID, Hash(id), before)
 	for i := len(cands) - 1; i >= 0; i-- {
-		if e := r.entryAt(cands[i]); e != nil && e.ID == id {
+		if e, ok := r.entryAt(cands[i]); ok && st.v.schema.ID(e) == id {
 			return cands[i]
 		}
 	}
-	return none
+	return None
 }
 
-func (st *storage) lookupID(id EntryID, before pos) pos { return lookupID(st, id, before) }
-
 // idAt is the id of the entry at p ("" when it cannot be read).
-func idAt(r reader, p pos) EntryID {
-	if e := r.entryAt(p); e != nil {
-		return e.ID
+func idAt[E any](r reader[E], p Pos) string {
+	if e, ok := r.entryAt(p); ok {
+		return r.source().v.schema.ID(e)
 	}
 	return ""
 }
 
-func (st *storage) idAt(p pos) EntryID { return idAt(st, p) }
-
-// ancestor is the ancestor of x at depth d (x itself when at d), or none.
-func ancestor(v reader, x pos, d int32) pos {
-	if x == none || d < 0 {
-		return none
+// ancestor is the ancestor of x at depth d (x itself when at d), or None.
+func ancestor(v records, x Pos, d int32) Pos {
+	if x == None || d < 0 {
+		return None
 	}
 	r := v.rec(x)
-	if r.depth < d {
-		return none
+	if r.Depth < d {
+		return None
 	}
-	for r.depth > d {
-		if j := v.rec(r.jump); r.jump != x && j.depth >= d {
-			x, r = r.jump, j
+	for r.Depth > d {
+		if j := v.rec(r.Jump); r.Jump != x && j.Depth >= d {
+			x, r = r.Jump, j
 		} else {
-			x, r = r.parent, v.rec(r.parent)
+			x, r = r.Parent, v.rec(r.Parent)
 		}
-		if x == none {
-			return none
+		if x == None {
+			return None
 		}
 	}
 	return x
 }
 
 // isAncestor reports whether a is b or above it in the tree.
-func isAncestor(v reader, a, b pos) bool {
-	if a == none || b == none {
+func isAncestor(v records, a, b Pos) bool {
+	if a == None || b == None {
 		return false
 	}
 	ra := v.rec(a)
-	if ra.flags&fTree == 0 {
+	if ra.Flags&FlagTree == 0 {
 		return false
 	}
-	return ancestor(v, b, ra.depth) == a
+	return ancestor(v, b, ra.Depth) == a
 }
-
-func (st *storage) isAncestor(a, b pos) bool { return isAncestor(st, a, b) }
 
 // entryAt reads the entry at position p from the journal (through the
-// cache). It is nil when its line cannot be read as it was when the view
-// took it: the view is then rebuilt from the journal.
-func (st *storage) entryAt(p pos) *Entry {
+// cache). It is not there (false) when its line cannot be read as it was
+// when the view took it: the view is then rebuilt from the journal.
+func (st *storage[E]) entryAt(p Pos) (E, bool) {
 	for try := 0; ; try++ {
-		e, err := st.entryOnce(p)
+		e, ok, err := st.entryOnce(p)
 		if err == nil {
-			return e
+			return e, ok
 		}
 		if try > 0 || !st.heal(err) {
-			return nil
+			var zero E
+			return zero, false
 		}
 	}
 }
 
-func (st *storage) entryOnce(p pos) (*Entry, error) {
+func (st *storage[E]) entryOnce(p Pos) (e E, ok bool, err error) {
 	if p < 0 {
-		return nil, nil
+		return e, false, nil
 	}
-	if e := st.cache.get(p); e != nil {
-		return e, nil
+	if e, ok := st.cache.get(p); ok {
+		return e, true, nil
 	}
 	r, err := st.recOnce(p)
 	if err != nil {
-		return nil, err
+		return e, false, err
 	}
-	e, err := st.readLine(r)
-	if err != nil {
-		return nil, err
+	if e, err = st.readLine(r); err != nil {
+		return e, false, err
 	}
-	if r.flags&fStandIn != 0 {
+	if r.Flags&FlagStandIn != 0 {
 		// A lost turn start, stood in for from its end.
-		e = &Entry{ID: e.Start, Kind: KindTurnStart, Turn: e.Turn, Session: e.Session, Damaged: true}
-		if r.parent != none {
-			pe, err := st.entryOnce(r.parent)
+		parent := ""
+		if r.Parent != None {
+			pe, ok, err := st.entryOnce(r.Parent)
 			if err != nil {
-				return nil, err
+				return e, false, err
 			}
-			if pe != nil {
-				e.Parent = pe.ID
+			if ok {
+				parent = st.v.schema.ID(pe)
 			}
 		}
+		e = st.v.schema.StandIn(e, parent)
 	}
-	e.pos = p + 1
+	st.v.schema.Placed(e, p)
 	st.cache.put(p, e)
-	return e, nil
+	return e, true, nil
 }
 
-func (st *storage) readLine(r record) (*Entry, error) {
-	if r.length < 10 {
-		return nil, fmt.Errorf("view: a record with no line: %w", segfile.ErrDamaged)
+func (st *storage[E]) readLine(r Record) (e E, err error) {
+	if r.Length < 10 {
+		return e, fmt.Errorf("view: a record with no line: %w", segfile.ErrDamaged)
 	}
-	buf := make([]byte, r.length)
-	if _, err := st.jf.ReadAt(buf, r.off); err != nil {
+	buf := make([]byte, r.Length)
+	if _, err := st.jf.ReadAt(buf, r.Off); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("journal shorter than its view: %w", segfile.ErrDamaged)
+			return e, fmt.Errorf("journal shorter than its view: %w", segfile.ErrDamaged)
 		}
-		return nil, fmt.Errorf("read journal: %w", err)
+		return e, fmt.Errorf("read journal: %w", err)
 	}
 	if buf[len(buf)-1] != '\n' {
-		return nil, fmt.Errorf("journal line at %d: not where the view has it: %w", r.off, segfile.ErrDamaged)
+		return e, fmt.Errorf("journal line at %d: not where the view has it: %w", r.Off, segfile.ErrDamaged)
 	}
-	e, err := decodeLine(buf[:len(buf)-1])
+	e, err = st.v.schema.Decode(buf[:len(buf)-1])
 	if err != nil {
-		return nil, fmt.Errorf("journal line at %d: %v: %w", r.off, err, segfile.ErrDamaged)
+		return e, fmt.Errorf("journal line at %d: %v: %w", r.Off, err, segfile.ErrDamaged)
 	}
 	return e, nil
 }
 
 // entryCache keeps the entries read most recently.
-type entryCache struct {
+type entryCache[E any] struct {
 	mu    sync.Mutex
-	items map[pos]*Entry
-	order []pos // a ring of the positions in items, oldest at next
+	items map[Pos]E
+	order []Pos // a ring of the positions in items, oldest at next
 	next  int
 }
 
 const entryCacheSize = 4096
 
-func newEntryCache() *entryCache { return &entryCache{items: map[pos]*Entry{}} }
+func newEntryCache[E any]() *entryCache[E] { return &entryCache[E]{items: map[Pos]E{}} }
 
-func (c *entryCache) get(p pos) *Entry {
+func (c *entryCache[E]) get(p Pos) (E, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.items[p]
+	e, ok := c.items[p]
+	return e, ok
 }
 
-func (c *entryCache) put(p pos, e *Entry) {
+func (c *entryCache[E]) put(p Pos, e E) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.items[p]; ok {
@@ -485,8 +574,8 @@ func (c *entryCache) put(p pos, e *Entry) {
 	c.items[p] = e
 }
 
-func (c *entryCache) clear() {
+func (c *entryCache[E]) clear() {
 	c.mu.Lock()
-	c.items, c.order, c.next = map[pos]*Entry{}, nil, 0
+	c.items, c.order, c.next = map[Pos]E{}, nil, 0
 	c.mu.Unlock()
 }

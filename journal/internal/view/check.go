@@ -1,4 +1,4 @@
-package journal
+package view
 
 import (
 	"bytes"
@@ -13,13 +13,13 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/osfile"
 )
 
-// CheckView compares the view on disk with one built afresh from the part
+// Check compares the view on disk with one built afresh from the part
 // of the journal it covers (fsck). Problems are disagreements of a view
 // whose files are intact: the view is then built again. Notes say what was
 // no damage: view files missing or damaged, built again from the journal
 // (the view is derived: nothing was lost).
-func (j *Journal) CheckView() (problems, notes []string, err error) {
-	f, err := osfile.Open(j.path)
+func (v *Store[E]) Check() (problems, notes []string, err error) {
+	f, err := osfile.Open(v.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -32,40 +32,40 @@ func (j *Journal) CheckView() (problems, notes []string, err error) {
 		return nil, nil, err
 	}
 	rebuild := func() {
-		os.Remove(j.manifestPath())
-		j.Close() // what it holds of the old view: read afresh below
-		if _, err := j.History(); err == nil {
-			j.vmu.Lock()
-			if unlock := j.lockView(0); unlock != nil {
-				j.persistLocked()
+		os.Remove(v.manifestPath())
+		v.Close() // what it holds of the old view: read afresh below
+		if _, err := v.Current(); err == nil {
+			v.mu.Lock()
+			if unlock := v.lockView(0); unlock != nil {
+				v.persistLocked()
 				unlock()
 			}
-			j.vmu.Unlock()
+			v.mu.Unlock()
 		}
 	}
-	if _, err := os.Stat(j.manifestPath()); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(v.manifestPath()); errors.Is(err, fs.ErrNotExist) {
 		rebuild() // a short journal has none yet: no damage
 		return nil, nil, nil
 	}
-	m, segs, _ := j.readView(f, fi.Size())
+	m, segs, _ := v.readView(f, fi.Size())
 	if segs == nil {
 		rebuild()
 		why := "its manifest is damaged, of another format, or not about this journal"
 		if m != nil {
 			why = "a segment file is missing"
 		}
-		return nil, []string{fmt.Sprintf("view %s: %s; built again from the journal (nothing was lost: the view is derived from it)", j.viewDir(), why)}, nil
+		return nil, []string{fmt.Sprintf("view %s: %s; built again from the journal (nothing was lost: the view is derived from it)", v.dir, why)}, nil
 	}
 	defer closeSegs(segs)
-	tmp, err := os.MkdirTemp(filepath.Dir(j.path), "view.check-")
+	tmp, err := os.MkdirTemp(filepath.Dir(v.path), "view.check-")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
-	fresh := &Journal{path: j.path, lockPath: j.lockPath, sem: make(chan struct{}, 1), viewPath: tmp}
+	fresh := New(v.path, tmp, v.schema)
 	defer fresh.Close() // before its folder is removed
-	fresh.vmu.Lock()
-	if nf, err := osfile.Open(j.path); err == nil {
+	fresh.mu.Lock()
+	if nf, err := osfile.Open(v.path); err == nil {
 		id, _ := osfile.Identity(nf)
 		fresh.load(nf, id, m.State.Offset)
 		err = fresh.extendOnce(m.State.Offset)
@@ -76,17 +76,17 @@ func (j *Journal) CheckView() (problems, notes []string, err error) {
 			}
 		}
 		if err != nil {
-			fresh.vmu.Unlock()
+			fresh.mu.Unlock()
 			return nil, nil, fmt.Errorf("check the view: %w", err)
 		}
 	}
-	want, wantSegs := fresh.hist.s, fresh.st.segs
-	fresh.vmu.Unlock()
+	want, wantSegs := fresh.cur.State, fresh.st.segs
+	fresh.mu.Unlock()
 
 	diff, err := compareViews(segs, wantSegs)
 	if err != nil {
 		rebuild()
-		return nil, []string{fmt.Sprintf("view %s: damaged (%v); built again from the journal (nothing was lost: the view is derived from it)", j.viewDir(), err)}, nil
+		return nil, []string{fmt.Sprintf("view %s: damaged (%v); built again from the journal (nothing was lost: the view is derived from it)", v.dir, err)}, nil
 	}
 	if diff == "" {
 		got, _ := json.Marshal(m.State)
@@ -97,7 +97,7 @@ func (j *Journal) CheckView() (problems, notes []string, err error) {
 	}
 	if diff != "" {
 		rebuild()
-		return []string{fmt.Sprintf("view %s disagrees with the journal: %s; built again from the journal", j.viewDir(), diff)}, nil, nil
+		return []string{fmt.Sprintf("view %s disagrees with the journal: %s; built again from the journal", v.dir, diff)}, nil, nil
 	}
 	return nil, nil, nil
 }
@@ -127,10 +127,10 @@ func compareViews(got, want []*segment) (string, error) {
 	}
 	for i := range g {
 		if !bytes.Equal(g[i], w[i]) {
-			return fmt.Sprintf("position %d: its record is %+v, the journal's %+v", i, decodeRecord(g[i]), decodeRecord(w[i])), nil
+			return fmt.Sprintf("position %d: its record is %+v, the journal's %+v", i, DecodeRecord(g[i]), DecodeRecord(w[i])), nil
 		}
 	}
-	for t := 0; t < numTables; t++ {
+	for t := Table(0); t < NumTables; t++ {
 		name := tableInfo[t].name
 		pairs := func(segs []*segment) ([][]byte, error) {
 			var out [][]byte
