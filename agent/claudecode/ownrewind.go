@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/rewind-lsp/rewind-lsp/agent"
 	"github.com/rewind-lsp/rewind-lsp/agent/internal/conv"
@@ -151,13 +152,20 @@ func FindPrompt(path string, from int64, promptID string) (*PromptEntry, error) 
 	return scanPrompt(f, 0, promptID, false)
 }
 
+// promptReaders keep scanPrompt's buffers: a Stop hook looks for the prompt
+// of every earlier turn of its session, and a buffer each was most of its
+// time on a long session.
+var promptReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
+
 // scanPrompt reads f from byte from for the prompt entry of promptID: the
 // first one, or with last the last one.
 func scanPrompt(f *os.File, from int64, promptID string, last bool) (*PromptEntry, error) {
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("transcript %s: %w", f.Name(), err)
 	}
-	r := bufio.NewReaderSize(f, 256<<10)
+	r := promptReaders.Get().(*bufio.Reader)
+	r.Reset(f)
+	defer func() { r.Reset(nil); promptReaders.Put(r) }()
 	off := from
 	var found *PromptEntry
 	prompts := 0 // prompt entries read, any prompt id
