@@ -54,13 +54,16 @@
 #                real turns of a root being generated are made with it too
 #   -cache DIR   where the generated roots are kept
 #   -regen       generate the roots again
+#   -one-session every agent turn of a history in one Claude Code session (the
+#                default starts a new session about every 20 prompts; a long
+#                session shows what reads a whole session)
 #   -quick       a smoke test: -turns 100,1000 -n 3
 #   -keep        keep the temporary folder (the results as JSON)
 set -euo pipefail
 export LC_ALL=C
 
 ORIG_ARGS=("$@")
-lengths=100,1000,10000,100000 n=7 budget=20 seed=1 files=300 bin="" cache="" regen=0 keep=0
+one_session="" lengths=100,1000,10000,100000 n=7 budget=20 seed=1 files=300 bin="" cache="" regen=0 keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-turns | --turns) lengths=$2; shift 2 ;;
@@ -71,6 +74,7 @@ while [ $# -gt 0 ]; do
 	-bin | --bin) bin=$2; shift 2 ;;
 	-cache | --cache) cache=$2; shift 2 ;;
 	-regen | --regen) regen=1; shift ;;
+	-one-session | --one-session) one_session=-one-session; shift ;;
 	-quick | --quick) lengths=100,1000 n=3; shift ;;
 	-keep | --keep) keep=1; shift ;;
 	-h | -help | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -127,8 +131,8 @@ fi
 
 declare -A GEN
 for t in "${turns_list[@]}"; do
-	dir="$cache/$t"
-	want="$("$drv" key -states "$states_dir" -turns "$t" -seed "$seed")"
+	dir="$cache/$t${one_session:+-one}"
+	want="$("$drv" key -states "$states_dir" -turns "$t" -seed "$seed" $one_session)"
 	if [ "$regen" = 0 ] && [ "$(cat "$dir/params" 2>/dev/null)" = "$want" ] && [ -z "$(find "$dir/params" -mtime +7)" ]; then
 		GEN[$t]="cached: $(cat "$dir/gen.txt" 2>/dev/null || echo '?')"
 		continue
@@ -136,7 +140,7 @@ for t in "${turns_list[@]}"; do
 	say "history: generating $t turns in $dir …"
 	rm -f "$dir/params"
 	now_us; g0=$REPLY
-	line=$("$drv" gen -bin "$bin" -states "$states_dir" -dir "$dir" -turns "$t" -seed "$seed")
+	line=$("$drv" gen -bin "$bin" -states "$states_dir" -dir "$dir" -turns "$t" -seed "$seed" $one_session)
 	now_us
 	# line: turns N entries E journal_bytes B synthetic_s S total_s T
 	read -r _ _ _ entries _ jbytes _ synth _ _ <<<"$line"
@@ -147,7 +151,7 @@ done
 # ---------------------------------------------------------------- measures
 results=()
 for t in "${turns_list[@]}"; do
-	"$drv" measure -bin "$bin" -dir "$cache/$t" -states "$states_dir" -n "$n" -budget "${budget}s" -out "$TMP/result-$t.json"
+	"$drv" measure -bin "$bin" -dir "$cache/$t${one_session:+-one}" -states "$states_dir" -n "$n" -budget "${budget}s" -out "$TMP/result-$t.json"
 	results+=("$TMP/result-$t.json")
 done
 

@@ -44,12 +44,13 @@ func keyMain(args []string) error {
 	statesDir := fs.String("states", "", "the folder `history states` made")
 	turns := fs.Int("turns", 1000, "turns")
 	seed := fs.Uint64("seed", 1, "seed")
+	one := fs.Bool("one-session", false, "every agent turn in one session")
 	fs.Parse(args)
 	st, err := readStates(*statesDir)
 	if err != nil {
 		return err
 	}
-	fmt.Println(cacheKey(*seed, *turns, st))
+	fmt.Println(cacheKey(*seed, *turns, *one, st))
 	return nil
 }
 
@@ -60,6 +61,7 @@ func genMain(args []string) error {
 	dir := fs.String("dir", "", "the folder of this root (run/, pristine/)")
 	turns := fs.Int("turns", 1000, "turns in the history, the real ones at its end included")
 	seed := fs.Uint64("seed", 1, "seed of the history")
+	one := fs.Bool("one-session", false, "every agent turn in one Claude Code session (a long session: what reads a whole session grows with it)")
 	fs.Parse(args)
 	if *bin == "" || *statesDir == "" || *dir == "" {
 		return fmt.Errorf("gen: -bin, -states and -dir are required")
@@ -108,6 +110,7 @@ func genMain(args []string) error {
 		return err
 	}
 	g := newGen(st, *seed, claudeDir, *turns)
+	g.oneSession = *one
 	g.flush = func(ents []*journal.Entry) error { return l.Append(ents...) }
 	err = g.history(*turns - finishTurns)
 	l.Unlock()
@@ -174,13 +177,17 @@ func genMain(args []string) error {
 	}
 	fmt.Printf("turns %d entries %d journal_bytes %d synthetic_s %.1f total_s %.1f\n", *turns, g.n, fi.Size(),
 		tSynth.Seconds(), time.Since(t0).Seconds())
-	return os.WriteFile(filepath.Join(d, "params"), []byte(cacheKey(*seed, *turns, st)+"\n"), 0o644)
+	return os.WriteFile(filepath.Join(d, "params"), []byte(cacheKey(*seed, *turns, *one, st)+"\n"), 0o644)
 }
 
 // cacheKey names what a generated root was made from.
-func cacheKey(seed uint64, turns int, st *States) string {
-	return fmt.Sprintf("generator %d seed %d turns %d files %d states %d (%.12s…%.12s)", genVersion, seed, turns, st.Files,
+func cacheKey(seed uint64, turns int, oneSession bool, st *States) string {
+	k := fmt.Sprintf("generator %d seed %d turns %d files %d states %d (%.12s…%.12s)", genVersion, seed, turns, st.Files,
 		len(st.States), st.States[0].Snap, st.States[len(st.States)-1].Snap)
+	if oneSession {
+		k += " one session"
+	}
+	return k
 }
 
 // gen writes a synthetic history whose every snapshot is one of the real
@@ -206,6 +213,9 @@ type gen struct {
 	ops      []opRec // rewinds and reverts in effect, latest last
 	opsSeq   int     // operations so far (a session is told of the later ones)
 	sess     *session
+	// oneSession keeps every agent turn in one session (else a new one
+	// starts about every 20 prompts).
+	oneSession bool
 	shell    string // the session of command-line turns, when they name one
 	agentN   int
 	labelN   int
@@ -470,7 +480,7 @@ func (g *gen) autoTurn() error {
 // MCP checkpoint of the agent, the tool calls that wrote (Write/Edit
 // after the call; Bash before and after it), the turn's end.
 func (g *gen) hookTurn() error {
-	if g.sess == nil || g.chance(0.05) {
+	if g.sess == nil || !g.oneSession && g.chance(0.05) {
 		id := g.uuid4()
 		g.sess = &session{id: id, transcript: filepath.Join(g.claudeDir, id+".jsonl"), told: g.opsSeq}
 		if _, err := g.add(&journal.Entry{Kind: journal.KindSession, Actor: "hook", Session: id, Source: "startup",
