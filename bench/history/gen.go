@@ -216,9 +216,9 @@ type gen struct {
 	// oneSession keeps every agent turn in one session (else a new one
 	// starts about every 20 prompts).
 	oneSession bool
-	shell    string // the session of command-line turns, when they name one
-	agentN   int
-	labelN   int
+	shell      string // the session of command-line turns, when they name one
+	agentN     int
+	labelN     int
 }
 
 type turnRec struct {
