@@ -82,7 +82,7 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return r, nil
 	}
 	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: dropped.ID,
-		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), RestoresAll: agent.IsOpenCode(a.Agent)}
+		Caller: s.caller(ctx), RestoresAll: agent.IsOpenCode(a.Agent)}
 	for _, p := range tracked {
 		if rel, err := s.RelPath(p); err == nil {
 			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
@@ -90,7 +90,7 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	}
 	out, err := s.ws.CompleteAgentRewind(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil || out == nil {
-		return r, mapErr(err)
+		return r, err
 	}
 	r.Applied, r.Restored, r.Plan = out.Applied, out.Restored, s.plan(&out.Outcome)
 	if out.Entry != nil {
@@ -256,13 +256,10 @@ func forkCut(h *journal.History, session string) int {
 // rewindToCheckpoint completes an agent's own rewind tool: the files the
 // session changed since its active checkpoint go back to it.
 func (s *Service) rewindToCheckpoint(ctx context.Context, a AgentRewindArgs, r *AgentRewindResult) (*AgentRewindResult, error) {
-	req := workspace.CheckpointRewindRequest{Session: a.Session, Report: a.Report, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()}
-	if et, ok := s.opts.Overlay.(EditorTouch); ok {
-		req.Touched = et.EditorTouched
-	}
+	req := workspace.CheckpointRewindRequest{Session: a.Session, Report: a.Report, Caller: s.caller(ctx)}
 	out, err := s.ws.RewindToCheckpoint(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil || out == nil || out.Checkpoint == nil {
-		return r, mapErr(err)
+		return r, err
 	}
 	r.Applied, r.Plan, r.Checkpoint = out.Applied, s.plan(&out.Outcome), out.Checkpoint.Label
 	r.Kept = append(r.Kept, out.Kept...)

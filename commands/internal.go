@@ -35,7 +35,7 @@ type RecordSessionResult struct {
 // RecordSession records that an agent session started, so the session is
 // told of the rewinds that happen from now on.
 func (s *Service) RecordSession(ctx context.Context, a RecordSessionArgs) (*RecordSessionResult, error) {
-	e, err := s.ws.RecordSession(a.Session, a.Source, s.actor(ctx), a.Agent, a.Transcript, CallOf(ctx).Key)
+	e, err := s.ws.RecordSession(s.caller(ctx), a.Session, a.Source, a.Agent, a.Transcript)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -87,11 +86,6 @@ func (s *Service) applyFunc() workspace.ApplyFunc {
 			}
 			ch.Files = append(ch.Files, f)
 		}
-		err := s.opts.Applier.Apply(ctx, ch)
-		var na *NotAppliedError
-		if errors.As(err, &na) {
-			return &workspace.NotApplied{Reason: na.Reason}
-		}
-		return err
+		return s.opts.Applier.Apply(ctx, ch)
 	}
 }

@@ -40,7 +40,7 @@ func turn(t *testing.T, s *workspace.Workspace, root, prompt string) {
 
 func checkpoint(t *testing.T, s *workspace.Workspace, label string) {
 	t.Helper()
-	if _, err := s.Checkpoint(context.Background(), workspace.CheckpointRequest{Label: label, Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(context.Background(), workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "test"}, Label: label}); err != nil {
 		t.Fatal(err)
 	}
 }

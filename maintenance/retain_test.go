@@ -37,7 +37,7 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 		return b
 	}
 	pinned := write("pinned.bin", 30<<10)
-	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "keep-me", Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "test"}, Label: "keep-me"}); err != nil {
 		t.Fatal(err)
 	}
 	var maxSeen int64
@@ -233,7 +233,7 @@ func TestRefusedOperationsLeaveTheLatestRewindUndoable(t *testing.T) {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
 	refuse := func(context.Context, string, []snapshot.FileOp, string) error {
-		return &workspace.NotApplied{Reason: "the editor refused the edit"}
+		return &workspace.NotAppliedError{Reason: "the editor refused the edit"}
 	}
 	for i := 0; i < 15; i++ {
 		out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "turn:3:end", Force: true}, nil, refuse)
@@ -273,7 +273,7 @@ func TestRetentionKeepsWhatWasJustRecorded(t *testing.T) {
 		os.WriteFile(filepath.Join(root, name), b, 0o644)
 	}
 	write("big.bin", 80<<10) // the checkpoint alone is past the budget
-	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "base", Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "test"}, Label: "base"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {

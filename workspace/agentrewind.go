@@ -49,9 +49,7 @@ type AgentRewindRequest struct {
 	// changed, shell edits included (opencode's and Kilo's undo restore
 	// their own snapshot of the worktree): they are its tracked files.
 	RestoresAll bool
-	Actor       string
-	Key         string
-	Via         *ViaPolicy
+	Caller
 }
 
 // AgentRewindOutcome is what CompleteAgentRewind recorded.
@@ -73,7 +71,8 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 	// The session's turn stays open (the agent is in it), as an agent's
 	// own operation's does; other sessions' turns end first, as for any
 	// conversation rewind: the branch they are on is left.
-	r := opRequest{Actor: req.Actor, Caller: req.Session, Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
+	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind}, Own: req.Session, Mode: journal.ModeCode,
+		EndTurns: true, Overlay: overlay, Apply: apply}
 	r.Check = func(h *journal.History) (bool, error) {
 		open, dropped := h.OpenTurnOf(req.Session), h.Entry(req.Dropped)
 		if open == nil || open.ID != req.Turn || open.Continues != "" {
@@ -85,7 +84,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 		}
 		return false, nil
 	}
-	out, err := s.operate(ctx, r, func(l *journal.Lock, h *journal.History, res *snapshot.Result, open *journal.Entry) (*opPlan, error) {
+	out, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, open *journal.Entry) (*opPlan, error) {
 		dropped := h.Entry(req.Dropped)
 		scope := droppedWrites(h, dropped, open)
 		before := stateBefore(h, open)
@@ -127,7 +126,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 			out.Diff.Ops = ops
 			req.Via.decide(out.Diff)
 		}
-		then := func(l *journal.Lock, h *journal.History) error {
+		then := func(tx *Tx) error {
 			// The open turn carries on after the rewind: its start state is
 			// the one it had, with what the rewind restored.
 			start := open.Snapshot.ID
@@ -137,14 +136,10 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 					return err
 				}
 			}
-			h, err := s.History()
-			if err != nil {
-				return err
-			}
-			turn = journal.NewTurnStart(e.ID, h.NextTurn(), open.Session, open.Source, journal.SnapOf(start))
+			turn = journal.NewTurnStart(e.ID, tx.History().NextTurn(), open.Session, open.Source, journal.SnapOf(start))
 			turn.Actor, turn.Prompt, turn.Agent, turn.Transcript = req.Actor, open.Prompt, open.Agent, open.Transcript
 			turn.ForkPoint, turn.PromptID, turn.Continues = open.ForkPoint, open.PromptID, open.ID
-			return l.Append(turn)
+			return tx.Append(turn)
 		}
 		return &opPlan{out: out, entry: e, label: agentLabel(req.Agent, dropped), then: then}, nil
 	})

@@ -27,7 +27,7 @@ func TestForkNotice(t *testing.T) {
 	f.write("b.txt", "b3\n")
 	f.end("A")
 
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "cli"}, Target: "2", Mode: journal.ModeConversation}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -60,7 +60,7 @@ func TestForkNotice(t *testing.T) {
 	}
 
 	// A both rewind restores the files with the conversation.
-	out, err = f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeBoth, Actor: "cli", Force: true}, nil, workspace.ApplyOnDisk(f.root))
+	out, err = f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "cli"}, Target: "2", Mode: journal.ModeBoth, Force: true}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}

@@ -27,15 +27,9 @@ type RevertRequest struct {
 	// current content).
 	Lines  *[2]int
 	DryRun bool
-	Actor  string
-	// Key is the call's idempotency key (see RewindRequest.Key).
-	Key string
-	// Via decides how each file reaches the disk (see RewindRequest.Via).
-	Via *ViaPolicy
-	// CallerSession is the agent session the request comes from (see
-	// RewindRequest.CallerSession): not the session whose turns are
-	// reverted, which is Session.
-	CallerSession string
+	// Caller's Session is the agent session the request comes from: not
+	// the session whose turns are reverted, which is Session.
+	Caller
 }
 
 // RevertConflict is a file of a revert that later changes overlap.
@@ -52,12 +46,6 @@ type RevertOutcome struct {
 	Turns     []journal.Turn // the reverted turns, oldest first
 	Conflicts []RevertConflict
 }
-
-// BadRequestError is a revert request that names nothing it can revert;
-// Field names the argument.
-type BadRequestError struct{ Field, Msg string }
-
-func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
 
 // revertTurns selects the turns of req, oldest first. A turn still open is
 // taken up to res (the current state): its end is not recorded yet (with
@@ -77,7 +65,7 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 			}
 		}
 		if len(ts) == 0 {
-			return nil, nil, &BadRequestError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
+			return nil, nil, &ArgError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
 		}
 		return ts, &journal.Target{Spec: "session:" + req.Session, Entry: ts[len(ts)-1].Start, Snapshot: ts[0].Start.Snapshot}, nil
 	}
@@ -110,7 +98,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 		return nil, err
 	}
 	if req.Lines != nil && len(req.Paths) != 1 {
-		return nil, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
+		return nil, &ArgError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 	}
 	for _, t := range turns {
 		if h.Gone(t.Start.Snapshot) || h.Gone(t.End.Snapshot) {
@@ -141,7 +129,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 	}
 	for _, p := range req.Paths {
 		if !all[p] {
-			return nil, &BadRequestError{Field: "paths", Msg: fmt.Sprintf("%s is not a file %s changed", p, turnsName(turns))}
+			return nil, &ArgError{Field: "paths", Msg: fmt.Sprintf("%s is not a file %s changed", p, turnsName(turns))}
 		}
 	}
 
@@ -281,20 +269,19 @@ func revertLabel(ts []journal.Turn, sessionID string) string {
 // the plan is computed.
 func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
 	var out *RevertOutcome
-	key := req.Key
-	if req.DryRun {
-		key = "" // a dry run records nothing, and is never a retry
-	}
-	r := opRequest{Actor: req.Actor, Key: key, Kinds: []journal.Kind{journal.KindRevert}, Caller: req.CallerSession,
+	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRevert}, Own: req.Caller.Session,
 		Mode: journal.ModeCode, EndTurns: !req.DryRun, Overlay: overlay, Apply: apply}
+	if req.DryRun {
+		r.Key = "" // a dry run records nothing, and is never a retry
+	}
 	r.Check = func(h *journal.History) (bool, error) {
 		if req.Lines != nil && len(req.Paths) != 1 {
-			return false, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
+			return false, &ArgError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 		}
 		_, _, err := revertTurns(h, &snapshot.Result{}, req)
 		return false, err
 	}
-	o, err := s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	o, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		var err error
 		if out, err = s.planRevert(h, res, req); err != nil {
 			return nil, err

@@ -6,7 +6,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -26,23 +25,12 @@ type RewindRequest struct {
 	Lines  *[2]int
 	Force  bool
 	Report string
-	Actor  string
-	// Key is the call's idempotency key: a request whose key the journal
-	// already holds returns what was recorded then.
-	Key string
 	// OwnSince, an entry id, makes the changes since that entry the
 	// caller's own (an agent rewinding to its checkpoint): they are no
 	// conflicts, except files Touched says the editor saved since or holds
-	// unsaved. Touched is nil on the command line (no editor known).
+	// unsaved.
 	OwnSince journal.EntryID
-	Touched  func(rel string, since time.Time) bool
-	// Via decides how each file reaches the disk (nil: the command line,
-	// which writes every file itself; plans still say "edit" for text).
-	Via *ViaPolicy
-	// CallerSession is the agent session the request comes from, when an
-	// agent makes it: during that session's open turn the rewind is the
-	// agent's own (ownturn.go).
-	CallerSession string
+	Caller
 }
 
 // Outcome is a plan and, for a rewind, what happened.
@@ -58,11 +46,6 @@ type Outcome struct {
 	// was made before (same idempotency key) and is not run again.
 	Recorded bool
 }
-
-// RefusedError is a rewind or undo refused for a reason the user can fix.
-type RefusedError struct{ Msg string }
-
-func (e *RefusedError) Error() string { return e.Msg }
 
 // plan computes the outcome of req without changing anything; res is the
 // current state, captured with the editor's buffers.
@@ -81,7 +64,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 		set := map[string]bool{}
 		for _, p := range req.Paths {
 			if !s.known(res.ID, p) && !s.known(tid, p) {
-				return nil, &UnknownPathError{Path: p, Target: req.Target}
+				return nil, &ArgError{Field: "paths", Msg: fmt.Sprintf("%s is not a file or folder of the current state nor of %s", p, req.Target)}
 			}
 			set[p] = true
 		}
@@ -122,7 +105,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 			op.Conflict = req.Touched != nil && req.Touched(op.Path, since.Time)
 		}
 	}
-	ownConflicts(h, ownTurn(h, req.CallerSession, mode), out.Diff, req.Touched)
+	ownConflicts(h, ownTurn(h, req.Session, mode), out.Diff, req.Touched)
 	if req.Lines != nil {
 		limitToHunks(out.Diff, req.Lines[0], req.Lines[1])
 	}
@@ -164,14 +147,6 @@ func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Targ
 	return t, nil
 }
 
-// UnknownPathError is a path given to a rewind or preview that is neither
-// in the current state nor in the target: nothing to rewind there.
-type UnknownPathError struct{ Path, Target string }
-
-func (e *UnknownPathError) Error() string {
-	return fmt.Sprintf("%s is not a file or folder of the current state nor of %s", e.Path, e.Target)
-}
-
 // known reports whether snapshot id holds rel, as a file or a folder.
 func (s *Workspace) known(id snapshot.ID, rel string) bool {
 	if _, ok, err := snapshot.Lookup(s.objects, id, rel); err == nil && ok {
@@ -205,14 +180,14 @@ func (s *Workspace) Preview(ctx context.Context, req RewindRequest, overlay snap
 	var out *Outcome
 	tr := snapshot.NewTracer("preview")
 	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+	err := s.Update(ctx, "", nil, func(tx *Tx) error {
 		tr.Mark("lock and journal")
-		res, err := s.capture(ctx, h, overlay)
+		res, err := tx.Capture(overlay)
 		if err != nil {
 			return err
 		}
 		tr.Mark("capture")
-		out, err = s.plan(h, res, req)
+		out, err = s.plan(tx.History(), res, req)
 		tr.Mark("plan")
 		return err
 	})
@@ -244,10 +219,10 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	if err != nil {
 		return nil, err
 	}
-	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
-		Caller: req.CallerSession, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
+	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
+		Own: req.Session, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
 		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, err := s.target(h, req); return false, err }}
-	return s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	return s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		out, err := s.plan(h, res, req)
 		if err != nil || out.Mode == journal.ModePlan {
 			return &opPlan{out: out}, err
@@ -277,17 +252,21 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 		}
 		p := &opPlan{out: out, entry: e, label: label(t), own: own}
 		if req.Report != "" {
-			p.then = func(l *journal.Lock, _ *journal.History) error {
-				if !out.Applied {
-					return nil
-				}
-				sum := journal.NewSummary(e.ID, req.Target, t.Entry.ID, req.Report)
-				sum.Actor = req.Actor
-				return l.Append(sum)
-			}
+			p.then = func(tx *Tx) error { return appendSummary(tx, out, e, req.Target, t.Entry.ID, req.Report, req.Actor) }
 		}
 		return p, nil
 	})
+}
+
+// appendSummary records, after operation e when it was applied, its
+// report on the target it went back to.
+func appendSummary(tx *Tx, out *Outcome, e *journal.Entry, spec string, target journal.EntryID, report, actor string) error {
+	if !out.Applied {
+		return nil
+	}
+	sum := journal.NewSummary(e.ID, spec, target, report)
+	sum.Actor = actor
+	return tx.Append(sum)
 }
 
 // recorded is the outcome of an operation the journal already holds (a
@@ -326,16 +305,11 @@ func conflictReason(paths []string) string {
 		len(paths), noun, strings.Join(shown, ", "), more)
 }
 
-// UndoRequest describes an undo.
+// UndoRequest describes an undo. An agent's own undo keeps its turn open;
+// the editor's saves (Touched) stay conflicts.
 type UndoRequest struct {
 	Force bool
-	Actor string
-	Key   string
-	Via   *ViaPolicy
-	// CallerSession and Touched: as in RewindRequest (an agent's own undo
-	// keeps its turn open; the editor's saves stay conflicts).
-	CallerSession string
-	Touched       func(rel string, since time.Time) bool
+	Caller
 }
 
 // Undo takes back the latest operation still in effect (History.
@@ -346,7 +320,7 @@ type UndoRequest struct {
 // own undo snapshot. Open turns end first, as for a rewind, except the
 // caller's own (ownturn.go).
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
-	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindUndo}, Caller: req.CallerSession,
+	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindUndo}, Own: req.Session,
 		Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
 	r.Check = func(h *journal.History) (bool, error) {
 		any := false
@@ -359,7 +333,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		}
 		return false, nil
 	}
-	return s.operate(ctx, r, func(l *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	return s.operate(ctx, r, func(tx *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		var op *journal.Entry
 		h.UndoCandidates(func(c *journal.Entry) bool {
 			if !h.Applied(c) && !s.leftTrace(res, c) {
@@ -381,11 +355,10 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		// ends as well.
 		moveLeaf := op.PrevLeaf != "" && op.Agent == ""
 		if moveLeaf && own != nil {
-			var err error
-			if h, err = s.EndOpenTurns(l, h, res, req.Actor, nil); err != nil {
+			if err := tx.EndOpenTurns(res, req.Actor, nil); err != nil {
 				return nil, err
 			}
-			own = nil
+			h, own = tx.History(), nil
 		}
 		e := journal.NewUndo(h.Leaf(), op)
 		if moveLeaf {

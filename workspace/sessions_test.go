@@ -110,7 +110,7 @@ func TestParallelSessions(t *testing.T) {
 		t.Fatalf("want 4 turns, got %d", len(nums))
 	}
 	// A rewind ends every open turn first.
-	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if open := f.history().OpenTurns(); len(open) != 0 {
@@ -194,7 +194,7 @@ func TestToolAttribution(t *testing.T) {
 func TestNoticesOncePerSession(t *testing.T) {
 	f := newSessFixture(t)
 	f.write("a.txt", "1\n")
-	if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", ""); err != nil {
+	if _, err := f.s.RecordSession(workspace.Caller{Actor: "hook"}, "A", "startup", "claude-code", ""); err != nil {
 		t.Fatal(err)
 	}
 	f.start("A", "one")
@@ -205,7 +205,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 	if got := f.notices("A"); len(got) != 0 {
 		t.Fatalf("notices before any rewind: %v", got)
 	}
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1", Report: "the cache idea was wrong"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -226,10 +226,10 @@ func TestNoticesOncePerSession(t *testing.T) {
 		t.Fatal("an unknown session was told")
 	}
 	// An undo that changed files is told; a summarize report too.
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1", Mode: journal.ModeSummarize, Report: "learnt"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.notices("A")
@@ -257,7 +257,7 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 	f := newSessFixture(t)
 	f.write("a.txt", "1\n")
 	for range 2 {
-		if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", "k0"); err != nil {
+		if _, err := f.s.RecordSession(workspace.Caller{Actor: "hook", Key: "k0"}, "A", "startup", "claude-code", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -267,10 +267,10 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 	f.start("A", "one")
 	f.write("a.txt", "2\n")
 	f.end("A")
-	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil || !out.Applied {
+	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1"}, nil, workspace.ApplyOnDisk(f.root)); err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Prompt: "two", Session: "A", Source: "hook", Actor: "hook", Key: "k1"}); err != nil {
+	if _, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Caller: workspace.Caller{Actor: "hook", Key: "k1"}, Prompt: "two", Session: "A", Source: "hook"}); err != nil {
 		t.Fatal(err)
 	}
 	take := func(key string) []*journal.Entry {

@@ -64,8 +64,8 @@ func (t *Tracker) agentChanged(agent []string) {
 	}
 	agent = t.judgePending(agent)
 	var started *journal.Entry
-	err = t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		if h.OpenTurn() != nil {
+	err = t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		if tx.History().OpenTurn() != nil {
 			return nil // someone opened a turn meanwhile
 		}
 		// A turn may have ended (and recorded these changes) meanwhile.
@@ -117,11 +117,10 @@ func (t *Tracker) agentChanged(agent []string) {
 			t.giveBack(paths, full)
 			return err
 		}
-		t.s.NoteCapture(res)
+		t.Walked(res.ID)
 		t.captured(keep, full)
-		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(res.ID))
-		started.Actor, started.Prompt = "server", autoPrompt(agent)
-		return l.Append(started)
+		started, err = tx.StartTurn(autoTurn(agent), res)
+		return err
 	})
 	if err != nil || started == nil {
 		if err != nil {
@@ -213,7 +212,7 @@ func (t *Tracker) judgePending(agent []string) []string {
 // lets go of it): a walk sees every change on disk, those not judged yet —
 // an agent's — too, and an automatic turn's start must not hold them.
 func (t *Tracker) walkWithout(ctx context.Context, undecided []string) (*snapshot.Result, error) {
-	last := t.s.LastCaptured()
+	last := t.lastCaptured()
 	res, err := t.walk(ctx)
 	if err != nil || last.IsZero() || len(undecided) == 0 {
 		return res, err
@@ -256,13 +255,15 @@ func (t *Tracker) isFolder(rel string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func autoPrompt(paths []string) string {
+// autoTurn is the request of an automatic turn for the agent's changes
+// paths: its start takes the rules of every turn's (Tx.StartTurn).
+func autoTurn(paths []string) workspace.TurnRequest {
 	sort.Strings(paths)
 	s := "changes on disk: " + paths[0]
 	if len(paths) > 1 {
 		s += " and others"
 	}
-	return s
+	return workspace.TurnRequest{Caller: workspace.Caller{Actor: "server"}, Source: "auto", Prompt: s}
 }
 
 func (t *Tracker) restartQuiet() {
@@ -301,7 +302,7 @@ func (t *Tracker) endBurst() {
 	}
 	defer t.ending.Done()
 	if _, err := t.s.RecordTool(context.Background(), workspace.ToolCall{Phase: journal.PhasePost, Capture: true, Burst: true,
-		Turn: mine, Actor: "server"}); err != nil {
+		Turn: mine, Caller: workspace.Caller{Actor: "server"}}); err != nil {
 		t.logf("a step of the automatic turn: %v", err)
 	}
 }
@@ -327,24 +328,21 @@ func (t *Tracker) endAuto() {
 		t.step.Stop() // its burst is the turn's last step, recorded here
 	}
 	t.mu.Unlock()
-	err := t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		open := h.OpenTurn()
+	err := t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		open := tx.History().OpenTurn()
 		if open == nil || open.ID != mine {
 			return nil
 		}
-		res, err := t.s.Capture(context.Background(), h, nil)
+		res, err := tx.Capture(nil)
 		if err != nil {
 			return err
 		}
 		if t.opts.StepQuiet > 0 {
-			if err := t.s.EndBurst(l, h, open, res); err != nil {
-				return err
-			}
-			if h, err = t.s.History(); err != nil {
+			if err := tx.EndBurst(open, res); err != nil {
 				return err
 			}
 		}
-		_, err = t.s.EndTurn(l, h, open, res, workspace.TurnRequest{Actor: "server", Summary: ""})
+		_, err = tx.EndTurn(open, res, workspace.TurnRequest{Caller: workspace.Caller{Actor: "server"}})
 		return err
 	})
 	if err != nil {
@@ -392,14 +390,14 @@ func (t *Tracker) pollCheck() {
 	if wait {
 		return // the poller asks again later
 	}
-	prev := t.s.LastCaptured()
+	prev := t.lastCaptured()
 	res, err := t.walk(context.Background())
 	if err != nil {
 		t.logf("rescan of %s: %v", t.s.Root(), err)
 		return
 	}
 	if prev.IsZero() {
-		t.s.NoteCapture(res)
+		t.Walked(res.ID)
 		return
 	}
 	diffs, err := snapshot.DiffTrees(t.s.Objects(), prev, res.ID)
@@ -416,7 +414,7 @@ func (t *Tracker) pollCheck() {
 	}
 	agent := t.agentPaths(paths)
 	if len(agent) == 0 {
-		t.s.NoteCapture(res)
+		t.Walked(res.ID)
 		return
 	}
 	t.mu.Lock()
@@ -437,19 +435,19 @@ func (t *Tracker) pollCheck() {
 		return
 	}
 	var started *journal.Entry
-	err = t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		if h.OpenTurn() != nil {
+	err = t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		if tx.History().OpenTurn() != nil {
 			return nil
 		}
-		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", "auto", journal.SnapOf(prev))
-		started.Actor, started.Prompt = "server", autoPrompt(agent)
-		return l.Append(started)
+		var err error
+		started, err = tx.StartTurn(autoTurn(agent), &snapshot.Result{ID: prev})
+		return err
 	})
 	if err != nil {
 		t.logf("automatic turn: %v", err)
 		started = nil
 	}
-	t.s.NoteCapture(res)
+	t.Walked(res.ID)
 	if started != nil {
 		t.mu.Lock()
 		t.autoTurn = started.ID

@@ -33,12 +33,12 @@ type ForkDiff struct {
 // RecordFork appends the session entry of a conversation fork made by
 // rewind (a rewind of mode conversation or both): a new agent session
 // whose conversation continues from the rewind's target.
-func RecordFork(w *workspace.Workspace, sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
+func RecordFork(w Updater, sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		out = journal.NewSession(h.Leaf(), sessionID, journal.SourceRewindFork)
+	err := w.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		out = journal.NewSession(tx.History().Leaf(), sessionID, journal.SourceRewindFork)
 		out.Actor, out.Agent, out.Transcript, out.TargetEntry, out.Mode = actor, agent, transcript, rewind.TargetEntry, rewind.Mode
-		return l.Append(out)
+		return tx.Append(out)
 	})
 	return out, err
 }
