@@ -71,6 +71,12 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return nil, err
 	}
 	open := h.OpenTurnOf(a.Session)
+	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Caller: s.caller(ctx), RestoresAll: agent.IsOpenCode(a.Agent)}
+	if open != nil && open.Continues != "" && slices.ContainsFunc(h.Keyed(req.Key), func(e *journal.Entry) bool { return e.Kind == journal.KindRewind }) {
+		// This call recorded the rewind before (its answer was lost): the
+		// workspace answers what it recorded.
+		return s.completeAgentRewind(ctx, r, req)
+	}
 	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {
 		return r, nil
 	}
@@ -81,13 +87,17 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if dropped == nil {
 		return r, nil
 	}
-	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: dropped.ID,
-		Caller: s.caller(ctx), RestoresAll: agent.IsOpenCode(a.Agent)}
+	req.Turn, req.Dropped = open.ID, dropped.ID
 	for _, p := range tracked {
 		if rel, err := s.RelPath(p); err == nil {
 			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
 		}
 	}
+	return s.completeAgentRewind(ctx, r, req)
+}
+
+// completeAgentRewind has the workspace record and complete req.
+func (s *Service) completeAgentRewind(ctx context.Context, r *AgentRewindResult, req workspace.AgentRewindRequest) (*AgentRewindResult, error) {
 	out, err := s.ws.CompleteAgentRewind(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil || out == nil {
 		return r, err

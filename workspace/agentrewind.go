@@ -146,6 +146,17 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 	if out == nil || err != nil {
 		return nil, err
 	}
+	if out.Recorded {
+		// Retried: what the first call recorded, and the turn it carried on.
+		restored = out.Entry.Mode == journal.ModeBoth
+		if h, err := s.History(); err == nil {
+			for _, t := range h.Session(req.Session, journal.KindTurnStart) {
+				if t.Parent == out.Entry.ID {
+					turn = t
+				}
+			}
+		}
+	}
 	return &AgentRewindOutcome{Outcome: *out, Restored: restored, Turn: turn}, nil
 }
 

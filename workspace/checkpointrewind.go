@@ -96,6 +96,9 @@ func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewind
 	if out == nil || err != nil {
 		return nil, err
 	}
+	if out.Recorded {
+		cp, kept = out.Target.Entry, out.Entry.Kept // retried: what the first call did
+	}
 	return &CheckpointRewindOutcome{Outcome: *out, Checkpoint: cp, Kept: kept}, nil
 }
 
