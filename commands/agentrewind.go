@@ -72,9 +72,9 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	}
 	open := h.OpenTurnOf(a.Session)
 	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Caller: s.caller(ctx), RestoresAll: agent.IsOpenCode(a.Agent)}
-	if open != nil && open.Continues != "" && slices.ContainsFunc(h.Keyed(req.Key), func(e *journal.Entry) bool { return e.Kind == journal.KindRewind }) {
+	if slices.ContainsFunc(h.Keyed(req.Key), func(e *journal.Entry) bool { return e.Kind == journal.KindRewind }) {
 		// This call recorded the rewind before (its answer was lost): the
-		// workspace answers what it recorded.
+		// workspace answers what it recorded, and completes it.
 		return s.completeAgentRewind(ctx, r, req)
 	}
 	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {

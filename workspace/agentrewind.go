@@ -84,6 +84,32 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 		}
 		return false, nil
 	}
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
+		// The open turn carries on after the rewind: its start state is
+		// the one it had, with what the rewind restored. (A call retried
+		// may not name it: it is the session's last turn before the rewind.)
+		h := tx.History()
+		open := h.Entry(req.Turn)
+		for _, t := range h.Session(req.Session, journal.KindTurnStart) {
+			if req.Turn == "" && h.Index(t) < h.Index(e) {
+				open = t
+			}
+		}
+		if open == nil || followed(h, e, journal.KindTurnStart) {
+			return nil
+		}
+		start := open.Snapshot.ID
+		if out.Applied && len(out.Diff.Ops) > 0 {
+			var err error
+			if start, err = s.patched(start, out.Diff.Ops); err != nil {
+				return err
+			}
+		}
+		turn = journal.NewTurnStart(e.ID, tx.History().NextTurn(), open.Session, open.Source, journal.SnapOf(start))
+		turn.Actor, turn.Prompt, turn.Agent, turn.Transcript = req.Actor, open.Prompt, open.Agent, open.Transcript
+		turn.ForkPoint, turn.PromptID, turn.Continues = open.ForkPoint, open.PromptID, open.ID
+		return tx.Append(turn)
+	}
 	out, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, open *journal.Entry) (*opPlan, error) {
 		dropped := h.Entry(req.Dropped)
 		scope := droppedWrites(h, dropped, open)
@@ -126,22 +152,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 			out.Diff.Ops = ops
 			req.Via.decide(out.Diff)
 		}
-		then := func(tx *Tx) error {
-			// The open turn carries on after the rewind: its start state is
-			// the one it had, with what the rewind restored.
-			start := open.Snapshot.ID
-			if out.Applied && len(ops) > 0 {
-				var err error
-				if start, err = s.patched(start, ops); err != nil {
-					return err
-				}
-			}
-			turn = journal.NewTurnStart(e.ID, tx.History().NextTurn(), open.Session, open.Source, journal.SnapOf(start))
-			turn.Actor, turn.Prompt, turn.Agent, turn.Transcript = req.Actor, open.Prompt, open.Agent, open.Transcript
-			turn.ForkPoint, turn.PromptID, turn.Continues = open.ForkPoint, open.PromptID, open.ID
-			return tx.Append(turn)
-		}
-		return &opPlan{out: out, entry: e, label: agentLabel(req.Agent, dropped), then: then}, nil
+		return &opPlan{out: out, entry: e, label: agentLabel(req.Agent, dropped)}, nil
 	})
 	if out == nil || err != nil {
 		return nil, err

@@ -57,6 +57,7 @@ func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewind
 			}
 			return cp == nil, nil
 		}}
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error { return appendSummary(tx, out, e, req.Report, req.Actor) }
 	out, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		last := sessionWritesSince(h, cp, req.Session)
 		d, err := snapshot.Compare(s.objects, res.ID, cp.Snapshot.ID, nil, func(p string) bool { _, ok := last[p]; return ok })
@@ -87,17 +88,14 @@ func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewind
 		req.Via.decide(out.Diff)
 		e := journal.NewRewind(h.Leaf(), spec, cp.ID, journal.ModeCode)
 		e.Report, e.Kept = req.Report, kept
-		p := &opPlan{out: out, entry: e, label: label(t), own: own}
-		if req.Report != "" {
-			p.then = func(tx *Tx) error { return appendSummary(tx, out, e, spec, cp.ID, req.Report, req.Actor) }
-		}
-		return p, nil
+		return &opPlan{out: out, entry: e, label: label(t), own: own}, nil
 	})
 	if out == nil || err != nil {
 		return nil, err
 	}
 	if out.Recorded {
 		cp, kept = out.Target.Entry, out.Entry.Kept // retried: what the first call did
+		out.Target.Prompt = cp.Goal
 	}
 	return &CheckpointRewindOutcome{Outcome: *out, Checkpoint: cp, Kept: kept}, nil
 }

@@ -262,6 +262,10 @@ type opRequest struct {
 	Check   func(h *journal.History) (skip bool, err error)
 	Overlay snapshot.Overlay
 	Apply   ApplyFunc
+	// Then appends what follows operation e once it is recorded (a
+	// report, a turn carried on), unless the journal holds it already: a
+	// call retried after it was cut short completes it.
+	Then func(tx *Tx, e *journal.Entry, out *Outcome) error
 }
 
 // opPlan is what one kind of operation decides under the lock.
@@ -276,8 +280,6 @@ type opPlan struct {
 	label string // the title of the editor's edit
 	// refused is why nothing is done (conflicts): out says so.
 	refused string
-	// then appends what follows the operation, once it is recorded.
-	then func(tx *Tx) error
 }
 
 // operate runs one operation (see above). plan is called in the
@@ -291,7 +293,9 @@ func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(tx *Tx, 
 		tr.Mark("lock and journal")
 		h := tx.History()
 		if e := tx.Recorded(); e != nil {
-			out = s.recorded(h, e)
+			if out = s.recorded(h, e, r.Via); r.Then != nil {
+				return r.Then(tx, e, out)
+			}
 			return nil
 		}
 		if r.Check != nil {
@@ -338,8 +342,8 @@ func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(tx *Tx, 
 				return err
 			}
 		}
-		if p.then != nil {
-			return p.then(tx)
+		if r.Then != nil {
+			return r.Then(tx, e, out)
 		}
 		return nil
 	})

@@ -222,6 +222,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
 		Own: req.Session, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
 		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, err := s.target(h, req); return false, err }}
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error { return appendSummary(tx, out, e, req.Report, req.Actor) }
 	return s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		out, err := s.plan(h, res, req)
 		if err != nil || out.Mode == journal.ModePlan {
@@ -250,41 +251,63 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 		if !out.Mode.ChangesFiles() {
 			out.Diff.Ops = nil // the conversation alone
 		}
-		p := &opPlan{out: out, entry: e, label: label(t), own: own}
-		if req.Report != "" {
-			p.then = func(tx *Tx) error { return appendSummary(tx, out, e, req.Target, t.Entry.ID, req.Report, req.Actor) }
-		}
-		return p, nil
+		return &opPlan{out: out, entry: e, label: label(t), own: own}, nil
 	})
 }
 
 // appendSummary records, after operation e when it was applied, its
 // report on the target it went back to.
-func appendSummary(tx *Tx, out *Outcome, e *journal.Entry, spec string, target journal.EntryID, report, actor string) error {
-	if !out.Applied {
+func appendSummary(tx *Tx, out *Outcome, e *journal.Entry, report, actor string) error {
+	if e.Kind != journal.KindRewind || !out.Applied || report == "" || followed(tx.History(), e, journal.KindSummary) {
 		return nil
 	}
-	sum := journal.NewSummary(e.ID, spec, target, report)
+	sum := journal.NewSummary(e.ID, e.Target, e.TargetEntry, report)
 	sum.Actor = actor
 	return tx.Append(sum)
 }
 
 // recorded is the outcome of an operation the journal already holds (a
-// call retried with the same idempotency key): what it did then, without
-// doing it again.
-func (s *Workspace) recorded(h *journal.History, e *journal.Entry) *Outcome {
+// call retried with the same idempotency key): what it did then, read back
+// from the journal and its snapshots, without doing it again.
+func (s *Workspace) recorded(h *journal.History, e *journal.Entry, via *ViaPolicy) *Outcome {
 	out := &Outcome{Mode: e.Mode, Diff: &snapshot.Diff{}, Entry: e, Applied: true, Recorded: true}
+	if e.Agent == "" {
+		out.EntriesAffected = e.EntriesAffected // an agent's own rewind's plan says none
+	}
 	if journal.IsOperation(e.Kind) {
 		out.Applied, out.FailureReason = h.Applied(e), h.FailureReason(e)
+		set := map[string]bool{}
 		for _, p := range e.Files {
+			set[p] = true
 			out.Diff.Ops = append(out.Diff.Ops, snapshot.FileOp{Path: p})
 		}
+		if e.UndoSnapshot.Set && e.Snapshot.Set && len(set) > 0 {
+			if d, err := snapshot.Compare(s.objects, e.UndoSnapshot.ID, e.Snapshot.ID, nil, func(p string) bool { return set[p] }); err == nil {
+				s.skipRefusedLinks(d)
+				via.decide(d)
+				out.Diff = d
+			}
+		}
 	}
-	out.Target = &journal.Target{Spec: e.Target, Entry: h.Entry(e.TargetEntry), Snapshot: e.Snapshot, Turn: e.Turn}
-	if out.Target.Entry == nil {
-		out.Target.Entry = e
+	out.Target = &journal.Target{Spec: e.Target, Entry: e, Snapshot: e.Snapshot, Turn: e.Turn}
+	if op := h.Entry(e.Undoes); op != nil {
+		out.Target = &journal.Target{Spec: op.UndoSnapshot.String(), Entry: op, Snapshot: op.UndoSnapshot, Turn: op.Turn}
+	} else if t, err := h.Resolve(string(e.TargetEntry)); err == nil && e.TargetEntry != "" {
+		t.Spec, out.Target = e.Target, t
 	}
 	return out
+}
+
+// followed reports whether operation e is followed by an entry of kind
+// that names it as its parent (what the operation appends once it is
+// recorded: a report, a turn carried on).
+func followed(h *journal.History, e *journal.Entry, kind journal.Kind) bool {
+	found := false
+	h.After(e, func(x *journal.Entry) bool {
+		found = x.Kind == kind && x.Parent == e.ID
+		return !found
+	})
+	return found
 }
 
 func conflictReason(paths []string) string {

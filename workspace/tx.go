@@ -129,10 +129,10 @@ func (tx *Tx) Dir() string { return tx.ws.dir }
 // Append appends e. The first entry of the transaction's kinds carries the
 // call's key; a call the journal holds already appends none of them again.
 func (tx *Tx) Append(e *journal.Entry) error {
-	if slices.Contains(tx.kinds, e.Kind) && tx.key != "" && !tx.keyed {
-		if tx.recorded != nil {
-			return errors.New("internal error: a call retried under its key recorded its " + string(e.Kind) + " again")
-		}
+	if tx.recorded != nil && e.Kind == tx.recorded.Kind {
+		return errors.New("internal error: a call retried under its key recorded its " + string(e.Kind) + " again")
+	}
+	if slices.Contains(tx.kinds, e.Kind) && tx.key != "" && !tx.keyed && tx.recorded == nil {
 		e.Key, tx.keyed = tx.key, true
 	}
 	if err := fault("append", e); err != nil {
