@@ -57,7 +57,9 @@ func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewind
 			}
 			return cp == nil, nil
 		}}
-	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error { return appendSummary(tx, out, e, req.Report, req.Actor) }
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
+		return appendSummary(tx, out, e, req.Report, req.Actor)
+	}
 	out, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		last := sessionWritesSince(h, cp, req.Session)
 		d, err := snapshot.Compare(s.objects, res.ID, cp.Snapshot.ID, nil, func(p string) bool { _, ok := last[p]; return ok })

@@ -222,7 +222,9 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
 		Own: req.Session, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
 		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, err := s.target(h, req); return false, err }}
-	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error { return appendSummary(tx, out, e, req.Report, req.Actor) }
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
+		return appendSummary(tx, out, e, req.Report, req.Actor)
+	}
 	return s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		out, err := s.plan(h, res, req)
 		if err != nil || out.Mode == journal.ModePlan {
