@@ -162,7 +162,11 @@ func (s *Service) Track(opts live.TrackOptions) *live.Tracker { return live.Trac
 // EditorSaved tells the live tracking that the editor saved rel
 // (root-relative) with data: a file a rewind gave the editor to apply is
 // then at its target.
-func (s *Service) EditorSaved(rel string, data []byte) { s.ws.EditorSaved(rel, data) }
+func (s *Service) EditorSaved(rel string, data []byte) {
+	if t, ok := s.ws.Live().(*live.Tracker); ok {
+		t.EditorSaved(rel, data)
+	}
+}
 
 // RevertHunkApplies reports whether reverting target (a turn, turn:3, or a
 // step, 3.2) in file rel, limited to its hunks touching lines first..last

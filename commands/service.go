@@ -14,6 +14,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/store"
 	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
+	"github.com/rewind-lsp/rewind-lsp/workspace/live"
 )
 
 // Options configure a Service for one workspace root.
@@ -389,7 +390,10 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	if err != nil {
 		return nil, err
 	}
-	mode, poll := s.ws.WatchMode()
+	mode, poll := "none", "" // how a running server sees changes
+	if t, ok := s.ws.Live().(*live.Tracker); ok {
+		mode, poll = t.Mode(), t.PollReason()
+	}
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: h.TurnCount(), Snapshots: h.SnapshotCount(),
 		StoreBytes: maintenance.StoreBytes(s.ws.Dir()), Watching: mode == "watch", WatchMode: mode, PollReason: poll,
 		LastCaptureMs: float64(s.ws.LastCapture().Microseconds()) / 1000}

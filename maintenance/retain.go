@@ -61,14 +61,6 @@ func New(w Store, r Retention) *Maintainer {
 	return m
 }
 
-// SetRetention sets the bounds automatic retention keeps the store within
-// (zero fields: no bound).
-func (m *Maintainer) SetRetention(r Retention) {
-	m.mu.Lock()
-	m.retention = r
-	m.mu.Unlock()
-}
-
 // Retention is the bounds automatic retention keeps the store within.
 func (m *Maintainer) Retention() Retention {
 	m.mu.Lock()

@@ -95,7 +95,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 				open = t
 			}
 		}
-		if open == nil || followed(h, e, journal.KindTurnStart) {
+		if turn = follower(h, e, journal.KindTurnStart); open == nil || turn != nil {
 			return nil
 		}
 		start := open.Snapshot.ID
@@ -158,15 +158,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 		return nil, err
 	}
 	if out.Recorded {
-		// Retried: what the first call recorded, and the turn it carried on.
-		restored = out.Entry.Mode == journal.ModeBoth
-		if h, err := s.History(); err == nil {
-			for _, t := range h.Session(req.Session, journal.KindTurnStart) {
-				if t.Parent == out.Entry.ID {
-					turn = t
-				}
-			}
-		}
+		restored = out.Entry.Mode == journal.ModeBoth // retried: what the first call did
 	}
 	return &AgentRewindOutcome{Outcome: *out, Restored: restored, Turn: turn}, nil
 }

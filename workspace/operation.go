@@ -79,7 +79,7 @@ func (s *Workspace) run(tx *Tx, res *snapshot.Result, ops []snapshot.FileOp, e *
 	out.Entry = e
 	tr.Mark("intent recorded")
 
-	if t := s.tracker(); t != nil {
+	if t := s.Live(); t != nil {
 		t.Ran(e.ID)
 		t.Expect(ops, false)
 		// The editor may take its time; the echoes come after.
@@ -168,14 +168,10 @@ func (s *Workspace) recoverOne(tx *Tx, e *journal.Entry) error {
 	if err != nil {
 		return err
 	}
-	if t := s.tracker(); t != nil {
+	if t := s.Live(); t != nil {
 		t.Walked(res.ID)
 	}
-	set := map[string]bool{}
-	for _, p := range e.Files {
-		set[p] = true
-	}
-	d, err := snapshot.Compare(s.objects, res.ID, after, &before, func(p string) bool { return set[p] })
+	d, err := snapshot.Compare(s.objects, res.ID, after, &before, only(e.Files))
 	if err != nil {
 		return err
 	}

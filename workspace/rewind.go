@@ -80,23 +80,15 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 			}
 		}
 	}
-	var base *snapshot.ID
-	if b := h.Baseline(); b.Set && !h.Gone(b) {
-		base = &b.ID
-	}
 	out := &Outcome{Target: t, Mode: mode, Diff: &snapshot.Diff{}}
 	if mode != journal.ModeConversation && mode != journal.ModeSummarize {
-		d, err := snapshot.Compare(s.objects, res.ID, tid, base, keep)
+		d, err := snapshot.Compare(s.objects, res.ID, tid, baseline(h), keep)
 		if err != nil {
 			return nil, fmt.Errorf("plan rewind to %s: %w", req.Target, err)
 		}
 		out.Diff = d
 	}
-	if req.OwnSince != "" {
-		since := h.Entry(req.OwnSince)
-		if since == nil {
-			return nil, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
-		}
+	if since := h.Entry(req.OwnSince); since != nil { // target checked it names one
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
 			// Whatever a recorded state says (an automatic turn may have
@@ -260,7 +252,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 // appendSummary records, after operation e when it was applied, its
 // report on the target it went back to.
 func appendSummary(tx *Tx, out *Outcome, e *journal.Entry, report, actor string) error {
-	if e.Kind != journal.KindRewind || !out.Applied || report == "" || followed(tx.History(), e, journal.KindSummary) {
+	if e.Kind != journal.KindRewind || !out.Applied || report == "" || follower(tx.History(), e, journal.KindSummary) != nil {
 		return nil
 	}
 	sum := journal.NewSummary(e.ID, e.Target, e.TargetEntry, report)
@@ -278,13 +270,11 @@ func (s *Workspace) recorded(h *journal.History, e *journal.Entry, via *ViaPolic
 	}
 	if journal.IsOperation(e.Kind) {
 		out.Applied, out.FailureReason = h.Applied(e), h.FailureReason(e)
-		set := map[string]bool{}
 		for _, p := range e.Files {
-			set[p] = true
 			out.Diff.Ops = append(out.Diff.Ops, snapshot.FileOp{Path: p})
 		}
-		if e.UndoSnapshot.Set && e.Snapshot.Set && len(set) > 0 {
-			if d, err := snapshot.Compare(s.objects, e.UndoSnapshot.ID, e.Snapshot.ID, nil, func(p string) bool { return set[p] }); err == nil {
+		if e.UndoSnapshot.Set && e.Snapshot.Set && len(e.Files) > 0 {
+			if d, err := snapshot.Compare(s.objects, e.UndoSnapshot.ID, e.Snapshot.ID, nil, only(e.Files)); err == nil {
 				s.skipRefusedLinks(d)
 				via.decide(d)
 				out.Diff = d
@@ -300,16 +290,35 @@ func (s *Workspace) recorded(h *journal.History, e *journal.Entry, via *ViaPolic
 	return out
 }
 
-// followed reports whether operation e is followed by an entry of kind
-// that names it as its parent (what the operation appends once it is
-// recorded: a report, a turn carried on).
-func followed(h *journal.History, e *journal.Entry, kind journal.Kind) bool {
-	found := false
+// follower is the entry of kind after operation e that names it as its
+// parent (what the operation appends once it is recorded: a report, a turn
+// carried on), or nil.
+func follower(h *journal.History, e *journal.Entry, kind journal.Kind) (f *journal.Entry) {
 	h.After(e, func(x *journal.Entry) bool {
-		found = x.Kind == kind && x.Parent == e.ID
-		return !found
+		if x.Kind == kind && x.Parent == e.ID {
+			f = x
+		}
+		return f == nil
 	})
-	return found
+	return f
+}
+
+// baseline is the last recorded state, the base conflicts are told
+// against (nil when there is none, or gc dropped it).
+func baseline(h *journal.History) *snapshot.ID {
+	if b := h.Baseline(); b.Set && !h.Gone(b) {
+		return &b.ID
+	}
+	return nil
+}
+
+// only keeps the paths of files.
+func only(files []string) func(string) bool {
+	set := map[string]bool{}
+	for _, p := range files {
+		set[p] = true
+	}
+	return func(p string) bool { return set[p] }
 }
 
 func conflictReason(paths []string) string {
@@ -397,15 +406,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			return nil, fmt.Errorf("undo: the undo snapshot of %s %s was dropped by gc", op.Kind, op.ID)
 		}
 		// Conflicts: files that differ from the last recorded state.
-		var base *snapshot.ID
-		if bl := h.Baseline(); bl.Set && !h.Gone(bl) {
-			base = &bl.ID
-		}
-		set := map[string]bool{}
-		for _, f := range op.Files {
-			set[f] = true
-		}
-		d, err := snapshot.Compare(s.objects, res.ID, op.UndoSnapshot.ID, base, func(f string) bool { return set[f] })
+		d, err := snapshot.Compare(s.objects, res.ID, op.UndoSnapshot.ID, baseline(h), only(op.Files))
 		if err != nil {
 			return nil, fmt.Errorf("undo: %w", err)
 		}
@@ -451,16 +452,11 @@ func (s *Workspace) leftTrace(res *snapshot.Result, r *journal.Entry) bool {
 	if !r.UndoSnapshot.Set || !r.Snapshot.Set || len(r.Files) == 0 {
 		return false
 	}
-	set := map[string]bool{}
-	for _, p := range r.Files {
-		set[p] = true
-	}
-	only := func(p string) bool { return set[p] }
-	fromTarget, err := snapshot.Compare(s.objects, res.ID, r.Snapshot.ID, nil, only)
+	fromTarget, err := snapshot.Compare(s.objects, res.ID, r.Snapshot.ID, nil, only(r.Files))
 	if err != nil {
 		return false
 	}
-	fromBefore, err := snapshot.Compare(s.objects, res.ID, r.UndoSnapshot.ID, nil, only)
+	fromBefore, err := snapshot.Compare(s.objects, res.ID, r.UndoSnapshot.ID, nil, only(r.Files))
 	if err != nil {
 		return false
 	}

@@ -73,7 +73,7 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		}
 		last := turnState(h, open)
 		switch {
-		case c.Capture || s.tracker() != nil:
+		case c.Capture || s.Live() != nil:
 			res, err := tx.Capture(nil)
 			if err != nil {
 				return err
@@ -90,7 +90,7 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		case !c.Capture:
 			e.Files = sortedSet(c.Paths)
 		case pre != nil && pre.Snapshot.Set && c.Phase == journal.PhasePost:
-			files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
+			files, err := ChangedPaths(s.objects, pre.Snapshot.ID, e.Snapshot.ID)
 			if err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 				files = append(files, pre.Files...) // a file tool's: the files it named
 				continue
 			}
-			fs, err := s.changedPaths(pre.Snapshot.ID, res.ID)
+			fs, err := ChangedPaths(s.objects, pre.Snapshot.ID, res.ID)
 			if err != nil {
 				return err
 			}
@@ -222,9 +222,10 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	return nil
 }
 
-// changedPaths lists the paths that differ between snapshots a and b.
-func (s *Workspace) changedPaths(a, b store.ID) ([]string, error) {
-	diffs, err := snapshot.DiffTrees(s.objects, a, b)
+// ChangedPaths lists the paths that differ between snapshots a and b,
+// sorted.
+func ChangedPaths(objs *snapshot.Objects, a, b store.ID) ([]string, error) {
+	diffs, err := snapshot.DiffTrees(objs, a, b)
 	if err != nil {
 		return nil, err
 	}

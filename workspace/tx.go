@@ -117,14 +117,8 @@ func (tx *Tx) History() *journal.History { return tx.h }
 // (a retry: what it did then is the answer), or nil.
 func (tx *Tx) Recorded() *journal.Entry { return tx.recorded }
 
-// Context is the context of the transaction's call.
-func (tx *Tx) Context() context.Context { return tx.ctx }
-
 // Objects is the workspace's object store.
 func (tx *Tx) Objects() *snapshot.Objects { return tx.ws.objects }
-
-// Dir is the workspace's store folder.
-func (tx *Tx) Dir() string { return tx.ws.dir }
 
 // Append appends e. The first entry of the transaction's kinds carries the
 // call's key; a call the journal holds already appends none of them again.

@@ -207,11 +207,6 @@ type Live interface {
 	// (done: written, the editor may still echo them).
 	Ran(id journal.EntryID)
 	Expect(ops []snapshot.FileOp, done bool)
-	// EditorSaved says the editor saved rel with data.
-	EditorSaved(rel string, data []byte)
-	// Mode is "watch", "poll" or "starting"; PollReason says why it polls.
-	Mode() string
-	PollReason() string
 	// Walked says the workspace captured the whole disk itself (the
 	// recovery of an interrupted operation): the latest capture now.
 	Walked(id snapshot.ID)
@@ -233,29 +228,11 @@ func (s *Workspace) ClearLive(l Live) {
 	s.mu.Unlock()
 }
 
-// tracker is the workspace's live tracking, or nil.
-func (s *Workspace) tracker() Live {
+// Live is the workspace's live tracking, or nil.
+func (s *Workspace) Live() Live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.live
-}
-
-// EditorSaved tells the live tracking, if any, that the editor saved rel
-// (root-relative) with data.
-func (s *Workspace) EditorSaved(rel string, data []byte) {
-	if t := s.tracker(); t != nil {
-		t.EditorSaved(rel, data)
-	}
-}
-
-// WatchMode is how a running server sees changes: "watch", "poll", or
-// "none" when the workspace is not tracked; PollReason says why it
-// rescans instead of watching ("" when it watches, or does not track).
-func (s *Workspace) WatchMode() (mode, pollReason string) {
-	if t := s.tracker(); t != nil {
-		return t.Mode(), t.PollReason()
-	}
-	return "none", ""
 }
 
 // Retainer keeps a store within its bounds after captures grew it
@@ -285,12 +262,10 @@ func (s *Workspace) ResetCaches() {
 // and reports how many: a language server calls it when it starts, the
 // command line before any command (every transaction would do it anyway).
 // When nothing is unfinished it takes no lock.
-func (s *Workspace) Recover(ctx context.Context) (int, error) {
-	h, err := s.History()
-	if err != nil || len(h.Unfinished()) == 0 {
+func (s *Workspace) Recover(ctx context.Context) (n int, err error) {
+	if h, err := s.History(); err != nil || len(h.Unfinished()) == 0 {
 		return 0, err
 	}
-	n := 0
 	err = s.Update(ctx, "", nil, func(tx *Tx) error { n = tx.finished; return nil })
 	return n, err
 }

@@ -42,32 +42,61 @@ func (t *Tracker) holdRecorder() bool {
 	return true
 }
 
-// agentChanged opens an automatic turn, or extends the one open.
-func (t *Tracker) agentChanged(agent []string) {
+// mayOpen reports whether an automatic turn may open now: no turn is open
+// (the tracker's own is extended instead) and this process is the root's
+// recorder.
+func (t *Tracker) mayOpen() bool {
 	t.mu.Lock()
 	mine := t.autoTurn
 	t.mu.Unlock()
 	h, err := t.s.History()
 	if err != nil {
 		t.logf("automatic turn: reading the journal: %v", err)
-		return
+		return false
 	}
-	open := h.OpenTurn()
-	if open != nil {
+	if open := h.OpenTurn(); open != nil {
 		if open.ID == mine {
 			t.restartQuiet()
 		}
-		return // a hook, the command line or a command owns this turn
+		return false // a hook, the command line or a command owns this turn
 	}
-	if !t.holdRecorder() {
+	return t.holdRecorder()
+}
+
+// openAuto opens an automatic turn, unless someone opened a turn
+// meanwhile: start captures its start state in the transaction and names
+// the agent's changes (no state: nothing to open after all).
+func (t *Tracker) openAuto(start func(tx *workspace.Tx) (*snapshot.Result, []string, error)) {
+	var started *journal.Entry
+	err := t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		if tx.History().OpenTurn() != nil {
+			return nil
+		}
+		res, agent, err := start(tx)
+		if err != nil || res == nil {
+			return err
+		}
+		started, err = tx.StartTurn(autoTurn(agent), res)
+		return err
+	})
+	if err != nil {
+		t.logf("automatic turn: %v", err)
+	}
+	if err == nil && started != nil {
+		t.mu.Lock()
+		t.autoTurn = started.ID
+		t.mu.Unlock()
+		t.restartQuiet()
+	}
+}
+
+// agentChanged opens an automatic turn, or extends the one open.
+func (t *Tracker) agentChanged(agent []string) {
+	if !t.mayOpen() {
 		return
 	}
 	agent = t.judgePending(agent)
-	var started *journal.Entry
-	err = t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
-		if tx.History().OpenTurn() != nil {
-			return nil // someone opened a turn meanwhile
-		}
+	t.openAuto(func(*workspace.Tx) (*snapshot.Result, []string, error) {
 		// A turn may have ended (and recorded these changes) meanwhile.
 		var still []string
 		for _, p := range agent {
@@ -76,7 +105,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			}
 		}
 		if agent = still; len(agent) == 0 {
-			return nil
+			return nil, nil, nil
 		}
 		set := map[string]bool{}
 		for _, p := range agent {
@@ -115,23 +144,12 @@ func (t *Tracker) agentChanged(agent []string) {
 		}
 		if err != nil {
 			t.giveBack(paths, full)
-			return err
+			return nil, nil, err
 		}
 		t.Walked(res.ID)
 		t.captured(keep, full)
-		started, err = tx.StartTurn(autoTurn(agent), res)
-		return err
+		return res, agent, nil
 	})
-	if err != nil || started == nil {
-		if err != nil {
-			t.logf("automatic turn: %v", err)
-		}
-		return
-	}
-	t.mu.Lock()
-	t.autoTurn = started.ID
-	t.mu.Unlock()
-	t.restartQuiet()
 }
 
 // heldBack moves from keep to later the paths that hold a path of later
@@ -417,41 +435,9 @@ func (t *Tracker) pollCheck() {
 		t.Walked(res.ID)
 		return
 	}
-	t.mu.Lock()
-	mine := t.autoTurn
-	t.mu.Unlock()
-	h, err := t.s.History()
-	if err != nil {
-		t.logf("automatic turn: reading the journal: %v", err)
+	if !t.mayOpen() {
 		return
 	}
-	if open := h.OpenTurn(); open != nil {
-		if open.ID == mine {
-			t.restartQuiet()
-		}
-		return
-	}
-	if !t.holdRecorder() {
-		return
-	}
-	var started *journal.Entry
-	err = t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
-		if tx.History().OpenTurn() != nil {
-			return nil
-		}
-		var err error
-		started, err = tx.StartTurn(autoTurn(agent), &snapshot.Result{ID: prev})
-		return err
-	})
-	if err != nil {
-		t.logf("automatic turn: %v", err)
-		started = nil
-	}
+	t.openAuto(func(*workspace.Tx) (*snapshot.Result, []string, error) { return &snapshot.Result{ID: prev}, agent, nil })
 	t.Walked(res.ID)
-	if started != nil {
-		t.mu.Lock()
-		t.autoTurn = started.ID
-		t.mu.Unlock()
-		t.restartQuiet()
-	}
 }

@@ -2,8 +2,6 @@ package notices
 
 import (
 	"context"
-	"slices"
-	"sort"
 
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -58,7 +56,7 @@ func forkDiff(objs *snapshot.Objects, h *journal.History, fork *journal.Entry, s
 	if !now.Set || h.Gone(now) {
 		return nil, nil
 	}
-	files, err := changedPaths(objs, target.Snapshot.ID, now.ID)
+	files, err := workspace.ChangedPaths(objs, target.Snapshot.ID, now.ID)
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
@@ -98,7 +96,7 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 		if !next.Set || h.Gone(next) || next == prev {
 			return nil
 		}
-		changed, err := changedPaths(objs, prev.ID, next.ID)
+		changed, err := workspace.ChangedPaths(objs, prev.ID, next.ID)
 		if err != nil {
 			return err
 		}
@@ -146,19 +144,4 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 		return nil, err
 	}
 	return by, nil
-}
-
-// changedPaths lists the paths that differ between snapshots a and b,
-// sorted.
-func changedPaths(objs *snapshot.Objects, a, b snapshot.ID) ([]string, error) {
-	diffs, err := snapshot.DiffTrees(objs, a, b)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(diffs))
-	for _, d := range diffs {
-		out = append(out, d.Path)
-	}
-	sort.Strings(out)
-	return slices.Compact(out), nil
 }
