@@ -48,7 +48,7 @@ func checkpoint(t *testing.T, s *workspace.Workspace, label string) {
 // journalProblems is what fsck says about the journal.
 func journalProblems(t *testing.T, s *workspace.Workspace) []Problem {
 	t.Helper()
-	probs, err := New(s, Retention{}).Fsck()
+	probs, err := fsck(New(s, Retention{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,4 +191,13 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fsck is the damage m's fsck finds.
+func fsck(m *Maintainer) ([]Problem, error) {
+	rep, err := m.FsckReport()
+	if err != nil {
+		return nil, err
+	}
+	return rep.Problems, nil
 }

@@ -71,16 +71,12 @@ type snapRef struct {
 	pinned bool
 }
 
-// GC drops the content of snapshots beyond maxSnapshots (newest kept; 0 =
-// no limit) or older than maxAge (0 = no limit). Labeled checkpoints, the
-// undo snapshots of the latest rewinds, the open turn's start and the last
-// recorded state are pinned. Journal entries stay; a gc entry marks the
-// dropped snapshots gone. What is kept is repacked into one pack.
-func (m *Maintainer) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
-	return m.Retain(Retention{MaxSnapshots: maxSnapshots, MaxAge: maxAge})
-}
-
-// Retain is GC with a store budget as well.
+// Retain drops the content of the snapshots r does not keep (the newest
+// MaxSnapshots, those referenced within MaxAge, within MaxBytes; zero: no
+// limit). Labeled checkpoints, the undo snapshots of the latest rewinds,
+// the open turn's start and the last recorded state are pinned. Journal
+// entries stay; a gc entry marks the dropped snapshots gone. What is kept
+// is repacked into one pack.
 func (m *Maintainer) Retain(r Retention) (*GCReport, error) {
 	var rep *GCReport
 	err := m.w.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
@@ -302,17 +298,8 @@ type FsckReport struct {
 	Notes    []string  `json:"notes,omitempty"`
 }
 
-// Fsck verifies every journal line, every stored object against its ID,
-// and that every snapshot the journal needs is whole.
-func (m *Maintainer) Fsck() ([]Problem, error) {
-	rep, err := m.FsckReport()
-	if err != nil {
-		return nil, err
-	}
-	return rep.Problems, nil
-}
-
-// FsckReport is Fsck with its notes.
+// FsckReport verifies every journal line, the view, every stored object
+// against its ID, and that every snapshot the journal needs is whole.
 func (m *Maintainer) FsckReport() (*FsckReport, error) {
 	rep := &FsckReport{}
 	ents, bad, err := m.w.Journal().ReadAll()
@@ -340,7 +327,7 @@ func (m *Maintainer) FsckReport() (*FsckReport, error) {
 		rep.Problems = append(rep.Problems, Problem{What: "view", Where: m.w.Journal().Path(), Err: p})
 	}
 	rep.Notes = append(rep.Notes, vnotes...)
-	h, err := m.w.History()
+	h, err := m.w.Journal().History()
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func TestAgentCheckpointsArePinnedWhileActive(t *testing.T) {
 	turn("later 2\n")
 	gone := func(e *journal.Entry) bool {
 		t.Helper()
-		if _, err := m.GC(1, 0); err != nil { // keep only the newest state besides the pinned ones
+		if _, err := m.Retain(Retention{MaxSnapshots: 1}); err != nil { // keep only the newest state besides the pinned ones
 			t.Fatal(err)
 		}
 		h, err := s.History()

@@ -47,7 +47,6 @@ type Store interface {
 	Dir() string
 	Objects() *snapshot.Objects
 	Journal() *journal.Journal
-	History() (*journal.History, error)
 	Update(ctx context.Context, key string, kinds []journal.Kind, fn func(tx *workspace.Tx) error) error
 	ResetCaches()
 	SetRetainer(r workspace.Retainer)

@@ -100,7 +100,7 @@ func (t *Tracker) agentChanged(agent []string) {
 		// A turn may have ended (and recorded these changes) meanwhile.
 		var still []string
 		for _, p := range agent {
-			if t.stillNew(p) {
+			if data, kind, isDir, ok := t.read(p); ok && t.isNew(p, data, kind, isDir) {
 				still = append(still, p)
 			}
 		}
@@ -131,7 +131,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			}
 		}
 		keep, later = heldBack(keep, later)
-		t.giveBack(later, false)
+		t.ch.GiveBack(later, false)
 		var res *snapshot.Result
 		var err error
 		switch {
@@ -143,7 +143,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			res, err = t.s.Capturer().CaptureChanged(context.Background(), keep)
 		}
 		if err != nil {
-			t.giveBack(paths, full)
+			t.ch.GiveBack(paths, full)
 			return nil, nil, err
 		}
 		t.Walked(res.ID)

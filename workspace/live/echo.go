@@ -121,12 +121,6 @@ func (t *Tracker) settledRead(rel string) (data []byte, kind snapshot.Kind, isDi
 	}
 }
 
-// stillNew reads rel again and reports whether it is a new change.
-func (t *Tracker) stillNew(rel string) bool {
-	data, kind, isDir, ok := t.read(rel)
-	return ok && t.isNew(rel, data, kind, isDir)
-}
-
 // read returns rel's content (a link's target; nil when it is gone) and
 // kind (the executable bit counts: a chmod is a change), or that it is a
 // folder; ok is false for an unreadable file.

@@ -225,7 +225,7 @@ func (t *Tracker) CaptureNow(ctx context.Context) (*snapshot.Result, error) {
 		res, err = t.s.Capturer().CaptureChanged(ctx, paths)
 	}
 	if err != nil {
-		t.giveBack(paths, full)
+		t.ch.GiveBack(paths, full)
 		return nil, err
 	}
 	t.Walked(res.ID)
@@ -246,9 +246,6 @@ func (t *Tracker) lastCaptured() snapshot.ID {
 	defer t.mu.Unlock()
 	return t.lastID
 }
-
-// giveBack returns paths to the changes after a failed capture.
-func (t *Tracker) giveBack(paths []string, full bool) { t.ch.GiveBack(paths, full) }
 
 // queueBatch queues a batch of changes (already part of what the next
 // capture takes) for the automatic-turn decision, made on the tracker's

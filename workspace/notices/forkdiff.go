@@ -2,6 +2,7 @@ package notices
 
 import (
 	"context"
+	"slices"
 
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -80,12 +81,9 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 	}
 	by := map[string][]string{}
 	note := func(p, who string) {
-		for _, w := range by[p] {
-			if w == who {
-				return
-			}
+		if !slices.Contains(by[p], who) {
+			by[p] = append(by[p], who)
 		}
-		by[p] = append(by[p], who)
 	}
 	prev := from.Snapshot
 	var open []*journal.Entry // the turns open at each point of the walk
