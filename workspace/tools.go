@@ -2,7 +2,7 @@ package workspace
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -236,18 +236,12 @@ func ChangedPaths(objs *snapshot.Objects, a, b store.ID) ([]string, error) {
 	return sortedSet(out), nil
 }
 
+// sortedSet is ps sorted, without repeats or empty paths (nil for none).
 func sortedSet(ps []string) []string {
-	if len(ps) == 0 {
+	out := slices.DeleteFunc(slices.Clone(ps), func(p string) bool { return p == "" })
+	slices.Sort(out)
+	if out = slices.Compact(out); len(out) == 0 {
 		return nil
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range ps {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
 	return out
 }

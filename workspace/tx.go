@@ -31,11 +31,10 @@ type Caller struct {
 	// agent's own (ownturn.go).
 	Session string
 	// Via decides how each file of an operation reaches the disk (nil: the
-	// command line, which writes every file itself; plans still say "edit"
-	// for text).
+	// command line's, which writes every file itself).
 	Via *ViaPolicy
 	// Touched says whether an editor saved rel or holds it unsaved since
-	// a time (nil on the command line: no editor known).
+	// then (nil on the command line: no editor known).
 	Touched func(rel string, since time.Time) bool
 }
 
@@ -53,11 +52,9 @@ type Tx struct {
 	captured bool           // the root was captured under the lock
 }
 
-// Fault, when set (tests only), is called at each point of a transaction
-// where an answer may be lost — before an append ("append"), after it
-// ("appended"), after an operation's files were written ("applied") — and
-// an error it returns ends the transaction there, as a killed process
-// would.
+// Fault (tests only) is called where an answer may be lost: before an
+// append ("append"), after it ("appended"), after an operation's files
+// were written ("applied"); its error ends the transaction there.
 var Fault func(point string, e *journal.Entry) error
 
 func fault(point string, e *journal.Entry) error {
