@@ -294,3 +294,38 @@ func TestRetriedCallsAppendNothingTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestNoticesOfTwoSessionsUnderOneKey: a hook tells the event's session and
+// the one it was forked from under the call's one key; each is told, and
+// each again when the call is made again.
+func TestNoticesOfTwoSessionsUnderOneKey(t *testing.T) {
+	f := newRetryFix(t)
+	f.start("C", "c", "", "")
+	f.must(commands.TurnEnd.Call(f.ctx("C", ""), f.svc, commands.TurnEndArgs{Session: "C"}))
+	f.must(commands.Rewind.Call(f.ctx("", ""), f.svc, commands.RewindArgs{Target: "1"}))
+	ctx := f.ctx("", commands.NewKey())
+	take := func() (a, c string) {
+		t.Helper()
+		for _, s := range []*string{&a, &c} {
+			sid := map[*string]string{&a: "A", &c: "C"}[s]
+			n, err := commands.Notices.Call(ctx, f.svc, commands.NoticesArgs{Session: sid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			*s = n.Text
+		}
+		return a, c
+	}
+	a, c := take()
+	if a == "" || c == "" {
+		t.Fatalf("under one key, A was told %q and C %q: want both told of the rewind", a, c)
+	}
+	if a2, c2 := take(); a2 != a || c2 != c {
+		t.Fatalf("the call made again told A %q and C %q; want what it told first: %q, %q", a2, c2, a, c)
+	}
+	for _, sid := range []string{"A", "C"} {
+		if n, err := commands.Notices.Call(f.ctx("", ""), f.svc, commands.NoticesArgs{Session: sid}); err != nil || n.Text != "" {
+			t.Fatalf("the next call told %s %q (%v): it was told already", sid, n.Text, err)
+		}
+	}
+}

@@ -47,7 +47,7 @@ type Store interface {
 	Dir() string
 	Objects() *snapshot.Objects
 	Journal() *journal.Journal
-	Update(ctx context.Context, key string, kinds []journal.Kind, fn func(tx *workspace.Tx) error) error
+	Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *workspace.Tx) error) error
 	ResetCaches()
 	SetRetainer(r workspace.Retainer)
 }

@@ -285,7 +285,7 @@ func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(tx *Tx, 
 	var out *Outcome
 	tr := snapshot.NewTracer("operation")
 	defer tr.Done()
-	err := s.Update(ctx, r.Key, r.Kinds, func(tx *Tx) error {
+	err := s.Update(ctx, r.Key, Kinds(r.Kinds...), func(tx *Tx) error {
 		tr.Mark("lock and journal")
 		h := tx.History()
 		if e := tx.Recorded(); e != nil {

@@ -52,7 +52,7 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		return nil, nil
 	}
 	var out *journal.Entry
-	err := s.Update(ctx, c.Key, []journal.Kind{journal.KindTool}, func(tx *Tx) error {
+	err := s.Update(ctx, c.Key, Kinds(journal.KindTool), func(tx *Tx) error {
 		h := tx.History()
 		if out = tx.Recorded(); out != nil {
 			return nil

@@ -45,11 +45,11 @@ type Tx struct {
 	l        *journal.Lock
 	h        *journal.History
 	key      string
-	kinds    []journal.Kind
-	recorded *journal.Entry // what a call under key recorded before
-	keyed    bool           // the key is on an entry of this transaction
-	finished int            // the unfinished operations recover finished
-	captured bool           // the root was captured under the lock
+	made     func(*journal.Entry) bool // what the call records under key
+	recorded *journal.Entry            // what a call under key recorded before
+	keyed    bool                      // the key is on an entry of this transaction
+	finished int                       // the unfinished operations recover finished
+	captured bool                      // the root was captured under the lock
 }
 
 // Fault (tests only) is called where an answer may be lost: before an
@@ -66,10 +66,10 @@ func fault(point string, e *journal.Entry) error {
 
 // Update runs fn as one transaction. An operation a killed process left
 // unfinished is finished first (recover), so fn never sees one. With key
-// set, the entry a call made under it before, of one of kinds, is
-// tx.Recorded(). A journal's error about what a request names is an
-// argument error of the request's target.
-func (s *Workspace) Update(ctx context.Context, key string, kinds []journal.Kind, fn func(tx *Tx) error) error {
+// set, the entry a call made under it before that made accepts (the
+// call's own kind of entry: Kinds) is tx.Recorded(). A journal's error
+// about what a request names is an argument error of the request's target.
+func (s *Workspace) Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *Tx) error) error {
 	l, err := s.journal.LockContext(ctx)
 	if err != nil {
 		return err
@@ -83,9 +83,11 @@ func (s *Workspace) Update(ctx context.Context, key string, kinds []journal.Kind
 	if err := s.recover(tx); err != nil {
 		return err
 	}
-	tx.key, tx.kinds = key, kinds
-	for _, e := range tx.h.Keyed(key) {
-		if slices.Contains(kinds, e.Kind) {
+	if tx.key, tx.made = key, made; made == nil {
+		tx.key = ""
+	}
+	for _, e := range tx.h.Keyed(tx.key) {
+		if made(e) {
 			tx.recorded = e
 			break
 		}
@@ -106,6 +108,11 @@ func (s *Workspace) Update(ctx context.Context, key string, kinds []journal.Kind
 	return nil
 }
 
+// Kinds accepts the entries of kinds: what a call records, for Update.
+func Kinds(kinds ...journal.Kind) func(*journal.Entry) bool {
+	return func(e *journal.Entry) bool { return slices.Contains(kinds, e.Kind) }
+}
+
 // History is the journal as the transaction sees it: read under the lock,
 // and again after each append.
 func (tx *Tx) History() *journal.History { return tx.h }
@@ -117,13 +124,13 @@ func (tx *Tx) Recorded() *journal.Entry { return tx.recorded }
 // Objects is the workspace's object store.
 func (tx *Tx) Objects() *snapshot.Objects { return tx.ws.objects }
 
-// Append appends e. The first entry of the transaction's kinds carries the
-// call's key; a call the journal holds already appends none of them again.
+// Append appends e. The first entry of the call's own kind carries the
+// call's key; a call the journal holds already appends none again.
 func (tx *Tx) Append(e *journal.Entry) error {
 	if tx.recorded != nil && e.Kind == tx.recorded.Kind {
 		return errors.New("internal error: a call retried under its key recorded its " + string(e.Kind) + " again")
 	}
-	if slices.Contains(tx.kinds, e.Kind) && tx.key != "" && !tx.keyed && tx.recorded == nil {
+	if tx.key != "" && !tx.keyed && tx.recorded == nil && tx.made(e) {
 		e.Key, tx.keyed = tx.key, true
 	}
 	if err := fault("append", e); err != nil {

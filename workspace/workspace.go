@@ -301,7 +301,7 @@ type TurnRequest struct {
 // req.PromptID, that turn's start is returned and nothing changes.
 func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.Update(ctx, req.Key, []journal.Kind{journal.KindTurnStart}, func(tx *Tx) error {
+	err := s.Update(ctx, req.Key, Kinds(journal.KindTurnStart), func(tx *Tx) error {
 		h := tx.History()
 		if out = tx.Recorded(); out != nil {
 			return nil
@@ -330,7 +330,7 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *journal.Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
 	defer tr.Done()
-	err = s.Update(ctx, req.Key, []journal.Kind{journal.KindTurnEnd}, func(tx *Tx) error {
+	err = s.Update(ctx, req.Key, Kinds(journal.KindTurnEnd), func(tx *Tx) error {
 		tr.Mark("lock and journal")
 		h := tx.History()
 		if e := tx.Recorded(); e != nil {
@@ -372,7 +372,7 @@ type CheckpointRequest struct {
 // returns its entry (Count holds the number of files captured).
 func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.Update(ctx, req.Key, []journal.Kind{journal.KindCheckpoint}, func(tx *Tx) error {
+	err := s.Update(ctx, req.Key, Kinds(journal.KindCheckpoint), func(tx *Tx) error {
 		h := tx.History()
 		if out = tx.Recorded(); out != nil {
 			return nil
@@ -398,7 +398,7 @@ func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*jou
 // its agent and transcript when known) under the caller c.
 func (s *Workspace) RecordSession(c Caller, sessionID, source, agent, transcript string) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.Update(context.Background(), c.Key, []journal.Kind{journal.KindSession}, func(tx *Tx) error {
+	err := s.Update(context.Background(), c.Key, Kinds(journal.KindSession), func(tx *Tx) error {
 		if out = tx.Recorded(); out != nil {
 			return nil // the same call, retried
 		}

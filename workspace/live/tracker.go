@@ -100,7 +100,7 @@ type Host interface {
 	Objects() *snapshot.Objects
 	Capturer() *snapshot.Capturer
 	History() (*journal.History, error)
-	Update(ctx context.Context, key string, kinds []journal.Kind, fn func(tx *workspace.Tx) error) error
+	Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *workspace.Tx) error) error
 	RecordTool(ctx context.Context, c workspace.ToolCall) (*journal.Entry, error)
 	SetLive(l workspace.Live)
 	ClearLive(l workspace.Live)

@@ -10,7 +10,7 @@ import (
 // Updater is what notices need of a workspace (a *workspace.Workspace):
 // its transactions.
 type Updater interface {
-	Update(ctx context.Context, key string, kinds []journal.Kind, fn func(tx *workspace.Tx) error) error
+	Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *workspace.Tx) error) error
 }
 
 // noticeable reports whether an agent session should be told of entry e:
@@ -60,7 +60,8 @@ func Take(w Updater, sid, key string) (*Notices, error) {
 	if sid == "" {
 		return out, nil
 	}
-	err := w.Update(context.Background(), key, []journal.Kind{journal.KindNotice}, func(tx *workspace.Tx) error {
+	told := func(e *journal.Entry) bool { return e.Kind == journal.KindNotice && e.Session == sid }
+	err := w.Update(context.Background(), key, told, func(tx *workspace.Tx) error {
 		h := tx.History()
 		out.History = h
 		// A retry reads the journal as the first call did: up to the
