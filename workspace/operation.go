@@ -306,7 +306,7 @@ func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(tx *Tx, 
 		tr.Mark("capture")
 		own := ownTurn(h, r.Own, r.Mode)
 		if r.EndTurns {
-			if err := tx.EndOpenTurns(res, r.Actor, own); err != nil {
+			if err := tx.EndOpenTurns(res, r.Actor, func(open *journal.Entry) bool { return own == nil || open.ID != own.ID }); err != nil {
 				return err
 			}
 		}

@@ -164,18 +164,10 @@ func (tx *Tx) Capture(overlay snapshot.Overlay) (*snapshot.Result, error) {
 // session's turn still open ends first with res as its end, and so does an
 // automatic turn; other sessions' turns stay open.
 func (tx *Tx) StartTurn(req TurnRequest, res *snapshot.Result) (*journal.Entry, error) {
-	parent := tx.h.Leaf()
-	for _, open := range tx.h.OpenTurns() {
-		if open.Session != req.Session && open.Source != "auto" {
-			continue
-		}
-		end, err := tx.EndTurn(open, res, TurnRequest{Caller: Caller{Actor: req.Actor}})
-		if err != nil {
-			return nil, err
-		}
-		parent = end.ID
+	if err := tx.EndOpenTurns(res, req.Actor, func(open *journal.Entry) bool { return open.Session == req.Session || open.Source == "auto" }); err != nil {
+		return nil, err
 	}
-	e := journal.NewTurnStart(parent, tx.h.NextTurn(), req.Session, req.Source, journal.SnapOf(res.ID))
+	e := journal.NewTurnStart(tx.h.Leaf(), tx.h.NextTurn(), req.Session, req.Source, journal.SnapOf(res.ID))
 	e.Actor, e.Prompt, e.Agent, e.Transcript, e.PromptID = req.Actor, req.Prompt, req.Agent, req.Transcript, req.PromptID
 	if req.Fork != nil {
 		e.ForkPoint = *req.Fork
@@ -202,13 +194,12 @@ func (tx *Tx) EndTurn(start *journal.Entry, res *snapshot.Result, req TurnReques
 	return e, tx.Append(e)
 }
 
-// EndOpenTurns ends every open turn but keep (nil: every one) with the
-// capture res (an operation does this first, so each session's work is
-// recorded before files change; keep is the turn of an agent's own
-// operation).
-func (tx *Tx) EndOpenTurns(res *snapshot.Result, actor string, keep *journal.Entry) error {
+// EndOpenTurns ends the open turns that end accepts (nil: every one) with
+// the capture res (an operation does this first, so each session's work is
+// recorded before files change, except an agent's own operation's turn).
+func (tx *Tx) EndOpenTurns(res *snapshot.Result, actor string, end func(open *journal.Entry) bool) error {
 	for _, open := range tx.h.OpenTurns() {
-		if keep != nil && open.ID == keep.ID {
+		if end != nil && !end(open) {
 			continue
 		}
 		if _, err := tx.EndTurn(open, res, TurnRequest{Caller: Caller{Actor: actor}}); err != nil {

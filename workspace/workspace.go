@@ -6,6 +6,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -481,14 +482,6 @@ func nextAgentLabel(h *journal.History) string {
 	for taken(hi) {
 		hi *= 2
 	}
-	lo := hi / 2 // taken (or 0)
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		if taken(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return journal.AgentLabelPrefix + strconv.Itoa(lo+1)
+	lo := hi / 2 // taken (or 0); hi is not
+	return journal.AgentLabelPrefix + strconv.Itoa(lo+1+sort.Search(hi-lo-1, func(i int) bool { return !taken(lo + 1 + i) }))
 }

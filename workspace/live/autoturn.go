@@ -302,19 +302,25 @@ func (t *Tracker) restartQuiet() {
 	}
 }
 
+// working is the tracker's automatic turn, with the work on it counted
+// (under mu and before closed: Close waits for it; the caller says when
+// it is done), or "" when there is none or the tracker stopped (the turn
+// stays open then, the next turn ends it).
+func (t *Tracker) working() journal.EntryID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || t.autoTurn == "" {
+		return ""
+	}
+	t.ending.Add(1)
+	return t.autoTurn
+}
+
 // endBurst records the automatic turn's burst of changes that just ended
 // (StepQuiet without changes) as a step of it, if the turn is still this
 // tracker's and the burst changed files.
 func (t *Tracker) endBurst() {
-	t.mu.Lock()
-	mine := t.autoTurn
-	if t.closed {
-		mine = ""
-	}
-	if mine != "" {
-		t.ending.Add(1)
-	}
-	t.mu.Unlock()
+	mine := t.working()
 	if mine == "" {
 		return
 	}
@@ -328,15 +334,7 @@ func (t *Tracker) endBurst() {
 // endAuto ends the automatic turn after the quiet period, if it is still
 // the open one.
 func (t *Tracker) endAuto() {
-	t.mu.Lock()
-	mine := t.autoTurn
-	if t.closed {
-		mine = "" // stopped: the turn stays open, the next turn ends it
-	}
-	if mine != "" {
-		t.ending.Add(1) // under mu and before closed: Close waits for it
-	}
-	t.mu.Unlock()
+	mine := t.working()
 	if mine == "" {
 		return
 	}
