@@ -50,11 +50,7 @@ type Outcome struct {
 // plan computes the outcome of req without changing anything; res is the
 // current state, captured with the editor's buffers.
 func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
-	mode, err := journal.ParseMode(string(req.Mode))
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.target(h, req)
+	t, mode, err := s.target(h, req)
 	if err != nil {
 		return nil, err
 	}
@@ -111,32 +107,32 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 
 // target resolves a rewind's target, and checks what can be checked of
 // the request before the current state is known.
-func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Target, error) {
+func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Target, journal.Mode, error) {
 	mode, err := journal.ParseMode(string(req.Mode))
 	if err != nil {
-		return nil, err
+		return nil, mode, err
 	}
 	t, err := h.Resolve(req.Target)
 	if err != nil {
-		return nil, err
+		return nil, mode, err
 	}
 	if t.Step > 0 && mode.MovesConversation() {
-		return nil, &journal.UnknownTargetError{Spec: req.Target, Reason: fmt.Sprintf(
+		return nil, mode, &journal.UnknownTargetError{Spec: req.Target, Reason: fmt.Sprintf(
 			"a step is inside its turn, and a conversation goes back to a turn's start or end: use mode code, or turn:%d / turn:%d:end", t.Turn, t.Turn)}
 	}
 	if h.Gone(t.Snapshot) {
-		return nil, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
+		return nil, mode, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
 	}
 	if !t.Snapshot.Set {
-		return nil, fmt.Errorf("target %s recorded no state", req.Target)
+		return nil, mode, fmt.Errorf("target %s recorded no state", req.Target)
 	}
 	if req.Lines != nil && len(req.Paths) != 1 {
-		return nil, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
+		return nil, mode, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
 	}
 	if req.OwnSince != "" && h.Entry(req.OwnSince) == nil {
-		return nil, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
+		return nil, mode, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
 	}
-	return t, nil
+	return t, mode, nil
 }
 
 // known reports whether snapshot id holds rel, as a file or a folder.
@@ -213,7 +209,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	}
 	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
 		Own: req.Session, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
-		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, err := s.target(h, req); return false, err }}
+		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, _, err := s.target(h, req); return false, err }}
 	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
 		return appendSummary(tx, out, e, req.Report, req.Actor)
 	}
