@@ -72,7 +72,7 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	}
 	open := h.OpenTurnOf(a.Session)
 	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Caller: s.caller(ctx), RestoresAll: agent.IsOpenCode(a.Agent)}
-	if slices.ContainsFunc(h.Keyed(req.Key), func(e *journal.Entry) bool { return e.Kind == journal.KindRewind }) {
+	if slices.ContainsFunc(h.Keyed(req.Key), workspace.AgentRewound) {
 		// This call recorded the rewind before (its answer was lost): the
 		// workspace answers what it recorded, and completes it.
 		return s.completeAgentRewind(ctx, r, req)

@@ -71,7 +71,7 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 	// The session's turn stays open (the agent is in it), as an agent's
 	// own operation's does; other sessions' turns end first, as for any
 	// conversation rewind: the branch they are on is left.
-	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind}, Own: req.Session, Mode: journal.ModeCode,
+	r := opRequest{Caller: req.Caller, Made: AgentRewound, Own: req.Session, Mode: journal.ModeCode,
 		EndTurns: true, Overlay: overlay, Apply: apply}
 	r.Check = func(h *journal.History) (bool, error) {
 		open, dropped := h.OpenTurnOf(req.Session), h.Entry(req.Dropped)
@@ -162,6 +162,9 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 	}
 	return &AgentRewindOutcome{Outcome: *out, Restored: restored, Turn: turn}, nil
 }
+
+// AgentRewound accepts the entries of agents' own rewinds.
+func AgentRewound(e *journal.Entry) bool { return e.Kind == journal.KindRewind && e.Agent != "" }
 
 // agentLabel is the title of the edit that completes an agent's rewind.
 func agentLabel(agent string, dropped *journal.Entry) string {

@@ -48,7 +48,7 @@ type CheckpointRewindOutcome struct {
 func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*CheckpointRewindOutcome, error) {
 	var cp *journal.Entry
 	var kept []string
-	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindRewind, journal.KindSummary),
 		Own: req.Session, Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply,
 		Check: func(h *journal.History) (bool, error) {
 			cp = activeCheckpoint(h, req.Session)

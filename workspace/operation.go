@@ -243,9 +243,9 @@ func (s *Workspace) recoverOne(tx *Tx, e *journal.Entry) error {
 // opRequest is what every operation's request has.
 type opRequest struct {
 	Caller
-	// Kinds are the kinds of entry this operation records: a call whose
-	// key names an earlier entry of one of them was made already.
-	Kinds []journal.Kind
+	// Made accepts the entry this operation records (Kinds): a call whose
+	// key names an earlier such entry was made already.
+	Made func(*journal.Entry) bool
 	// Own is the agent session whose open turn the operation may run in
 	// (ownturn.go); Mode decides whether it does.
 	Own  string
@@ -285,7 +285,7 @@ func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(tx *Tx, 
 	var out *Outcome
 	tr := snapshot.NewTracer("operation")
 	defer tr.Done()
-	err := s.Update(ctx, r.Key, Kinds(r.Kinds...), func(tx *Tx) error {
+	err := s.Update(ctx, r.Key, r.Made, func(tx *Tx) error {
 		tr.Mark("lock and journal")
 		h := tx.History()
 		if e := tx.Recorded(); e != nil {

@@ -269,7 +269,7 @@ func revertLabel(ts []journal.Turn, sessionID string) string {
 // the plan is computed.
 func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
 	var out *RevertOutcome
-	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRevert}, Own: req.Caller.Session,
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindRevert), Own: req.Caller.Session,
 		Mode: journal.ModeCode, EndTurns: !req.DryRun, Overlay: overlay, Apply: apply}
 	if req.DryRun {
 		r.Key = "" // a dry run records nothing, and is never a retry

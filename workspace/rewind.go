@@ -207,7 +207,7 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	if err != nil {
 		return nil, err
 	}
-	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindRewind, journal.KindSummary),
 		Own: req.Session, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
 		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, _, err := s.target(h, req); return false, err }}
 	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
@@ -350,7 +350,7 @@ type UndoRequest struct {
 // own undo snapshot. Open turns end first, as for a rewind, except the
 // caller's own (ownturn.go).
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
-	r := opRequest{Caller: req.Caller, Kinds: []journal.Kind{journal.KindUndo}, Own: req.Session,
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindUndo), Own: req.Session,
 		Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
 	r.Check = func(h *journal.History) (bool, error) {
 		any := false
