@@ -70,6 +70,12 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 		return nil, err
 	}
 	open := h.OpenTurnOf(a.Session)
+	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Caller: s.caller(ctx)}
+	if slices.ContainsFunc(h.Keyed(req.Key), workspace.AgentRewound) {
+		// This call recorded the rewind before (its answer was lost): the
+		// workspace answers what it recorded, and completes it.
+		return s.completeAgentRewind(ctx, r, req)
+	}
 	if open == nil || open.Continues != "" || open.Agent != a.Agent || open.Transcript == "" {
 		return r, nil
 	}
@@ -80,16 +86,20 @@ func (s *Service) AgentRewind(ctx context.Context, a AgentRewindArgs) (*AgentRew
 	if rw == nil {
 		return r, nil
 	}
-	req := workspace.AgentRewindRequest{Agent: a.Agent, Session: a.Session, Turn: open.ID, Dropped: rw.Dropped.ID,
-		Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), RestoresAll: rw.RestoresAll}
+	req.Turn, req.Dropped, req.RestoresAll = open.ID, rw.Dropped.ID, rw.RestoresAll
 	for _, p := range rw.Tracked {
 		if rel, err := s.RelPath(p); err == nil {
 			req.Tracked = append(req.Tracked, rel) // a file outside the root is not ours to compare
 		}
 	}
+	return s.completeAgentRewind(ctx, r, req)
+}
+
+// completeAgentRewind has the workspace record and complete req.
+func (s *Service) completeAgentRewind(ctx context.Context, r *AgentRewindResult, req workspace.AgentRewindRequest) (*AgentRewindResult, error) {
 	out, err := s.ws.CompleteAgentRewind(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil || out == nil {
-		return r, mapErr(err)
+		return r, err
 	}
 	r.Applied, r.Restored, r.Plan = out.Applied, out.Restored, s.plan(&out.Outcome)
 	if out.Entry != nil {
@@ -188,13 +198,10 @@ func forkCut(h *journal.History, session string) int {
 // rewindToCheckpoint completes an agent's own rewind tool: the files the
 // session changed since its active checkpoint go back to it.
 func (s *Service) rewindToCheckpoint(ctx context.Context, a AgentRewindArgs, r *AgentRewindResult) (*AgentRewindResult, error) {
-	req := workspace.CheckpointRewindRequest{Session: a.Session, Report: a.Report, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via()}
-	if et, ok := s.opts.Overlay.(EditorTouch); ok {
-		req.Touched = et.EditorTouched
-	}
+	req := workspace.CheckpointRewindRequest{Session: a.Session, Report: a.Report, Caller: s.caller(ctx)}
 	out, err := s.ws.RewindToCheckpoint(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil || out == nil || out.Checkpoint == nil {
-		return r, mapErr(err)
+		return r, err
 	}
 	r.Applied, r.Plan, r.Checkpoint = out.Applied, s.plan(&out.Outcome), out.Checkpoint.Label
 	r.Kept = append(r.Kept, out.Kept...)

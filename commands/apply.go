@@ -2,10 +2,10 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // Overlay gives the content of files an editor holds open. The text of an
@@ -65,27 +65,17 @@ type ChangeFile struct {
 	Open bool
 }
 
-// NotAppliedError reports that the editor (or the disk) did not apply a
-// change; Reason becomes the result's failureReason.
-type NotAppliedError struct{ Reason string }
-
-func (e *NotAppliedError) Error() string { return "not applied: " + e.Reason }
-
-// ArgError is a bad command argument; Field names the offending field.
-type ArgError struct {
-	Field string
-	Msg   string
-}
-
-func (e *ArgError) Error() string {
-	if e.Field == "" {
-		return e.Msg
-	}
-	return fmt.Sprintf("argument %q: %s", e.Field, e.Msg)
-}
-
-// RefusedError is a request refused for a reason the user can fix: a
-// conflict, nothing to undo. The command line exits 3 on it.
-type RefusedError struct{ Msg string }
-
-func (e *RefusedError) Error() string { return e.Msg }
+// The errors of the command set, declared once in package workspace (which
+// raises them) and named here for the clients; each wire maps them once
+// (the socket in remote.go, the language server, the MCP server, the
+// command line's exit status).
+type (
+	// NotAppliedError reports that the editor (or the disk) did not apply
+	// a change; Reason becomes the result's failureReason.
+	NotAppliedError = workspace.NotAppliedError
+	// ArgError is a bad command argument; Field names the offending field.
+	ArgError = workspace.ArgError
+	// RefusedError is a request refused for a reason the user can fix: a
+	// conflict, nothing to undo. The command line exits 3 on it.
+	RefusedError = workspace.RefusedError
+)

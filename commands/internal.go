@@ -35,7 +35,7 @@ type RecordSessionResult struct {
 // RecordSession records that an agent session started, so the session is
 // told of the rewinds that happen from now on.
 func (s *Service) RecordSession(ctx context.Context, a RecordSessionArgs) (*RecordSessionResult, error) {
-	e, err := s.ws.RecordSession(a.Session, a.Source, s.actor(ctx), a.Agent, a.Transcript, CallOf(ctx).Key)
+	e, err := s.ws.RecordSession(s.caller(ctx), a.Session, a.Source, a.Agent, a.Transcript)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,11 @@ func (s *Service) Track(opts live.TrackOptions) *live.Tracker { return live.Trac
 // EditorSaved tells the live tracking that the editor saved rel
 // (root-relative) with data: a file a rewind gave the editor to apply is
 // then at its target.
-func (s *Service) EditorSaved(rel string, data []byte) { s.ws.EditorSaved(rel, data) }
+func (s *Service) EditorSaved(rel string, data []byte) {
+	if t, ok := s.ws.Live().(*live.Tracker); ok {
+		t.EditorSaved(rel, data)
+	}
+}
 
 // RevertHunkApplies reports whether reverting target (a turn, turn:3, or a
 // step, 3.2) in file rel, limited to its hunks touching lines first..last

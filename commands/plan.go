@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 
 	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -89,11 +88,6 @@ func (s *Service) applyFunc() workspace.ApplyFunc {
 			}
 			ch.Files = append(ch.Files, f)
 		}
-		err := s.opts.Applier.Apply(ctx, ch)
-		var na *NotAppliedError
-		if errors.As(err, &na) {
-			return &workspace.NotApplied{Reason: na.Reason}
-		}
-		return err
+		return s.opts.Applier.Apply(ctx, ch)
 	}
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"strings"
 
@@ -41,8 +40,7 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 	case target != "" && sess != "":
 		return nil, &ArgError{Field: "session", Msg: "give either target or session, not both"}
 	}
-	req := workspace.RevertRequest{Target: target, Session: sess, DryRun: a.DryRun, Actor: s.actor(ctx),
-		Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
+	req := workspace.RevertRequest{Target: target, Session: sess, DryRun: a.DryRun, Caller: s.caller(ctx)}
 	if a.DryRun {
 		req.Key = "" // a dry run records nothing
 	}
@@ -64,11 +62,7 @@ func (s *Service) Revert(ctx context.Context, a RevertArgs) (*RewindResult, erro
 	}
 	out, err := s.ws.Revert(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil {
-		var bad *workspace.BadRequestError
-		if errors.As(err, &bad) {
-			return nil, &ArgError{Field: bad.Field, Msg: bad.Msg}
-		}
-		return nil, mapErr(err)
+		return nil, err
 	}
 	r := s.result(&out.Outcome)
 	for _, c := range out.Conflicts {

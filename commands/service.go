@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/rewind-lsp/rewind-lsp/maintenance"
 	"github.com/rewind-lsp/rewind-lsp/rootpath"
@@ -15,6 +14,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/store"
 	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
+	"github.com/rewind-lsp/rewind-lsp/workspace/live"
 )
 
 // Options configure a Service for one workspace root.
@@ -100,13 +100,23 @@ func (s *Service) actor(ctx context.Context) string {
 	return s.opts.Actor
 }
 
+// caller is the workspace's record of who makes the call of ctx: its
+// actor, idempotency key and agent session, how files reach the disk, and
+// what the person did in the editor.
+func (s *Service) caller(ctx context.Context) workspace.Caller {
+	c := workspace.Caller{Actor: s.actor(ctx), Key: CallOf(ctx).Key, Session: CallOf(ctx).Session, Via: s.via()}
+	if et, ok := s.opts.Overlay.(EditorTouch); ok {
+		c.Touched = et.EditorTouched
+	}
+	return c
+}
+
 // Checkpoint captures a labeled checkpoint.
 func (s *Service) Checkpoint(ctx context.Context, a CheckpointArgs) (*CheckpointResult, error) {
 	if a.Agent && a.Label != "" {
 		return nil, &ArgError{Field: "label", Msg: "an agent's checkpoint is labeled agent-N by rewind-lsp: give no label"}
 	}
-	e, err := s.ws.Checkpoint(ctx, workspace.CheckpointRequest{Label: a.Label, Goal: a.Goal, Actor: s.actor(ctx), Key: CallOf(ctx).Key,
-		Agent: a.Agent, Conn: a.Conn, Session: CallOf(ctx).Session})
+	e, err := s.ws.Checkpoint(ctx, workspace.CheckpointRequest{Label: a.Label, Goal: a.Goal, Caller: s.caller(ctx), Agent: a.Agent, Conn: a.Conn})
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +132,8 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 	if src == "" {
 		src = journal.Source(s.actor(ctx))
 	}
-	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Actor: s.actor(ctx),
-		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Ensure: a.Ensure, Key: CallOf(ctx).Key}
+	req := workspace.TurnRequest{Prompt: a.Prompt, Session: a.Session, Source: src, Caller: s.caller(ctx),
+		Agent: a.Agent, Transcript: a.Transcript, PromptID: a.PromptID, Ensure: a.Ensure}
 	if a.Transcript != "" {
 		req.Fork = &a.ForkPoint
 	}
@@ -136,7 +146,7 @@ func (s *Service) TurnStart(ctx context.Context, a TurnStartArgs) (*TurnStartRes
 
 // TurnEnd ends the open turn; with none open it records nothing.
 func (s *Service) TurnEnd(ctx context.Context, a TurnEndArgs) (*TurnEndResult, error) {
-	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Actor: s.actor(ctx), PromptID: a.PromptID, Key: CallOf(ctx).Key}
+	req := workspace.TurnRequest{Summary: a.Summary, Session: a.Session, Caller: s.caller(ctx), PromptID: a.PromptID}
 	if a.ForkBytes > 0 || a.ForkUUID != "" {
 		req.Fork = &a.ForkPoint
 	}
@@ -235,8 +245,7 @@ func rewindInfo(h *journal.History, e *journal.Entry) RewindInfo {
 
 // request converts preview/rewind arguments into a session request.
 func (s *Service) request(ctx context.Context, target, mode string, paths []string, rng *Range, force bool, report string) (workspace.RewindRequest, error) {
-	req := workspace.RewindRequest{Target: target, Mode: journal.Mode(mode), Force: force, Report: report, Actor: s.actor(ctx),
-		Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
+	req := workspace.RewindRequest{Target: target, Mode: journal.Mode(mode), Force: force, Report: report, Caller: s.caller(ctx)}
 	if strings.TrimSpace(target) == "" {
 		return req, &ArgError{Field: "target", Msg: "is required (a turn number, turn:N:end, ~N, @label or an entry id)"}
 	}
@@ -289,23 +298,6 @@ func (s *Service) RelPath(p string) (string, error) {
 	return p, nil
 }
 
-// mapErr turns workspace errors into the command set's error types.
-func mapErr(err error) error {
-	var ut *journal.UnknownTargetError
-	if errors.As(err, &ut) {
-		return &ArgError{Field: "target", Msg: ut.Error()}
-	}
-	var re *workspace.RefusedError
-	if errors.As(err, &re) {
-		return &RefusedError{Msg: re.Msg}
-	}
-	var pe *workspace.UnknownPathError
-	if errors.As(err, &pe) {
-		return &ArgError{Field: "paths", Msg: pe.Error()}
-	}
-	return err
-}
-
 // Preview computes the plan of a rewind without changing anything.
 func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
 	req, err := s.request(ctx, a.Target, a.Mode, a.Paths, a.Range, false, "")
@@ -315,7 +307,7 @@ func (s *Service) Preview(ctx context.Context, a PreviewArgs) (*Plan, error) {
 	}
 	out, err := s.ws.Preview(ctx, req, s.overlay())
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
 	return s.plan(out), nil
 }
@@ -327,15 +319,12 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 		return nil, err
 	}
 	req.OwnSince = a.OwnSince
-	if et, ok := s.opts.Overlay.(EditorTouch); ok {
-		req.Touched = et.EditorTouched
-	}
 	if a.Mode == string(journal.ModeSummarize) && strings.TrimSpace(a.Report) == "" {
 		return nil, &ArgError{Field: "report", Msg: "is required with mode summarize (what was learnt on the abandoned path)"}
 	}
 	out, err := s.ws.Rewind(ctx, req, s.overlay(), s.applyFunc())
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
 	r := s.result(out)
 	if out.Mode.MovesConversation() {
@@ -350,13 +339,9 @@ func (s *Service) Rewind(ctx context.Context, a RewindArgs) (*RewindResult, erro
 
 // Undo undoes the latest rewind not yet undone.
 func (s *Service) Undo(ctx context.Context, a UndoArgs) (*RewindResult, error) {
-	req := workspace.UndoRequest{Force: a.Force, Actor: s.actor(ctx), Key: CallOf(ctx).Key, Via: s.via(), CallerSession: CallOf(ctx).Session}
-	if et, ok := s.opts.Overlay.(EditorTouch); ok {
-		req.Touched = et.EditorTouched
-	}
-	out, err := s.ws.Undo(ctx, req, s.overlay(), s.applyFunc())
+	out, err := s.ws.Undo(ctx, workspace.UndoRequest{Force: a.Force, Caller: s.caller(ctx)}, s.overlay(), s.applyFunc())
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
 	return s.result(out), nil
 }
@@ -400,9 +385,12 @@ func (s *Service) Status(ctx context.Context, a StatusArgs) (*StatusResult, erro
 	if err != nil {
 		return nil, err
 	}
-	mode := s.ws.WatchMode()
+	mode, poll := "none", "" // how a running server sees changes
+	if t, ok := s.ws.Live().(*live.Tracker); ok {
+		mode, poll = t.Mode(), t.PollReason()
+	}
 	st := &StatusResult{Root: s.opts.Root, Store: s.opts.StoreDir, Turns: h.TurnCount(), Snapshots: h.SnapshotCount(),
-		StoreBytes: maintenance.StoreBytes(s.ws.Dir()), Watching: mode == "watch", WatchMode: mode, PollReason: s.ws.PollReason(),
+		StoreBytes: maintenance.StoreBytes(s.ws.Dir()), Watching: mode == "watch", WatchMode: mode, PollReason: poll,
 		LastCaptureMs: float64(s.ws.LastCapture().Microseconds()) / 1000}
 	r := s.maint.Retention()
 	st.MaxStoreBytes, st.MaxAgeDays = r.MaxBytes, r.MaxAge.Hours()/24

@@ -43,7 +43,7 @@ type ToolCallResult struct {
 }
 
 // ToolCall records a tool call so the session's turn end knows what its
-// tools wrote.
+// tools wrote. A call retried under its key answers what it recorded.
 func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult, error) {
 	if strings.TrimSpace(a.Tool) == "" {
 		return nil, &ArgError{Field: "tool", Msg: "is required: the tool's name (Write, Bash…)"}
@@ -64,7 +64,7 @@ func (s *Service) ToolCall(ctx context.Context, a ToolCallArgs) (*ToolCallResult
 		paths = append(paths, rel)
 	}
 	e, err := s.ws.RecordTool(ctx, workspace.ToolCall{Session: a.Session, Tool: a.Tool, ToolUse: a.ToolUse, Phase: journal.Phase(a.Phase),
-		Detail: a.Detail, Paths: paths, Capture: a.Capture, Actor: s.opts.Actor})
+		Detail: a.Detail, Paths: paths, Capture: a.Capture, Caller: workspace.Caller{Actor: s.opts.Actor, Key: CallOf(ctx).Key}})
 	if err != nil {
 		return nil, err
 	}

@@ -4,5 +4,5 @@
 // active, the latest rewinds' undo snapshots, open turns, the last recorded
 // state), gc on request, and fsck (every journal line, the journal's view,
 // every stored object, every snapshot the journal needs). It works on a
-// workspace.Workspace through its exported handle, under the journal lock.
+// workspace through a narrow interface (Store), in its transactions.
 package maintenance

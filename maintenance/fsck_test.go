@@ -40,7 +40,7 @@ func turn(t *testing.T, s *workspace.Workspace, root, prompt string) {
 
 func checkpoint(t *testing.T, s *workspace.Workspace, label string) {
 	t.Helper()
-	if _, err := s.Checkpoint(context.Background(), workspace.CheckpointRequest{Label: label, Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(context.Background(), workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "test"}, Label: label}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -48,7 +48,7 @@ func checkpoint(t *testing.T, s *workspace.Workspace, label string) {
 // journalProblems is what fsck says about the journal.
 func journalProblems(t *testing.T, s *workspace.Workspace) []Problem {
 	t.Helper()
-	probs, err := New(s, Retention{}).Fsck()
+	probs, err := fsck(New(s, Retention{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,4 +191,13 @@ func TestJournalDamagedLineHidesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fsck is the damage m's fsck finds.
+func fsck(m *Maintainer) ([]Problem, error) {
+	rep, err := m.FsckReport()
+	if err != nil {
+		return nil, err
+	}
+	return rep.Problems, nil
 }

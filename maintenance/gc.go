@@ -14,6 +14,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/store"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
 // gcGrace keeps packs and objects younger than this from being rewritten
@@ -52,7 +53,7 @@ type GCReport struct {
 }
 
 // Retention bounds what gc keeps. Pinned snapshots are always kept:
-// labeled checkpoints (an agent's only while it is active: agentckpt.go),
+// labeled checkpoints (an agent's only while it is active: pins.go),
 // the undo snapshots of the latest rewinds, the open turn's start and the
 // last recorded state.
 type Retention struct {
@@ -70,21 +71,17 @@ type snapRef struct {
 	pinned bool
 }
 
-// GC drops the content of snapshots beyond maxSnapshots (newest kept; 0 =
-// no limit) or older than maxAge (0 = no limit). Labeled checkpoints, the
-// undo snapshots of the latest rewinds, the open turn's start and the last
-// recorded state are pinned. Journal entries stay; a gc entry marks the
-// dropped snapshots gone. What is kept is repacked into one pack.
-func (m *Maintainer) GC(maxSnapshots int, maxAge time.Duration) (*GCReport, error) {
-	return m.Retain(Retention{MaxSnapshots: maxSnapshots, MaxAge: maxAge})
-}
-
-// Retain is GC with a store budget as well.
+// Retain drops the content of the snapshots r does not keep (the newest
+// MaxSnapshots, those referenced within MaxAge, within MaxBytes; zero: no
+// limit). Labeled checkpoints, the undo snapshots of the latest rewinds,
+// the open turn's start and the last recorded state are pinned. Journal
+// entries stay; a gc entry marks the dropped snapshots gone. What is kept
+// is repacked into one pack.
 func (m *Maintainer) Retain(r Retention) (*GCReport, error) {
 	var rep *GCReport
-	err := m.w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
+	err := m.w.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
 		var err error
-		rep, err = m.retainLocked(l, h, r, true)
+		rep, err = m.retainLocked(tx, r, true)
 		return err
 	})
 	return rep, err
@@ -165,9 +162,9 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 // retainLocked drops what r does not keep; full repacks everything kept
 // into one pack (gc), else packs that stay mostly alive are left alone
 // (automatic retention).
-func (m *Maintainer) retainLocked(l *journal.Lock, h *journal.History, r Retention, full bool) (*GCReport, error) {
+func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GCReport, error) {
 	rep := &GCReport{SnapshotsDropped: []store.ID{}}
-	all := m.snapshotRefs(h)
+	all := m.snapshotRefs(tx.History())
 	now := time.Now()
 	reach := snapshot.NewReach()
 	var keptBytes int64
@@ -258,7 +255,7 @@ func (m *Maintainer) retainLocked(l *journal.Lock, h *journal.History, r Retenti
 		sort.Slice(rep.SnapshotsDropped, func(i, j int) bool {
 			return bytes.Compare(rep.SnapshotsDropped[i][:], rep.SnapshotsDropped[j][:]) < 0
 		})
-		if err := l.Append(journal.NewGC(rep.SnapshotsDropped)); err != nil {
+		if err := tx.Append(journal.NewGC(rep.SnapshotsDropped)); err != nil {
 			return nil, err
 		}
 	}
@@ -301,17 +298,8 @@ type FsckReport struct {
 	Notes    []string  `json:"notes,omitempty"`
 }
 
-// Fsck verifies every journal line, every stored object against its ID,
-// and that every snapshot the journal needs is whole.
-func (m *Maintainer) Fsck() ([]Problem, error) {
-	rep, err := m.FsckReport()
-	if err != nil {
-		return nil, err
-	}
-	return rep.Problems, nil
-}
-
-// FsckReport is Fsck with its notes.
+// FsckReport verifies every journal line, the view, every stored object
+// against its ID, and that every snapshot the journal needs is whole.
 func (m *Maintainer) FsckReport() (*FsckReport, error) {
 	rep := &FsckReport{}
 	ents, bad, err := m.w.Journal().ReadAll()
@@ -339,7 +327,7 @@ func (m *Maintainer) FsckReport() (*FsckReport, error) {
 		rep.Problems = append(rep.Problems, Problem{What: "view", Where: m.w.Journal().Path(), Err: p})
 	}
 	rep.Notes = append(rep.Notes, vnotes...)
-	h, err := m.w.History()
+	h, err := m.w.Journal().History()
 	if err != nil {
 		return nil, err
 	}

@@ -43,9 +43,9 @@ func TestAgentCheckpointsArePinnedWhileActive(t *testing.T) {
 		return e
 	}
 	write("person's\n")
-	person := ckp(workspace.CheckpointRequest{Label: "mine", Actor: "cli"})
+	person := ckp(workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "cli"}, Label: "mine"})
 	write("agent one\n")
-	one := ckp(workspace.CheckpointRequest{Agent: true, Conn: conn, Actor: "mcp"})
+	one := ckp(workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "mcp"}, Agent: true, Conn: conn})
 	if one.Label != "agent-1" {
 		t.Fatalf("the agent's checkpoint is labeled %q", one.Label)
 	}
@@ -53,7 +53,7 @@ func TestAgentCheckpointsArePinnedWhileActive(t *testing.T) {
 	turn("later 2\n")
 	gone := func(e *journal.Entry) bool {
 		t.Helper()
-		if _, err := m.GC(1, 0); err != nil { // keep only the newest state besides the pinned ones
+		if _, err := m.Retain(Retention{MaxSnapshots: 1}); err != nil { // keep only the newest state besides the pinned ones
 			t.Fatal(err)
 		}
 		h, err := s.History()
@@ -67,7 +67,7 @@ func TestAgentCheckpointsArePinnedWhileActive(t *testing.T) {
 	}
 	// A newer checkpoint of the same connection replaces it as the active one.
 	write("agent two\n")
-	two := ckp(workspace.CheckpointRequest{Agent: true, Conn: conn, Actor: "mcp"})
+	two := ckp(workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "mcp"}, Agent: true, Conn: conn})
 	if two.Label != "agent-2" {
 		t.Fatalf("the second agent checkpoint is labeled %q", two.Label)
 	}
@@ -94,9 +94,9 @@ func TestAgentCheckpointsArePinnedWhileActive(t *testing.T) {
 	}
 	defer release2()
 	write("agent three\n")
-	three := ckp(workspace.CheckpointRequest{Agent: true, Conn: conn2, Actor: "mcp"})
+	three := ckp(workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "mcp"}, Agent: true, Conn: conn2})
 	turn("later 5\n")
-	if out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "@" + three.Label, Actor: "mcp"}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
+	if out, err := s.Rewind(ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "mcp"}, Target: "@" + three.Label}, nil, workspace.ApplyOnDisk(root)); err != nil || !out.Applied {
 		t.Fatalf("rewind to %s: %v %+v", three.Label, err, out)
 	}
 	turn("later 6\n")

@@ -1,7 +1,9 @@
 package maintenance
 
 import (
+	"context"
 	"fmt"
+	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 	"os"
 	"path/filepath"
@@ -33,25 +35,29 @@ const retainEvery = 24 * time.Hour
 // retention after captures (AfterCapture, under the journal lock), gc and
 // fsck on request.
 type Maintainer struct {
-	w         *workspace.Workspace
+	w         Store
 	mu        sync.Mutex
 	retention Retention
 }
 
+// Store is what maintenance needs of a workspace (a *workspace.Workspace):
+// its store, its transactions, and the place of what runs after a
+// transaction that captured.
+type Store interface {
+	Dir() string
+	Objects() *snapshot.Objects
+	Journal() *journal.Journal
+	Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *workspace.Tx) error) error
+	ResetCaches()
+	SetRetainer(r workspace.Retainer)
+}
+
 // New returns the maintainer of w, keeping it within r, and sets it to run
-// after w's captures.
-func New(w *workspace.Workspace, r Retention) *Maintainer {
+// after w's transactions that captured.
+func New(w Store, r Retention) *Maintainer {
 	m := &Maintainer{w: w, retention: r}
 	w.SetRetainer(m)
 	return m
-}
-
-// SetRetention sets the bounds automatic retention keeps the store within
-// (zero fields: no bound).
-func (m *Maintainer) SetRetention(r Retention) {
-	m.mu.Lock()
-	m.retention = r
-	m.mu.Unlock()
 }
 
 // Retention is the bounds automatic retention keeps the store within.
@@ -61,11 +67,11 @@ func (m *Maintainer) Retention() Retention {
 	return m.retention
 }
 
-// AfterCapture runs automatic retention when the store is past its bounds
-// (a capture happened under the journal lock l). It is cheap when it is not: a
-// listing of the packs folder and a small file read. A failure is said
-// on stderr (the log, in a server) and fails nothing.
-func (m *Maintainer) AfterCapture(l *journal.Lock) {
+// AfterCapture runs automatic retention when the store is past its bounds,
+// at the end of transaction tx, which captured. It is cheap when it is
+// not: a listing of the packs folder and a small file read. A failure is
+// said on stderr (the log, in a server) and fails nothing.
+func (m *Maintainer) AfterCapture(tx *workspace.Tx) {
 	r := m.Retention()
 	if r.MaxBytes <= 0 && r.MaxAge <= 0 {
 		return
@@ -91,18 +97,14 @@ func (m *Maintainer) AfterCapture(l *journal.Lock) {
 	if !due {
 		return
 	}
-	h, err := m.w.History()
-	if err == nil && target.MaxBytes == 0 && !m.w.Objects().HasLoose() {
+	if target.MaxBytes == 0 && !m.w.Objects().HasLoose() {
 		// Nothing is old enough to drop: only note the check.
-		if oldest := h.Oldest(); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
+		if oldest := tx.History().Oldest(); oldest.IsZero() || now.Sub(oldest) <= r.MaxAge {
 			m.writeRetention(now, bytes)
 			return
 		}
 	}
-	if err == nil {
-		_, err = m.retainLocked(l, h, target, false)
-	}
-	if err != nil {
+	if _, err := m.retainLocked(tx, target, false); err != nil {
 		fmt.Fprintf(os.Stderr, "rewind-lsp: automatic retention of %s: %v\n", m.w.Dir(), err)
 		m.writeRetention(now, bytes) // not again at every turn
 		return

@@ -37,7 +37,7 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 		return b
 	}
 	pinned := write("pinned.bin", 30<<10)
-	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "keep-me", Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "test"}, Label: "keep-me"}); err != nil {
 		t.Fatal(err)
 	}
 	var maxSeen int64
@@ -92,7 +92,7 @@ func TestAutomaticRetentionKeepsTheBudget(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "dropped") {
 		t.Fatalf("rewind to a dropped turn: %v", err)
 	}
-	if probs, err := m.Fsck(); err != nil || len(probs) > 0 {
+	if probs, err := fsck(m); err != nil || len(probs) > 0 {
 		t.Fatalf("fsck after retention: %v %v", err, probs)
 	}
 }
@@ -136,10 +136,10 @@ func TestGCKeepsTheContentOfDeltaBases(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "file-07.txt"), []byte("v2\n"), 0o644)
 	s.TurnEnd(ctx, workspace.TurnRequest{})
 	m := New(s, Retention{})
-	if _, err := m.GC(0, 0); err != nil {
+	if _, err := m.Retain(Retention{MaxSnapshots: 0}); err != nil {
 		t.Fatal(err)
 	}
-	if probs, err := m.Fsck(); err != nil || len(probs) > 0 {
+	if probs, err := fsck(m); err != nil || len(probs) > 0 {
 		t.Fatalf("fsck after gc: %v %v", err, probs)
 	}
 	out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "1"}, nil, workspace.ApplyOnDisk(root))
@@ -168,7 +168,7 @@ func TestGCKeepsTheStatCache(t *testing.T) {
 	s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "one"})
 	s.Checkpoint(ctx, workspace.CheckpointRequest{}) // the cache, written after the files
 	m := New(s, Retention{})
-	if _, err := m.GC(0, 0); err != nil {
+	if _, err := m.Retain(Retention{MaxSnapshots: 0}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Capturer().Capture(ctx, nil)
@@ -233,7 +233,7 @@ func TestRefusedOperationsLeaveTheLatestRewindUndoable(t *testing.T) {
 		t.Fatalf("rewind: %v %+v", err, out)
 	}
 	refuse := func(context.Context, string, []snapshot.FileOp, string) error {
-		return &workspace.NotApplied{Reason: "the editor refused the edit"}
+		return &workspace.NotAppliedError{Reason: "the editor refused the edit"}
 	}
 	for i := 0; i < 15; i++ {
 		out, err := s.Rewind(ctx, workspace.RewindRequest{Target: "turn:3:end", Force: true}, nil, refuse)
@@ -273,7 +273,7 @@ func TestRetentionKeepsWhatWasJustRecorded(t *testing.T) {
 		os.WriteFile(filepath.Join(root, name), b, 0o644)
 	}
 	write("big.bin", 80<<10) // the checkpoint alone is past the budget
-	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Label: "base", Actor: "test"}); err != nil {
+	if _, err := s.Checkpoint(ctx, workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "test"}, Label: "base"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {

@@ -49,9 +49,7 @@ type AgentRewindRequest struct {
 	// changed, shell edits included (opencode's and Kilo's undo restore
 	// their own snapshot of the worktree): they are its tracked files.
 	RestoresAll bool
-	Actor       string
-	Key         string
-	Via         *ViaPolicy
+	Caller
 }
 
 // AgentRewindOutcome is what CompleteAgentRewind recorded.
@@ -73,7 +71,8 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 	// The session's turn stays open (the agent is in it), as an agent's
 	// own operation's does; other sessions' turns end first, as for any
 	// conversation rewind: the branch they are on is left.
-	r := opRequest{Actor: req.Actor, Caller: req.Session, Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
+	r := opRequest{Caller: req.Caller, Made: AgentRewound, Own: req.Session, Mode: journal.ModeCode,
+		EndTurns: true, Overlay: overlay, Apply: apply}
 	r.Check = func(h *journal.History) (bool, error) {
 		open, dropped := h.OpenTurnOf(req.Session), h.Entry(req.Dropped)
 		if open == nil || open.ID != req.Turn || open.Continues != "" {
@@ -85,7 +84,33 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 		}
 		return false, nil
 	}
-	out, err := s.operate(ctx, r, func(l *journal.Lock, h *journal.History, res *snapshot.Result, open *journal.Entry) (*opPlan, error) {
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
+		// The open turn carries on after the rewind: its start state is
+		// the one it had, with what the rewind restored. (A call retried
+		// may not name it: it is the session's last turn before the rewind.)
+		h := tx.History()
+		open := h.Entry(req.Turn)
+		for _, t := range h.Session(req.Session, journal.KindTurnStart) {
+			if req.Turn == "" && h.Index(t) < h.Index(e) {
+				open = t
+			}
+		}
+		if turn = follower(h, e, journal.KindTurnStart); open == nil || turn != nil {
+			return nil
+		}
+		start := open.Snapshot.ID
+		if out.Applied && len(out.Diff.Ops) > 0 {
+			var err error
+			if start, err = s.patched(start, out.Diff.Ops); err != nil {
+				return err
+			}
+		}
+		turn = journal.NewTurnStart(e.ID, tx.History().NextTurn(), open.Session, open.Source, journal.SnapOf(start))
+		turn.Actor, turn.Prompt, turn.Agent, turn.Transcript = req.Actor, open.Prompt, open.Agent, open.Transcript
+		turn.ForkPoint, turn.PromptID, turn.Continues = open.ForkPoint, open.PromptID, open.ID
+		return tx.Append(turn)
+	}
+	out, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, open *journal.Entry) (*opPlan, error) {
 		dropped := h.Entry(req.Dropped)
 		scope := droppedWrites(h, dropped, open)
 		before := stateBefore(h, open)
@@ -127,32 +152,19 @@ func (s *Workspace) CompleteAgentRewind(ctx context.Context, req AgentRewindRequ
 			out.Diff.Ops = ops
 			req.Via.decide(out.Diff)
 		}
-		then := func(l *journal.Lock, h *journal.History) error {
-			// The open turn carries on after the rewind: its start state is
-			// the one it had, with what the rewind restored.
-			start := open.Snapshot.ID
-			if out.Applied && len(ops) > 0 {
-				var err error
-				if start, err = s.patched(start, ops); err != nil {
-					return err
-				}
-			}
-			h, err := s.History()
-			if err != nil {
-				return err
-			}
-			turn = journal.NewTurnStart(e.ID, h.NextTurn(), open.Session, open.Source, journal.SnapOf(start))
-			turn.Actor, turn.Prompt, turn.Agent, turn.Transcript = req.Actor, open.Prompt, open.Agent, open.Transcript
-			turn.ForkPoint, turn.PromptID, turn.Continues = open.ForkPoint, open.PromptID, open.ID
-			return l.Append(turn)
-		}
-		return &opPlan{out: out, entry: e, label: agentLabel(req.Agent, dropped), then: then}, nil
+		return &opPlan{out: out, entry: e, label: agentLabel(req.Agent, dropped)}, nil
 	})
 	if out == nil || err != nil {
 		return nil, err
 	}
+	if out.Recorded {
+		restored = out.Entry.Mode == journal.ModeBoth // retried: what the first call did
+	}
 	return &AgentRewindOutcome{Outcome: *out, Restored: restored, Turn: turn}, nil
 }
+
+// AgentRewound accepts the entries of agents' own rewinds.
+func AgentRewound(e *journal.Entry) bool { return e.Kind == journal.KindRewind && e.Agent != "" }
 
 // agentLabel is the title of the edit that completes an agent's rewind.
 func agentLabel(agent string, dropped *journal.Entry) string {

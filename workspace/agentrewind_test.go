@@ -57,8 +57,7 @@ func (f *sessFixture) read(rel string) string {
 func TestAgentRewindRestoredCode(t *testing.T) {
 	f, two, three := agentRewindFixture(t, true)
 	f.start("B", "other work")
-	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Caller: workspace.Caller{Actor: "hook"}, Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID, Tracked: []string{"a.txt"}}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || !out.Applied || !out.Restored {
 		t.Fatalf("complete: %v %+v", err, out)
 	}
@@ -81,8 +80,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 	if h.OnBranch(two.ID) || h.OnBranch(three.ID) {
 		t.Fatal("the dropped turn or the superseded start is still on the branch")
 	}
-	again, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
+	again, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Caller: workspace.Caller{Actor: "hook"}, Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID, Tracked: []string{"a.txt"}}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || again != nil {
 		t.Fatalf("recorded twice: %v %+v", err, again)
 	}
@@ -102,7 +100,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 		t.Fatalf("turns on the branch %v", nums)
 	}
 	// Undo takes back what rewind-lsp restored; the conversation stays.
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if f.read("b.txt") != "b2\n" || len(f.history().Turns(0, 0)) != 2 {
@@ -119,8 +117,7 @@ func TestAgentRewindRestoredCode(t *testing.T) {
 // offered, and undo has nothing of it to take back.
 func TestAgentRewindRestoredNothing(t *testing.T) {
 	f, two, three := agentRewindFixture(t, false)
-	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Caller: workspace.Caller{Actor: "hook"}, Agent: "claude-code", Session: "A", Turn: three.ID, Dropped: two.ID, Tracked: []string{"a.txt"}}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || out.Restored {
 		t.Fatalf("complete: %v %+v", err, out)
 	}
@@ -133,7 +130,7 @@ func TestAgentRewindRestoredNothing(t *testing.T) {
 	if open := f.history().OpenTurnOf("A"); open == nil || open.Snapshot != three.Snapshot || open.Turn != 2 {
 		t.Fatalf("the carried-on turn: %+v", open)
 	}
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err == nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err == nil {
 		t.Fatal("undo took back the agent's own conversation rewind")
 	}
 	// The turn that carries on names the same prompt: no notice for it.
@@ -175,8 +172,7 @@ func TestAgentRewindInFork(t *testing.T) {
 		nil, workspace.ApplyOnDisk(f.root)); err == nil {
 		t.Fatal("a Claude Code turn was taken for one another agent's session dropped")
 	}
-	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Agent: "claude-code", Session: "F", Turn: fork.ID, Dropped: two.ID,
-		Tracked: []string{"a.txt"}, Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.CompleteAgentRewind(f.ctx, workspace.AgentRewindRequest{Caller: workspace.Caller{Actor: "hook"}, Agent: "claude-code", Session: "F", Turn: fork.ID, Dropped: two.ID, Tracked: []string{"a.txt"}}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || !out.Applied || !out.Restored {
 		t.Fatalf("complete: %v %+v", err, out)
 	}

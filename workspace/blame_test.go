@@ -77,7 +77,7 @@ func TestBlameAfterRewindAndUndo(t *testing.T) {
 	if got := w.blame("f.txt"); got != "0:1" {
 		t.Fatalf("after rewinding turn 2: %q", got)
 	}
-	if _, err := w.s.Undo(ctx, UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w.Root)); err != nil {
+	if _, err := w.s.Undo(ctx, UndoRequest{Caller: Caller{Actor: "t"}}, nil, ApplyOnDisk(w.Root)); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.blame("f.txt"); got != "0:2 1:2" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -32,12 +31,7 @@ import (
 type CheckpointRewindRequest struct {
 	Session string
 	Report  string
-	Actor   string
-	Key     string
-	// Touched says whether an editor saved rel or holds it unsaved since a
-	// time (nil on the command line).
-	Touched func(rel string, since time.Time) bool
-	Via     *ViaPolicy
+	Caller
 }
 
 // CheckpointRewindOutcome is what RewindToCheckpoint did: the plan (the
@@ -54,8 +48,8 @@ type CheckpointRewindOutcome struct {
 func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewindRequest, overlay snapshot.Overlay, apply ApplyFunc) (*CheckpointRewindOutcome, error) {
 	var cp *journal.Entry
 	var kept []string
-	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
-		Caller: req.Session, Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply,
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindRewind, journal.KindSummary),
+		Own: req.Session, Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply,
 		Check: func(h *journal.History) (bool, error) {
 			cp = activeCheckpoint(h, req.Session)
 			if cp != nil && (!cp.Snapshot.Set || h.Gone(cp.Snapshot)) {
@@ -63,7 +57,10 @@ func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewind
 			}
 			return cp == nil, nil
 		}}
-	out, err := s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
+		return appendSummary(tx, out, e, req.Report, req.Actor)
+	}
+	out, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		last := sessionWritesSince(h, cp, req.Session)
 		d, err := snapshot.Compare(s.objects, res.ID, cp.Snapshot.ID, nil, func(p string) bool { _, ok := last[p]; return ok })
 		if err != nil {
@@ -93,21 +90,14 @@ func (s *Workspace) RewindToCheckpoint(ctx context.Context, req CheckpointRewind
 		req.Via.decide(out.Diff)
 		e := journal.NewRewind(h.Leaf(), spec, cp.ID, journal.ModeCode)
 		e.Report, e.Kept = req.Report, kept
-		p := &opPlan{out: out, entry: e, label: label(t), own: own}
-		if req.Report != "" {
-			p.then = func(l *journal.Lock, _ *journal.History) error {
-				if !out.Applied {
-					return nil
-				}
-				sum := journal.NewSummary(e.ID, spec, cp.ID, req.Report)
-				sum.Actor = req.Actor
-				return l.Append(sum)
-			}
-		}
-		return p, nil
+		return &opPlan{out: out, entry: e, label: label(t), own: own}, nil
 	})
 	if out == nil || err != nil {
 		return nil, err
+	}
+	if out.Recorded {
+		cp, kept = out.Target.Entry, out.Entry.Kept // retried: what the first call did
+		out.Target.Prompt = cp.Goal
 	}
 	return &CheckpointRewindOutcome{Outcome: *out, Checkpoint: cp, Kept: kept}, nil
 }

@@ -24,7 +24,7 @@ func TestRewindToCheckpoint(t *testing.T) {
 	if _, err := f.s.RewindToCheckpoint(f.ctx, workspace.CheckpointRewindRequest{Session: "A", Report: "r"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := f.s.Checkpoint(f.ctx, workspace.CheckpointRequest{Goal: "try d", Actor: "hook", Agent: true, Session: "A"})
+	cp, err := f.s.Checkpoint(f.ctx, workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "hook", Session: "A"}, Goal: "try d", Agent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestRewindToCheckpoint(t *testing.T) {
 	f.write("b.txt", "b\n")
 	f.tool("B", "y.txt", "b.txt")
 
-	out, err := f.s.RewindToCheckpoint(f.ctx, workspace.CheckpointRewindRequest{Session: "A", Report: "d was wrong", Actor: "hook"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.RewindToCheckpoint(f.ctx, workspace.CheckpointRewindRequest{Caller: workspace.Caller{Actor: "hook"}, Session: "A", Report: "d was wrong"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out == nil || !out.Applied || out.Checkpoint == nil || out.Checkpoint.ID != cp.ID {
 		t.Fatalf("rewind to the checkpoint: %v %+v", err, out)
 	}
@@ -73,7 +73,7 @@ func TestRewindToCheckpoint(t *testing.T) {
 		t.Errorf("a second rewind: %v %+v", err, again)
 	}
 
-	un, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
+	un, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t", Session: "A"}}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !un.Applied {
 		t.Fatalf("undo: %v %+v", err, un)
 	}

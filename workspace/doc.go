@@ -6,13 +6,15 @@
 // request checked, the state captured, open turns ended, the plan, then a
 // refusal, or the change recorded as pending, applied, and done).
 //
-// Every change to the journal happens under the journal's exclusive lock,
-// with the journal read again under it, so several processes can record at
-// once.
+// Every change to the journal is one transaction (tx.go: Update and Tx):
+// under the journal's exclusive lock, with the journal read again under
+// it, so several processes can record at once; the call's idempotency key
+// is checked there, once.
 //
 // Around it: workspace/live (a running server's live tracking, behind the
-// Live interface), workspace/notices (what agent sessions are told),
-// package filehistory (one file's history: blame and the per-file revert),
+// Live interface), workspace/notices (what agent sessions are told) and
 // package maintenance (retention, gc, fsck, behind the Retainer
-// interface) and package rootpath (where a root's store lives).
+// interface), which record through a Tx too; package filehistory (one
+// file's history: blame and the per-file revert) and package rootpath
+// (where a root's store lives).
 package workspace

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/fileop"
@@ -29,14 +28,9 @@ import (
 // done, never lost for undo, and never makes false conflicts.
 
 // ApplyFunc carries out the file part of an operation. tag is a short name
-// for the operation's temporary files. It returns a *NotApplied when the
-// editor or the disk did not apply it.
+// for the operation's temporary files. It returns a *NotAppliedError when
+// the editor or the disk did not apply it.
 type ApplyFunc func(ctx context.Context, label string, ops []snapshot.FileOp, tag string) error
-
-// NotApplied reports that a change was not applied (a reason for the user).
-type NotApplied struct{ Reason string }
-
-func (e *NotApplied) Error() string { return e.Reason }
 
 // ApplyOnDisk is the ApplyFunc of the command line: Writer on the disk,
 // then one sync.
@@ -63,8 +57,9 @@ func ApplyOnDisk(root string) ApplyFunc {
 // in) for ops, from the current state res: steps 1–4 above. It fills out's
 // Entry, Applied and FailureReason. An error means the outcome could not be
 // recorded; a failure to apply is recorded and reported in out.
-func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Result, ops []snapshot.FileOp, e *journal.Entry,
+func (s *Workspace) run(tx *Tx, res *snapshot.Result, ops []snapshot.FileOp, e *journal.Entry,
 	label string, apply ApplyFunc, out *Outcome) error {
+	ctx := tx.ctx
 	e.UndoSnapshot = journal.SnapOf(res.ID)
 	e.Files = e.Files[:0]
 	for _, op := range ops {
@@ -79,16 +74,13 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	tr.Mark("target stored")
 	e.Snapshot = journal.SnapOf(after)
 	e.Pending = true
-	if err := l.Append(e); err != nil {
+	if err := tx.Append(e); err != nil {
 		return err
 	}
 	out.Entry = e
 	tr.Mark("intent recorded")
 
-	s.mu.Lock()
-	t := s.live
-	s.mu.Unlock()
-	if t != nil {
+	if t := s.Live(); t != nil {
 		t.Ran(e.ID)
 		t.Expect(ops, false)
 		// The editor may take its time; the echoes come after.
@@ -96,20 +88,23 @@ func (s *Workspace) run(ctx context.Context, l *journal.Lock, res *snapshot.Resu
 	}
 	applyErr := apply(ctx, label, ops, string(e.ID[len(e.ID)-8:]))
 	tr.Mark("applied")
-	var na *NotApplied
+	if err := fault("applied", e); err != nil {
+		return err
+	}
+	var na *NotAppliedError
 	switch {
 	case applyErr == nil:
 		out.Applied = true
-		return l.Append(journal.NewDone(e, true, e.Snapshot, ""))
+		return tx.Append(journal.NewDone(e, true, e.Snapshot, ""))
 	case errors.As(applyErr, &na):
 		out.FailureReason = na.Reason
-		return l.Append(journal.NewDone(e, false, journal.Snap{}, na.Reason))
+		return tx.Append(journal.NewDone(e, false, journal.Snap{}, na.Reason))
 	case ctx.Err() != nil:
 		// Cancelled (the process is stopping): leave it to recovery,
 		// which finishes it from the intent.
 		return fmt.Errorf("%s: %w", lower(label), applyErr)
 	}
-	if err := l.Append(journal.NewDone(e, false, journal.Snap{}, applyErr.Error())); err != nil {
+	if err := tx.Append(journal.NewDone(e, false, journal.Snap{}, applyErr.Error())); err != nil {
 		return err
 	}
 	return fmt.Errorf("%s: %w", lower(label), applyErr)
@@ -144,40 +139,40 @@ func lower(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// recover finishes every interrupted operation (pending, no done entry):
-// the files it changes that are still as they were before it are written,
-// those already in their new state are left, and so are files someone else
-// changed since (they show up as conflicts later, as any edit would). The
-// operation is then recorded as done. h is read under the lock held by l;
-// the caller reads the history again afterwards.
-func (s *Workspace) recover(ctx context.Context, l *journal.Lock, h *journal.History) error {
-	for _, e := range h.Unfinished() {
-		if err := s.recoverOne(ctx, l, h, e); err != nil {
+// recover finishes every interrupted operation (pending, no done entry)
+// at the start of transaction tx: the files it changes that are still as
+// they were before it are written, those already in their new state are
+// left, and so are files someone else changed since (they show up as
+// conflicts later, as any edit would). The operation is then recorded as
+// done.
+func (s *Workspace) recover(tx *Tx) error {
+	for _, e := range tx.h.Unfinished() {
+		if err := s.recoverOne(tx, e); err != nil {
 			return fmt.Errorf("finish the interrupted %s %s: %w", e.Kind, e.ID, err)
 		}
+		tx.finished++
 	}
 	return nil
 }
 
-func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.History, e *journal.Entry) error {
+func (s *Workspace) recoverOne(tx *Tx, e *journal.Entry) error {
+	h := tx.h
 	done := journal.NewDone(e, true, e.Snapshot, "")
 	done.Actor, done.Recovered = "recovery", true
 	if !e.UndoSnapshot.Set || !e.Snapshot.Set || h.Gone(e.Snapshot) || h.Gone(e.UndoSnapshot) {
 		f := false
 		done.Applied, done.FailureReason, done.Snapshot = &f, "interrupted, and its snapshots are unreadable", journal.Snap{}
-		return l.Append(done)
+		return tx.Append(done)
 	}
 	before, after := e.UndoSnapshot.ID, e.Snapshot.ID
-	res, err := s.capturer.Capture(ctx, nil)
+	res, err := s.capturer.Capture(tx.ctx, nil)
 	if err != nil {
 		return err
 	}
-	s.noteCapture(res)
-	set := map[string]bool{}
-	for _, p := range e.Files {
-		set[p] = true
+	if t := s.Live(); t != nil {
+		t.Walked(res.ID)
 	}
-	d, err := snapshot.Compare(s.objects, res.ID, after, &before, func(p string) bool { return set[p] })
+	d, err := snapshot.Compare(s.objects, res.ID, after, &before, only(e.Files))
 	if err != nil {
 		return err
 	}
@@ -226,7 +221,7 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 	if done.Applied != nil {
 		done.Snapshot = journal.Snap{}
 	}
-	return l.Append(done)
+	return tx.Append(done)
 }
 
 // One skeleton for every operation: a rewind, an undo, a revert and the
@@ -248,15 +243,14 @@ func (s *Workspace) recoverOne(ctx context.Context, l *journal.Lock, h *journal.
 
 // opRequest is what every operation's request has.
 type opRequest struct {
-	Actor string
-	Key   string
-	// Kinds are the kinds of entry this operation records: a call whose
-	// key names an earlier entry of one of them was made already.
-	Kinds []journal.Kind
-	// Caller is the agent session the request comes from (ownturn.go);
-	// Mode decides whether the operation runs in the caller's own turn.
-	Caller string
-	Mode   journal.Mode
+	Caller
+	// Made accepts the entry this operation records (Kinds): a call whose
+	// key names an earlier such entry was made already.
+	Made func(*journal.Entry) bool
+	// Own is the agent session whose open turn the operation may run in
+	// (ownturn.go); Mode decides whether it does.
+	Own  string
+	Mode journal.Mode
 	// EndTurns is false for what records no file change (a dry run, a
 	// plan, a report).
 	EndTurns bool
@@ -265,6 +259,10 @@ type opRequest struct {
 	Check   func(h *journal.History) (skip bool, err error)
 	Overlay snapshot.Overlay
 	Apply   ApplyFunc
+	// Then appends what follows operation e once it is recorded (a
+	// report, a turn carried on), unless the journal holds it already: a
+	// call retried after it was cut short completes it.
+	Then func(tx *Tx, e *journal.Entry, out *Outcome) error
 }
 
 // opPlan is what one kind of operation decides under the lock.
@@ -279,43 +277,41 @@ type opPlan struct {
 	label string // the title of the editor's edit
 	// refused is why nothing is done (conflicts): out says so.
 	refused string
-	// then appends what follows the operation, once it is recorded (h is
-	// the history as it was planned).
-	then func(l *journal.Lock, h *journal.History) error
 }
 
-// operate runs one operation (see above). plan is called with the lock,
-// the history, the current state, and the caller's own open turn (or nil);
-// it returns nil for nothing to do.
-func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(l *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error)) (*Outcome, error) {
+// operate runs one operation (see above). plan is called in the
+// transaction with the history, the current state, and the caller's own
+// open turn (or nil); it returns nil for nothing to do.
+func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(tx *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error)) (*Outcome, error) {
 	var out *Outcome
 	tr := snapshot.NewTracer("operation")
 	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+	err := s.Update(ctx, r.Key, r.Made, func(tx *Tx) error {
 		tr.Mark("lock and journal")
-		for _, e := range h.Keyed(r.Key) {
-			if slices.Contains(r.Kinds, e.Kind) {
-				out = s.recorded(h, e)
-				return nil
+		h := tx.History()
+		if e := tx.Recorded(); e != nil {
+			if out = s.recorded(h, e, r.Via); r.Then != nil {
+				return r.Then(tx, e, out)
 			}
+			return nil
 		}
 		if r.Check != nil {
 			if skip, err := r.Check(h); skip || err != nil {
 				return err
 			}
 		}
-		res, err := s.capture(ctx, h, r.Overlay)
+		res, err := tx.Capture(r.Overlay)
 		if err != nil {
 			return err
 		}
 		tr.Mark("capture")
-		own := ownTurn(h, r.Caller, r.Mode)
+		own := ownTurn(h, r.Own, r.Mode)
 		if r.EndTurns {
-			if h, err = s.EndOpenTurns(l, h, res, r.Actor, own); err != nil {
+			if err := tx.EndOpenTurns(res, r.Actor, func(open *journal.Entry) bool { return own == nil || open.ID != own.ID }); err != nil {
 				return err
 			}
 		}
-		p, err := plan(l, h, res, own)
+		p, err := plan(tx, tx.History(), res, own)
 		tr.Mark("plan")
 		if err != nil || p == nil {
 			return err
@@ -329,22 +325,22 @@ func (s *Workspace) operate(ctx context.Context, r opRequest, plan func(l *journ
 		if e == nil {
 			return nil
 		}
-		e.Actor, e.Key = r.Actor, r.Key
+		e.Actor = r.Actor
 		if p.own != nil && journal.IsOperation(e.Kind) && e.InTurn == "" {
 			e.InTurn = p.own.ID
 		}
 		if out.Diff != nil && len(out.Diff.Ops) > 0 {
-			if err := s.run(ctx, l, res, out.Diff.Ops, e, p.label, r.Apply, out); err != nil {
+			if err := s.run(tx, res, out.Diff.Ops, e, p.label, r.Apply, out); err != nil {
 				return err
 			}
 		} else {
 			out.Applied, out.Entry = true, e
-			if err := l.Append(e); err != nil {
+			if err := tx.Append(e); err != nil {
 				return err
 			}
 		}
-		if p.then != nil {
-			return p.then(l, h)
+		if r.Then != nil {
+			return r.Then(tx, e, out)
 		}
 		return nil
 	})

@@ -47,13 +47,13 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	f.write("a.txt", "a\n")
 	start := f.start("A", "try d, then e")
 	f.start("B", "other work")
-	cp, err := f.s.Checkpoint(f.ctx, workspace.CheckpointRequest{Label: "agent-1", Goal: "try d", Actor: "mcp"})
+	cp, err := f.s.Checkpoint(f.ctx, workspace.CheckpointRequest{Caller: workspace.Caller{Actor: "mcp"}, Label: "agent-1", Goal: "try d"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.write("d.txt", "d\n")
 	f.tool("A", "d.txt")
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "@agent-1", Report: "d was wrong", Actor: "mcp", OwnSince: cp.ID, CallerSession: "A"},
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "mcp", Session: "A"}, Target: "@agent-1", Report: "d was wrong", OwnSince: cp.ID},
 		nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatalf("own rewind: %v %+v", err, out)
@@ -75,7 +75,7 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	f.shell("A", "t1", func() { f.write("e.txt", "e\n") })
 	// Before the turn ends, a rewind by the agent itself does not take its
 	// own write for the person's.
-	plan, err := f.s.Preview(f.ctx, workspace.RewindRequest{Target: "1", CallerSession: "A"}, nil)
+	plan, err := f.s.Preview(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Session: "A"}, Target: "1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestAgentOwnRewindKeepsTurn(t *testing.T) {
 	if err != nil || len(ranges) != 1 || ranges[0].Turn.Start.ID != start.ID {
 		t.Fatalf("blame of e.txt: %+v, %v", ranges, err)
 	}
-	rv, err := f.s.Revert(f.ctx, workspace.RevertRequest{Session: "A", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root))
+	rv, err := f.s.Revert(f.ctx, workspace.RevertRequest{Caller: workspace.Caller{Actor: "t"}, Session: "A"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !rv.Applied {
 		t.Fatalf("revert --session A: %v %+v", err, rv)
 	}
@@ -130,7 +130,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 	start := f.start("A", "two")
 	f.shell("A", "t1", func() { f.write("b.txt", "b\n") })
 	// The agent reverts turn 1 from its shell: a.txt goes back to a0.
-	rv, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Actor: "cli", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
+	rv, err := f.s.Revert(f.ctx, workspace.RevertRequest{Caller: workspace.Caller{Actor: "cli", Session: "A"}, Target: "1"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !rv.Applied || rv.Entry.InTurn != start.ID {
 		t.Fatalf("own revert: %v %+v", err, rv)
 	}
@@ -138,7 +138,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 		t.Fatal("the agent's own revert ended its turn")
 	}
 	// Then undoes it: a.txt is a1 again, the turn still open.
-	un, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "cli", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
+	un, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "cli", Session: "A"}}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !un.Applied || un.Entry.InTurn != start.ID {
 		t.Fatalf("own undo: %v %+v", err, un)
 	}
@@ -148,7 +148,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 	// The person edits c.txt meanwhile; the agent's own rewind to the turn's
 	// start refuses: c.txt is not the agent's.
 	f.write("c.txt", "the person's\n")
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Actor: "cli", CallerSession: "A"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "cli", Session: "A"}, Target: "2"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || out.Applied {
 		t.Fatalf("own rewind over the person's edit: %v %+v", err, out)
 	}
@@ -162,7 +162,7 @@ func TestAgentOwnUndoAndRevertKeepTurn(t *testing.T) {
 
 	// Without a caller session, an undo ends the open turns like a rewind.
 	f.start("A", "three")
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "editor", Force: true}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "editor"}, Force: true}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if f.history().OpenTurnOf("A") != nil {

@@ -28,15 +28,9 @@ type RevertRequest struct {
 	// current content).
 	Lines  *[2]int
 	DryRun bool
-	Actor  string
-	// Key is the call's idempotency key (see RewindRequest.Key).
-	Key string
-	// Via decides how each file reaches the disk (see RewindRequest.Via).
-	Via *ViaPolicy
-	// CallerSession is the agent session the request comes from (see
-	// RewindRequest.CallerSession): not the session whose turns are
-	// reverted, which is Session.
-	CallerSession string
+	// Caller's Session is the agent session the request comes from: not
+	// the session whose turns are reverted, which is Session.
+	Caller
 }
 
 // RevertConflict is a file of a revert that later changes overlap.
@@ -79,7 +73,7 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 			}
 		}
 		if len(ts) == 0 {
-			return nil, nil, &BadRequestError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
+			return nil, nil, &ArgError{Field: "session", Msg: fmt.Sprintf("no turn on the active branch belongs to session %q", req.Session)}
 		}
 		return ts, &journal.Target{Spec: "session:" + req.Session, Entry: last, Snapshot: ts[0].Before}, nil
 	}
@@ -109,7 +103,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 		return nil, err
 	}
 	if req.Lines != nil && len(req.Paths) != 1 {
-		return nil, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
+		return nil, &ArgError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 	}
 	for _, t := range turns {
 		if t.Gone(h) {
@@ -140,7 +134,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 	}
 	for _, p := range req.Paths {
 		if !all[p] {
-			return nil, &BadRequestError{Field: "paths", Msg: fmt.Sprintf("%s is not a file %s changed", p, turnsName(turns))}
+			return nil, &ArgError{Field: "paths", Msg: fmt.Sprintf("%s is not a file %s changed", p, turnsName(turns))}
 		}
 	}
 
@@ -277,20 +271,19 @@ func revertLabel(ts []filehistory.Span, sessionID string) string {
 // the plan is computed.
 func (s *Workspace) Revert(ctx context.Context, req RevertRequest, overlay snapshot.Overlay, apply ApplyFunc) (*RevertOutcome, error) {
 	var out *RevertOutcome
-	key := req.Key
-	if req.DryRun {
-		key = "" // a dry run records nothing, and is never a retry
-	}
-	r := opRequest{Actor: req.Actor, Key: key, Kinds: []journal.Kind{journal.KindRevert}, Caller: req.CallerSession,
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindRevert), Own: req.Caller.Session,
 		Mode: journal.ModeCode, EndTurns: !req.DryRun, Overlay: overlay, Apply: apply}
+	if req.DryRun {
+		r.Key = "" // a dry run records nothing, and is never a retry
+	}
 	r.Check = func(h *journal.History) (bool, error) {
 		if req.Lines != nil && len(req.Paths) != 1 {
-			return false, &BadRequestError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
+			return false, &ArgError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 		}
 		_, _, err := revertTurns(h, &snapshot.Result{}, req)
 		return false, err
 	}
-	o, err := s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	o, err := s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		var err error
 		if out, err = s.planRevert(h, res, req); err != nil {
 			return nil, err

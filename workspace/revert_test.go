@@ -50,7 +50,7 @@ func TestRevertMiddleTurn(t *testing.T) {
 	if got := w.blame("f.txt"); got != "0:1 4:3" {
 		t.Fatalf("blame after the revert: %q", got)
 	}
-	if _, err := w.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w.Root)); err != nil {
+	if _, err := w.s.Undo(context.Background(), UndoRequest{Caller: Caller{Actor: "t"}}, nil, ApplyOnDisk(w.Root)); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w.Exists("new.txt") {
@@ -174,7 +174,7 @@ func TestRevertSession(t *testing.T) {
 func TestRevertBadRequests(t *testing.T) {
 	w := threeTurns(t)
 	ctx := context.Background()
-	w.s.Checkpoint(ctx, CheckpointRequest{Label: "cp", Actor: "t"})
+	w.s.Checkpoint(ctx, CheckpointRequest{Caller: Caller{Actor: "t"}, Label: "cp"})
 	for _, req := range []RevertRequest{
 		{Target: "@cp"},
 		{Target: "9"},
@@ -237,12 +237,12 @@ func TestRevertSessionParallel(t *testing.T) {
 // takes it back — the same pipeline as a rewind.
 func TestRevertIdempotentAndRecovered(t *testing.T) {
 	w := threeTurns(t)
-	first := w.revert(RevertRequest{Target: "2", Key: "k1"})
+	first := w.revert(RevertRequest{Caller: Caller{Key: "k1"}, Target: "2"})
 	if !first.Applied {
 		t.Fatalf("revert: %q", first.FailureReason)
 	}
 	w.Write("f.txt", "A1\nb\nC2\nd\nE3\nf\ng\n") // as if someone put turn 2's line back
-	again := w.revert(RevertRequest{Target: "2", Key: "k1"})
+	again := w.revert(RevertRequest{Caller: Caller{Key: "k1"}, Target: "2"})
 	if again.Entry == nil || again.Entry.ID != first.Entry.ID || !again.Recorded {
 		t.Fatalf("the retried call ran again: %+v", again.Outcome)
 	}
@@ -269,7 +269,7 @@ func TestRevertIdempotentAndRecovered(t *testing.T) {
 	if got := w2.Read("f.txt"); got != "A1\nb\nc\nd\nE3\nf\ng\n" || w2.Exists("new.txt") {
 		t.Fatalf("after recovery f.txt = %q, new.txt there: %v", got, w2.Exists("new.txt"))
 	}
-	if _, err := w2.s.Undo(context.Background(), UndoRequest{Actor: "t"}, nil, ApplyOnDisk(w2.Root)); err != nil {
+	if _, err := w2.s.Undo(context.Background(), UndoRequest{Caller: Caller{Actor: "t"}}, nil, ApplyOnDisk(w2.Root)); err != nil {
 		t.Fatal(err)
 	}
 	if got := w2.Read("f.txt"); got != "A1\nb\nC2\nd\nE3\nf\ng\n" || !w2.Exists("new.txt") {

@@ -6,7 +6,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -27,23 +26,12 @@ type RewindRequest struct {
 	Lines  *[2]int
 	Force  bool
 	Report string
-	Actor  string
-	// Key is the call's idempotency key: a request whose key the journal
-	// already holds returns what was recorded then.
-	Key string
 	// OwnSince, an entry id, makes the changes since that entry the
 	// caller's own (an agent rewinding to its checkpoint): they are no
 	// conflicts, except files Touched says the editor saved since or holds
-	// unsaved. Touched is nil on the command line (no editor known).
+	// unsaved.
 	OwnSince journal.EntryID
-	Touched  func(rel string, since time.Time) bool
-	// Via decides how each file reaches the disk (nil: the command line,
-	// which writes every file itself; plans still say "edit" for text).
-	Via *ViaPolicy
-	// CallerSession is the agent session the request comes from, when an
-	// agent makes it: during that session's open turn the rewind is the
-	// agent's own (ownturn.go).
-	CallerSession string
+	Caller
 }
 
 // Outcome is a plan and, for a rewind, what happened.
@@ -60,19 +48,10 @@ type Outcome struct {
 	Recorded bool
 }
 
-// RefusedError is a rewind or undo refused for a reason the user can fix.
-type RefusedError struct{ Msg string }
-
-func (e *RefusedError) Error() string { return e.Msg }
-
 // plan computes the outcome of req without changing anything; res is the
 // current state, captured with the editor's buffers.
 func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindRequest) (*Outcome, error) {
-	mode, err := journal.ParseMode(string(req.Mode))
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.target(h, req)
+	t, mode, err := s.target(h, req)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +61,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 		set := map[string]bool{}
 		for _, p := range req.Paths {
 			if !s.known(res.ID, p) && !s.known(tid, p) {
-				return nil, &UnknownPathError{Path: p, Target: req.Target}
+				return nil, &ArgError{Field: "paths", Msg: fmt.Sprintf("%s is not a file or folder of the current state nor of %s", p, req.Target)}
 			}
 			set[p] = true
 		}
@@ -98,23 +77,15 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 			}
 		}
 	}
-	var base *snapshot.ID
-	if b := h.Baseline(); b.Set && !h.Gone(b) {
-		base = &b.ID
-	}
 	out := &Outcome{Target: t, Mode: mode, Diff: &snapshot.Diff{}}
 	if mode != journal.ModeConversation && mode != journal.ModeSummarize {
-		d, err := snapshot.Compare(s.objects, res.ID, tid, base, keep)
+		d, err := snapshot.Compare(s.objects, res.ID, tid, baseline(h), keep)
 		if err != nil {
 			return nil, fmt.Errorf("plan rewind to %s: %w", req.Target, err)
 		}
 		out.Diff = d
 	}
-	if req.OwnSince != "" {
-		since := h.Entry(req.OwnSince)
-		if since == nil {
-			return nil, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
-		}
+	if since := h.Entry(req.OwnSince); since != nil { // target checked it names one
 		for i := range out.Diff.Ops {
 			op := &out.Diff.Ops[i]
 			// Whatever a recorded state says (an automatic turn may have
@@ -123,7 +94,7 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 			op.Conflict = req.Touched != nil && req.Touched(op.Path, since.Time)
 		}
 	}
-	ownConflicts(h, ownTurn(h, req.CallerSession, mode), out.Diff, req.Touched)
+	ownConflicts(h, ownTurn(h, req.Session, mode), out.Diff, req.Touched)
 	if req.Lines != nil {
 		limitToHunks(out.Diff, req.Lines[0], req.Lines[1])
 	}
@@ -137,40 +108,32 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 
 // target resolves a rewind's target, and checks what can be checked of
 // the request before the current state is known.
-func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Target, error) {
+func (s *Workspace) target(h *journal.History, req RewindRequest) (*journal.Target, journal.Mode, error) {
 	mode, err := journal.ParseMode(string(req.Mode))
 	if err != nil {
-		return nil, err
+		return nil, mode, err
 	}
 	t, err := h.Resolve(req.Target)
 	if err != nil {
-		return nil, err
+		return nil, mode, err
 	}
 	if t.Step > 0 && mode.MovesConversation() {
-		return nil, &journal.UnknownTargetError{Spec: req.Target, Reason: fmt.Sprintf(
+		return nil, mode, &journal.UnknownTargetError{Spec: req.Target, Reason: fmt.Sprintf(
 			"a step is inside its turn, and a conversation goes back to a turn's start or end: use mode code, or turn:%d / turn:%d:end", t.Turn, t.Turn)}
 	}
 	if h.Gone(t.Snapshot) {
-		return nil, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
+		return nil, mode, fmt.Errorf("target %s: its snapshot was dropped by gc", req.Target)
 	}
 	if !t.Snapshot.Set {
-		return nil, fmt.Errorf("target %s recorded no state", req.Target)
+		return nil, mode, fmt.Errorf("target %s recorded no state", req.Target)
 	}
 	if req.Lines != nil && len(req.Paths) != 1 {
-		return nil, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
+		return nil, mode, fmt.Errorf("a range needs exactly one path (got %d)", len(req.Paths))
 	}
 	if req.OwnSince != "" && h.Entry(req.OwnSince) == nil {
-		return nil, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
+		return nil, mode, &journal.UnknownTargetError{Spec: string(req.OwnSince), Reason: "ownSince names no entry"}
 	}
-	return t, nil
-}
-
-// UnknownPathError is a path given to a rewind or preview that is neither
-// in the current state nor in the target: nothing to rewind there.
-type UnknownPathError struct{ Path, Target string }
-
-func (e *UnknownPathError) Error() string {
-	return fmt.Sprintf("%s is not a file or folder of the current state nor of %s", e.Path, e.Target)
+	return t, mode, nil
 }
 
 // known reports whether snapshot id holds rel, as a file or a folder.
@@ -206,14 +169,14 @@ func (s *Workspace) Preview(ctx context.Context, req RewindRequest, overlay snap
 	var out *Outcome
 	tr := snapshot.NewTracer("preview")
 	defer tr.Done()
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+	err := s.Update(ctx, "", nil, func(tx *Tx) error {
 		tr.Mark("lock and journal")
-		res, err := s.capture(ctx, h, overlay)
+		res, err := tx.Capture(overlay)
 		if err != nil {
 			return err
 		}
 		tr.Mark("capture")
-		out, err = s.plan(h, res, req)
+		out, err = s.plan(tx.History(), res, req)
 		tr.Mark("plan")
 		return err
 	})
@@ -245,10 +208,13 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 	if err != nil {
 		return nil, err
 	}
-	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindRewind, journal.KindSummary},
-		Caller: req.CallerSession, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
-		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, err := s.target(h, req); return false, err }}
-	return s.operate(ctx, r, func(_ *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindRewind, journal.KindSummary),
+		Own: req.Session, Mode: mode, EndTurns: mode != journal.ModeSummarize && mode != journal.ModePlan,
+		Overlay: overlay, Apply: apply, Check: func(h *journal.History) (bool, error) { _, _, err := s.target(h, req); return false, err }}
+	r.Then = func(tx *Tx, e *journal.Entry, out *Outcome) error {
+		return appendSummary(tx, out, e, req.Report, req.Actor)
+	}
+	return s.operate(ctx, r, func(_ *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		out, err := s.plan(h, res, req)
 		if err != nil || out.Mode == journal.ModePlan {
 			return &opPlan{out: out}, err
@@ -276,37 +242,80 @@ func (s *Workspace) Rewind(ctx context.Context, req RewindRequest, overlay snaps
 		if !out.Mode.ChangesFiles() {
 			out.Diff.Ops = nil // the conversation alone
 		}
-		p := &opPlan{out: out, entry: e, label: label(t), own: own}
-		if req.Report != "" {
-			p.then = func(l *journal.Lock, _ *journal.History) error {
-				if !out.Applied {
-					return nil
-				}
-				sum := journal.NewSummary(e.ID, req.Target, t.Entry.ID, req.Report)
-				sum.Actor = req.Actor
-				return l.Append(sum)
-			}
-		}
-		return p, nil
+		return &opPlan{out: out, entry: e, label: label(t), own: own}, nil
 	})
 }
 
+// appendSummary records, after operation e when it was applied, its
+// report on the target it went back to.
+func appendSummary(tx *Tx, out *Outcome, e *journal.Entry, report, actor string) error {
+	if e.Kind != journal.KindRewind || !out.Applied || report == "" || follower(tx.History(), e, journal.KindSummary) != nil {
+		return nil
+	}
+	sum := journal.NewSummary(e.ID, e.Target, e.TargetEntry, report)
+	sum.Actor = actor
+	return tx.Append(sum)
+}
+
 // recorded is the outcome of an operation the journal already holds (a
-// call retried with the same idempotency key): what it did then, without
-// doing it again.
-func (s *Workspace) recorded(h *journal.History, e *journal.Entry) *Outcome {
+// call retried with the same idempotency key): what it did then, read back
+// from the journal and its snapshots, without doing it again.
+func (s *Workspace) recorded(h *journal.History, e *journal.Entry, via *ViaPolicy) *Outcome {
 	out := &Outcome{Mode: e.Mode, Diff: &snapshot.Diff{}, Entry: e, Applied: true, Recorded: true}
+	if e.Agent == "" {
+		out.EntriesAffected = e.EntriesAffected // an agent's own rewind's plan says none
+	}
 	if journal.IsOperation(e.Kind) {
 		out.Applied, out.FailureReason = h.Applied(e), h.FailureReason(e)
 		for _, p := range e.Files {
 			out.Diff.Ops = append(out.Diff.Ops, snapshot.FileOp{Path: p})
 		}
+		if e.UndoSnapshot.Set && e.Snapshot.Set && len(e.Files) > 0 {
+			if d, err := snapshot.Compare(s.objects, e.UndoSnapshot.ID, e.Snapshot.ID, nil, only(e.Files)); err == nil {
+				s.skipRefusedLinks(d)
+				via.decide(d)
+				out.Diff = d
+			}
+		}
 	}
-	out.Target = &journal.Target{Spec: e.Target, Entry: h.Entry(e.TargetEntry), Snapshot: e.Snapshot, Turn: e.Turn}
-	if out.Target.Entry == nil {
-		out.Target.Entry = e
+	out.Target = &journal.Target{Spec: e.Target, Entry: e, Snapshot: e.Snapshot, Turn: e.Turn}
+	if op := h.Entry(e.Undoes); op != nil {
+		out.Target = &journal.Target{Spec: op.UndoSnapshot.String(), Entry: op, Snapshot: op.UndoSnapshot, Turn: op.Turn}
+	} else if t, err := h.Resolve(string(e.TargetEntry)); err == nil && e.TargetEntry != "" {
+		t.Spec, out.Target = e.Target, t
 	}
 	return out
+}
+
+// follower is the entry of kind after operation e that names it as its
+// parent (what the operation appends once it is recorded: a report, a turn
+// carried on), or nil.
+func follower(h *journal.History, e *journal.Entry, kind journal.Kind) (f *journal.Entry) {
+	h.After(e, func(x *journal.Entry) bool {
+		if x.Kind == kind && x.Parent == e.ID {
+			f = x
+		}
+		return f == nil
+	})
+	return f
+}
+
+// baseline is the last recorded state, the base conflicts are told
+// against (nil when there is none, or gc dropped it).
+func baseline(h *journal.History) *snapshot.ID {
+	if b := h.Baseline(); b.Set && !h.Gone(b) {
+		return &b.ID
+	}
+	return nil
+}
+
+// only keeps the paths of files.
+func only(files []string) func(string) bool {
+	set := map[string]bool{}
+	for _, p := range files {
+		set[p] = true
+	}
+	return func(p string) bool { return set[p] }
 }
 
 func conflictReason(paths []string) string {
@@ -327,16 +336,11 @@ func conflictReason(paths []string) string {
 		len(paths), noun, strings.Join(shown, ", "), more)
 }
 
-// UndoRequest describes an undo.
+// UndoRequest describes an undo. An agent's own undo keeps its turn open;
+// the editor's saves (Touched) stay conflicts.
 type UndoRequest struct {
 	Force bool
-	Actor string
-	Key   string
-	Via   *ViaPolicy
-	// CallerSession and Touched: as in RewindRequest (an agent's own undo
-	// keeps its turn open; the editor's saves stay conflicts).
-	CallerSession string
-	Touched       func(rel string, since time.Time) bool
+	Caller
 }
 
 // Undo takes back the latest operation still in effect (History.
@@ -347,7 +351,7 @@ type UndoRequest struct {
 // own undo snapshot. Open turns end first, as for a rewind, except the
 // caller's own (ownturn.go).
 func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.Overlay, apply ApplyFunc) (*Outcome, error) {
-	r := opRequest{Actor: req.Actor, Key: req.Key, Kinds: []journal.Kind{journal.KindUndo}, Caller: req.CallerSession,
+	r := opRequest{Caller: req.Caller, Made: Kinds(journal.KindUndo), Own: req.Session,
 		Mode: journal.ModeCode, EndTurns: true, Overlay: overlay, Apply: apply}
 	r.Check = func(h *journal.History) (bool, error) {
 		any := false
@@ -360,7 +364,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		}
 		return false, nil
 	}
-	return s.operate(ctx, r, func(l *journal.Lock, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
+	return s.operate(ctx, r, func(tx *Tx, h *journal.History, res *snapshot.Result, own *journal.Entry) (*opPlan, error) {
 		var op *journal.Entry
 		h.UndoCandidates(func(c *journal.Entry) bool {
 			if !h.Applied(c) && !s.leftTrace(res, c) {
@@ -382,11 +386,10 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		// ends as well.
 		moveLeaf := op.PrevLeaf != "" && op.Agent == ""
 		if moveLeaf && own != nil {
-			var err error
-			if h, err = s.EndOpenTurns(l, h, res, req.Actor, nil); err != nil {
+			if err := tx.EndOpenTurns(res, req.Actor, nil); err != nil {
 				return nil, err
 			}
-			own = nil
+			h, own = tx.History(), nil
 		}
 		e := journal.NewUndo(h.Leaf(), op)
 		if moveLeaf {
@@ -400,15 +403,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 			return nil, fmt.Errorf("undo: the undo snapshot of %s %s was dropped by gc", op.Kind, op.ID)
 		}
 		// Conflicts: files that differ from the last recorded state.
-		var base *snapshot.ID
-		if bl := h.Baseline(); bl.Set && !h.Gone(bl) {
-			base = &bl.ID
-		}
-		set := map[string]bool{}
-		for _, f := range op.Files {
-			set[f] = true
-		}
-		d, err := snapshot.Compare(s.objects, res.ID, op.UndoSnapshot.ID, base, func(f string) bool { return set[f] })
+		d, err := snapshot.Compare(s.objects, res.ID, op.UndoSnapshot.ID, baseline(h), only(op.Files))
 		if err != nil {
 			return nil, fmt.Errorf("undo: %w", err)
 		}
@@ -438,16 +433,11 @@ func (s *Workspace) leftTrace(res *snapshot.Result, r *journal.Entry) bool {
 	if !r.UndoSnapshot.Set || !r.Snapshot.Set || len(r.Files) == 0 {
 		return false
 	}
-	set := map[string]bool{}
-	for _, p := range r.Files {
-		set[p] = true
-	}
-	only := func(p string) bool { return set[p] }
-	fromTarget, err := snapshot.Compare(s.objects, res.ID, r.Snapshot.ID, nil, only)
+	fromTarget, err := snapshot.Compare(s.objects, res.ID, r.Snapshot.ID, nil, only(r.Files))
 	if err != nil {
 		return false
 	}
-	fromBefore, err := snapshot.Compare(s.objects, res.ID, r.UndoSnapshot.ID, nil, only)
+	fromBefore, err := snapshot.Compare(s.objects, res.ID, r.UndoSnapshot.ID, nil, only(r.Files))
 	if err != nil {
 		return false
 	}

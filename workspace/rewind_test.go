@@ -27,14 +27,14 @@ func TestUndoSkipsRewindsTheEditorDidNotApply(t *testing.T) {
 	s.TurnEnd(ctx, TurnRequest{})
 	disk := ApplyOnDisk(root)
 	refuse := func(context.Context, string, []snapshot.FileOp, string) error {
-		return &NotApplied{Reason: "the editor did not apply the edit"}
+		return &NotAppliedError{Reason: "the editor did not apply the edit"}
 	}
 
 	out, err := s.Rewind(ctx, RewindRequest{Target: "1"}, nil, refuse)
 	if err != nil || out.Applied || out.FailureReason == "" {
 		t.Fatalf("refused rewind: %v %+v", err, out)
 	}
-	if _, err := s.Undo(ctx, UndoRequest{Actor: "t"}, nil, disk); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
+	if _, err := s.Undo(ctx, UndoRequest{Caller: Caller{Actor: "t"}}, nil, disk); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
 		t.Fatalf("undo of a rewind that changed nothing: %v", err)
 	}
 	// An applied rewind, then a refused one: undo takes back the applied one.
@@ -44,7 +44,7 @@ func TestUndoSkipsRewindsTheEditorDidNotApply(t *testing.T) {
 	if out, err := s.Rewind(ctx, RewindRequest{Target: "turn:1:end"}, nil, refuse); err != nil || out.Applied {
 		t.Fatalf("second rewind should be refused: %v %+v", err, out)
 	}
-	if out, err := s.Undo(ctx, UndoRequest{Actor: "t"}, nil, disk); err != nil || !out.Applied {
+	if out, err := s.Undo(ctx, UndoRequest{Caller: Caller{Actor: "t"}}, nil, disk); err != nil || !out.Applied {
 		t.Fatalf("undo: %v %+v", err, out)
 	}
 	if b, _ := os.ReadFile(f); string(b) != "v2\n" {

@@ -110,7 +110,7 @@ func TestParallelSessions(t *testing.T) {
 		t.Fatalf("want 4 turns, got %d", len(nums))
 	}
 	// A rewind ends every open turn first.
-	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	if open := f.history().OpenTurns(); len(open) != 0 {

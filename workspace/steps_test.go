@@ -64,28 +64,28 @@ func TestStepsOfATurn(t *testing.T) {
 			}
 			state := func() string { return f.read("a.txt") + "|" + f.read("b.txt") }
 			end := state()
-			out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1.2", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root))
+			out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1.2"}, nil, workspace.ApplyOnDisk(f.root))
 			if err != nil || !out.Applied || out.Target.Step != 2 {
 				t.Fatalf("rewind 1.2: %v %+v", err, out)
 			}
 			if got := state(); got != "a1\n|<missing>" {
 				t.Fatalf("after rewind 1.2: %q", got)
 			}
-			if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+			if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 				t.Fatal(err)
 			}
 			if got := state(); got != end {
 				t.Fatalf("after undo: %q, want %q", got, end)
 			}
-			if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "turn:1:step:7", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err == nil ||
+			if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "turn:1:step:7"}, nil, workspace.ApplyOnDisk(f.root)); err == nil ||
 				!strings.Contains(err.Error(), "its steps: 1–3") {
 				t.Fatalf("a step that does not exist: %v", err)
 			}
-			if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1.2", Mode: journal.ModeBoth, Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err == nil ||
+			if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1.2", Mode: journal.ModeBoth}, nil, workspace.ApplyOnDisk(f.root)); err == nil ||
 				!strings.Contains(err.Error(), "conversation") {
 				t.Fatalf("a conversation rewind to a step: %v", err)
 			}
-			r, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1.2", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root))
+			r, err := f.s.Revert(f.ctx, workspace.RevertRequest{Caller: workspace.Caller{Actor: "t"}, Target: "1.2"}, nil, workspace.ApplyOnDisk(f.root))
 			if err != nil || !r.Applied {
 				t.Fatalf("revert 1.2: %v %+v", err, r)
 			}

@@ -2,7 +2,7 @@ package workspace
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -29,7 +29,7 @@ type ToolCall struct {
 	// files.
 	Burst bool
 	Turn  journal.EntryID
-	Actor string
+	Caller
 }
 
 // RecordTool records one phase of a tool call of an agent session as a
@@ -41,8 +41,9 @@ type ToolCall struct {
 // changed files is a step of its session's open turn (Step, StepStart: the
 // state its "pre" recorded, else the turn's last recorded state), and
 // lists what the call wrote (Files). It returns the entry, or nil when
-// there was nothing to record (a "pre" naming nothing). How steps are
-// recorded, and where they are approximate: docs/STEPS.md.
+// there was nothing to record (a "pre" naming nothing). A call retried
+// under its key returns the entry it recorded. How steps are recorded, and
+// where they are approximate: docs/STEPS.md.
 func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry, error) {
 	if c.Phase != journal.PhasePre && c.Phase != journal.PhasePost {
 		c.Phase = journal.PhasePost
@@ -51,7 +52,11 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		return nil, nil
 	}
 	var out *journal.Entry
-	err := s.locked(func(l *journal.Lock, h *journal.History) error {
+	err := s.Update(ctx, c.Key, Kinds(journal.KindTool), func(tx *Tx) error {
+		h := tx.History()
+		if out = tx.Recorded(); out != nil {
+			return nil
+		}
 		open := h.OpenTurnOf(c.Session)
 		if c.Burst && (open == nil || open.ID != c.Turn) {
 			return nil // the automatic turn ended meanwhile
@@ -68,8 +73,8 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		}
 		last := turnState(h, open)
 		switch {
-		case c.Capture || s.isLive():
-			res, err := s.capture(ctx, h, nil)
+		case c.Capture || s.Live() != nil:
+			res, err := tx.Capture(nil)
 			if err != nil {
 				return err
 			}
@@ -85,7 +90,7 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		case !c.Capture:
 			e.Files = sortedSet(c.Paths)
 		case pre != nil && pre.Snapshot.Set && c.Phase == journal.PhasePost:
-			files, err := s.changedPaths(pre.Snapshot.ID, e.Snapshot.ID)
+			files, err := ChangedPaths(s.objects, pre.Snapshot.ID, e.Snapshot.ID)
 			if err != nil {
 				return err
 			}
@@ -100,7 +105,7 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 			return nil // the burst changed nothing (the person's saves, say)
 		}
 		out = e
-		return l.Append(e)
+		return tx.Append(e)
 	})
 	return out, err
 }
@@ -124,16 +129,15 @@ func (s *Workspace) makeStep(h *journal.History, open, pre, e *journal.Entry) er
 	return nil
 }
 
-// EndBurst appends, under the journal lock (l, h read under it), the last
-// burst of changes of automatic turn open as a step of it, res the state
-// now, when the burst changed files.
-func (s *Workspace) EndBurst(l *journal.Lock, h *journal.History, open *journal.Entry, res *snapshot.Result) error {
+// EndBurst appends the last burst of changes of automatic turn open as a
+// step of it, res the state now, when the burst changed files.
+func (tx *Tx) EndBurst(open *journal.Entry, res *snapshot.Result) error {
 	e := journal.NewTool("", open.ID, journal.ToolCall{Phase: journal.PhasePost})
 	e.Actor, e.Snapshot = "server", journal.SnapOf(res.ID)
-	if err := s.makeStep(h, open, nil, e); err != nil || e.Step == 0 {
+	if err := tx.ws.makeStep(tx.h, open, nil, e); err != nil || e.Step == 0 {
 		return err
 	}
-	return l.Append(e)
+	return tx.Append(e)
 }
 
 // turnState is the last state recorded in the turn started by open: its
@@ -149,14 +153,6 @@ func turnState(h *journal.History, open *journal.Entry) journal.Snap {
 		}
 	}
 	return open.Snapshot
-}
-
-// isLive reports whether a running server's live tracking captures for
-// this workspace (a capture then costs what changed).
-func (s *Workspace) isLive() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.live != nil
 }
 
 // preOf is the "pre" entry of call c not yet followed by its "post": the
@@ -213,7 +209,7 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 				files = append(files, pre.Files...) // a file tool's: the files it named
 				continue
 			}
-			fs, err := s.changedPaths(pre.Snapshot.ID, res.ID)
+			fs, err := ChangedPaths(s.objects, pre.Snapshot.ID, res.ID)
 			if err != nil {
 				return err
 			}
@@ -226,9 +222,10 @@ func (s *Workspace) attribute(h *journal.History, start *journal.Entry, res *sna
 	return nil
 }
 
-// changedPaths lists the paths that differ between snapshots a and b.
-func (s *Workspace) changedPaths(a, b store.ID) ([]string, error) {
-	diffs, err := snapshot.DiffTrees(s.objects, a, b)
+// ChangedPaths lists the paths that differ between snapshots a and b,
+// sorted.
+func ChangedPaths(objs *snapshot.Objects, a, b store.ID) ([]string, error) {
+	diffs, err := snapshot.DiffTrees(objs, a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -239,18 +236,12 @@ func (s *Workspace) changedPaths(a, b store.ID) ([]string, error) {
 	return sortedSet(out), nil
 }
 
+// sortedSet is ps sorted, without repeats or empty paths (nil for none).
 func sortedSet(ps []string) []string {
-	if len(ps) == 0 {
+	out := slices.DeleteFunc(slices.Clone(ps), func(p string) bool { return p == "" })
+	slices.Sort(out)
+	if out = slices.Compact(out); len(out) == 0 {
 		return nil
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range ps {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,11 +31,9 @@ type Workspace struct {
 	mu          sync.Mutex
 	gcSeen      int
 	lastCapture time.Duration
-	lastID      snapshot.ID // the latest capture's snapshot (without overlay)
-	live        Live        // live tracking in a running server (package live), or nil
+	live        Live // live tracking in a running server (package live), or nil
 	openPaths   func() []string
 	retainer    Retainer // automatic retention, after captures (package maintenance)
-	captured    bool     // a capture happened under the journal lock
 
 	blame filehistory.Blamer // line owners per file
 }
@@ -175,8 +174,7 @@ func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay sna
 		s.objects.Forget()
 		s.capturer.Reset()
 	}
-	t := s.live
-	lister := s.openPaths
+	t, lister := s.live, s.openPaths
 	s.mu.Unlock()
 	var res *snapshot.Result
 	var err error
@@ -194,12 +192,8 @@ func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay sna
 	if err != nil {
 		return nil, err
 	}
-	if overlay == nil && t == nil {
-		s.noteCapture(res)
-	}
 	s.mu.Lock()
 	s.lastCapture = res.Duration
-	s.captured = true
 	s.mu.Unlock()
 	return res, nil
 }
@@ -214,11 +208,9 @@ type Live interface {
 	// (done: written, the editor may still echo them).
 	Ran(id journal.EntryID)
 	Expect(ops []snapshot.FileOp, done bool)
-	// EditorSaved says the editor saved rel with data.
-	EditorSaved(rel string, data []byte)
-	// Mode is "watch", "poll" or "starting"; PollReason says why it polls.
-	Mode() string
-	PollReason() string
+	// Walked says the workspace captured the whole disk itself (the
+	// recovery of an interrupted operation): the latest capture now.
+	Walked(id snapshot.ID)
 }
 
 // SetLive makes l the workspace's live tracking.
@@ -237,126 +229,19 @@ func (s *Workspace) ClearLive(l Live) {
 	s.mu.Unlock()
 }
 
-// EditorSaved tells the live tracking, if any, that the editor saved rel
-// (root-relative) with data.
-func (s *Workspace) EditorSaved(rel string, data []byte) {
-	s.mu.Lock()
-	t := s.live
-	s.mu.Unlock()
-	if t != nil {
-		t.EditorSaved(rel, data)
-	}
-}
-
-// Capture captures the root under the lock (h is the history read under
-// it): through the live tracking when there is one, with overlay's
-// buffers when given.
-func (s *Workspace) Capture(ctx context.Context, h *journal.History, overlay snapshot.Overlay) (*snapshot.Result, error) {
-	return s.capture(ctx, h, overlay)
-}
-
-// NoteCapture remembers the latest capture of the disk.
-func (s *Workspace) NoteCapture(res *snapshot.Result) { s.noteCapture(res) }
-
-// LastCaptured is the latest capture of the disk (zero before any).
-func (s *Workspace) LastCaptured() snapshot.ID { return s.lastCaptured() }
-
-// EndTurn appends the end of open turn start (l held, h read under it),
-// with res as its end state.
-func (s *Workspace) EndTurn(l *journal.Lock, h *journal.History, start *journal.Entry, res *snapshot.Result, req TurnRequest) (*journal.Entry, error) {
-	return s.endTurn(l, h, start, res, req)
-}
-
-// lastCaptured is the latest capture of the disk (zero before any).
-func (s *Workspace) lastCaptured() snapshot.ID {
+// Live is the workspace's live tracking, or nil.
+func (s *Workspace) Live() Live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lastID
-}
-
-// noteCapture remembers the latest capture of the disk.
-func (s *Workspace) noteCapture(res *snapshot.Result) {
-	s.mu.Lock()
-	s.lastID = res.ID
-	s.mu.Unlock()
-}
-
-// WatchMode is how a running server sees changes: "watch", "poll", or
-// "none" when the workspace is not tracked.
-func (s *Workspace) WatchMode() string {
-	s.mu.Lock()
-	t := s.live
-	s.mu.Unlock()
-	if t == nil {
-		return "none"
-	}
-	return t.Mode()
-}
-
-// PollReason says why a running server rescans instead of watching (""
-// when it watches, or does not track the root).
-func (s *Workspace) PollReason() string {
-	s.mu.Lock()
-	t := s.live
-	s.mu.Unlock()
-	if t == nil {
-		return ""
-	}
-	return t.PollReason()
-}
-
-// locked runs fn holding the journal lock, with the history read under it.
-// An operation that an earlier process left unfinished is finished first
-// (see recover), so fn never sees one.
-func (s *Workspace) locked(fn func(l *journal.Lock, h *journal.History) error) error {
-	return s.lockedCtx(context.Background(), fn)
-}
-
-// lockedCtx is locked, giving up waiting for the lock when ctx ends.
-func (s *Workspace) lockedCtx(ctx context.Context, fn func(l *journal.Lock, h *journal.History) error) error {
-	l, err := s.journal.LockContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
-	h, err := s.History()
-	if err != nil {
-		return err
-	}
-	if len(h.Unfinished()) > 0 {
-		if err := s.recover(ctx, l, h); err != nil {
-			return err
-		}
-		if h, err = s.History(); err != nil {
-			return err
-		}
-	}
-	if err := fn(l, h); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	captured, r := s.captured, s.retainer
-	s.captured = false
-	s.mu.Unlock()
-	if captured && r != nil {
-		r.AfterCapture(l) // automatic retention, when a capture grew the store past its bounds
-	}
-	return nil
-}
-
-// Locked runs fn holding the journal lock, with the history read under it
-// (an operation an earlier process left unfinished is finished first),
-// giving up waiting for the lock when ctx ends.
-func (s *Workspace) Locked(ctx context.Context, fn func(l *journal.Lock, h *journal.History) error) error {
-	return s.lockedCtx(ctx, fn)
+	return s.live
 }
 
 // Retainer keeps a store within its bounds after captures grew it
 // (package maintenance).
 type Retainer interface {
-	// AfterCapture runs under the journal lock after a change that
-	// captured the root; it must be cheap when nothing is due.
-	AfterCapture(l *journal.Lock)
+	// AfterCapture runs at the end of a transaction that captured the
+	// root; it must be cheap when nothing is due.
+	AfterCapture(tx *Tx)
 }
 
 // SetRetainer sets what runs after captures under the journal lock.
@@ -376,35 +261,23 @@ func (s *Workspace) ResetCaches() {
 
 // Recover finishes any operation an interrupted process left unfinished
 // and reports how many: a language server calls it when it starts, the
-// command line before any command (commands that take the journal lock
-// would do it anyway). When nothing is unfinished it takes no lock.
-func (s *Workspace) Recover(ctx context.Context) (int, error) {
-	h, err := s.History()
-	if err != nil || len(h.Unfinished()) == 0 {
+// command line before any command (every transaction would do it anyway).
+// When nothing is unfinished it takes no lock.
+func (s *Workspace) Recover(ctx context.Context) (n int, err error) {
+	if h, err := s.History(); err != nil || len(h.Unfinished()) == 0 {
 		return 0, err
 	}
-	l, err := s.journal.LockContext(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer l.Unlock()
-	if h, err = s.History(); err != nil {
-		return 0, err
-	}
-	n := len(h.Unfinished())
-	if n == 0 {
-		return 0, nil
-	}
-	return n, s.recover(ctx, l, h)
+	err = s.Update(ctx, "", nil, func(tx *Tx) error { n = tx.finished; return nil })
+	return n, err
 }
 
 // TurnRequest opens or closes a turn.
 type TurnRequest struct {
+	Caller
 	Prompt  string
 	Summary string
-	Session string
+	Session string // the turn's agent session
 	Source  journal.Source
-	Actor   string
 	// Agent names the agent whose session this is ("claude-code"), when a
 	// hook says so.
 	Agent string
@@ -420,31 +293,6 @@ type TurnRequest struct {
 	// Ensure opens the turn only if the session's latest turn is not the
 	// turn of PromptID already.
 	Ensure bool
-	// Key is the call's idempotency key: a request whose key the journal
-	// already holds returns the entry recorded then.
-	Key string
-}
-
-// endTurn appends the end of open turn start, capturing res as its end
-// state, and returns the entry. The files the session's tool calls wrote
-// during the turn (tool entries) are summed up on it.
-func (s *Workspace) endTurn(l *journal.Lock, h *journal.History, start *journal.Entry, res *snapshot.Result, req TurnRequest) (*journal.Entry, error) {
-	changed, err := s.Changes(start.Snapshot.ID, res.ID)
-	if err != nil {
-		return nil, err
-	}
-	e := journal.NewTurnEnd(h.Leaf(), start, journal.SnapOf(res.ID), changed)
-	e.Actor, e.Summary, e.Key = req.Actor, req.Summary, req.Key
-	if req.Fork != nil && start.Transcript != "" {
-		e.ForkPoint = *req.Fork
-	}
-	if err := s.attribute(h, start, res, e); err != nil {
-		return nil, err
-	}
-	if err := l.Append(e); err != nil {
-		return nil, err
-	}
-	return e, nil
 }
 
 // TurnStart opens a turn, capturing its start state. The same session's
@@ -454,9 +302,9 @@ func (s *Workspace) endTurn(l *journal.Lock, h *journal.History, start *journal.
 // req.PromptID, that turn's start is returned and nothing changes.
 func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
-		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindTurnStart {
-			out = e
+	err := s.Update(ctx, req.Key, Kinds(journal.KindTurnStart), func(tx *Tx) error {
+		h := tx.History()
+		if out = tx.Recorded(); out != nil {
 			return nil
 		}
 		if req.Ensure && req.PromptID != "" && req.Session != "" {
@@ -465,30 +313,12 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 				return nil
 			}
 		}
-		res, err := s.capture(ctx, h, nil)
+		res, err := tx.Capture(nil)
 		if err != nil {
 			return err
 		}
-		parent := h.Leaf()
-		for _, open := range h.OpenTurns() {
-			if open.Session != req.Session && open.Source != journal.SourceAuto {
-				continue
-			}
-			end, err := s.endTurn(l, h, open, res, TurnRequest{Actor: req.Actor})
-			if err != nil {
-				return err
-			}
-			parent = end.ID
-			if h, err = s.History(); err != nil {
-				return err
-			}
-		}
-		out = journal.NewTurnStart(parent, h.NextTurn(), req.Session, req.Source, journal.SnapOf(res.ID))
-		out.Actor, out.Prompt, out.Agent, out.Transcript, out.PromptID, out.Key = req.Actor, req.Prompt, req.Agent, req.Transcript, req.PromptID, req.Key
-		if req.Fork != nil {
-			out.ForkPoint = *req.Fork
-		}
-		return l.Append(out)
+		out, err = tx.StartTurn(req, res)
+		return err
 	})
 	return out, err
 }
@@ -501,9 +331,10 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *journal.Entry, err error) {
 	tr := snapshot.NewTracer("turn end")
 	defer tr.Done()
-	err = s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
+	err = s.Update(ctx, req.Key, Kinds(journal.KindTurnEnd), func(tx *Tx) error {
 		tr.Mark("lock and journal")
-		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindTurnEnd {
+		h := tx.History()
+		if e := tx.Recorded(); e != nil {
 			end, start = e, h.Entry(e.Start)
 			return nil
 		}
@@ -514,93 +345,67 @@ func (s *Workspace) TurnEnd(ctx context.Context, req TurnRequest) (end, start *j
 		if start == nil {
 			return nil
 		}
-		res, err := s.capture(ctx, h, nil)
+		res, err := tx.Capture(nil)
 		if err != nil {
 			return err
 		}
 		tr.Mark("capture")
-		end, err = s.endTurn(l, h, start, res, req)
+		end, err = tx.EndTurn(start, res, req)
 		tr.Mark("changes and append")
 		return err
 	})
 	return end, start, err
 }
 
-// EndOpenTurns ends every open turn but keep (nil: every one) with the
-// capture res (an operation does this first, so each session's work is
-// recorded before files change; keep is the turn of an agent's own
-// operation) and returns the history with the end entries.
-func (s *Workspace) EndOpenTurns(l *journal.Lock, h *journal.History, res *snapshot.Result, actor string, keep *journal.Entry) (*journal.History, error) {
-	for _, open := range h.OpenTurns() {
-		if keep != nil && open.ID == keep.ID {
-			continue
-		}
-		if _, err := s.endTurn(l, h, open, res, TurnRequest{Actor: actor}); err != nil {
-			return nil, err
-		}
-		var err error
-		if h, err = s.History(); err != nil {
-			return nil, err
-		}
-	}
-	return h, nil
-}
-
 // CheckpointRequest asks for a checkpoint.
 type CheckpointRequest struct {
-	Label, Goal, Actor string
-	// Key is the call's idempotency key (see TurnRequest.Key).
-	Key string
-	// Agent asks for an agent's checkpoint (retain.go, "Agent
+	Caller
+	Label, Goal string
+	// Agent asks for an agent's checkpoint (maintenance, "Agent
 	// checkpoints"): labeled agent-N with the next free N, made through
-	// connection Conn (an MCP server's) or during session Session's open
-	// turn.
-	Agent   bool
-	Conn    string
-	Session string
+	// connection Conn (an MCP server's) or during the caller's session's
+	// open turn.
+	Agent bool
+	Conn  string
 }
 
 // Checkpoint captures a checkpoint with an optional label and goal, and
 // returns its entry (Count holds the number of files captured).
 func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.lockedCtx(ctx, func(l *journal.Lock, h *journal.History) error {
-		if e := h.ByKey(req.Key); e != nil && e.Kind == journal.KindCheckpoint {
-			out = e
+	err := s.Update(ctx, req.Key, Kinds(journal.KindCheckpoint), func(tx *Tx) error {
+		h := tx.History()
+		if out = tx.Recorded(); out != nil {
 			return nil
 		}
-		res, err := s.capture(ctx, h, nil)
+		res, err := tx.Capture(nil)
 		if err != nil {
 			return err
 		}
 		out = journal.NewCheckpoint(h.Leaf(), journal.SnapOf(res.ID), req.Label, req.Goal, res.Files())
-		out.Actor, out.Key = req.Actor, req.Key
+		out.Actor = req.Actor
 		if req.Agent {
 			out.Label, out.Conn, out.Session = nextAgentLabel(h), req.Conn, req.Session
 			if open := h.OpenTurnOf(req.Session); open != nil && req.Session != "" {
 				out.InTurn = open.ID
 			}
 		}
-		return l.Append(out)
+		return tx.Append(out)
 	})
 	return out, err
 }
 
 // RecordSession appends a session entry (an agent session started, with
-// its agent and transcript when known). key is the call's idempotency key
-// (see TurnRequest.Key).
-func (s *Workspace) RecordSession(sessionID string, source journal.Source, actor, agent, transcript, key string) (*journal.Entry, error) {
+// its agent and transcript when known) under the caller c.
+func (s *Workspace) RecordSession(c Caller, sessionID string, source journal.Source, agent, transcript string) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := s.locked(func(l *journal.Lock, h *journal.History) error {
-		for _, e := range h.Keyed(key) {
-			if e.Kind == journal.KindSession {
-				out = e // the same call, retried
-				return nil
-			}
+	err := s.Update(context.Background(), c.Key, Kinds(journal.KindSession), func(tx *Tx) error {
+		if out = tx.Recorded(); out != nil {
+			return nil // the same call, retried
 		}
-		out = journal.NewSession(h.Leaf(), sessionID, source)
-		out.Actor, out.Agent, out.Transcript, out.Key = actor, agent, transcript, key
-		return l.Append(out)
+		out = journal.NewSession(tx.History().Leaf(), sessionID, source)
+		out.Actor, out.Agent, out.Transcript = c.Actor, agent, transcript
+		return tx.Append(out)
 	})
 	return out, err
 }
@@ -677,14 +482,6 @@ func nextAgentLabel(h *journal.History) string {
 	for taken(hi) {
 		hi *= 2
 	}
-	lo := hi / 2 // taken (or 0)
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		if taken(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return journal.AgentLabelPrefix + strconv.Itoa(lo+1)
+	lo := hi / 2 // taken (or 0); hi is not
+	return journal.AgentLabelPrefix + strconv.Itoa(lo+1+sort.Search(hi-lo-1, func(i int) bool { return !taken(lo + 1 + i) }))
 }

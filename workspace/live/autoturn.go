@@ -42,41 +42,70 @@ func (t *Tracker) holdRecorder() bool {
 	return true
 }
 
-// agentChanged opens an automatic turn, or extends the one open.
-func (t *Tracker) agentChanged(agent []string) {
+// mayOpen reports whether an automatic turn may open now: no turn is open
+// (the tracker's own is extended instead) and this process is the root's
+// recorder.
+func (t *Tracker) mayOpen() bool {
 	t.mu.Lock()
 	mine := t.autoTurn
 	t.mu.Unlock()
 	h, err := t.s.History()
 	if err != nil {
 		t.logf("automatic turn: reading the journal: %v", err)
-		return
+		return false
 	}
-	open := h.OpenTurn()
-	if open != nil {
+	if open := h.OpenTurn(); open != nil {
 		if open.ID == mine {
 			t.restartQuiet()
 		}
-		return // a hook, the command line or a command owns this turn
+		return false // a hook, the command line or a command owns this turn
 	}
-	if !t.holdRecorder() {
+	return t.holdRecorder()
+}
+
+// openAuto opens an automatic turn, unless someone opened a turn
+// meanwhile: start captures its start state in the transaction and names
+// the agent's changes (no state: nothing to open after all).
+func (t *Tracker) openAuto(start func(tx *workspace.Tx) (*snapshot.Result, []string, error)) {
+	var started *journal.Entry
+	err := t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		if tx.History().OpenTurn() != nil {
+			return nil
+		}
+		res, agent, err := start(tx)
+		if err != nil || res == nil {
+			return err
+		}
+		started, err = tx.StartTurn(autoTurn(agent), res)
+		return err
+	})
+	if err != nil {
+		t.logf("automatic turn: %v", err)
+	}
+	if err == nil && started != nil {
+		t.mu.Lock()
+		t.autoTurn = started.ID
+		t.mu.Unlock()
+		t.restartQuiet()
+	}
+}
+
+// agentChanged opens an automatic turn, or extends the one open.
+func (t *Tracker) agentChanged(agent []string) {
+	if !t.mayOpen() {
 		return
 	}
 	agent = t.judgePending(agent)
-	var started *journal.Entry
-	err = t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		if h.OpenTurn() != nil {
-			return nil // someone opened a turn meanwhile
-		}
+	t.openAuto(func(*workspace.Tx) (*snapshot.Result, []string, error) {
 		// A turn may have ended (and recorded these changes) meanwhile.
 		var still []string
 		for _, p := range agent {
-			if t.stillNew(p) {
+			if data, kind, isDir, ok := t.read(p); ok && t.isNew(p, data, kind, isDir) {
 				still = append(still, p)
 			}
 		}
 		if agent = still; len(agent) == 0 {
-			return nil
+			return nil, nil, nil
 		}
 		set := map[string]bool{}
 		for _, p := range agent {
@@ -102,7 +131,7 @@ func (t *Tracker) agentChanged(agent []string) {
 			}
 		}
 		keep, later = heldBack(keep, later)
-		t.giveBack(later, false)
+		t.ch.GiveBack(later, false)
 		var res *snapshot.Result
 		var err error
 		switch {
@@ -114,25 +143,13 @@ func (t *Tracker) agentChanged(agent []string) {
 			res, err = t.s.Capturer().CaptureChanged(context.Background(), keep)
 		}
 		if err != nil {
-			t.giveBack(paths, full)
-			return err
+			t.ch.GiveBack(paths, full)
+			return nil, nil, err
 		}
-		t.s.NoteCapture(res)
+		t.Walked(res.ID)
 		t.captured(keep, full)
-		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", journal.SourceAuto, journal.SnapOf(res.ID))
-		started.Actor, started.Prompt = "server", autoPrompt(agent)
-		return l.Append(started)
+		return res, agent, nil
 	})
-	if err != nil || started == nil {
-		if err != nil {
-			t.logf("automatic turn: %v", err)
-		}
-		return
-	}
-	t.mu.Lock()
-	t.autoTurn = started.ID
-	t.mu.Unlock()
-	t.restartQuiet()
 }
 
 // heldBack moves from keep to later the paths that hold a path of later
@@ -213,7 +230,7 @@ func (t *Tracker) judgePending(agent []string) []string {
 // lets go of it): a walk sees every change on disk, those not judged yet —
 // an agent's — too, and an automatic turn's start must not hold them.
 func (t *Tracker) walkWithout(ctx context.Context, undecided []string) (*snapshot.Result, error) {
-	last := t.s.LastCaptured()
+	last := t.lastCaptured()
 	res, err := t.walk(ctx)
 	if err != nil || last.IsZero() || len(undecided) == 0 {
 		return res, err
@@ -256,13 +273,15 @@ func (t *Tracker) isFolder(rel string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func autoPrompt(paths []string) string {
+// autoTurn is the request of an automatic turn for the agent's changes
+// paths: its start takes the rules of every turn's (Tx.StartTurn).
+func autoTurn(paths []string) workspace.TurnRequest {
 	sort.Strings(paths)
 	s := "changes on disk: " + paths[0]
 	if len(paths) > 1 {
 		s += " and others"
 	}
-	return s
+	return workspace.TurnRequest{Caller: workspace.Caller{Actor: "server"}, Source: "auto", Prompt: s}
 }
 
 func (t *Tracker) restartQuiet() {
@@ -283,25 +302,31 @@ func (t *Tracker) restartQuiet() {
 	}
 }
 
+// working is the tracker's automatic turn, with the work on it counted
+// (under mu and before closed: Close waits for it; the caller says when
+// it is done), or "" when there is none or the tracker stopped (the turn
+// stays open then, the next turn ends it).
+func (t *Tracker) working() journal.EntryID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || t.autoTurn == "" {
+		return ""
+	}
+	t.ending.Add(1)
+	return t.autoTurn
+}
+
 // endBurst records the automatic turn's burst of changes that just ended
 // (StepQuiet without changes) as a step of it, if the turn is still this
 // tracker's and the burst changed files.
 func (t *Tracker) endBurst() {
-	t.mu.Lock()
-	mine := t.autoTurn
-	if t.closed {
-		mine = ""
-	}
-	if mine != "" {
-		t.ending.Add(1)
-	}
-	t.mu.Unlock()
+	mine := t.working()
 	if mine == "" {
 		return
 	}
 	defer t.ending.Done()
 	if _, err := t.s.RecordTool(context.Background(), workspace.ToolCall{Phase: journal.PhasePost, Capture: true, Burst: true,
-		Turn: mine, Actor: "server"}); err != nil {
+		Turn: mine, Caller: workspace.Caller{Actor: "server"}}); err != nil {
 		t.logf("a step of the automatic turn: %v", err)
 	}
 }
@@ -309,15 +334,7 @@ func (t *Tracker) endBurst() {
 // endAuto ends the automatic turn after the quiet period, if it is still
 // the open one.
 func (t *Tracker) endAuto() {
-	t.mu.Lock()
-	mine := t.autoTurn
-	if t.closed {
-		mine = "" // stopped: the turn stays open, the next turn ends it
-	}
-	if mine != "" {
-		t.ending.Add(1) // under mu and before closed: Close waits for it
-	}
-	t.mu.Unlock()
+	mine := t.working()
 	if mine == "" {
 		return
 	}
@@ -327,24 +344,21 @@ func (t *Tracker) endAuto() {
 		t.step.Stop() // its burst is the turn's last step, recorded here
 	}
 	t.mu.Unlock()
-	err := t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		open := h.OpenTurn()
+	err := t.s.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		open := tx.History().OpenTurn()
 		if open == nil || open.ID != mine {
 			return nil
 		}
-		res, err := t.s.Capture(context.Background(), h, nil)
+		res, err := tx.Capture(nil)
 		if err != nil {
 			return err
 		}
 		if t.opts.StepQuiet > 0 {
-			if err := t.s.EndBurst(l, h, open, res); err != nil {
-				return err
-			}
-			if h, err = t.s.History(); err != nil {
+			if err := tx.EndBurst(open, res); err != nil {
 				return err
 			}
 		}
-		_, err = t.s.EndTurn(l, h, open, res, workspace.TurnRequest{Actor: "server", Summary: ""})
+		_, err = tx.EndTurn(open, res, workspace.TurnRequest{Caller: workspace.Caller{Actor: "server"}})
 		return err
 	})
 	if err != nil {
@@ -392,14 +406,14 @@ func (t *Tracker) pollCheck() {
 	if wait {
 		return // the poller asks again later
 	}
-	prev := t.s.LastCaptured()
+	prev := t.lastCaptured()
 	res, err := t.walk(context.Background())
 	if err != nil {
 		t.logf("rescan of %s: %v", t.s.Root(), err)
 		return
 	}
 	if prev.IsZero() {
-		t.s.NoteCapture(res)
+		t.Walked(res.ID)
 		return
 	}
 	diffs, err := snapshot.DiffTrees(t.s.Objects(), prev, res.ID)
@@ -416,44 +430,12 @@ func (t *Tracker) pollCheck() {
 	}
 	agent := t.agentPaths(paths)
 	if len(agent) == 0 {
-		t.s.NoteCapture(res)
+		t.Walked(res.ID)
 		return
 	}
-	t.mu.Lock()
-	mine := t.autoTurn
-	t.mu.Unlock()
-	h, err := t.s.History()
-	if err != nil {
-		t.logf("automatic turn: reading the journal: %v", err)
+	if !t.mayOpen() {
 		return
 	}
-	if open := h.OpenTurn(); open != nil {
-		if open.ID == mine {
-			t.restartQuiet()
-		}
-		return
-	}
-	if !t.holdRecorder() {
-		return
-	}
-	var started *journal.Entry
-	err = t.s.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		if h.OpenTurn() != nil {
-			return nil
-		}
-		started = journal.NewTurnStart(h.Leaf(), h.NextTurn(), "", journal.SourceAuto, journal.SnapOf(prev))
-		started.Actor, started.Prompt = "server", autoPrompt(agent)
-		return l.Append(started)
-	})
-	if err != nil {
-		t.logf("automatic turn: %v", err)
-		started = nil
-	}
-	t.s.NoteCapture(res)
-	if started != nil {
-		t.mu.Lock()
-		t.autoTurn = started.ID
-		t.mu.Unlock()
-		t.restartQuiet()
-	}
+	t.openAuto(func(*workspace.Tx) (*snapshot.Result, []string, error) { return &snapshot.Result{ID: prev}, agent, nil })
+	t.Walked(res.ID)
 }

@@ -105,7 +105,7 @@ func (t *Tracker) agentChange(rel string) bool {
 // modeOnly reports whether rel holds what the latest capture recorded but
 // with another kind (a chmod): no editor's save, whatever its buffer holds.
 func (t *Tracker) modeOnly(rel string, data []byte, kind snapshot.Kind) bool {
-	e, ok, err := snapshot.Lookup(t.s.Objects(), t.s.LastCaptured(), rel)
+	e, ok, err := snapshot.Lookup(t.s.Objects(), t.lastCaptured(), rel)
 	return err == nil && ok && e.Kind != snapshot.KindSkipped && e.Kind != kind && e.ID == snapshot.Sum(data)
 }
 
@@ -120,12 +120,6 @@ func (t *Tracker) settledRead(rel string) (data []byte, kind snapshot.Kind, isDi
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// stillNew reads rel again and reports whether it is a new change.
-func (t *Tracker) stillNew(rel string) bool {
-	data, kind, isDir, ok := t.read(rel)
-	return ok && t.isNew(rel, data, kind, isDir)
 }
 
 // read returns rel's content (a link's target; nil when it is gone) and
@@ -171,7 +165,7 @@ func sameFile(e snapshot.Entry, data []byte, kind snapshot.Kind) bool {
 // any file is (the folder's files gone are changes of their own): that a
 // rewind wrote in the folder says nothing of who made the file.
 func (t *Tracker) isNew(rel string, data []byte, kind snapshot.Kind, isDir bool) bool {
-	last := t.s.LastCaptured()
+	last := t.lastCaptured()
 	wasDir := snapshot.IsDir(t.s.Objects(), last, rel)
 	switch {
 	case isDir && wasDir:
@@ -279,7 +273,7 @@ func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 		if len(at) == len(ops) {
 			t.capMu.Lock()
 			if id, ok := t.s.Capturer().Patch(changes); ok {
-				t.s.NoteCapture(&snapshot.Result{ID: id})
+				t.Walked(id)
 			}
 			t.capMu.Unlock()
 		}

@@ -44,7 +44,7 @@ type TrackOptions struct {
 // rewind or undo, open an `auto` turn whose start is the state before the
 // first change; it ends after a quiet period.
 type Tracker struct {
-	s    *workspace.Workspace
+	s    Host
 	opts TrackOptions
 	ch   *watch.Changes // what changed since the last capture
 
@@ -53,7 +53,8 @@ type Tracker struct {
 	// change made before the later one started.
 	capMu sync.Mutex
 
-	mu sync.Mutex
+	mu     sync.Mutex
+	lastID snapshot.ID // the latest capture of the disk
 	// cleared holds the changed paths found no agent's change since their
 	// latest batch: a batch that brings a path again drops it, so a
 	// judgement never stands for a change made after it (see queueBatch).
@@ -90,9 +91,24 @@ type batch struct {
 	n     uint64 // its number: the batches queued before it, and one
 }
 
+// Host is what live tracking needs of its workspace (a
+// *workspace.Workspace): where the root and its store are, its
+// transactions, and the place of its live tracking.
+type Host interface {
+	Root() string
+	Dir() string
+	Objects() *snapshot.Objects
+	Capturer() *snapshot.Capturer
+	History() (*journal.History, error)
+	Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *workspace.Tx) error) error
+	RecordTool(ctx context.Context, c workspace.ToolCall) (*journal.Entry, error)
+	SetLive(l workspace.Live)
+	ClearLive(l workspace.Live)
+}
+
 // Track starts tracking the root of workspace s: captures of s then use
 // the tracker's changed paths.
-func Track(s *workspace.Workspace, opts TrackOptions) *Tracker {
+func Track(s Host, opts TrackOptions) *Tracker {
 	if opts.Quiet <= 0 {
 		opts.Quiet = 3 * time.Second
 	}
@@ -209,16 +225,27 @@ func (t *Tracker) CaptureNow(ctx context.Context) (*snapshot.Result, error) {
 		res, err = t.s.Capturer().CaptureChanged(ctx, paths)
 	}
 	if err != nil {
-		t.giveBack(paths, full)
+		t.ch.GiveBack(paths, full)
 		return nil, err
 	}
-	t.s.NoteCapture(res)
+	t.Walked(res.ID)
 	t.captured(paths, full)
 	return res, nil
 }
 
-// giveBack returns paths to the changes after a failed capture.
-func (t *Tracker) giveBack(paths []string, full bool) { t.ch.GiveBack(paths, full) }
+// Walked notes id as the latest capture of the disk.
+func (t *Tracker) Walked(id snapshot.ID) {
+	t.mu.Lock()
+	t.lastID = id
+	t.mu.Unlock()
+}
+
+// lastCaptured is the latest capture of the disk (zero before any).
+func (t *Tracker) lastCaptured() snapshot.ID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastID
+}
 
 // queueBatch queues a batch of changes (already part of what the next
 // capture takes) for the automatic-turn decision, made on the tracker's

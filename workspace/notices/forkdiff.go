@@ -3,7 +3,6 @@ package notices
 import (
 	"context"
 	"slices"
-	"sort"
 
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 	"github.com/rewind-lsp/rewind-lsp/words"
@@ -33,12 +32,12 @@ type ForkDiff struct {
 // RecordFork appends the session entry of a conversation fork made by
 // rewind (a rewind of mode conversation or both): a new agent session
 // whose conversation continues from the rewind's target.
-func RecordFork(w *workspace.Workspace, sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
+func RecordFork(w Updater, sessionID, actor, agent, transcript string, rewind *journal.Entry) (*journal.Entry, error) {
 	var out *journal.Entry
-	err := w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
-		out = journal.NewSession(h.Leaf(), sessionID, journal.SourceRewindFork)
+	err := w.Update(context.Background(), "", nil, func(tx *workspace.Tx) error {
+		out = journal.NewSession(tx.History().Leaf(), sessionID, journal.SourceRewindFork)
 		out.Actor, out.Agent, out.Transcript, out.TargetEntry, out.Mode = actor, agent, transcript, rewind.TargetEntry, rewind.Mode
-		return l.Append(out)
+		return tx.Append(out)
 	})
 	return out, err
 }
@@ -58,7 +57,7 @@ func forkDiff(objs *snapshot.Objects, h *journal.History, fork *journal.Entry, s
 	if !now.Set || h.Gone(now) {
 		return nil, nil
 	}
-	files, err := changedPaths(objs, target.Snapshot.ID, now.ID)
+	files, err := workspace.ChangedPaths(objs, target.Snapshot.ID, now.ID)
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
@@ -82,12 +81,9 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 	}
 	by := map[string][]string{}
 	note := func(p, who string) {
-		for _, w := range by[p] {
-			if w == who {
-				return
-			}
+		if !slices.Contains(by[p], who) {
+			by[p] = append(by[p], who)
 		}
-		by[p] = append(by[p], who)
 	}
 	prev := from.Snapshot
 	var open []*journal.Entry // the turns open at each point of the walk
@@ -98,7 +94,7 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 		if !next.Set || h.Gone(next) || next == prev {
 			return nil
 		}
-		changed, err := changedPaths(objs, prev.ID, next.ID)
+		changed, err := workspace.ChangedPaths(objs, prev.ID, next.ID)
 		if err != nil {
 			return err
 		}
@@ -146,19 +142,4 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 		return nil, err
 	}
 	return by, nil
-}
-
-// changedPaths lists the paths that differ between snapshots a and b,
-// sorted.
-func changedPaths(objs *snapshot.Objects, a, b snapshot.ID) ([]string, error) {
-	diffs, err := snapshot.DiffTrees(objs, a, b)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(diffs))
-	for _, d := range diffs {
-		out = append(out, d.Path)
-	}
-	sort.Strings(out)
-	return slices.Compact(out), nil
 }

@@ -28,7 +28,7 @@ func TestForkNotice(t *testing.T) {
 	f.write("b.txt", "b3\n")
 	f.end("A")
 
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "cli"}, Target: "2", Mode: journal.ModeConversation}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -58,7 +58,7 @@ func TestForkNotice(t *testing.T) {
 	}
 
 	// A both rewind restores the files with the conversation.
-	out, err = f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeBoth, Actor: "cli", Force: true}, nil, workspace.ApplyOnDisk(f.root))
+	out, err = f.s.Rewind(f.ctx, workspace.RewindRequest{Caller: workspace.Caller{Actor: "cli"}, Target: "2", Mode: journal.ModeBoth, Force: true}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -84,17 +84,17 @@ func TestForkNoticeNamesOperations(t *testing.T) {
 	f.start("A", "two")
 	f.write("a.txt", "X1\nY2\n")
 	f.end("A")
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeConversation, Actor: "cli"}, nil, apply)
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "2", Mode: journal.ModeConversation, Caller: workspace.Caller{Actor: "cli"}}, nil, apply)
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
 	if _, err := notices.RecordFork(f.s, "F", "cli", "claude-code", "/t/F.jsonl", out.Entry); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Actor: "t"}, nil, apply); err != nil || !out.Applied {
+	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, apply); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil {
 		t.Fatal(err)
 	}
 	f.start("F", "go on")

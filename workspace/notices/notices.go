@@ -7,6 +7,12 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
+// Updater is what notices need of a workspace (a *workspace.Workspace):
+// its transactions.
+type Updater interface {
+	Update(ctx context.Context, key string, made func(*journal.Entry) bool, fn func(tx *workspace.Tx) error) error
+}
+
 // noticeable reports whether an agent session should be told of entry e:
 // a rewind, revert or undo that changed files, a rewind carrying a report,
 // or a report recorded with mode summarize.
@@ -49,23 +55,19 @@ func (n *Notices) Empty() bool {
 // call's idempotency key: a call retried with the key of one that recorded
 // its notice (its answer was lost) is told the same again, instead of
 // nothing.
-func Take(w *workspace.Workspace, sid, key string) (*Notices, error) {
+func Take(w Updater, sid, key string) (*Notices, error) {
 	out := &Notices{}
 	if sid == "" {
 		return out, nil
 	}
-	err := w.Locked(context.Background(), func(l *journal.Lock, h *journal.History) error {
+	told := func(e *journal.Entry) bool { return e.Kind == journal.KindNotice && e.Session == sid }
+	err := w.Update(context.Background(), key, told, func(tx *workspace.Tx) error {
+		h := tx.History()
 		out.History = h
 		// A retry reads the journal as the first call did: up to the
 		// notice it recorded. The key may be shared with the call's other
 		// commands (a hook opens a turn and takes its notice under one).
-		var cut *journal.Entry
-		for _, e := range h.Keyed(key) {
-			if e.Kind == journal.KindNotice && e.Session == sid {
-				cut = e
-				break
-			}
-		}
+		cut := tx.Recorded()
 		retry := cut != nil
 		var from, fork *journal.Entry
 		told, turns := false, 0
@@ -105,16 +107,14 @@ func Take(w *workspace.Workspace, sid, key string) (*Notices, error) {
 		})
 		if fork != nil && !told && turns <= 1 {
 			var err error
-			if out.Fork, err = forkDiff(w.Objects(), h, fork, sid); err != nil {
+			if out.Fork, err = forkDiff(tx.Objects(), h, fork, sid); err != nil {
 				return err
 			}
 		}
 		if out.Empty() || retry {
 			return nil
 		}
-		n := journal.NewNotice(sid, h.Last().ID)
-		n.Key = key
-		return l.Append(n)
+		return tx.Append(journal.NewNotice(sid, h.Last().ID))
 	})
 	return out, err
 }

@@ -94,7 +94,7 @@ func countKind(h *journal.History, kind journal.Kind) int {
 func TestNoticesOncePerSession(t *testing.T) {
 	f := newSessFixture(t)
 	f.write("a.txt", "1\n")
-	if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", ""); err != nil {
+	if _, err := f.s.RecordSession(workspace.Caller{Actor: "hook"}, "A", "startup", "claude-code", ""); err != nil {
 		t.Fatal(err)
 	}
 	f.start("A", "one")
@@ -105,7 +105,7 @@ func TestNoticesOncePerSession(t *testing.T) {
 	if got := f.notices("A"); len(got) != 0 {
 		t.Fatalf("notices before any rewind: %v", got)
 	}
-	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t", Report: "the cache idea was wrong"}, nil, workspace.ApplyOnDisk(f.root))
+	out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Caller: workspace.Caller{Actor: "t"}, Report: "the cache idea was wrong"}, nil, workspace.ApplyOnDisk(f.root))
 	if err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
@@ -126,10 +126,10 @@ func TestNoticesOncePerSession(t *testing.T) {
 		t.Fatal("an unknown session was told")
 	}
 	// An undo that changed files is told; a summarize report too.
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
+	if _, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Mode: journal.ModeSummarize, Report: "learnt", Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.notices("A")
@@ -147,7 +147,7 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 	f := newSessFixture(t)
 	f.write("a.txt", "1\n")
 	for range 2 {
-		if _, err := f.s.RecordSession("A", "startup", "hook", "claude-code", "", "k0"); err != nil {
+		if _, err := f.s.RecordSession(workspace.Caller{Actor: "hook", Key: "k0"}, "A", "startup", "claude-code", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,10 +157,10 @@ func TestNoticesRetriedWithTheirKey(t *testing.T) {
 	f.start("A", "one")
 	f.write("a.txt", "2\n")
 	f.end("A")
-	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Actor: "t"}, nil, workspace.ApplyOnDisk(f.root)); err != nil || !out.Applied {
+	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "1", Caller: workspace.Caller{Actor: "t"}}, nil, workspace.ApplyOnDisk(f.root)); err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Prompt: "two", Session: "A", Source: "hook", Actor: "hook", Key: "k1"}); err != nil {
+	if _, err := f.s.TurnStart(f.ctx, workspace.TurnRequest{Prompt: "two", Session: "A", Source: "hook", Caller: workspace.Caller{Actor: "hook", Key: "k1"}}); err != nil {
 		t.Fatal(err)
 	}
 	take := func(key string) []*journal.Entry { return f.take("A", key).Entries }
@@ -193,10 +193,10 @@ func TestNoticesWhatIsTold(t *testing.T) {
 		t.Fatalf("told before anything happened: %v", got)
 	}
 
-	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "turn:1:end", Actor: "t"}, nil, apply); err != nil || !out.Applied {
+	if out, err := f.s.Rewind(f.ctx, workspace.RewindRequest{Target: "turn:1:end", Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
-	if _, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", DryRun: true, Actor: "t"}, nil, apply); err != nil {
+	if _, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", DryRun: true, Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.notices("A"); len(got) != 0 {
@@ -204,7 +204,7 @@ func TestNoticesWhatIsTold(t *testing.T) {
 	}
 
 	f.write("a.txt", "X1 edited\ny\n")
-	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Actor: "t"}, nil, apply); err != nil || out.Applied {
+	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil || out.Applied {
 		t.Fatalf("a revert over the person's edit: %v %+v", err, out)
 	}
 	if got := f.notices("A"); len(got) != 0 {
@@ -212,13 +212,13 @@ func TestNoticesWhatIsTold(t *testing.T) {
 	}
 
 	f.write("a.txt", "X1\ny\n")
-	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Actor: "t"}, nil, apply); err != nil || !out.Applied {
+	if out, err := f.s.Revert(f.ctx, workspace.RevertRequest{Target: "1", Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil || !out.Applied {
 		t.Fatal(err, out)
 	}
 	if got := f.notices("A"); len(got) != 1 || got[0].Kind != journal.KindRevert {
 		t.Fatalf("after a revert: %v", got)
 	}
-	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Actor: "t"}, nil, apply); err != nil {
+	if _, err := f.s.Undo(f.ctx, workspace.UndoRequest{Caller: workspace.Caller{Actor: "t"}}, nil, apply); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.notices("A"); len(got) != 1 || got[0].Kind != journal.KindUndo {
