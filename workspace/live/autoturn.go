@@ -281,7 +281,7 @@ func autoTurn(paths []string) workspace.TurnRequest {
 	if len(paths) > 1 {
 		s += " and others"
 	}
-	return workspace.TurnRequest{Caller: workspace.Caller{Actor: "server"}, Source: "auto", Prompt: s}
+	return workspace.TurnRequest{Caller: workspace.Caller{Actor: "server"}, Source: journal.SourceAuto, Prompt: s}
 }
 
 func (t *Tracker) restartQuiet() {
