@@ -181,11 +181,10 @@ func earlierTurns(h *journal.History, open *journal.Entry, parent string) []*jou
 // target on are no part of it, and its first prompt, a sibling of the
 // target's, is no rewind of Claude Code's.
 func forkCut(h *journal.History, session string) int {
-	first := h.Session(session)
-	if len(first) == 0 {
+	e := h.SessionFirst(session)
+	if e == nil {
 		return h.Len()
 	}
-	e := first[0]
 	if e.Kind == journal.KindSession && e.Source == journal.SourceRewindFork {
 		if t := h.Entry(e.TargetEntry); t != nil {
 			return h.Index(t)

@@ -308,8 +308,8 @@ func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.En
 			return nil
 		}
 		if req.Ensure && req.PromptID != "" && req.Session != "" {
-			if starts := h.Session(req.Session, journal.KindTurnStart); len(starts) > 0 && starts[len(starts)-1].PromptID == req.PromptID {
-				out = starts[len(starts)-1]
+			if last := h.SessionLast(req.Session, journal.KindTurnStart); last != nil && last.PromptID == req.PromptID {
+				out = last
 				return nil
 			}
 		}

@@ -51,8 +51,8 @@ func forkDiff(objs *snapshot.Objects, h *journal.History, fork *journal.Entry, s
 		return nil, nil
 	}
 	now := h.Baseline()
-	if starts := h.Session(sid, journal.KindTurnStart); len(starts) > 0 {
-		now = starts[len(starts)-1].Snapshot
+	if last := h.SessionLast(sid, journal.KindTurnStart); last != nil {
+		now = last.Snapshot
 	}
 	if !now.Set || h.Gone(now) {
 		return nil, nil

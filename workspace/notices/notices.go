@@ -69,29 +69,47 @@ func Take(w Updater, sid, key string) (*Notices, error) {
 		// commands (a hook opens a turn and takes its notice under one).
 		cut := tx.Recorded()
 		retry := cut != nil
+		// What the session was told last, where it first appears and
+		// whether it has more than one turn, each read from the session's
+		// end that answers it (a long session is never read whole).
+		beforeCut := func(e *journal.Entry) bool { return cut == nil || h.Index(e) < h.Index(cut) }
+		through := func(n *journal.Entry) *journal.Entry { // what notice n told of, or nil
+			if t := h.Entry(n.Through); t != nil && h.Index(t) <= h.Index(n) {
+				return t
+			}
+			return nil
+		}
 		var from, fork *journal.Entry
 		told, turns := false, 0
-		for _, e := range h.Session(sid, journal.KindSession, journal.KindTurnStart, journal.KindTool, journal.KindNotice) {
-			if cut != nil && h.Index(e) >= h.Index(cut) {
+		for n := range h.SessionNewest(sid, journal.KindNotice) {
+			if !beforeCut(n) {
+				continue
+			}
+			told = true
+			if from = through(n); from != nil {
 				break
 			}
-			switch e.Kind {
-			case journal.KindSession, journal.KindTurnStart, journal.KindTool:
-				if from == nil {
-					from = e
-					if e.Kind == journal.KindSession && e.TargetEntry != "" {
-						fork = e
-					}
+		}
+		if first := h.SessionFirst(sid, journal.KindSession, journal.KindTurnStart, journal.KindTool); first != nil && beforeCut(first) {
+			toldBefore := false // a notice before the session's first entry
+			for n := range h.SessionEntries(sid, journal.KindNotice) {
+				if h.Index(n) >= h.Index(first) {
+					break
 				}
-				if e.Kind == journal.KindTurnStart {
-					turns++
-				}
-			case journal.KindNotice:
-				told = true
-				if t := h.Entry(e.Through); t != nil && h.Index(t) <= h.Index(e) {
-					from = t
-				}
+				toldBefore = toldBefore || through(n) != nil
 			}
+			if from == nil {
+				from = first
+			}
+			if !toldBefore && first.Kind == journal.KindSession && first.TargetEntry != "" {
+				fork = first
+			}
+		}
+		for s := range h.SessionEntries(sid, journal.KindTurnStart) {
+			if turns == 2 || !beforeCut(s) {
+				break // only whether there is more than one counts
+			}
+			turns++
 		}
 		if from == nil {
 			return nil
