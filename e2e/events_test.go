@@ -258,3 +258,45 @@ func TestEventsFollow(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsOfAnAgentTurn: a Claude Code turn of two tool calls, one step
+// taken back, a report kept: events names the session and its agent, each
+// step with its tool and file, the revert and the report.
+func TestEventsOfAnAgentTurn(t *testing.T) {
+	w := newWS(t)
+	projects := claudeProjects(t, w)
+	w.Write("a.txt", "a0\n")
+	A := w.claude("aaaaaaaa-1111-4111-8111-111111111111", projects)
+	A.event("SessionStart", "source", "startup")
+	A.prompt("two tools")
+	A.write("a.txt", "a0\na1\n")
+	A.write("c.txt", "c\n")
+	A.stop()
+	w.ok("revert", "1.2")
+	w.ok("rewind", "1", "--mode", "summarize", "--report", "tried twice")
+
+	evs := parseEvents(t, w.ok("events", "--json").stdout)
+	if got := kindsOf(evs); got != "turnStart step step turnEnd revert summary" {
+		t.Fatalf("events: %s", got)
+	}
+	for _, ev := range evs[:4] {
+		if ev.Session != "aaaaaaaa-1111-4111-8111-111111111111" || ev.Agent != "claude-code" || ev.Turn != 1 {
+			t.Errorf("%s event: session %q, agent %q, turn %d", ev.Kind, ev.Session, ev.Agent, ev.Turn)
+		}
+	}
+	if s := evs[2]; s.Step != 2 || s.Title != "turn 1, step 2: Write c.txt" || len(s.Files) != 1 || s.Files[0] != "c.txt" {
+		t.Errorf("step 2's event: %+v", s)
+	}
+	if r := evs[4]; r.Title != "Revert step 2 of turn 1 (Write c.txt), later changes kept" || r.Applied == nil || !*r.Applied {
+		t.Errorf("the revert's event: %+v", r)
+	}
+	if s := evs[5]; s.Title != "Report since turn 1 (two tools)" {
+		t.Errorf("the report's event: %+v", s)
+	}
+	out := w.ok("events").stdout
+	for _, want := range []string{"Turn 1: two tools — started [claude-code aaaaaaaa]", "turn 1, step 1: Write a.txt — 1 file changed (+1 -0) [claude-code aaaaaaaa]", "Report since turn 1 (two tools) — tried twice"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("events does not say %q:\n%s", want, out)
+		}
+	}
+}
