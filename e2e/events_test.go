@@ -14,10 +14,10 @@ import (
 
 // eventLine is one line of rewind-lsp events --json.
 type eventLine struct {
-	ID, Kind, Time, Title, Session, Agent, Mode, Target string
-	Turn, Step                                          int
-	Files                                               []string
-	Applied                                             *bool
+	ID, Kind, Time, Title, Session, Agent, Source, Mode, Target string
+	Turn, Step                                                  int
+	Files                                                       []string
+	Applied                                                     *bool
 }
 
 func parseEvents(t *testing.T, out string) []eventLine {
@@ -82,6 +82,9 @@ func TestEventsListsTheJournal(t *testing.T) {
 	rw := evs[6]
 	if rw.Applied == nil || !*rw.Applied || rw.Mode != "code" || rw.Target != "2" || len(rw.Files) != 1 || rw.Files[0] != "f.txt" {
 		t.Errorf("the rewind's event: %+v", rw)
+	}
+	if evs[0].Source != "cli" {
+		t.Errorf("turn 1's start: source %q, want cli", evs[0].Source)
 	}
 	if evs[1].Turn != 1 || len(evs[1].Files) != 1 || evs[1].Files[0] != "f.txt" {
 		t.Errorf("turn 1's end: %+v", evs[1])
@@ -220,6 +223,9 @@ func TestEventsFollow(t *testing.T) {
 	w.ok("undo")
 	w.turn("five", func() { w.Write("f.txt", "5\n") })
 	f.expect("undo", "turnStart", "turnEnd")
+	if segs, _ := filepath.Glob(filepath.Join(view, "seg-*")); len(segs) == 0 {
+		t.Error("the view was not written again after its folder was deleted: the follower read no rebuilt view")
+	}
 
 	// Nothing missed, nothing twice: what it printed is the journal's
 	// events as a new process lists them.
@@ -294,7 +300,7 @@ func TestEventsOfAnAgentTurn(t *testing.T) {
 		t.Errorf("the report's event: %+v", s)
 	}
 	out := w.ok("events").stdout
-	for _, want := range []string{"Turn 1: two tools — started [claude-code aaaaaaaa]", "turn 1, step 1: Write a.txt — 1 file changed (+1 -0) [claude-code aaaaaaaa]", "Report since turn 1 (two tools) — tried twice"} {
+	for _, want := range []string{"Turn 1: two tools — started [hook] [claude-code aaaaaaaa]", "turn 1, step 1: Write a.txt — 1 file changed (+1 -0) [claude-code aaaaaaaa]", "Report since turn 1 (two tools) — tried twice"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("events does not say %q:\n%s", want, out)
 		}

@@ -54,6 +54,9 @@ type event struct {
 	Step    int    `json:"step,omitempty"`
 	Session string `json:"session,omitempty"`
 	Agent   string `json:"agent,omitempty"`
+	// Source is the door that opened a turn (hook, cli, editor, mcp, acp,
+	// auto: docs/PROTOCOL.md).
+	Source string `json:"source,omitempty"`
 	// Title is the event in words, as the listings name it.
 	Title string `json:"title"`
 	// Files are the root-relative paths it changed (a turn end, a step)
@@ -87,8 +90,11 @@ func eventOf(h *journal.History, ev journal.Event) event {
 	who := words.Session(out.Agent, out.Session)
 	switch e.Kind {
 	case journal.KindTurnStart:
-		out.Title = words.Title(e.Turn, e.Prompt)
+		out.Title, out.Source = words.Title(e.Turn, e.Prompt), string(e.Source)
 		out.detail = "started"
+		if e.Source != "" {
+			out.detail += " [" + string(e.Source) + "]"
+		}
 	case journal.KindTurnEnd:
 		prompt := ""
 		if start != nil {
