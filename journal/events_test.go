@@ -165,3 +165,25 @@ func TestLatestEventsOfALongJournal(t *testing.T) {
 		t.Fatalf("latest 20: %d events, from %q", len(evs), evs[0].Entry.Prompt)
 	}
 }
+
+// TestEventsSkipStandIns: a turn start lost to a damaged line is no event
+// (its end is), nor a cursor.
+func TestEventsSkipStandIns(t *testing.T) {
+	id := func(n int) EntryID { return EntryID(fmt.Sprintf("0190a0b0-0000-7000-8000-%012d", n)) }
+	h := historyOf(t, []*Entry{
+		{ID: id(1), Kind: KindTurnStart, Turn: 1, Snapshot: SnapOf(store.Sum([]byte("s1")))},
+		{ID: id(2), Parent: id(1), Kind: KindTurnEnd, Turn: 1, Start: id(1), Snapshot: SnapOf(store.Sum([]byte("s2")))},
+		// turn 2's start, id(3), was on a damaged line here
+		{ID: id(4), Parent: id(3), Kind: KindTurnEnd, Turn: 2, Start: id(3), Snapshot: SnapOf(store.Sum([]byte("s3")))},
+	})
+	if got := eventsOf(eventsAfter(t, h, "")); got != "turnStart turnEnd turnEnd" {
+		t.Fatalf("events %q", got)
+	}
+	if got := eventsOf(h.LatestEvents(5)); got != "turnStart turnEnd turnEnd" {
+		t.Fatalf("latest events %q", got)
+	}
+	var ue *UnknownEntryError
+	if err := h.Events(string(id(3)), func(Event) bool { return true }); !errors.As(err, &ue) {
+		t.Fatalf("after the stand-in: %v", err)
+	}
+}
