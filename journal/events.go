@@ -1,7 +1,7 @@
 package journal
 
 // Events: the journal's changes as the people and programs that follow it
-// see them (rewind-lsp events, docs/PROTOCOL.md "Events"), read through the
+// see them (rewind-lsp events; docs/PROTOCOL.md, "Events"), read through the
 // History like every other question.
 
 import (
