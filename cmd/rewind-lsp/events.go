@@ -286,7 +286,8 @@ func (c *cli) followEvents(j *journal.Journal, h *journal.History, p *eventPrint
 		if err != nil {
 			return err
 		}
-		if e := h.Last(); e == nil || string(e.ID) == cursor {
+		last := h.Last()
+		if last == nil || string(last.ID) == cursor {
 			continue
 		}
 		if err := h.Events(cursor, p.print(h)); err != nil {
@@ -295,7 +296,7 @@ func (c *cli) followEvents(j *journal.Journal, h *journal.History, p *eventPrint
 		if p.err != nil {
 			return p.err
 		}
-		cursor = string(h.Last().ID)
+		cursor = string(last.ID)
 	}
 }
 
