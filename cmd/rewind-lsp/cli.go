@@ -41,6 +41,7 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   gc [--max-snapshots N] [--max-age DAYS]     drop old snapshot content
   fsck                                        verify the store
   status                                      what is recorded, where
+  events [--follow] [--since ENTRY]           the journal's changes, one line each (--follow: as they come)
   setup claude-code [--user]                  add the hooks to .claude/settings.json
   mcp                                         an MCP server on stdio for the agent itself
   acp [--root DIR] -- COMMAND [ARG...]        an ACP agent on stdio: runs COMMAND, records its turns
@@ -136,6 +137,9 @@ func (c *cli) verbs() map[string]func([]string) error {
 		"setup":                  c.setup,
 		"mcp":                    c.mcp,
 		"acp":                    c.acp,
+		// events streams for as long as it runs: the command line's own,
+		// not a registry command (one request, one answer); events.go.
+		"events": c.events,
 	}
 }
 
