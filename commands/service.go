@@ -195,7 +195,7 @@ func (s *Service) List(ctx context.Context, a ListArgs) (*ListResult, error) {
 	}
 	for _, e := range page.Summaries {
 		out.Summaries = append(out.Summaries, SummaryInfo{Entry: e.ID, Target: e.Target, Report: e.Report, Time: stamp(e.Time),
-			Age: ageOf(e.Time), Title: words.Report(targetTitle(h, e))})
+			Age: ageOf(e.Time), Title: words.Report(TargetTitle(h, e))})
 	}
 	for _, e := range page.Rewinds {
 		out.Rewinds = append(out.Rewinds, rewindInfo(h, e))

@@ -66,10 +66,10 @@ func (p *Plan) fillWords(editor bool) {
 	}
 }
 
-// targetTitle names the state a rewind, revert or report went back to,
+// TargetTitle names the state a rewind, revert or report went back to,
 // its entry e's target, as a plan's target is named ("turn 3 (fix
 // auth)"); a revert of a whole session names its turns.
-func targetTitle(h *journal.History, e *journal.Entry) string {
+func TargetTitle(h *journal.History, e *journal.Entry) string {
 	if e.Kind == journal.KindRevert && e.Session != "" {
 		return words.SessionTurns(e.Session)
 	}
@@ -101,7 +101,7 @@ func targetTitle(h *journal.History, e *journal.Entry) string {
 // and for an agent's own rewind its session's label and the sentence that
 // says what it did.
 func (r *RewindInfo) fillWords(h *journal.History, e *journal.Entry) {
-	target := targetTitle(h, e)
+	target := TargetTitle(h, e)
 	by := ""
 	if r.Agent != "" {
 		by = agentTitle(r.Agent)

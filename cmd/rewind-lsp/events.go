@@ -19,10 +19,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/agent/agents"
+	"github.com/rewind-lsp/rewind-lsp/commands"
 	"github.com/rewind-lsp/rewind-lsp/commands/text"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/watch"
@@ -114,7 +114,7 @@ func eventOf(h *journal.History, ev journal.Event) event {
 		out.Title = words.Checkpoint(e.Label, e.Goal, string(e.ID))
 		out.detail = text.Plural(e.Count, "file")
 	case journal.KindSummary:
-		out.Title = words.Report(eventTarget(h, e))
+		out.Title = words.Report(commands.TargetTitle(h, e))
 		out.Target = e.Target
 		out.detail = words.Prompt(e.Report, 80)
 	case journal.KindRewind, journal.KindRevert, journal.KindUndo:
@@ -131,7 +131,7 @@ func eventOf(h *journal.History, ev journal.Event) event {
 			if e.Agent != "" {
 				by = agentTitle(e.Agent)
 			}
-			out.Title = words.Rewind(string(e.Mode), eventTarget(h, e), by, false)
+			out.Title = words.Rewind(string(e.Mode), commands.TargetTitle(h, e), by, false)
 		}
 		applied := e.Applied == nil || *e.Applied
 		reason := e.FailureReason
@@ -162,36 +162,6 @@ func changed(cs []journal.Change) ([]string, string) {
 		removed += c.Removed
 	}
 	return paths, words.Changes(len(cs), added, removed)
-}
-
-// eventTarget names the state a rewind, revert or report went back to, as
-// the listings name it (commands' targetTitle, which the command line
-// cannot call: the words are the same, made by package words).
-func eventTarget(h *journal.History, e *journal.Entry) string {
-	if e.Kind == journal.KindRevert && e.Session != "" {
-		return words.SessionTurns(e.Session)
-	}
-	t := h.Entry(e.TargetEntry)
-	if t == nil { // a target gc dropped: what the entry itself says
-		label, _ := strings.CutPrefix(e.Target, "@")
-		if label == e.Target {
-			label = ""
-		}
-		return words.Target("", e.Turn, label, "", e.Target)
-	}
-	prompt := t.Prompt
-	if t.Kind == journal.KindTurnEnd || t.Kind == journal.KindTool {
-		if s := h.Entry(t.Start); s != nil {
-			prompt = s.Prompt
-			if t.Kind == journal.KindTool && t.Step > 0 {
-				if e.Kind == journal.KindRevert {
-					return words.StepName(s.Turn, t.Step, t.Tool, t.Detail)
-				}
-				return words.StepTarget(s.Turn, t.Step, t.Tool, t.Detail)
-			}
-		}
-	}
-	return words.Target(string(t.Kind), t.Turn, t.Label, prompt, string(t.ID))
 }
 
 // agentTitle is the name people know an agent by, or its recorded name.
