@@ -164,7 +164,9 @@ func (tx *Tx) Capture(overlay snapshot.Overlay) (*snapshot.Result, error) {
 // session's turn still open ends first with res as its end, and so does an
 // automatic turn; other sessions' turns stay open.
 func (tx *Tx) StartTurn(req TurnRequest, res *snapshot.Result) (*journal.Entry, error) {
-	if err := tx.EndOpenTurns(res, req.Actor, func(open *journal.Entry) bool { return open.Session == req.Session || open.Source == journal.SourceAuto }); err != nil {
+	if err := tx.EndOpenTurns(res, req.Actor, func(open *journal.Entry) bool {
+		return open.Session == req.Session || open.Source == journal.SourceAuto
+	}); err != nil {
 		return nil, err
 	}
 	e := journal.NewTurnStart(tx.h.Leaf(), tx.h.NextTurn(), req.Session, req.Source, journal.SnapOf(res.ID))
