@@ -10,16 +10,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
-// A transaction is the one way anything changes the journal, as a bolt
-// database's Update or a jj transaction: the journal's exclusive lock,
-// the history read under it (again after each append), the captures of
-// the root made under it (a transaction that captured runs automatic
-// retention when it ends), and the appends. A call's idempotency key is
-// checked once, when the transaction starts: Recorded is what a call made
-// under the key before (its answer was lost), and Append puts the key on
-// the call's own entry, never on a second one. Package live, notices and
-// maintenance record through it too.
-
 // Caller is who makes a request: one record every request embeds.
 type Caller struct {
 	Actor string // who records: cli, hook, editor, mcp, acp, server
@@ -38,7 +28,15 @@ type Caller struct {
 	Touched func(rel string, since time.Time) bool
 }
 
-// Tx is one transaction of the journal (see above).
+// Tx is one transaction of the journal, the one way anything changes it,
+// as a bolt database's Update or a jj transaction: the journal's exclusive
+// lock, the history read under it (again after each append), the captures
+// of the root made under it (a transaction that captured runs automatic
+// retention when it ends), and the appends. A call's idempotency key is
+// checked once, when the transaction starts: Recorded is what a call made
+// under the key before (its answer was lost), and Append puts the key on
+// the call's own entry, never on a second one. Package live, notices and
+// maintenance record through it too.
 type Tx struct {
 	ws       *Workspace
 	ctx      context.Context

@@ -171,8 +171,7 @@ func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay sna
 	s.mu.Lock()
 	if n := h.GCCount(); n != s.gcSeen {
 		s.gcSeen = n
-		s.objects.Forget()
-		s.capturer.Reset()
+		s.ResetCaches()
 	}
 	t, lister := s.live, s.openPaths
 	s.mu.Unlock()
