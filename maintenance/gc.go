@@ -168,8 +168,8 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 	now := time.Now()
 	reach := snapshot.NewReach()
 	var keptBytes int64
-	// need gathers the objects snapshot k needs beyond those kept already,
-	// and their stored bytes, in a child set kept only if k is.
+	// need gathers the objects snapshot id needs beyond those kept already,
+	// and their stored bytes, in a child set kept only if id is (keepSnap).
 	need := func(id store.ID) (*snapshot.Reach, int64, error) {
 		added := reach.Child()
 		var n int64
@@ -182,20 +182,20 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 		}
 		return added, n, nil
 	}
-	keepSnap := func(added *snapshot.Reach, n int64) {
+	keep := map[store.ID]bool{}
+	keepSnap := func(id store.ID, added *snapshot.Reach, n int64) {
 		added.Commit()
 		keptBytes += n
+		keep[id] = true
 	}
 	// Pinned snapshots first: they stay whatever the budget.
-	keep := map[store.ID]bool{}
 	for _, ref := range all {
 		if ref.pinned {
 			added, n, err := need(ref.id)
 			if err != nil {
 				return nil, err
 			}
-			keepSnap(added, n)
-			keep[ref.id] = true
+			keepSnap(ref.id, added, n)
 		}
 	}
 	unpinned := 0
@@ -226,9 +226,8 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 			if err != nil {
 				return nil, err
 			}
-			keepSnap(added, n)
+			keepSnap(ref.id, added, n)
 			unpinned++
-			keep[ref.id] = true
 			continue
 		}
 		ok := !spent && (r.MaxSnapshots <= 0 || unpinned < r.MaxSnapshots) && (r.MaxAge <= 0 || now.Sub(ref.last) <= r.MaxAge)
@@ -240,13 +239,11 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 			if limit > 0 && keptBytes+n > limit {
 				ok, spent = false, true
 			} else {
-				keepSnap(added, n)
+				keepSnap(ref.id, added, n)
+				unpinned++
 			}
 		}
-		if ok {
-			unpinned++
-			keep[ref.id] = true
-		} else {
+		if !ok {
 			rep.SnapshotsDropped = append(rep.SnapshotsDropped, ref.id)
 		}
 	}
@@ -271,9 +268,7 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 	if freed := rp.BytesBefore - rp.BytesAfter; freed > 0 {
 		rep.BytesFreed = freed
 	}
-	for _, id := range rp.Damaged {
-		rep.Damaged = append(rep.Damaged, id)
-	}
+	rep.Damaged = append(rep.Damaged, rp.Damaged...)
 	m.w.ResetCaches()
 	rep.StoreBytes = StoreBytes(m.w.Dir())
 	return rep, nil
