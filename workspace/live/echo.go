@@ -44,9 +44,6 @@ func (t *Tracker) decide(b batch) {
 		isAgent[p] = true
 	}
 	t.mu.Lock()
-	if t.cleared == nil {
-		t.cleared = map[string]bool{}
-	}
 	for _, p := range b.paths {
 		if t.newest[p] != b.n {
 			continue // a later batch brings it again: that one decides
@@ -233,14 +230,21 @@ func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte, kind snaps
 	if last.IsZero() {
 		return false
 	}
-	e, ok, err := snapshot.Lookup(t.s.Objects(), last, rel)
-	if err != nil {
-		return false
+	same, _ := t.holds(last, rel, data, kind)
+	return same
+}
+
+// holds reports whether snapshot id holds data with kind at rel (data nil:
+// nothing there); known is false when the snapshot cannot be read.
+func (t *Tracker) holds(id snapshot.ID, rel string, data []byte, kind snapshot.Kind) (same, known bool) {
+	e, ok, err := snapshot.Lookup(t.s.Objects(), id, rel)
+	switch {
+	case err != nil:
+		return false, false
+	case !ok:
+		return data == nil, true
 	}
-	if !ok {
-		return data == nil
-	}
-	return sameFile(e, data, kind)
+	return sameFile(e, data, kind), true
 }
 
 // expect notes what a rewind or undo of this process is about to write, so
@@ -280,9 +284,6 @@ func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.expected == nil {
-		t.expected = map[string]expectation{}
-	}
 	now := time.Now()
 	for k, e := range t.expected {
 		if now.After(e.until) {
@@ -344,14 +345,11 @@ func (t *Tracker) captured(paths []string, full bool) {
 	}
 }
 
-// ran notes that this process runs operation id (a journal entry's), so
+// Ran notes that this process runs operation id (a journal entry's), so
 // that its writes are judged by their expectations, not by the journal.
 func (t *Tracker) Ran(id journal.EntryID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ranOps == nil {
-		t.ranOps = map[journal.EntryID]time.Time{}
-	}
 	now := time.Now()
 	for k, at := range t.ranOps {
 		if now.Sub(at) > time.Minute {
@@ -460,16 +458,9 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 				return false
 			}
 		}
-		ent, ok, err := snapshot.Lookup(t.s.Objects(), e.Snapshot.ID, rel)
-		if err != nil {
-			return true
-		}
-		if !ok {
-			echo = data == nil
-		} else {
-			echo = sameFile(ent, data, kind)
-		}
-		return false
+		var known bool
+		echo, known = t.holds(e.Snapshot.ID, rel, data, kind)
+		return !known // its snapshot unreadable: an older operation may tell
 	})
 	return echo
 }
