@@ -106,6 +106,20 @@ func (s *Workspace) Update(ctx context.Context, key string, made func(*journal.E
 	return nil
 }
 
+// record runs fn as one transaction under key and answers the entry fn
+// records (its kind: kind); a call under key that recorded one before (a
+// retry) is answered with that entry, and fn does not run.
+func (s *Workspace) record(ctx context.Context, key string, kind journal.Kind, fn func(tx *Tx) (*journal.Entry, error)) (*journal.Entry, error) {
+	var out *journal.Entry
+	err := s.Update(ctx, key, Kinds(kind), func(tx *Tx) (err error) {
+		if out = tx.Recorded(); out == nil {
+			out, err = fn(tx)
+		}
+		return err
+	})
+	return out, err
+}
+
 // Kinds accepts the entries of kinds: what a call records, for Update.
 func Kinds(kinds ...journal.Kind) func(*journal.Entry) bool {
 	return func(e *journal.Entry) bool { return slices.Contains(kinds, e.Kind) }
