@@ -3,7 +3,8 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
@@ -176,12 +177,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 	}
 
 	out := &RevertOutcome{Outcome: Outcome{Target: target, Mode: ModeRevert, Diff: &snapshot.Diff{}}, Turns: turns}
-	paths := make([]string, 0, len(now))
-	for p := range now {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(now)) {
 		if c := conflicted[p]; c != nil {
 			out.Conflicts = append(out.Conflicts, *c)
 			continue
