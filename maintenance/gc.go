@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -108,7 +110,7 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 	}
 	// Retention reads the whole journal (it weighs every snapshot).
 	var ops []*journal.Entry // the latest operations, whose undo snapshots are pinned
-	agents := newAgentPins()
+	agents := &agentPins{latest: map[string]*journal.Entry{}, rewoundTo: map[journal.EntryID]bool{}}
 	h.Scan(func(e *journal.Entry) bool {
 		agents.see(h, e)
 		pin := e.Kind == journal.KindCheckpoint && e.Label != "" && !isAgentCheckpoint(e)
@@ -123,12 +125,7 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 			// An operation that changed nothing (the editor refused it, a
 			// conflict) leaves nothing to undo: it takes no place among
 			// the latest.
-			for i, op := range ops {
-				if op.ID == e.Of {
-					ops = append(ops[:i], ops[i+1:]...)
-					break
-				}
-			}
+			ops = slices.DeleteFunc(ops, func(op *journal.Entry) bool { return op.ID == e.Of })
 		}
 		return true
 	})
@@ -146,10 +143,7 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 	for _, open := range h.OpenTurns() {
 		ref(open.Snapshot, time.Time{}, true)
 	}
-	all := make([]*snapRef, 0, len(refs))
-	for _, r := range refs {
-		all = append(all, r)
-	}
+	all := slices.Collect(maps.Values(refs))
 	sort.Slice(all, func(i, j int) bool {
 		if !all[i].last.Equal(all[j].last) {
 			return all[i].last.After(all[j].last)
