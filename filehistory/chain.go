@@ -59,12 +59,7 @@ func Chain(h *journal.History, rel string) []State {
 			open = append(open, ev.t)
 			continue
 		}
-		for i, o := range open {
-			if o.Start.ID == ev.t.Start.ID {
-				open = append(open[:i:i], open[i+1:]...)
-				break
-			}
-		}
+		open = slices.DeleteFunc(open, func(o *journal.Turn) bool { return o.Start.ID == ev.t.Start.ID })
 	}
 	return chain
 }
