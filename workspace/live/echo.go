@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -285,11 +286,7 @@ func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
-	for k, e := range t.expected {
-		if now.After(e.until) {
-			delete(t.expected, k)
-		}
-	}
+	maps.DeleteFunc(t.expected, func(_ string, e expectation) bool { return now.After(e.until) })
 	for _, op := range ops {
 		e := expectation{gone: op.Change == fileop.Delete, id: snapshot.Sum(op.After), kind: op.AfterKind,
 			window: now.Add(echoWindow), until: now.Add(time.Minute)}
@@ -331,11 +328,7 @@ func (t *Tracker) captured(paths []string, full bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if full {
-		for p, e := range t.expected {
-			if e.reached {
-				delete(t.expected, p)
-			}
-		}
+		maps.DeleteFunc(t.expected, func(_ string, e expectation) bool { return e.reached })
 		return
 	}
 	for _, p := range paths {
@@ -351,11 +344,7 @@ func (t *Tracker) Ran(id journal.EntryID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
-	for k, at := range t.ranOps {
-		if now.Sub(at) > time.Minute {
-			delete(t.ranOps, k)
-		}
-	}
+	maps.DeleteFunc(t.ranOps, func(_ journal.EntryID, at time.Time) bool { return now.Sub(at) > time.Minute })
 	t.ranOps[id] = now
 }
 
