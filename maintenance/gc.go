@@ -200,10 +200,7 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 		// budget, or, when the pinned snapshots alone come near that, to
 		// halfway between them and the budget, so that recent history
 		// survives a budget the pinned snapshots nearly fill.
-		limit = r.MaxBytes / 4 * 3
-		if half := keptBytes + (r.MaxBytes-keptBytes)/2; half > limit {
-			limit = half
-		}
+		limit = max(r.MaxBytes/4*3, keptBytes+(r.MaxBytes-keptBytes)/2)
 	}
 	grace := graceTime()
 	for _, ref := range all {
@@ -259,9 +256,7 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 		return nil, fmt.Errorf("gc: %w", err)
 	}
 	rep.ObjectsRemoved = rp.ObjectsRemoved
-	if freed := rp.BytesBefore - rp.BytesAfter; freed > 0 {
-		rep.BytesFreed = freed
-	}
+	rep.BytesFreed = max(0, rp.BytesBefore-rp.BytesAfter)
 	rep.Damaged = append(rep.Damaged, rp.Damaged...)
 	m.w.ResetCaches()
 	rep.StoreBytes = StoreBytes(m.w.Dir())
