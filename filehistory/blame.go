@@ -48,10 +48,10 @@ func (c *Blamer) Blame(objs *snapshot.Objects, h *journal.History, rel string, c
 		fb = &fileBlame{memo: map[snapshot.ID][]int32{}}
 		c.files[rel] = fb
 	}
-	if fb.ready && fb.done == len(chain) && fb.hasCurrent && fb.curExists == exists && bytes.Equal(fb.current, current) {
+	if fb.ready && len(fb.ids) == len(chain) && fb.hasCurrent && fb.curExists == exists && bytes.Equal(fb.current, current) {
 		return fb.result, nil
 	}
-	for _, st := range chain[fb.done:] {
+	for _, st := range chain[len(fb.ids):] {
 		if err := blameStep(objs, h, rel, fb, st); err != nil {
 			return nil, err
 		}
@@ -93,7 +93,6 @@ type Blamer struct {
 // latest state of its chain it has walked.
 type fileBlame struct {
 	ids     []journal.EntryID // entry ids of the chain states walked
-	done    int               // = len(ids)
 	lines   []string          // the file's lines at the last state walked
 	labels  []int32           // per line: index in turns, or -1
 	unknown bool              // the last state's content is gone (gc): owners unknown
@@ -111,7 +110,7 @@ type fileBlame struct {
 
 // extends reports whether chain starts with the states fb has walked.
 func (fb *fileBlame) extends(chain []State) bool {
-	if len(chain) < fb.done {
+	if len(chain) < len(fb.ids) {
 		return false
 	}
 	for i, id := range fb.ids {
@@ -145,7 +144,6 @@ func (fb *fileBlame) ownerIndex(t *journal.Turn, step *journal.Entry) int32 {
 // that wrote them (a change between steps is the turn's).
 func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileBlame, st State) error {
 	fb.ids = append(fb.ids, st.Entry.ID)
-	fb.done = len(fb.ids)
 	fb.ready = false
 	if h.Gone(st.Entry.Snapshot) {
 		fb.lines, fb.labels, fb.unknown, fb.hasLast = nil, nil, true, false
@@ -155,7 +153,7 @@ func blameStep(objs *snapshot.Objects, h *journal.History, rel string, fb *fileB
 		turn := fb.ownerIndex(st.By, nil)
 		for _, step := range h.Steps(st.By.Start) {
 			sp := StepSpan(st.By.Number, st.By.Start.Prompt, step)
-			if !stepWrote(step, rel) || !sp.Before.Set || sp.Gone(h) {
+			if !changed(step, rel) || !sp.Before.Set || sp.Gone(h) {
 				continue
 			}
 			if _, err := walkTo(objs, rel, fb, sp.Before.ID, turn); err != nil {
@@ -219,8 +217,9 @@ func walkTo(objs *snapshot.Objects, rel string, fb *fileBlame, snap snapshot.ID,
 	return &v, nil
 }
 
-// stepWrote reports whether the step entry e changed rel.
-func stepWrote(e *journal.Entry, rel string) bool {
+// changed reports whether entry e (a turn's end, a step's tool entry)
+// lists rel among the files that changed.
+func changed(e *journal.Entry, rel string) bool {
 	for _, c := range e.Changed {
 		if c.Path == rel {
 			return true

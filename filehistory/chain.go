@@ -1,6 +1,7 @@
 package filehistory
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -38,7 +39,6 @@ func Chain(h *journal.History, rel string) []State {
 		if !TurnWrote(t.End, rel) || !h.OnBranch(t.End.ID) {
 			continue // not its session's, or ended on another branch
 		}
-		t := t
 		events = append(events, event{t.Start, h.Index(t.Start), &t, true}, event{t.End, h.Index(t.End), &t, false})
 	}
 	// Turns are listed by start; their ends interleave when sessions run in
@@ -59,12 +59,7 @@ func Chain(h *journal.History, rel string) []State {
 			open = append(open, ev.t)
 			continue
 		}
-		for i, o := range open {
-			if o.Start.ID == ev.t.Start.ID {
-				open = append(open[:i:i], open[i+1:]...)
-				break
-			}
-		}
+		open = slices.DeleteFunc(open, func(o *journal.Turn) bool { return o.Start.ID == ev.t.Start.ID })
 	}
 	return chain
 }
@@ -74,19 +69,9 @@ func Chain(h *journal.History, rel string) []State {
 // session wrote; otherwise every file that changed during the turn.
 func TurnWrote(e *journal.Entry, rel string) bool {
 	if e.Attributed {
-		for _, p := range e.Wrote {
-			if p == rel {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(e.Wrote, rel)
 	}
-	for _, c := range e.Changed {
-		if c.Path == rel {
-			return true
-		}
-	}
-	return false
+	return changed(e, rel)
 }
 
 // Version is one file's entry in a state: missing, or its kind and
@@ -98,7 +83,7 @@ type Version struct {
 	Data   []byte // loaded on demand by the caller
 }
 
-// same reports whether two versions are the same file (kind and content).
+// Same reports whether two versions are the same file (kind and content).
 func (v Version) Same(w Version) bool {
 	return v.Exists == w.Exists && (!v.Exists || v.Kind == w.Kind && v.ID == w.ID)
 }
@@ -120,8 +105,6 @@ func Load(objs *snapshot.Objects, snap snapshot.ID, rel string) (Version, error)
 	if e.Kind == snapshot.KindSkipped {
 		return v, nil
 	}
-	if v.Data, err = objs.Get(e.ID); err != nil {
-		return v, err
-	}
-	return v, nil
+	v.Data, err = objs.Get(e.ID)
+	return v, err
 }

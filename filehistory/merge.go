@@ -1,6 +1,8 @@
 package filehistory
 
 import (
+	"slices"
+
 	"github.com/rewind-lsp/rewind-lsp/fileop"
 	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
@@ -76,22 +78,14 @@ func Overlappers(objs *snapshot.Objects, h *journal.History, rel string, sp Span
 	var states []State
 	if sp.End != nil { // a turn still open has no state recorded after it
 		chain := Chain(h, rel)
-		k := -1
-		for i, st := range chain {
-			if st.Entry.ID == sp.End.ID {
-				k = i
-			}
-		}
+		k := slices.IndexFunc(chain, func(st State) bool { return st.Entry.ID == sp.End.ID })
 		switch {
 		case k >= 0:
 			states = chain[k+1:]
-		case sp.Step > 0:
+		case sp.Step > 0: // a step's tool entry is no state of the chain
 			at := h.Index(sp.End)
-			for i, st := range chain {
-				if h.Index(st.Entry) > at {
-					states = chain[i:]
-					break
-				}
+			if i := slices.IndexFunc(chain, func(st State) bool { return h.Index(st.Entry) > at }); i >= 0 {
+				states = chain[i:]
 			}
 		}
 	}

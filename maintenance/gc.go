@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -108,7 +110,7 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 	}
 	// Retention reads the whole journal (it weighs every snapshot).
 	var ops []*journal.Entry // the latest operations, whose undo snapshots are pinned
-	agents := newAgentPins()
+	agents := &agentPins{latest: map[string]*journal.Entry{}, rewoundTo: map[journal.EntryID]bool{}}
 	h.Scan(func(e *journal.Entry) bool {
 		agents.see(h, e)
 		pin := e.Kind == journal.KindCheckpoint && e.Label != "" && !isAgentCheckpoint(e)
@@ -123,12 +125,7 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 			// An operation that changed nothing (the editor refused it, a
 			// conflict) leaves nothing to undo: it takes no place among
 			// the latest.
-			for i, op := range ops {
-				if op.ID == e.Of {
-					ops = append(ops[:i], ops[i+1:]...)
-					break
-				}
-			}
+			ops = slices.DeleteFunc(ops, func(op *journal.Entry) bool { return op.ID == e.Of })
 		}
 		return true
 	})
@@ -146,10 +143,7 @@ func (m *Maintainer) snapshotRefs(h *journal.History) []*snapRef {
 	for _, open := range h.OpenTurns() {
 		ref(open.Snapshot, time.Time{}, true)
 	}
-	all := make([]*snapRef, 0, len(refs))
-	for _, r := range refs {
-		all = append(all, r)
-	}
+	all := slices.Collect(maps.Values(refs))
 	sort.Slice(all, func(i, j int) bool {
 		if !all[i].last.Equal(all[j].last) {
 			return all[i].last.After(all[j].last)
@@ -168,8 +162,8 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 	now := time.Now()
 	reach := snapshot.NewReach()
 	var keptBytes int64
-	// need gathers the objects snapshot k needs beyond those kept already,
-	// and their stored bytes, in a child set kept only if k is.
+	// need gathers the objects snapshot id needs beyond those kept already,
+	// and their stored bytes, in a child set kept only if id is (keepSnap).
 	need := func(id store.ID) (*snapshot.Reach, int64, error) {
 		added := reach.Child()
 		var n int64
@@ -182,20 +176,20 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 		}
 		return added, n, nil
 	}
-	keepSnap := func(added *snapshot.Reach, n int64) {
+	keep := map[store.ID]bool{}
+	keepSnap := func(id store.ID, added *snapshot.Reach, n int64) {
 		added.Commit()
 		keptBytes += n
+		keep[id] = true
 	}
 	// Pinned snapshots first: they stay whatever the budget.
-	keep := map[store.ID]bool{}
 	for _, ref := range all {
 		if ref.pinned {
 			added, n, err := need(ref.id)
 			if err != nil {
 				return nil, err
 			}
-			keepSnap(added, n)
-			keep[ref.id] = true
+			keepSnap(ref.id, added, n)
 		}
 	}
 	unpinned := 0
@@ -206,10 +200,7 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 		// budget, or, when the pinned snapshots alone come near that, to
 		// halfway between them and the budget, so that recent history
 		// survives a budget the pinned snapshots nearly fill.
-		limit = r.MaxBytes / 4 * 3
-		if half := keptBytes + (r.MaxBytes-keptBytes)/2; half > limit {
-			limit = half
-		}
+		limit = max(r.MaxBytes/4*3, keptBytes+(r.MaxBytes-keptBytes)/2)
 	}
 	grace := graceTime()
 	for _, ref := range all {
@@ -226,9 +217,8 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 			if err != nil {
 				return nil, err
 			}
-			keepSnap(added, n)
+			keepSnap(ref.id, added, n)
 			unpinned++
-			keep[ref.id] = true
 			continue
 		}
 		ok := !spent && (r.MaxSnapshots <= 0 || unpinned < r.MaxSnapshots) && (r.MaxAge <= 0 || now.Sub(ref.last) <= r.MaxAge)
@@ -240,13 +230,11 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 			if limit > 0 && keptBytes+n > limit {
 				ok, spent = false, true
 			} else {
-				keepSnap(added, n)
+				keepSnap(ref.id, added, n)
+				unpinned++
 			}
 		}
-		if ok {
-			unpinned++
-			keep[ref.id] = true
-		} else {
+		if !ok {
 			rep.SnapshotsDropped = append(rep.SnapshotsDropped, ref.id)
 		}
 	}
@@ -268,12 +256,8 @@ func (m *Maintainer) retainLocked(tx *workspace.Tx, r Retention, full bool) (*GC
 		return nil, fmt.Errorf("gc: %w", err)
 	}
 	rep.ObjectsRemoved = rp.ObjectsRemoved
-	if freed := rp.BytesBefore - rp.BytesAfter; freed > 0 {
-		rep.BytesFreed = freed
-	}
-	for _, id := range rp.Damaged {
-		rep.Damaged = append(rep.Damaged, id)
-	}
+	rep.BytesFreed = max(0, rp.BytesBefore-rp.BytesAfter)
+	rep.Damaged = append(rep.Damaged, rp.Damaged...)
 	m.w.ResetCaches()
 	rep.StoreBytes = StoreBytes(m.w.Dir())
 	return rep, nil

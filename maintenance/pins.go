@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -93,10 +94,6 @@ type agentPins struct {
 	rewoundTo map[journal.EntryID]bool  // entries an applied rewind went to
 }
 
-func newAgentPins() *agentPins {
-	return &agentPins{latest: map[string]*journal.Entry{}, rewoundTo: map[journal.EntryID]bool{}}
-}
-
 // see takes entry e into account (journal order).
 func (a *agentPins) see(h *journal.History, e *journal.Entry) {
 	switch {
@@ -118,12 +115,5 @@ func (a *agentPins) active(m *Maintainer, h *journal.History, e *journal.Entry) 
 	if e.Conn != "" {
 		return a.latest[e.Conn] == e && m.connectionOpen(e.Conn)
 	}
-	if e.InTurn != "" {
-		for _, open := range h.OpenTurns() {
-			if open.ID == e.InTurn {
-				return true
-			}
-		}
-	}
-	return false
+	return e.InTurn != "" && slices.ContainsFunc(h.OpenTurns(), func(open *journal.Entry) bool { return open.ID == e.InTurn })
 }

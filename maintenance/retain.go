@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/journal"
@@ -36,7 +35,6 @@ const retainEvery = 24 * time.Hour
 // fsck on request.
 type Maintainer struct {
 	w         Store
-	mu        sync.Mutex
 	retention Retention
 }
 
@@ -61,11 +59,7 @@ func New(w Store, r Retention) *Maintainer {
 }
 
 // Retention is the bounds automatic retention keeps the store within.
-func (m *Maintainer) Retention() Retention {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.retention
-}
+func (m *Maintainer) Retention() Retention { return m.retention }
 
 // AfterCapture runs automatic retention when the store is past its bounds,
 // at the end of transaction tx, which captured. It is cheap when it is

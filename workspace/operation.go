@@ -99,14 +99,13 @@ func (s *Workspace) run(tx *Tx, res *snapshot.Result, ops []snapshot.FileOp, e *
 	case errors.As(applyErr, &na):
 		out.FailureReason = na.Reason
 		return tx.Append(journal.NewDone(e, false, journal.Snap{}, na.Reason))
-	case ctx.Err() != nil:
-		// Cancelled (the process is stopping): leave it to recovery,
-		// which finishes it from the intent.
-		return fmt.Errorf("%s: %w", lower(label), applyErr)
+	case ctx.Err() == nil:
+		if err := tx.Append(journal.NewDone(e, false, journal.Snap{}, applyErr.Error())); err != nil {
+			return err
+		}
 	}
-	if err := tx.Append(journal.NewDone(e, false, journal.Snap{}, applyErr.Error())); err != nil {
-		return err
-	}
+	// Failed, and recorded so; or cancelled (the process is stopping):
+	// left to recovery, which finishes it from the intent.
 	return fmt.Errorf("%s: %w", lower(label), applyErr)
 }
 

@@ -58,13 +58,10 @@ func ownConflicts(h *journal.History, own *journal.Entry, d *snapshot.Diff, touc
 	if own == nil {
 		return
 	}
-	mine := map[string]bool{}
-	for _, p := range turnWrites(h, own) {
-		mine[p] = true
-	}
+	mine := only(turnWrites(h, own))
 	for i := range d.Ops {
 		op := &d.Ops[i]
-		if op.Conflict && mine[op.Path] && (touched == nil || !touched(op.Path, own.Time)) {
+		if op.Conflict && mine(op.Path) && (touched == nil || !touched(op.Path, own.Time)) {
 			op.Conflict = false
 		}
 	}

@@ -3,7 +3,8 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
@@ -48,12 +49,6 @@ type RevertOutcome struct {
 	Conflicts []RevertConflict
 }
 
-// BadRequestError is a revert request that names nothing it can revert;
-// Field names the argument.
-type BadRequestError struct{ Field, Msg string }
-
-func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
-
 // revertTurns selects the spans of req, oldest first: its turns, or the
 // one step it names. A turn still open is taken up to res (the current
 // state): its end is not recorded yet (with res nil it is left without a
@@ -96,14 +91,12 @@ func revertTurns(h *journal.History, res *snapshot.Result, req RevertRequest) ([
 }
 
 // planRevert computes the revert of req against res (the current state,
-// with the editor's buffers) without changing anything.
+// with the editor's buffers) without changing anything; Revert checked
+// req's range first.
 func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req RevertRequest) (*RevertOutcome, error) {
 	turns, target, err := revertTurns(h, res, req)
 	if err != nil {
 		return nil, err
-	}
-	if req.Lines != nil && len(req.Paths) != 1 {
-		return nil, &ArgError{Field: "range", Msg: fmt.Sprintf("needs exactly one path (got %d)", len(req.Paths))}
 	}
 	for _, t := range turns {
 		if t.Gone(h) {
@@ -111,10 +104,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 		}
 	}
 	// What each turn changed, limited to req.Paths.
-	want := map[string]bool{}
-	for _, p := range req.Paths {
-		want[p] = true
-	}
+	want := only(req.Paths)
 	changed := make([][]string, len(turns))
 	all := map[string]bool{}
 	for i, t := range turns {
@@ -126,7 +116,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			if t.Attributed() && !t.Wrote(d.Path) {
 				continue // another session's or the person's, during the turn
 			}
-			if len(want) == 0 || want[d.Path] {
+			if len(req.Paths) == 0 || want(d.Path) {
 				changed[i] = append(changed[i], d.Path)
 				all[d.Path] = true
 			}
@@ -172,11 +162,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 			if err != nil {
 				return nil, fmt.Errorf("revert %s: content at the start of turn %d: %w", p, t.Turn, err)
 			}
-			var lines *[2]int
-			if req.Lines != nil {
-				lines = req.Lines
-			}
-			merged, regions, ok := filehistory.RevertFile(base, ours, theirs, lines)
+			merged, regions, ok := filehistory.RevertFile(base, ours, theirs, req.Lines)
 			if ok {
 				now[p] = merged
 				continue
@@ -191,12 +177,7 @@ func (s *Workspace) planRevert(h *journal.History, res *snapshot.Result, req Rev
 	}
 
 	out := &RevertOutcome{Outcome: Outcome{Target: target, Mode: ModeRevert, Diff: &snapshot.Diff{}}, Turns: turns}
-	paths := make([]string, 0, len(now))
-	for p := range now {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(now)) {
 		if c := conflicted[p]; c != nil {
 			out.Conflicts = append(out.Conflicts, *c)
 			continue

@@ -58,17 +58,16 @@ func (s *Workspace) plan(h *journal.History, res *snapshot.Result, req RewindReq
 	tid := t.Snapshot.ID
 	var keep func(string) bool
 	if len(req.Paths) > 0 {
-		set := map[string]bool{}
 		for _, p := range req.Paths {
 			if !s.known(res.ID, p) && !s.known(tid, p) {
 				return nil, &ArgError{Field: "paths", Msg: fmt.Sprintf("%s is not a file or folder of the current state nor of %s", p, req.Target)}
 			}
-			set[p] = true
 		}
 		// A folder stands for every file below it.
+		named := only(req.Paths)
 		keep = func(p string) bool {
 			for q := p; ; q = path.Dir(q) {
-				if set[q] {
+				if named(q) {
 					return true
 				}
 				if q == "." || q == "/" || !strings.Contains(q, "/") {
@@ -395,7 +394,7 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 		if moveLeaf {
 			e.Parent, e.PrevLeaf = op.PrevLeaf, h.Leaf()
 		}
-		p := &opPlan{out: out, entry: e, label: undoLabel(op), own: own}
+		p := &opPlan{out: out, entry: e, label: words.Undo(string(op.Kind), op.Turn, op.Step), own: own}
 		if !op.UndoSnapshot.Set || len(op.Files) == 0 {
 			return p, nil
 		}
@@ -419,10 +418,6 @@ func (s *Workspace) Undo(ctx context.Context, req UndoRequest, overlay snapshot.
 }
 
 var errNothingToUndo = &RefusedError{Msg: "nothing to undo: no rewind, revert or undo is left that was not undone"}
-
-func undoLabel(r *journal.Entry) string {
-	return words.Undo(string(r.Kind), r.Turn, r.Step)
-}
 
 // leftTrace reports whether an operation the editor did not (fully)
 // apply left a trace: one of its files now holds what the operation would

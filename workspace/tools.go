@@ -51,15 +51,11 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 	if !c.Capture && c.Phase == journal.PhasePre && len(c.Paths) == 0 {
 		return nil, nil
 	}
-	var out *journal.Entry
-	err := s.Update(ctx, c.Key, Kinds(journal.KindTool), func(tx *Tx) error {
+	return s.record(ctx, c.Key, journal.KindTool, func(tx *Tx) (*journal.Entry, error) {
 		h := tx.History()
-		if out = tx.Recorded(); out != nil {
-			return nil
-		}
 		open := h.OpenTurnOf(c.Session)
 		if c.Burst && (open == nil || open.ID != c.Turn) {
-			return nil // the automatic turn ended meanwhile
+			return nil, nil // the automatic turn ended meanwhile
 		}
 		start := journal.EntryID("")
 		if open != nil {
@@ -76,13 +72,13 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		case c.Capture || s.Live() != nil:
 			res, err := tx.Capture(nil)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			e.Snapshot = journal.SnapOf(res.ID)
 		case last.Set:
 			res, err := s.capturer.CapturePaths(ctx, last.ID, c.Paths)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			e.Snapshot = journal.SnapOf(res.ID)
 		}
@@ -92,22 +88,20 @@ func (s *Workspace) RecordTool(ctx context.Context, c ToolCall) (*journal.Entry,
 		case pre != nil && pre.Snapshot.Set && c.Phase == journal.PhasePost:
 			files, err := ChangedPaths(s.objects, pre.Snapshot.ID, e.Snapshot.ID)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			e.Files = files
 		}
 		if c.Phase == journal.PhasePost && open != nil && e.Snapshot.Set {
 			if err := s.makeStep(h, open, pre, e); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if c.Burst && e.Step == 0 {
-			return nil // the burst changed nothing (the person's saves, say)
+			return nil, nil // the burst changed nothing (the person's saves, say)
 		}
-		out = e
-		return tx.Append(e)
+		return e, tx.Append(e)
 	})
-	return out, err
 }
 
 // makeStep makes tool entry e (its Snapshot the state after the call) a

@@ -10,16 +10,6 @@ import (
 	"github.com/rewind-lsp/rewind-lsp/snapshot"
 )
 
-// A transaction is the one way anything changes the journal, as a bolt
-// database's Update or a jj transaction: the journal's exclusive lock,
-// the history read under it (again after each append), the captures of
-// the root made under it (a transaction that captured runs automatic
-// retention when it ends), and the appends. A call's idempotency key is
-// checked once, when the transaction starts: Recorded is what a call made
-// under the key before (its answer was lost), and Append puts the key on
-// the call's own entry, never on a second one. Package live, notices and
-// maintenance record through it too.
-
 // Caller is who makes a request: one record every request embeds.
 type Caller struct {
 	Actor string // who records: cli, hook, editor, mcp, acp, server
@@ -38,7 +28,15 @@ type Caller struct {
 	Touched func(rel string, since time.Time) bool
 }
 
-// Tx is one transaction of the journal (see above).
+// Tx is one transaction of the journal, the one way anything changes it,
+// as a bolt database's Update or a jj transaction: the journal's exclusive
+// lock, the history read under it (again after each append), the captures
+// of the root made under it (a transaction that captured runs automatic
+// retention when it ends), and the appends. A call's idempotency key is
+// checked once, when the transaction starts: Recorded is what a call made
+// under the key before (its answer was lost), and Append puts the key on
+// the call's own entry, never on a second one. Package live, notices and
+// maintenance record through it too.
 type Tx struct {
 	ws       *Workspace
 	ctx      context.Context
@@ -106,6 +104,20 @@ func (s *Workspace) Update(ctx context.Context, key string, made func(*journal.E
 		r.AfterCapture(tx) // automatic retention, when a capture grew the store past its bounds
 	}
 	return nil
+}
+
+// record runs fn as one transaction under key and answers the entry fn
+// records (its kind: kind); a call under key that recorded one before (a
+// retry) is answered with that entry, and fn does not run.
+func (s *Workspace) record(ctx context.Context, key string, kind journal.Kind, fn func(tx *Tx) (*journal.Entry, error)) (*journal.Entry, error) {
+	var out *journal.Entry
+	err := s.Update(ctx, key, Kinds(kind), func(tx *Tx) (err error) {
+		if out = tx.Recorded(); out == nil {
+			out, err = fn(tx)
+		}
+		return err
+	})
+	return out, err
 }
 
 // Kinds accepts the entries of kinds: what a call records, for Update.

@@ -171,8 +171,7 @@ func (s *Workspace) capture(ctx context.Context, h *journal.History, overlay sna
 	s.mu.Lock()
 	if n := h.GCCount(); n != s.gcSeen {
 		s.gcSeen = n
-		s.objects.Forget()
-		s.capturer.Reset()
+		s.ResetCaches()
 	}
 	t, lister := s.live, s.openPaths
 	s.mu.Unlock()
@@ -301,26 +300,18 @@ type TurnRequest struct {
 // req.Ensure, when the session's latest turn is already the turn of
 // req.PromptID, that turn's start is returned and nothing changes.
 func (s *Workspace) TurnStart(ctx context.Context, req TurnRequest) (*journal.Entry, error) {
-	var out *journal.Entry
-	err := s.Update(ctx, req.Key, Kinds(journal.KindTurnStart), func(tx *Tx) error {
-		h := tx.History()
-		if out = tx.Recorded(); out != nil {
-			return nil
-		}
+	return s.record(ctx, req.Key, journal.KindTurnStart, func(tx *Tx) (*journal.Entry, error) {
 		if req.Ensure && req.PromptID != "" && req.Session != "" {
-			if last := h.SessionLast(req.Session, journal.KindTurnStart); last != nil && last.PromptID == req.PromptID {
-				out = last
-				return nil
+			if last := tx.History().SessionLast(req.Session, journal.KindTurnStart); last != nil && last.PromptID == req.PromptID {
+				return last, nil
 			}
 		}
 		res, err := tx.Capture(nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out, err = tx.StartTurn(req, res)
-		return err
+		return tx.StartTurn(req, res)
 	})
-	return out, err
 }
 
 // TurnEnd ends the open turn of req.Session (History.TurnToEnd) — with
@@ -372,42 +363,32 @@ type CheckpointRequest struct {
 // Checkpoint captures a checkpoint with an optional label and goal, and
 // returns its entry (Count holds the number of files captured).
 func (s *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (*journal.Entry, error) {
-	var out *journal.Entry
-	err := s.Update(ctx, req.Key, Kinds(journal.KindCheckpoint), func(tx *Tx) error {
+	return s.record(ctx, req.Key, journal.KindCheckpoint, func(tx *Tx) (*journal.Entry, error) {
 		h := tx.History()
-		if out = tx.Recorded(); out != nil {
-			return nil
-		}
 		res, err := tx.Capture(nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = journal.NewCheckpoint(h.Leaf(), journal.SnapOf(res.ID), req.Label, req.Goal, res.Files())
-		out.Actor = req.Actor
+		e := journal.NewCheckpoint(h.Leaf(), journal.SnapOf(res.ID), req.Label, req.Goal, res.Files())
+		e.Actor = req.Actor
 		if req.Agent {
-			out.Label, out.Conn, out.Session = nextAgentLabel(h), req.Conn, req.Session
+			e.Label, e.Conn, e.Session = nextAgentLabel(h), req.Conn, req.Session
 			if open := h.OpenTurnOf(req.Session); open != nil && req.Session != "" {
-				out.InTurn = open.ID
+				e.InTurn = open.ID
 			}
 		}
-		return tx.Append(out)
+		return e, tx.Append(e)
 	})
-	return out, err
 }
 
 // RecordSession appends a session entry (an agent session started, with
 // its agent and transcript when known) under the caller c.
 func (s *Workspace) RecordSession(c Caller, sessionID string, source journal.Source, agent, transcript string) (*journal.Entry, error) {
-	var out *journal.Entry
-	err := s.Update(context.Background(), c.Key, Kinds(journal.KindSession), func(tx *Tx) error {
-		if out = tx.Recorded(); out != nil {
-			return nil // the same call, retried
-		}
-		out = journal.NewSession(tx.History().Leaf(), sessionID, source)
-		out.Actor, out.Agent, out.Transcript = c.Actor, agent, transcript
-		return tx.Append(out)
+	return s.record(context.Background(), c.Key, journal.KindSession, func(tx *Tx) (*journal.Entry, error) {
+		e := journal.NewSession(tx.History().Leaf(), sessionID, source)
+		e.Actor, e.Agent, e.Transcript = c.Actor, agent, transcript
+		return e, tx.Append(e)
 	})
-	return out, err
 }
 
 // Changes lists what changed from snapshot a to snapshot b, with line

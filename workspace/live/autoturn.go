@@ -416,17 +416,13 @@ func (t *Tracker) pollCheck() {
 		t.Walked(res.ID)
 		return
 	}
-	diffs, err := snapshot.DiffTrees(t.s.Objects(), prev, res.ID)
+	paths, err := workspace.ChangedPaths(t.s.Objects(), prev, res.ID)
 	if err != nil {
 		t.logf("rescan of %s: comparing with the last capture: %v", t.s.Root(), err)
 		return
 	}
-	if len(diffs) == 0 {
+	if len(paths) == 0 {
 		return
-	}
-	var paths []string
-	for _, d := range diffs {
-		paths = append(paths, d.Path)
 	}
 	agent := t.agentPaths(paths)
 	if len(agent) == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,9 +45,6 @@ func (t *Tracker) decide(b batch) {
 		isAgent[p] = true
 	}
 	t.mu.Lock()
-	if t.cleared == nil {
-		t.cleared = map[string]bool{}
-	}
 	for _, p := range b.paths {
 		if t.newest[p] != b.n {
 			continue // a later batch brings it again: that one decides
@@ -233,14 +231,21 @@ func (t *Tracker) recorded(last snapshot.ID, rel string, data []byte, kind snaps
 	if last.IsZero() {
 		return false
 	}
-	e, ok, err := snapshot.Lookup(t.s.Objects(), last, rel)
-	if err != nil {
-		return false
+	same, _ := t.holds(last, rel, data, kind)
+	return same
+}
+
+// holds reports whether snapshot id holds data with kind at rel (data nil:
+// nothing there); known is false when the snapshot cannot be read.
+func (t *Tracker) holds(id snapshot.ID, rel string, data []byte, kind snapshot.Kind) (same, known bool) {
+	e, ok, err := snapshot.Lookup(t.s.Objects(), id, rel)
+	switch {
+	case err != nil:
+		return false, false
+	case !ok:
+		return data == nil, true
 	}
-	if !ok {
-		return data == nil
-	}
-	return sameFile(e, data, kind)
+	return sameFile(e, data, kind), true
 }
 
 // expect notes what a rewind or undo of this process is about to write, so
@@ -280,15 +285,8 @@ func (t *Tracker) Expect(ops []snapshot.FileOp, done bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.expected == nil {
-		t.expected = map[string]expectation{}
-	}
 	now := time.Now()
-	for k, e := range t.expected {
-		if now.After(e.until) {
-			delete(t.expected, k)
-		}
-	}
+	maps.DeleteFunc(t.expected, func(_ string, e expectation) bool { return now.After(e.until) })
 	for _, op := range ops {
 		e := expectation{gone: op.Change == fileop.Delete, id: snapshot.Sum(op.After), kind: op.AfterKind,
 			window: now.Add(echoWindow), until: now.Add(time.Minute)}
@@ -330,11 +328,7 @@ func (t *Tracker) captured(paths []string, full bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if full {
-		for p, e := range t.expected {
-			if e.reached {
-				delete(t.expected, p)
-			}
-		}
+		maps.DeleteFunc(t.expected, func(_ string, e expectation) bool { return e.reached })
 		return
 	}
 	for _, p := range paths {
@@ -344,20 +338,13 @@ func (t *Tracker) captured(paths []string, full bool) {
 	}
 }
 
-// ran notes that this process runs operation id (a journal entry's), so
+// Ran notes that this process runs operation id (a journal entry's), so
 // that its writes are judged by their expectations, not by the journal.
 func (t *Tracker) Ran(id journal.EntryID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ranOps == nil {
-		t.ranOps = map[journal.EntryID]time.Time{}
-	}
 	now := time.Now()
-	for k, at := range t.ranOps {
-		if now.Sub(at) > time.Minute {
-			delete(t.ranOps, k)
-		}
-	}
+	maps.DeleteFunc(t.ranOps, func(_ journal.EntryID, at time.Time) bool { return now.Sub(at) > time.Minute })
 	t.ranOps[id] = now
 }
 
@@ -460,16 +447,9 @@ func (t *Tracker) isRewindEcho(h *journal.History, rel string, data []byte, kind
 				return false
 			}
 		}
-		ent, ok, err := snapshot.Lookup(t.s.Objects(), e.Snapshot.ID, rel)
-		if err != nil {
-			return true
-		}
-		if !ok {
-			echo = data == nil
-		} else {
-			echo = sameFile(ent, data, kind)
-		}
-		return false
+		var known bool
+		echo, known = t.holds(e.Snapshot.ID, rel, data, kind)
+		return !known // its snapshot unreadable: an older operation may tell
 	})
 	return echo
 }

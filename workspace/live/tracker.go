@@ -117,7 +117,9 @@ func Track(s Host, opts TrackOptions) *Tracker {
 	}
 	s.Capturer().KeepLive()
 	t := &Tracker{s: s, opts: opts, wake: make(chan struct{}, 1),
-		ready: make(chan struct{}), done: make(chan struct{})}
+		ready: make(chan struct{}), done: make(chan struct{}),
+		cleared: map[string]bool{}, newest: map[string]uint64{},
+		expected: map[string]expectation{}, ranOps: map[journal.EntryID]time.Time{}}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.ch = watch.Watch(s.Root(), watch.Options{
 		MaxWatches: opts.MaxWatches, PollInterval: opts.PollInterval, Log: opts.Log, SentinelDir: s.Dir(),
@@ -204,13 +206,10 @@ func (t *Tracker) clear(rel string, n uint64) {
 	if t.newest[rel] > n {
 		return
 	}
-	if t.cleared == nil {
-		t.cleared = map[string]bool{}
-	}
 	t.cleared[rel] = true
 }
 
-// captureNow captures the disk, narrowed to the changed paths when it can.
+// CaptureNow captures the disk, narrowed to the changed paths when it can.
 func (t *Tracker) CaptureNow(ctx context.Context) (*snapshot.Result, error) {
 	t.capMu.Lock()
 	defer t.capMu.Unlock()
@@ -267,9 +266,6 @@ func (t *Tracker) queueBatch(paths []string, full bool) {
 	b := batch{paths, full, t.batches}
 	// The paths changed again: what was found of them before no longer
 	// says anything of what they hold now.
-	if t.newest == nil {
-		t.newest = map[string]uint64{}
-	}
 	for _, p := range paths {
 		delete(t.cleared, p)
 		t.newest[p] = b.n

@@ -120,12 +120,7 @@ func changedBy(objs *snapshot.Objects, h *journal.History, from *journal.Entry, 
 			open = append(open, e)
 		case e.Kind == journal.KindTurnEnd:
 			err = step(e.Snapshot, words.Turn(e.Turn))
-			for i, o := range open {
-				if o.ID == e.Start {
-					open = append(open[:i:i], open[i+1:]...)
-					break
-				}
-			}
+			open = slices.DeleteFunc(open, func(o *journal.Entry) bool { return o.ID == e.Start })
 		case e.Kind == journal.KindDone:
 			if op := h.Entry(e.Of); op != nil {
 				err = step(e.Snapshot, string(op.Kind))
