@@ -42,6 +42,9 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   fsck                                        verify the store
   status                                      what is recorded, where
   setup claude-code [--user]                  add the hooks to .claude/settings.json
+  setup git [--remove]                        write provenance notes at each commit (docs/PROVENANCE.md)
+  explain [REV]                               who wrote the lines a commit added (its notes)
+  trace [REV]                                 a commit's Agent Trace record
   mcp                                         an MCP server on stdio for the agent itself
   acp [--root DIR] -- COMMAND [ARG...]        an ACP agent on stdio: runs COMMAND, records its turns
   demo                                        a guided tour in a temporary workspace
@@ -136,6 +139,8 @@ func (c *cli) verbs() map[string]func([]string) error {
 		"setup":                  c.setup,
 		"mcp":                    c.mcp,
 		"acp":                    c.acp,
+		"explain":                c.explain,
+		"trace":                  c.trace,
 	}
 }
 

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/rewind-lsp/rewind-lsp/agent/agents"
+	"github.com/rewind-lsp/rewind-lsp/filehistory"
+	"github.com/rewind-lsp/rewind-lsp/gitnotes"
+	"github.com/rewind-lsp/rewind-lsp/lsp"
+	"github.com/rewind-lsp/rewind-lsp/workspace"
+)
+
+// hookGit runs one of the git hooks `setup git` installs. Like every hook
+// it never fails what runs it: whatever happens it returns nil (exit 0)
+// within hookBudget, with problems on stderr only.
+func (c *cli) hookGit(args []string) error {
+	if len(args) == 0 {
+		return usagef("usage: rewind-lsp hook git post-commit")
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, hookBudget)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		switch args[0] {
+		case "post-commit":
+			done <- c.postCommit(ctx)
+		default:
+			done <- nil // a hook event of a later version: nothing to do
+		}
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			fmt.Fprintf(c.stderr, "rewind-lsp hook git %s: %v\n", args[0], err)
+		}
+	case <-ctx.Done():
+		fmt.Fprintf(c.stderr, "rewind-lsp hook git %s: gave up after %v; HEAD has no new notes\n", args[0], hookBudget)
+	}
+	return nil
+}
+
+// postCommit writes HEAD's notes.
+func (c *cli) postCommit(ctx context.Context) error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	repo := gitnotes.Repo{Dir: dir}
+	blame, err := c.gitBlame(ctx)
+	if err != nil {
+		return err
+	}
+	a, err := gitnotes.Attest(ctx, repo, "HEAD", gitnotes.Options{Blame: blame, Tool: agents.GitAITool})
+	if err != nil {
+		return err
+	}
+	return gitnotes.Write(ctx, repo, a, lsp.VersionString())
+}
+
+// gitBlame is the journal's blame of this invocation's root for paths as
+// git names them (from the top of the work tree); nil when the root has no
+// store, so nothing is attested.
+func (c *cli) gitBlame(ctx context.Context) (gitnotes.BlameFunc, error) {
+	root, store, err := c.locate("")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(store); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	prefix, err := gitnotes.Repo{Dir: root}.Prefix(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.Open(root, store, 0)
+	if err != nil {
+		return nil, err
+	}
+	return func(path string, content []byte) ([]filehistory.Range, error) {
+		rel, ok := strings.CutPrefix(path, prefix)
+		if !ok {
+			return nil, nil // outside the root: nothing recorded it
+		}
+		return ws.Blame(rel, content, true)
+	}, nil
+}
+
+// setupGit installs the post-commit hook in the repository of --root, or
+// with --remove takes out what it added.
+func (c *cli) setupGit(args []string) error {
+	fs := flag.NewFlagSet("setup git", flag.ContinueOnError)
+	remove := fs.Bool("remove", false, "take out what setup git added")
+	prompts := fs.Bool("prompts", false, "also write the prompts in the notes (not yet done)")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *prompts {
+		return usagef("setup git --prompts is not done yet: prompts stay in the local store")
+	}
+	root, _, err := c.locate("")
+	if err != nil {
+		return err
+	}
+	repo := gitnotes.Repo{Dir: root}
+	if *remove {
+		r, err := gitnotes.RemoveHook(c.ctx, repo)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !r.Changed:
+			fmt.Fprintf(c.stdout, "%s is not rewind-lsp's; nothing changed\n", r.Hook)
+		case r.Saved != "":
+			fmt.Fprintf(c.stdout, "took rewind-lsp's post-commit hook out of %s and put back the hook that was there\n", r.Hook)
+		default:
+			fmt.Fprintf(c.stdout, "removed rewind-lsp's post-commit hook %s\n", r.Hook)
+		}
+		return nil
+	}
+	command := rewindCommand()
+	if c.g.store != "" {
+		command += " --store " + shellQuote(commandPath(c.g.store))
+	}
+	r, err := gitnotes.InstallHook(c.ctx, repo, command)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.Manager != "":
+		fmt.Fprintf(c.stdout, "%s runs this repository's hooks; nothing changed. Add this line to its post-commit hook:\n  %s\n", r.Manager, r.Line)
+	case !r.Changed:
+		fmt.Fprintf(c.stdout, "%s already runs rewind-lsp; nothing changed\n", r.Hook)
+	default:
+		fmt.Fprintf(c.stdout, "added rewind-lsp's post-commit hook %s: each commit gets notes on %s and %s\n", r.Hook, gitnotes.GitAIRef, gitnotes.TraceRef)
+		if r.Saved != "" {
+			fmt.Fprintf(c.stdout, "the hook that was there (now %s) still runs first\n", r.Saved)
+		}
+	}
+	return nil
+}
+
+// explain prints a commit's provenance from its notes.
+func (c *cli) explain(args []string) error {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("usage: rewind-lsp explain [REV]")
+	}
+	rev := "HEAD"
+	if len(pos) == 1 {
+		rev = pos[0]
+	}
+	root, _, err := c.locate("")
+	if err != nil {
+		return err
+	}
+	ex, err := gitnotes.Explain(c.ctx, gitnotes.Repo{Dir: root}, rev)
+	if err != nil {
+		return err
+	}
+	for _, w := range ex.Warnings {
+		fmt.Fprintln(c.stderr, "rewind-lsp: "+w)
+	}
+	if c.g.json {
+		return c.printJSON(ex)
+	}
+	printExplanation(c, ex)
+	return nil
+}
+
+func printExplanation(c *cli, ex *gitnotes.Explanation) {
+	fmt.Fprintf(c.stdout, "commit %s\n", ex.Commit)
+	fmt.Fprintf(c.stdout, "%d lines added: %d by agents, %d by people, %d unattested\n", ex.Added, ex.AgentLines, ex.HumanLines, ex.UnattestedLines)
+	for _, s := range ex.Sessions {
+		fmt.Fprintf(c.stdout, "\n%s session %s (model %s): %d lines\n", s.Agent, s.Session, s.Model, s.Lines)
+		for _, t := range s.Turns {
+			var steps []string
+			for _, st := range t.Steps {
+				steps = append(steps, fmt.Sprintf("step %d %s", st.Step, st.Tool))
+			}
+			fmt.Fprintf(c.stdout, "  turn %d: %s\n", t.Turn, strings.Join(steps, ", "))
+		}
+	}
+	for _, f := range ex.Files {
+		fmt.Fprintf(c.stdout, "\n%s\n", f.Path)
+		for _, r := range f.Ranges {
+			who := r.Human
+			if who == "" {
+				who = fmt.Sprintf("%s turn %d", r.Agent, r.Turn)
+				if r.Step > 0 {
+					who += fmt.Sprintf(" step %d (%s)", r.Step, r.Tool)
+				}
+			}
+			fmt.Fprintf(c.stdout, "  %d-%d  %s\n", r.Start, r.End, who)
+		}
+	}
+}
+
+// trace prints a commit's Agent Trace record.
+func (c *cli) trace(args []string) error {
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("usage: rewind-lsp trace [REV]")
+	}
+	rev := "HEAD"
+	if len(pos) == 1 {
+		rev = pos[0]
+	}
+	root, _, err := c.locate("")
+	if err != nil {
+		return err
+	}
+	repo := gitnotes.Repo{Dir: root}
+	commit, err := repo.Resolve(c.ctx, rev)
+	if err != nil {
+		return err
+	}
+	data, ok, err := repo.Note(c.ctx, gitnotes.TraceRef, commit)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("commit %s has no Agent Trace record on %s", commit, gitnotes.TraceRef)
+	}
+	_, err = c.stdout.Write(data)
+	return err
+}
