@@ -1,0 +1,335 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rewind-lsp/rewind-lsp/gitnotes"
+)
+
+// gitEnv is the environment git runs with in these tests: the sandbox's,
+// with no user or system git configuration.
+func (w *ws) gitEnv() []string {
+	return w.Env("HOME="+w.Home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(w.Home, "gitconfig"),
+		"GIT_AUTHOR_NAME=Pat", "GIT_AUTHOR_EMAIL=pat@example.com", "GIT_COMMITTER_NAME=Pat", "GIT_COMMITTER_EMAIL=pat@example.com")
+}
+
+// gitIn runs git in w's root with stdin and returns its output; a failure
+// fails the test.
+func (w *ws) gitIn(stdin string, args ...string) string {
+	w.t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir, c.Env = w.Root, w.gitEnv()
+	c.Stdin = strings.NewReader(stdin)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (w *ws) git(args ...string) string { w.t.Helper(); return w.gitIn("", args...) }
+
+// newGitWS is a sandbox whose root is a new git repository (git init with
+// initArgs) with rewind-lsp's post-commit hook installed.
+func newGitWS(t *testing.T, initArgs ...string) *ws {
+	t.Helper()
+	w := newWS(t)
+	w.git(append([]string{"init", "-q"}, initArgs...)...)
+	w.ok("setup", "git")
+	return w
+}
+
+const gitSession = "aaaaaaaa-1111-4111-8111-222222222222"
+
+// notes reads back HEAD's (or rev's) Git AI note.
+func (w *ws) gitAINote(rev string) *gitnotes.GitAINote {
+	w.t.Helper()
+	n, err := gitnotes.ParseGitAI([]byte(w.git("notes", "--ref", gitnotes.GitAIRef, "show", rev)))
+	if err != nil {
+		w.t.Fatalf("%s's Git AI note: %v", rev, err)
+	}
+	return n
+}
+
+// attested lists the lines of path the note attests, ascending.
+func attested(n *gitnotes.GitAINote, path string) []int {
+	out := []int{}
+	for l := range n.Lines(path) {
+		out = append(out, l)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// wantLines checks the note against the committed content line by line:
+// exactly the lines of want are attested, each to a step of the Claude
+// Code session.
+func (w *ws) wantLines(n *gitnotes.GitAINote, rev, path string, want ...int) {
+	w.t.Helper()
+	if want == nil {
+		want = []int{}
+	}
+	got := attested(n, path)
+	if !reflect.DeepEqual(got, want) {
+		committed := w.git("show", rev+":"+path)
+		w.t.Errorf("%s: %s attests lines %v, want %v; committed:\n%s", rev, path, got, want, committed)
+	}
+	for l, key := range n.Lines(path) {
+		s, ok := n.Metadata.Sessions[strings.Split(key, "::")[0]]
+		if !ok || s.AgentID.Tool != "claude" || s.AgentID.ID != gitSession || s.AgentID.Model != "unknown" {
+			w.t.Errorf("%s: %s line %d: key %s names session %+v", rev, path, l, key, s)
+		}
+		if !strings.HasPrefix(key, "s_") || !strings.Contains(key, "::t_") || len(key) != 2+14+4+14 {
+			w.t.Errorf("%s: %s line %d: key %q is not s_<14 hex>::t_<14 hex>", rev, path, l, key)
+		}
+	}
+}
+
+// TestGitNotesPersonEditsAgentLine: an agent writes three lines, the
+// person changes the middle one and adds one of their own before
+// committing: the note attests lines 1 and 3 to the agent's step, the
+// others are unattested; explain --json splits the commit's lines so.
+func TestGitNotesPersonEditsAgentLine(t *testing.T) {
+	w := newGitWS(t)
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.event("SessionStart", "source", "startup")
+	A.prompt("write f")
+	A.write("f.txt", "one\ntwo\nthree\n")
+	A.stop()
+	w.Write("f.txt", "one\nTWO by hand\nthree\nfour by hand\n")
+	w.git("add", "f.txt")
+	w.git("commit", "-q", "-m", "initial") // also: a root commit
+	n := w.gitAINote("HEAD")
+	w.wantLines(n, "HEAD", "f.txt", 1, 3)
+	if head := strings.TrimSpace(w.git("rev-parse", "HEAD")); n.Metadata.BaseCommitSHA != head || n.Metadata.SchemaVersion != "authorship/3.0.0" {
+		t.Errorf("metadata %+v, want base_commit_sha %s", n.Metadata, head)
+	}
+
+	var ex struct {
+		Commit   string
+		Sessions []struct {
+			Agent, Model, Session string
+			Turns                 []struct {
+				Turn  int
+				Steps []struct {
+					Step int
+					Tool string
+				}
+			}
+			Lines int
+		}
+		Files []struct {
+			Path   string
+			Ranges []struct {
+				Start, End, Turn, Step int
+				Agent, Session, Tool   string
+			}
+		}
+		Added, AgentLines, HumanLines, UnattestedLines int
+		Hints                                          []string
+	}
+	w.okJSON(&ex, "explain")
+	if ex.Added != 4 || ex.AgentLines != 2 || ex.HumanLines != 0 || ex.UnattestedLines != 2 || ex.Hints == nil {
+		t.Errorf("explain: added %d, agent %d, human %d, unattested %d, hints %v", ex.Added, ex.AgentLines, ex.HumanLines, ex.UnattestedLines, ex.Hints)
+	}
+	if len(ex.Sessions) != 1 || ex.Sessions[0].Agent != "claude-code" || ex.Sessions[0].Session != gitSession || ex.Sessions[0].Lines != 2 ||
+		len(ex.Sessions[0].Turns) != 1 || len(ex.Sessions[0].Turns[0].Steps) != 1 || ex.Sessions[0].Turns[0].Steps[0].Tool != "Write" {
+		t.Errorf("explain's sessions: %+v", ex.Sessions)
+	}
+	if len(ex.Files) != 1 || len(ex.Files[0].Ranges) != 2 || ex.Files[0].Ranges[0].Start != 1 || ex.Files[0].Ranges[0].End != 1 ||
+		ex.Files[0].Ranges[1].Start != 3 || ex.Files[0].Ranges[0].Step != 1 || ex.Files[0].Ranges[0].Tool != "Write" {
+		t.Errorf("explain's files: %+v", ex.Files)
+	}
+}
+
+// TestGitNotesPartialStaging: the agent adds a line at the top and one at
+// the bottom; the person stages only the top hunk (git add -p, here git
+// apply --cached of that hunk) and commits, then commits the rest: each
+// commit attests only the lines it committed.
+func TestGitNotesPartialStaging(t *testing.T) {
+	w := newGitWS(t)
+	base := "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\n"
+	w.Write("f.txt", base)
+	w.git("add", "f.txt")
+	w.git("commit", "-q", "-m", "base")
+	if n := w.gitAINote("HEAD"); len(n.Files) != 0 {
+		t.Errorf("a commit no turn wrote attests %v", n.Files)
+	}
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.prompt("top and bottom")
+	A.write("f.txt", "top\n"+base+"bottom\n")
+	A.stop()
+	diff := w.git("diff", "-U0", "f.txt")
+	i := strings.Index(diff, "\n@@ ")
+	j := strings.Index(diff[i+1:], "\n@@ ")
+	if i < 0 || j < 0 {
+		t.Fatalf("want two hunks:\n%s", diff)
+	}
+	w.gitIn(diff[:i+1+j+1], "apply", "--cached", "--unidiff-zero", "-")
+	w.git("commit", "-q", "-m", "top only")
+	if got := w.git("show", "HEAD:f.txt"); got != "top\n"+base {
+		t.Fatalf("the first commit has %q", got)
+	}
+	w.wantLines(w.gitAINote("HEAD"), "HEAD", "f.txt", 1)
+	w.git("commit", "-q", "-a", "-m", "bottom")
+	w.wantLines(w.gitAINote("HEAD"), "HEAD", "f.txt", 10)
+}
+
+// TestGitNotesRenameBinaryAndNames: a rename with one line added by the
+// agent attests only that line; a binary file is in neither note; paths
+// with spaces, quotes and a newline are attested under their own names.
+func TestGitNotesRenameBinaryAndNames(t *testing.T) {
+	w := newGitWS(t)
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.prompt("files")
+	A.write("c.txt", "c1\nc2\nc3\nc4\nc5\n")
+	A.stop()
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "c")
+	w.wantLines(w.gitAINote("HEAD"), "HEAD", "c.txt", 1, 2, 3, 4, 5)
+
+	w.git("mv", "c.txt", "d.txt")
+	odd := []string{"dir with space/a \"quoted\" name.txt", "new\nline.txt", "tab\there.txt"}
+	A.prompt("rename and more")
+	A.write("d.txt", "c1\nc2\nc3\nc4\nc5\nc6\n")
+	A.write("bin.dat", "\x00\x01\x02binary\n")
+	for _, p := range odd {
+		A.write(p, "odd\n")
+	}
+	A.stop()
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "rename")
+	if st := w.git("show", "--name-status", "-M", "--format=", "HEAD"); !strings.Contains(st, "R") {
+		t.Fatalf("git saw no rename:\n%s", st)
+	}
+	n := w.gitAINote("HEAD")
+	w.wantLines(n, "HEAD", "d.txt", 6)
+	for _, p := range odd {
+		w.wantLines(n, "HEAD", p, 1)
+	}
+	if l := n.Lines("bin.dat"); len(l) != 0 {
+		t.Errorf("the binary file is attested: %v", l)
+	}
+	var tr struct {
+		Files []struct {
+			Path          string
+			Conversations []struct {
+				Contributor map[string]any
+				Ranges      []map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(w.ok("trace").stdout), &tr); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range tr.Files {
+		paths = append(paths, f.Path)
+	}
+	sort.Strings(paths)
+	want := append([]string{"d.txt"}, odd...)
+	sort.Strings(want)
+	if !reflect.DeepEqual(paths, want) {
+		t.Errorf("the Agent Trace record names %q, want %q", paths, want)
+	}
+}
+
+// TestGitNotesEmptyCommitAndSHA256: a SHA-256 repository's commits get
+// notes naming them by their 64-digit names; an empty commit's notes
+// attest nothing.
+func TestGitNotesEmptyCommitAndSHA256(t *testing.T) {
+	w := newGitWS(t, "--object-format=sha256")
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.prompt("write")
+	A.write("a.txt", "a\nb\n")
+	A.stop()
+	w.git("add", "a.txt")
+	w.git("commit", "-q", "-m", "a")
+	n := w.gitAINote("HEAD")
+	w.wantLines(n, "HEAD", "a.txt", 1, 2)
+	if len(n.Metadata.BaseCommitSHA) != 64 {
+		t.Errorf("base_commit_sha %q is not a SHA-256 name", n.Metadata.BaseCommitSHA)
+	}
+	w.git("commit", "-q", "--allow-empty", "-m", "empty")
+	if n := w.gitAINote("HEAD"); len(n.Files) != 0 {
+		t.Errorf("the empty commit attests %v", n.Files)
+	}
+	var tr map[string]any
+	if err := json.Unmarshal([]byte(w.ok("trace", "HEAD~1").stdout), &tr); err != nil {
+		t.Fatal(err)
+	}
+	for k := range tr {
+		switch k {
+		case "version", "id", "timestamp", "vcs", "tool", "files", "metadata":
+		default:
+			t.Errorf("the Agent Trace record has a field outside the schema: %q", k)
+		}
+	}
+	if tr["version"] != "0.1.0" || tr["vcs"].(map[string]any)["revision"] != n.Metadata.BaseCommitSHA {
+		t.Errorf("the Agent Trace record: %v", tr)
+	}
+}
+
+// TestGitNotesSetupKeepsHook: an existing post-commit hook still runs,
+// first, and its exit status is the hook's; setup git twice changes
+// nothing; --remove puts the hook back byte for byte, and with no hook
+// before leaves none. A core.hooksPath is where the hook goes; husky's
+// hooks are left alone.
+func TestGitNotesSetupKeepsHook(t *testing.T) {
+	w := newWS(t)
+	w.git("init", "-q")
+	hooks := filepath.Join(w.Root, ".git", "hooks")
+	own := "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/own-hook-ran\"\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(hooks, "post-commit"), []byte(own), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.ok("setup", "git")
+	installed := w.Read(".git/hooks/post-commit")
+	if out := w.ok("setup", "git").stdout; !strings.Contains(out, "nothing changed") || w.Read(".git/hooks/post-commit") != installed {
+		t.Errorf("setup git twice changed something: %s", out)
+	}
+	w.Write("a.txt", "a\n")
+	w.git("add", "a.txt")
+	w.git("commit", "-q", "-m", "a")
+	if got := w.Read(".git/own-hook-ran"); got != "ran\n" {
+		t.Errorf("the repository's own hook ran %q", got)
+	}
+	w.gitAINote("HEAD")
+	c := exec.Command(filepath.Join(hooks, "post-commit"))
+	c.Dir, c.Env = w.Root, w.gitEnv()
+	if err := c.Run(); err == nil || c.ProcessState.ExitCode() != 3 {
+		t.Errorf("the hook exits %v, want the own hook's 3", err)
+	}
+	w.ok("setup", "git", "--remove")
+	if got := w.Read(".git/hooks/post-commit"); got != own {
+		t.Errorf("--remove left %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(hooks, "post-commit.rewind-lsp-saved")); err == nil {
+		t.Errorf("--remove left the saved hook")
+	}
+
+	// core.hooksPath, and nothing before.
+	w.git("config", "core.hooksPath", ".githooks")
+	w.ok("setup", "git")
+	if !strings.Contains(w.Read(".githooks/post-commit"), "hook git post-commit") {
+		t.Errorf("no hook in core.hooksPath")
+	}
+	w.ok("setup", "git", "--remove")
+	if w.Exists(".githooks/post-commit") {
+		t.Errorf("--remove left a hook where there was none")
+	}
+
+	// husky owns the hooks: a line to add, nothing changed.
+	w.git("config", "core.hooksPath", ".husky/_")
+	out := w.ok("setup", "git").stdout
+	if !strings.Contains(out, "husky") || !strings.Contains(out, "hook git post-commit") || w.Exists(".husky/_/post-commit") {
+		t.Errorf("with husky: %s", out)
+	}
+}
