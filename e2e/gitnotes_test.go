@@ -333,3 +333,38 @@ func TestGitNotesSetupKeepsHook(t *testing.T) {
 		t.Errorf("with husky: %s", out)
 	}
 }
+
+// TestGitNotesMergeGetsNone: a merge concluded by `git commit` after a
+// conflict runs the post-commit hook; until a merge attests only its
+// resolution, it gets no note rather than its branch's lines.
+func TestGitNotesMergeGetsNone(t *testing.T) {
+	w := newGitWS(t)
+	w.Write("f.txt", "base\n")
+	w.git("add", "f.txt")
+	w.git("commit", "-q", "-m", "base")
+	w.git("checkout", "-q", "-b", "side")
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.prompt("side")
+	A.write("f.txt", "side\n")
+	A.write("g.txt", "g\n")
+	A.stop()
+	w.git("commit", "-q", "-a", "-m", "side")
+	w.git("add", "g.txt")
+	w.git("commit", "-q", "-m", "g")
+	w.wantLines(w.gitAINote("HEAD"), "HEAD", "g.txt", 1)
+	w.git("checkout", "-q", "-")
+	w.Write("f.txt", "main\n")
+	w.git("commit", "-q", "-a", "-m", "main")
+	c := exec.Command("git", "merge", "side")
+	c.Dir, c.Env = w.Root, w.gitEnv()
+	if out, err := c.CombinedOutput(); err == nil {
+		t.Fatalf("the merge did not conflict:\n%s", out)
+	}
+	w.Write("f.txt", "main and side\n")
+	w.git("commit", "-q", "-a", "--no-edit")
+	c = exec.Command("git", "notes", "--ref", gitnotes.GitAIRef, "show", "HEAD")
+	c.Dir, c.Env = w.Root, w.gitEnv()
+	if out, err := c.CombinedOutput(); err == nil {
+		t.Errorf("the merge commit has a note:\n%s", out)
+	}
+}

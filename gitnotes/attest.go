@@ -23,6 +23,10 @@ type Attestation struct {
 	Commit string
 	// Parent is its first parent ("" for a root commit).
 	Parent string
+	// Merge is set for a commit of more than one parent, which is not
+	// attested yet (it would attest only its conflict resolution): it has
+	// no files and gets no notes.
+	Merge bool
 	// Time is when the commit was attested.
 	Time time.Time
 	// Files are the files with added lines, in the order git lists them.
@@ -127,6 +131,10 @@ func Attest(ctx context.Context, r Repo, commit string, o Options) (*Attestation
 	}
 	if len(parents) > 0 {
 		a.Parent = parents[0]
+	}
+	if len(parents) > 1 {
+		a.Merge = true
+		return a, nil
 	}
 	chs, err := r.changes(ctx, full, parents)
 	if err != nil {

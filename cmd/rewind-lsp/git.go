@@ -190,7 +190,10 @@ func printExplanation(c *cli, ex *gitnotes.Explanation) {
 		for _, t := range s.Turns {
 			var steps []string
 			for _, st := range t.Steps {
-				steps = append(steps, fmt.Sprintf("step %d %s", st.Step, st.Tool))
+				steps = append(steps, fmt.Sprintf("step %d (%s)", st.Step, st.Tool))
+			}
+			if len(steps) == 0 {
+				steps = []string{"between its steps"}
 			}
 			fmt.Fprintf(c.stdout, "  turn %d: %s\n", t.Turn, strings.Join(steps, ", "))
 		}
