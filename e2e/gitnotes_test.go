@@ -368,3 +368,19 @@ func TestGitNotesMergeGetsNone(t *testing.T) {
 		t.Errorf("the merge commit has a note:\n%s", out)
 	}
 }
+
+// TestGitNotesHookNeverFails: the hook outside a repository, or in one
+// with no commit, says why on stderr and exits 0.
+func TestGitNotesHookNeverFails(t *testing.T) {
+	w := newWS(t)
+	if r := w.run("hook", "git", "post-commit"); r.code != 0 || r.stderr == "" || r.stdout != "" {
+		t.Errorf("outside a repository: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	w.git("init", "-q")
+	if r := w.run("hook", "git", "post-commit"); r.code != 0 || r.stderr == "" {
+		t.Errorf("with no commit: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := w.run("hook", "git", "post-something-new"); r.code != 0 {
+		t.Errorf("an event of a later version: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -117,11 +117,7 @@ type Options struct {
 // them the journal says an agent step wrote with that step. Lines no turn
 // wrote, and a line a person changed after the agent, are left out.
 func Attest(ctx context.Context, r Repo, commit string, o Options) (*Attestation, error) {
-	full, err := r.Resolve(ctx, commit)
-	if err != nil {
-		return nil, err
-	}
-	parents, err := r.parents(ctx, full)
+	full, parents, err := r.commitParents(ctx, commit)
 	if err != nil {
 		return nil, err
 	}

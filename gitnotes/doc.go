@@ -4,8 +4,9 @@
 // agent session, turn and step wrote each of them (Attest); the Git AI
 // authorship log written on refs/notes/ai and read back (WriteGitAI,
 // ParseGitAI); the Agent Trace record written on refs/notes/agent-trace
-// (TraceRecord); and the repository's post-commit hook that writes both
-// (InstallHook, RemoveHook).
+// (TraceRecord), both put on the commit by Write; a commit's provenance
+// read back from its notes (Explain); and the repository's post-commit hook
+// that writes them (InstallHook, RemoveHook).
 //
 // Git is driven through its own commands (Repo), never a copy of its
 // object format, so every repository git reads — SHA-1 or SHA-256, a

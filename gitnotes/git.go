@@ -72,17 +72,18 @@ func (r Repo) Prefix(ctx context.Context) (string, error) {
 	return strings.TrimSuffix(string(out), "\n"), nil
 }
 
-// parents lists commit's parents, first parent first.
-func (r Repo) parents(ctx context.Context, commit string) ([]string, error) {
-	s, err := r.line(ctx, "rev-list", "--parents", "-n", "1", commit)
+// commitParents is the full name of the commit rev names and its
+// parents, first parent first (one git process).
+func (r Repo) commitParents(ctx context.Context, rev string) (string, []string, error) {
+	s, err := r.line(ctx, "rev-list", "--parents", "-n", "1", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	f := strings.Fields(s)
 	if len(f) == 0 {
-		return nil, fmt.Errorf("no commit %s", commit)
+		return "", nil, fmt.Errorf("no commit %s", rev)
 	}
-	return f[1:], nil
+	return f[0], f[1:], nil
 }
 
 // Note is commit's note on ref, and false when it has none.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent/agents"
@@ -52,11 +53,12 @@ func (c *cli) hookGit(args []string) error {
 
 // postCommit writes HEAD's notes.
 func (c *cli) postCommit(ctx context.Context) error {
-	dir, err := os.Getwd()
+	absGitEnv()
+	root, _, err := c.locate("")
 	if err != nil {
 		return err
 	}
-	repo := gitnotes.Repo{Dir: dir}
+	repo := gitnotes.Repo{Dir: root}
 	blame, err := c.gitBlame(ctx)
 	if err != nil {
 		return err
@@ -66,6 +68,20 @@ func (c *cli) postCommit(ctx context.Context) error {
 		return err
 	}
 	return gitnotes.Write(ctx, repo, a, lsp.VersionString())
+}
+
+// absGitEnv makes the repository's location git gives its hooks (GIT_DIR
+// and the like, relative to the top of the work tree the hook runs in)
+// absolute, so git commands run in a folder below it (a --root there) find
+// the same repository.
+func absGitEnv() {
+	for _, name := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} {
+		if v := os.Getenv(name); v != "" && !filepath.IsAbs(v) {
+			if abs, err := filepath.Abs(v); err == nil {
+				os.Setenv(name, abs)
+			}
+		}
+	}
 }
 
 // gitBlame is the journal's blame of this invocation's root for paths as
@@ -129,6 +145,11 @@ func (c *cli) setupGit(args []string) error {
 		return nil
 	}
 	command := rewindCommand()
+	if prefix, err := repo.Prefix(c.ctx); err == nil && prefix != "" {
+		// The root is a folder inside the work tree: the hook, run at the
+		// top, names it.
+		command += " --root " + shellQuote(commandPath(root))
+	}
 	if c.g.store != "" {
 		command += " --store " + shellQuote(commandPath(c.g.store))
 	}
