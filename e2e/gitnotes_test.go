@@ -384,3 +384,22 @@ func TestGitNotesHookNeverFails(t *testing.T) {
 		t.Errorf("an event of a later version: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestGitNotesRootBelowTop: a root that is a folder inside the work tree:
+// the hook, which git runs at the top, attests the root's files under
+// their paths from the top.
+func TestGitNotesRootBelowTop(t *testing.T) {
+	w := newWS(t)
+	w.git("-C", w.Home, "init", "-q")
+	w.ok("setup", "git")
+	if hook := w.Read("../.git/hooks/post-commit"); !strings.Contains(hook, "--root ") {
+		t.Fatalf("the hook does not name the root:\n%s", hook)
+	}
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.prompt("write")
+	A.write("a.txt", "a\nb\n")
+	A.stop()
+	w.git("add", "a.txt")
+	w.git("commit", "-q", "-m", "a")
+	w.wantLines(w.gitAINote("HEAD"), "HEAD", "work/a.txt", 1, 2)
+}
