@@ -10,8 +10,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/rewind-lsp/rewind-lsp/gitnotes"
 )
+
+// validTrace checks an Agent Trace record against the v1 schema as
+// gitnotes/testdata holds it.
+func validTrace(t *testing.T, record string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "gitnotes", "testdata", "trace-record.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(record), &v); err != nil {
+		t.Fatalf("the record is not JSON: %v\n%s", err, record)
+	}
+	if err := rs.Validate(v); err != nil {
+		t.Errorf("the Agent Trace record does not validate: %v\n%s", err, record)
+	}
+}
 
 // gitEnv is the environment git runs with in these tests: the sandbox's,
 // with no user or system git configuration.
@@ -217,6 +244,7 @@ func TestGitNotesRenameBinaryAndNames(t *testing.T) {
 	if l := n.Lines("bin.dat"); len(l) != 0 {
 		t.Errorf("the binary file is attested: %v", l)
 	}
+	validTrace(t, w.ok("trace").stdout)
 	var tr struct {
 		Files []struct {
 			Path          string
@@ -261,6 +289,7 @@ func TestGitNotesEmptyCommitAndSHA256(t *testing.T) {
 	if n := w.gitAINote("HEAD"); len(n.Files) != 0 {
 		t.Errorf("the empty commit attests %v", n.Files)
 	}
+	validTrace(t, w.ok("trace", "HEAD").stdout)
 	var tr map[string]any
 	if err := json.Unmarshal([]byte(w.ok("trace", "HEAD~1").stdout), &tr); err != nil {
 		t.Fatal(err)
