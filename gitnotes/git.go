@@ -102,15 +102,3 @@ func (r Repo) Note(ctx context.Context, ref, commit string) ([]byte, bool, error
 	}
 	return out, true, nil
 }
-
-// AddNote makes data commit's note on ref, in place of any it had: the
-// bytes exactly as given (a blob of its own, not git's cleaned-up message).
-// Only ref moves.
-func (r Repo) AddNote(ctx context.Context, ref, commit string, data []byte) error {
-	blob, err := r.git(ctx, data, "hash-object", "-w", "--stdin")
-	if err != nil {
-		return err
-	}
-	_, err = r.git(ctx, nil, "notes", "--ref", ref, "add", "-f", "-C", strings.TrimSpace(string(blob)), commit)
-	return err
-}
