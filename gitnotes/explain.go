@@ -133,9 +133,9 @@ func Explain(ctx context.Context, r Repo, rev string) (*Explanation, error) {
 							x := ExplainRange{Start: rg[0], End: rg[1]}
 							if h, ok := n.Metadata.Humans[e.Key]; ok {
 								x.Human = h.Author
-							} else if s, ok := n.Metadata.Sessions[sessionPart(e.Key)]; ok {
-								x.Agent, x.Session = s.AgentID.Tool, s.AgentID.ID
-								es := sessionOf(s.AgentID.Tool, s.AgentID.Model, s.AgentID.ID)
+							} else if s, ok := n.Metadata.agent(e.Key); ok {
+								x.Agent, x.Session = s.Tool, s.ID
+								es := sessionOf(s.Tool, s.Model, s.ID)
 								es.Lines += rg[1] - rg[0] + 1
 							}
 							add(f.Path, x)
@@ -177,6 +177,24 @@ func (s *ExplainSession) addStep(turn, step int, tool string) {
 		}
 	}
 	t.Steps = append(t.Steps, ExplainStep{Step: step, Tool: tool})
+}
+
+// agent is the agent a key names: its session's, or for an older
+// writer's bare prompt key, its prompt's.
+func (m GitAIMetadata) agent(key string) (GitAIAgent, bool) {
+	if s, ok := m.Sessions[sessionPart(key)]; ok {
+		return s.AgentID, true
+	}
+	p, ok := m.Prompts[key].(map[string]any)
+	if !ok {
+		return GitAIAgent{}, false
+	}
+	id, _ := p["agent_id"].(map[string]any)
+	a := GitAIAgent{}
+	a.Tool, _ = id["tool"].(string)
+	a.ID, _ = id["id"].(string)
+	a.Model, _ = id["model"].(string)
+	return a, a.Tool != ""
 }
 
 // sessionPart is the session key of a step key "s_…::t_…".

@@ -80,3 +80,48 @@ func TestWriteConcurrentKeepsEveryNote(t *testing.T) {
 		t.Errorf("the note's bytes became %q", got)
 	}
 }
+
+// TestExplainForeignNote: a Git AI note written by hand the way git-ai
+// writes one (a bare prompt key, a person's key) is explained from its
+// metadata: the agent and model of its prompt, the person, the rest
+// unattested.
+func TestExplainForeignNote(t *testing.T) {
+	r, _ := testRepo(t, 0)
+	ctx := context.Background()
+	if err := os.WriteFile(r.Dir+"/main.go", []byte("1\n2\n3\n4\n5\n6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.git(ctx, nil, "add", "main.go"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.git(ctx, nil, "commit", "-q", "-m", "m"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := r.Resolve(ctx, "HEAD")
+	note := "main.go\n  h_dca485b1adf836 1-2\n  d4a7828bfdafe456 3-4\n---\n" +
+		`{"schema_version":"authorship/3.0.0","git_ai_version":"1.3.4","base_commit_sha":"` + c + `","prompts":{"d4a7828bfdafe456":{"agent_id":{"tool":"claude","id":"x","model":"claude-opus-4-7"}}},"humans":{"h_dca485b1adf836":{"author":"Pat <pat@example.com>"}}}`
+	if err := r.AddNote(ctx, GitAIRef, c, []byte(note)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explain(ctx, r, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Added != 6 || ex.HumanLines != 2 || ex.AgentLines != 2 || ex.UnattestedLines != 2 {
+		t.Errorf("explain: %+v", ex)
+	}
+	if len(ex.Sessions) != 1 || ex.Sessions[0].Agent != "claude" || ex.Sessions[0].Model != "claude-opus-4-7" || ex.Sessions[0].Lines != 2 {
+		t.Errorf("sessions: %+v", ex.Sessions)
+	}
+	if len(ex.Files) != 1 || ex.Files[0].Ranges[0].Human != "Pat <pat@example.com>" {
+		t.Errorf("files: %+v", ex.Files)
+	}
+
+	if err := r.AddNote(ctx, GitAIRef, c, []byte("garbage")); err != nil {
+		t.Fatal(err)
+	}
+	ex, err = Explain(ctx, r, "HEAD")
+	if err != nil || len(ex.Warnings) != 1 || !strings.Contains(ex.Warnings[0], c) || ex.UnattestedLines != 6 {
+		t.Errorf("a damaged note: %v, %+v", err, ex)
+	}
+}
