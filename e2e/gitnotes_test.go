@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -431,4 +432,60 @@ func TestGitNotesRootBelowTop(t *testing.T) {
 	w.git("add", "a.txt")
 	w.git("commit", "-q", "-m", "a")
 	w.wantLines(w.gitAINote("HEAD"), "HEAD", "work/a.txt", 1, 2)
+}
+
+// TestGitNotesTwoWorktrees: two agents in two worktrees of one
+// repository, each root with its own store (the default one), commit at
+// the same moment: one set of notes holds both commits', each attesting
+// its own agent's lines.
+func TestGitNotesTwoWorktrees(t *testing.T) {
+	w := newWS(t)
+	w.git("init", "-q")
+	w.git("commit", "-q", "--allow-empty", "-m", "base")
+	other := filepath.Join(w.Home, "other")
+	w.git("worktree", "add", "-q", "-b", "other", other)
+	// bin runs the binary on root with its default store.
+	bin := func(root string, args ...string) {
+		t.Helper()
+		c := w.Command(append([]string{"--root", root}, args...), "HOME="+w.Home)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("rewind-lsp %v: %v\n%s", args, err, out)
+		}
+	}
+	bin(w.Root, "setup", "git")
+	for i, root := range []string{w.Root, other} {
+		bin(root, "turn", "start", "--prompt", "write", "--session", fmt.Sprint("session-", i))
+		if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte(fmt.Sprintf("from %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		bin(root, "turn", "end", "--session", fmt.Sprint("session-", i))
+	}
+	var cmds []*exec.Cmd
+	for _, root := range []string{w.Root, other} {
+		c := exec.Command("git", "commit", "-q", "-m", "f")
+		c.Dir, c.Env = root, w.gitEnv()
+		exec.Command("git", "-C", root, "add", "f.txt").Run()
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, rev := range []string{"HEAD", "other"} {
+		n := w.gitAINote(rev)
+		if got := attested(n, "f.txt"); !reflect.DeepEqual(got, []int{1}) {
+			t.Errorf("%s attests %v", rev, got)
+		}
+		var ids []string
+		for _, s := range n.Metadata.Sessions {
+			ids = append(ids, s.AgentID.ID)
+		}
+		if !reflect.DeepEqual(ids, []string{fmt.Sprint("session-", i)}) {
+			t.Errorf("%s names sessions %v", rev, ids)
+		}
+	}
 }
