@@ -320,6 +320,10 @@ func TestGitNotesSetupKeepsHook(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(hooks, "post-commit"), []byte(own), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	ownRewrite := "#!/bin/sh\ncat >> \"$(git rev-parse --git-dir)/own-rewrite-input\"\n"
+	if err := os.WriteFile(filepath.Join(hooks, "post-rewrite"), []byte(ownRewrite), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	w.ok("setup", "git")
 	installed := w.Read(".git/hooks/post-commit")
 	if out := w.ok("setup", "git").stdout; !strings.Contains(out, "nothing changed") || w.Read(".git/hooks/post-commit") != installed {
@@ -332,6 +336,12 @@ func TestGitNotesSetupKeepsHook(t *testing.T) {
 		t.Errorf("the repository's own hook ran %q", got)
 	}
 	w.gitAINote("HEAD")
+	before := strings.TrimSpace(w.git("rev-parse", "HEAD"))
+	w.git("commit", "-q", "--amend", "-m", "a, amended")
+	after := strings.TrimSpace(w.git("rev-parse", "HEAD"))
+	if got := w.Read(".git/own-rewrite-input"); got != before+" "+after+"\n" {
+		t.Errorf("the repository's own post-rewrite hook read %q", got)
+	}
 	c := exec.Command(filepath.Join(hooks, "post-commit"))
 	c.Dir, c.Env = w.Root, w.gitEnv()
 	if err := c.Run(); err == nil || c.ProcessState.ExitCode() != 3 {
@@ -340,6 +350,9 @@ func TestGitNotesSetupKeepsHook(t *testing.T) {
 	w.ok("setup", "git", "--remove")
 	if got := w.Read(".git/hooks/post-commit"); got != own {
 		t.Errorf("--remove left %q", got)
+	}
+	if got := w.Read(".git/hooks/post-rewrite"); got != ownRewrite {
+		t.Errorf("--remove left post-rewrite %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(hooks, "post-commit.rewind-lsp-saved")); err == nil {
 		t.Errorf("--remove left the saved hook")
@@ -352,7 +365,7 @@ func TestGitNotesSetupKeepsHook(t *testing.T) {
 		t.Errorf("no hook in core.hooksPath")
 	}
 	w.ok("setup", "git", "--remove")
-	if w.Exists(".githooks/post-commit") {
+	if w.Exists(".githooks/post-commit") || w.Exists(".githooks/post-rewrite") {
 		t.Errorf("--remove left a hook where there was none")
 	}
 
@@ -486,6 +499,30 @@ func TestGitNotesTwoWorktrees(t *testing.T) {
 		}
 		if !reflect.DeepEqual(ids, []string{fmt.Sprint("session-", i)}) {
 			t.Errorf("%s names sessions %v", rev, ids)
+		}
+	}
+}
+
+// TestGitNotesAmend: `commit --amend` gives the new commit its notes,
+// attesting what it commits, and takes the old commit's away.
+func TestGitNotesAmend(t *testing.T) {
+	w := newGitWS(t)
+	A := w.claude(gitSession, claudeProjects(t, w))
+	A.prompt("write")
+	A.write("a.txt", "a\nb\n")
+	A.stop()
+	w.git("add", "a.txt")
+	w.git("commit", "-q", "-m", "a")
+	old := strings.TrimSpace(w.git("rev-parse", "HEAD"))
+	w.wantLines(w.gitAINote(old), old, "a.txt", 1, 2)
+	w.Write("a.txt", "a\nB by hand\n")
+	w.git("commit", "-q", "-a", "--amend", "-m", "a, amended")
+	w.wantLines(w.gitAINote("HEAD"), "HEAD", "a.txt", 1)
+	for _, ref := range []string{gitnotes.GitAIRef, gitnotes.TraceRef} {
+		c := exec.Command("git", "notes", "--ref", ref, "show", old)
+		c.Dir, c.Env = w.Root, w.gitEnv()
+		if out, err := c.CombinedOutput(); err == nil {
+			t.Errorf("the amended commit keeps its note on %s:\n%s", ref, out)
 		}
 	}
 }

@@ -5,8 +5,8 @@
 // authorship log written on refs/notes/ai and read back (WriteGitAI,
 // ParseGitAI); the Agent Trace record written on refs/notes/agent-trace
 // (TraceRecord), both put on the commit by Write; a commit's provenance
-// read back from its notes (Explain); and the repository's post-commit hook
-// that writes them (InstallHook, RemoveHook).
+// read back from its notes (Explain); and the repository's hooks
+// that writes them (InstallHooks, RemoveHooks).
 //
 // Git is driven through its own commands (Repo), never a copy of its
 // object format, so every repository git reads — SHA-1 or SHA-256, a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,6 +37,8 @@ func (c *cli) hookGit(args []string) error {
 		switch args[0] {
 		case "post-commit":
 			done <- c.postCommit(ctx)
+		case "post-rewrite":
+			done <- c.postRewrite(ctx, args[1:])
 		default:
 			done <- nil // a hook event of a later version: nothing to do
 		}
@@ -68,6 +71,25 @@ func (c *cli) postCommit(ctx context.Context) error {
 		return err
 	}
 	return gitnotes.Write(ctx, repo, a, lsp.VersionString())
+}
+
+// postRewrite follows a rewrite of history: after `commit --amend`, whose
+// new commit post-commit attested, the old commit's notes are removed.
+// Other rewrites (rebase) are not followed yet.
+func (c *cli) postRewrite(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "amend" {
+		return nil
+	}
+	absGitEnv()
+	root, _, err := c.locate("")
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(c.stdin, 1<<20))
+	if err != nil {
+		return err
+	}
+	return gitnotes.Amended(ctx, gitnotes.Repo{Dir: root}, gitnotes.ParseRewrites(data))
 }
 
 // absGitEnv makes the repository's location git gives its hooks (GIT_DIR
@@ -130,17 +152,20 @@ func (c *cli) setupGit(args []string) error {
 	}
 	repo := gitnotes.Repo{Dir: root}
 	if *remove {
-		r, err := gitnotes.RemoveHook(c.ctx, repo)
+		r, err := gitnotes.RemoveHooks(c.ctx, repo)
 		if err != nil {
 			return err
 		}
-		switch {
-		case !r.Changed:
-			fmt.Fprintf(c.stdout, "%s is not rewind-lsp's; nothing changed\n", r.Hook)
-		case r.Saved != "":
-			fmt.Fprintf(c.stdout, "took rewind-lsp's post-commit hook out of %s and put back the hook that was there\n", r.Hook)
-		default:
-			fmt.Fprintf(c.stdout, "removed rewind-lsp's post-commit hook %s\n", r.Hook)
+		if !r.Changed() {
+			fmt.Fprintln(c.stdout, "no hook of rewind-lsp's here; nothing changed")
+		}
+		for _, h := range r.Hooks {
+			switch {
+			case h.Changed && h.Saved != "":
+				fmt.Fprintf(c.stdout, "took rewind-lsp's %s hook out of %s and put back the hook that was there\n", h.Name, h.Hook)
+			case h.Changed:
+				fmt.Fprintf(c.stdout, "removed rewind-lsp's %s hook %s\n", h.Name, h.Hook)
+			}
 		}
 		return nil
 	}
@@ -153,21 +178,31 @@ func (c *cli) setupGit(args []string) error {
 	if c.g.store != "" {
 		command += " --store " + shellQuote(commandPath(c.g.store))
 	}
-	r, err := gitnotes.InstallHook(c.ctx, repo, command)
+	r, err := gitnotes.InstallHooks(c.ctx, repo, command)
 	if err != nil {
 		return err
 	}
-	switch {
-	case r.Manager != "":
-		fmt.Fprintf(c.stdout, "%s runs this repository's hooks; nothing changed. Add this line to its post-commit hook:\n  %s\n", r.Manager, r.Line)
-	case !r.Changed:
-		fmt.Fprintf(c.stdout, "%s already runs rewind-lsp; nothing changed\n", r.Hook)
-	default:
-		fmt.Fprintf(c.stdout, "added rewind-lsp's post-commit hook %s: each commit gets notes on %s and %s\n", r.Hook, gitnotes.GitAIRef, gitnotes.TraceRef)
-		if r.Saved != "" {
-			fmt.Fprintf(c.stdout, "the hook that was there (now %s) still runs first\n", r.Saved)
+	if r.Manager != "" {
+		fmt.Fprintf(c.stdout, "%s runs this repository's hooks; nothing changed. Add to its hooks:\n", r.Manager)
+		for _, h := range r.Hooks {
+			fmt.Fprintf(c.stdout, "  %s: %s\n", h.Name, h.Line)
+		}
+		return nil
+	}
+	if !r.Changed() {
+		fmt.Fprintln(c.stdout, "this repository's hooks already run rewind-lsp; nothing changed")
+		return nil
+	}
+	for _, h := range r.Hooks {
+		if !h.Changed {
+			continue
+		}
+		fmt.Fprintf(c.stdout, "added rewind-lsp's %s hook %s\n", h.Name, h.Hook)
+		if h.Saved != "" {
+			fmt.Fprintf(c.stdout, "  the hook that was there (now %s) still runs first\n", h.Saved)
 		}
 	}
+	fmt.Fprintf(c.stdout, "each commit gets notes on %s and %s (docs/PROVENANCE.md)\n", gitnotes.GitAIRef, gitnotes.TraceRef)
 	return nil
 }
 
