@@ -145,8 +145,9 @@ func TestGitNotesPersonEditsAgentLine(t *testing.T) {
 		Sessions []struct {
 			Agent, Model, Session string
 			Turns                 []struct {
-				Turn  int
-				Steps []struct {
+				Turn   int
+				Prompt string
+				Steps  []struct {
 					Step int
 					Tool string
 				}
@@ -168,7 +169,7 @@ func TestGitNotesPersonEditsAgentLine(t *testing.T) {
 		t.Errorf("explain: added %d, agent %d, human %d, unattested %d, hints %v", ex.Added, ex.AgentLines, ex.HumanLines, ex.UnattestedLines, ex.Hints)
 	}
 	if len(ex.Sessions) != 1 || ex.Sessions[0].Agent != "claude-code" || ex.Sessions[0].Session != gitSession || ex.Sessions[0].Lines != 2 ||
-		len(ex.Sessions[0].Turns) != 1 || len(ex.Sessions[0].Turns[0].Steps) != 1 || ex.Sessions[0].Turns[0].Steps[0].Tool != "Write" {
+		len(ex.Sessions[0].Turns) != 1 || len(ex.Sessions[0].Turns[0].Steps) != 1 || ex.Sessions[0].Turns[0].Steps[0].Tool != "Write" || ex.Sessions[0].Turns[0].Prompt != "write f" {
 		t.Errorf("explain's sessions: %+v", ex.Sessions)
 	}
 	if len(ex.Files) != 1 || len(ex.Files[0].Ranges) != 2 || ex.Files[0].Ranges[0].Start != 1 || ex.Files[0].Ranges[0].End != 1 ||

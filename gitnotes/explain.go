@@ -36,7 +36,10 @@ type ExplainSession struct {
 
 // ExplainTurn is one turn of a session and its steps that wrote lines.
 type ExplainTurn struct {
-	Turn   int           `json:"turn"`
+	Turn int `json:"turn"`
+	// TurnID is the turn's start entry in the journal of the root that
+	// recorded it, where the notes say.
+	TurnID string        `json:"-"`
 	Prompt string        `json:"prompt,omitempty"`
 	Steps  []ExplainStep `json:"steps"`
 }
@@ -115,7 +118,7 @@ func Explain(ctx context.Context, r Repo, rev string) (*Explanation, error) {
 				add(x.Path, ExplainRange{Start: x.StartLine, End: x.EndLine, Agent: x.Agent, Session: x.Session, Turn: x.Turn, Step: x.Step, Tool: x.StepTool})
 				s := sessionOf(x.Agent, "unknown", x.Session)
 				s.Lines += x.EndLine - x.StartLine + 1
-				s.addStep(x.Turn, x.Step, x.StepTool)
+				s.addStep(x.Turn, x.TurnID, x.Step, x.StepTool)
 			}
 		}
 	}
@@ -159,13 +162,13 @@ func Explain(ctx context.Context, r Repo, rev string) (*Explanation, error) {
 	return ex, nil
 }
 
-func (s *ExplainSession) addStep(turn, step int, tool string) {
+func (s *ExplainSession) addStep(turn int, turnID string, step int, tool string) {
 	i := 0
 	for i < len(s.Turns) && s.Turns[i].Turn != turn {
 		i++
 	}
 	if i == len(s.Turns) {
-		s.Turns = append(s.Turns, ExplainTurn{Turn: turn, Steps: []ExplainStep{}})
+		s.Turns = append(s.Turns, ExplainTurn{Turn: turn, TurnID: turnID, Steps: []ExplainStep{}})
 	}
 	t := &s.Turns[i]
 	if step == 0 {

@@ -12,9 +12,12 @@ import (
 	"strings"
 
 	"github.com/rewind-lsp/rewind-lsp/agent/agents"
+	"github.com/rewind-lsp/rewind-lsp/commands/text"
 	"github.com/rewind-lsp/rewind-lsp/filehistory"
 	"github.com/rewind-lsp/rewind-lsp/gitnotes"
+	"github.com/rewind-lsp/rewind-lsp/journal"
 	"github.com/rewind-lsp/rewind-lsp/lsp"
+	"github.com/rewind-lsp/rewind-lsp/words"
 	"github.com/rewind-lsp/rewind-lsp/workspace"
 )
 
@@ -231,6 +234,7 @@ func (c *cli) explain(args []string) error {
 	for _, w := range ex.Warnings {
 		fmt.Fprintln(c.stderr, "rewind-lsp: "+w)
 	}
+	c.explainPrompts(ex)
 	if c.g.json {
 		return c.printJSON(ex)
 	}
@@ -238,20 +242,49 @@ func (c *cli) explain(args []string) error {
 	return nil
 }
 
+// explainPrompts fills in the prompts of ex's turns that this root's
+// store recorded (the notes do not carry them).
+func (c *cli) explainPrompts(ex *gitnotes.Explanation) {
+	root, store, err := c.locate("")
+	if err != nil {
+		return
+	}
+	if _, err := os.Stat(store); err != nil {
+		return
+	}
+	ws, err := workspace.Open(root, store, 0)
+	if err != nil {
+		return
+	}
+	h, err := ws.History()
+	if err != nil {
+		return
+	}
+	for i := range ex.Sessions {
+		for j := range ex.Sessions[i].Turns {
+			t := &ex.Sessions[i].Turns[j]
+			if e := h.Entry(journal.EntryID(t.TurnID)); t.TurnID != "" && e != nil && e.Session == ex.Sessions[i].Session {
+				t.Prompt = e.Prompt
+			}
+		}
+	}
+}
+
 func printExplanation(c *cli, ex *gitnotes.Explanation) {
 	fmt.Fprintf(c.stdout, "commit %s\n", ex.Commit)
 	fmt.Fprintf(c.stdout, "%d lines added: %d by agents, %d by people, %d unattested\n", ex.Added, ex.AgentLines, ex.HumanLines, ex.UnattestedLines)
 	for _, s := range ex.Sessions {
-		fmt.Fprintf(c.stdout, "\n%s session %s (model %s): %d lines\n", s.Agent, s.Session, s.Model, s.Lines)
+		fmt.Fprintf(c.stdout, "\n%s (model %s): %s\n", words.Session(s.Agent, s.Session), s.Model, text.Plural(s.Lines, "line"))
 		for _, t := range s.Turns {
 			var steps []string
 			for _, st := range t.Steps {
 				steps = append(steps, fmt.Sprintf("step %d (%s)", st.Step, st.Tool))
 			}
-			if len(steps) == 0 {
-				steps = []string{"between its steps"}
+			line := "  " + words.Title(t.Turn, t.Prompt)
+			if len(steps) > 0 {
+				line += " — " + strings.Join(steps, ", ")
 			}
-			fmt.Fprintf(c.stdout, "  turn %d: %s\n", t.Turn, strings.Join(steps, ", "))
+			fmt.Fprintln(c.stdout, line)
 		}
 	}
 	for _, f := range ex.Files {
@@ -264,7 +297,11 @@ func printExplanation(c *cli, ex *gitnotes.Explanation) {
 					who += fmt.Sprintf(" step %d (%s)", r.Step, r.Tool)
 				}
 			}
-			fmt.Fprintf(c.stdout, "  %d-%d  %s\n", r.Start, r.End, who)
+			lines := fmt.Sprint(r.Start)
+			if r.End != r.Start {
+				lines += fmt.Sprintf("-%d", r.End)
+			}
+			fmt.Fprintf(c.stdout, "  %-9s %s\n", lines, who)
 		}
 	}
 }
