@@ -229,6 +229,8 @@ func TestGitNotesRenameBinaryAndNames(t *testing.T) {
 	A.prompt("rename and more")
 	A.write("d.txt", "c1\nc2\nc3\nc4\nc5\nc6\n")
 	A.write("bin.dat", "\x00\x01\x02binary\n")
+	A.write("crlf.txt", "a\r\nb\r\n")
+	A.write("nofinal.txt", "x\ny")
 	for _, p := range odd {
 		A.write(p, "odd\n")
 	}
@@ -243,6 +245,8 @@ func TestGitNotesRenameBinaryAndNames(t *testing.T) {
 	for _, p := range odd {
 		w.wantLines(n, "HEAD", p, 1)
 	}
+	w.wantLines(n, "HEAD", "crlf.txt", 1, 2)
+	w.wantLines(n, "HEAD", "nofinal.txt", 1, 2)
 	if l := n.Lines("bin.dat"); len(l) != 0 {
 		t.Errorf("the binary file is attested: %v", l)
 	}
@@ -264,7 +268,7 @@ func TestGitNotesRenameBinaryAndNames(t *testing.T) {
 		paths = append(paths, f.Path)
 	}
 	sort.Strings(paths)
-	want := append([]string{"d.txt"}, odd...)
+	want := append([]string{"d.txt", "crlf.txt", "nofinal.txt"}, odd...)
 	sort.Strings(want)
 	if !reflect.DeepEqual(paths, want) {
 		t.Errorf("the Agent Trace record names %q, want %q", paths, want)
@@ -369,6 +373,13 @@ func TestGitNotesSetupKeepsHook(t *testing.T) {
 	if w.Exists(".githooks/post-commit") || w.Exists(".githooks/post-rewrite") {
 		t.Errorf("--remove left a hook where there was none")
 	}
+
+	// lefthook owns them: the same.
+	w.Write("lefthook.yml", "post-commit:\n")
+	if out := w.ok("setup", "git").stdout; !strings.Contains(out, "lefthook") || w.Exists(".githooks/post-commit") {
+		t.Errorf("with lefthook: %s", out)
+	}
+	w.Remove("lefthook.yml")
 
 	// husky owns the hooks: a line to add, nothing changed.
 	w.git("config", "core.hooksPath", ".husky/_")
