@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -537,4 +538,28 @@ func TestGitNotesAmend(t *testing.T) {
 			t.Errorf("the amended commit keeps its note on %s:\n%s", ref, out)
 		}
 	}
+}
+
+// TestGitNotesHeldRefLock: with the notes ref locked by someone else, the
+// hook waits for it within its bound, then gives up: exit 0 within 5 s,
+// the reason on stderr; the lock gone, the next run writes the notes.
+func TestGitNotesHeldRefLock(t *testing.T) {
+	w := newGitWS(t)
+	w.Write("a.txt", "a\n")
+	w.git("add", "a.txt")
+	w.git("commit", "-q", "-m", "a")
+	head := strings.TrimSpace(w.git("rev-parse", "HEAD"))
+	w.git("notes", "--ref", gitnotes.GitAIRef, "remove", head)
+	lock := filepath.Join(w.Root, ".git", "refs", "notes", "ai.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := w.run("hook", "git", "post-commit")
+	if d := time.Since(start); r.code != 0 || d > 5*time.Second || !strings.Contains(r.stderr, "rewind-lsp hook git post-commit") {
+		t.Errorf("with the ref locked: exit %d after %v, stderr %q", r.code, d, r.stderr)
+	}
+	os.Remove(lock)
+	w.ok("hook", "git", "post-commit")
+	w.gitAINote("HEAD")
 }
