@@ -33,9 +33,21 @@ func diffArgs(commit string, parents []string, extra ...string) []string {
 // symbolic link, a submodule, a deletion and a pure rename add no lines; a
 // renamed file's lines are compared with its old content.
 func (r Repo) changes(ctx context.Context, commit string, parents []string) ([]change, error) {
+	// The two diffs run at once: a commit's hook waits for both.
+	var patch []byte
+	var patchErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		patch, patchErr = r.git(ctx, nil, diffArgs(commit, parents, "-p", "-U0", "--no-color", "--src-prefix=a/", "--dst-prefix=b/")...)
+	}()
 	raw, err := r.git(ctx, nil, diffArgs(commit, parents, "-z", "--raw")...)
+	<-done
 	if err != nil {
 		return nil, err
+	}
+	if patchErr != nil {
+		return nil, patchErr
 	}
 	blobs, err := parseRaw(raw)
 	if err != nil {
@@ -43,10 +55,6 @@ func (r Repo) changes(ctx context.Context, commit string, parents []string) ([]c
 	}
 	if len(blobs) == 0 {
 		return nil, nil
-	}
-	patch, err := r.git(ctx, nil, diffArgs(commit, parents, "-p", "-U0", "--no-color", "--src-prefix=a/", "--dst-prefix=b/")...)
-	if err != nil {
-		return nil, err
 	}
 	added, err := parsePatch(patch)
 	if err != nil {

@@ -2,9 +2,11 @@ package gitnotes
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rewind-lsp/rewind-lsp/osfile"
@@ -27,12 +29,19 @@ func Write(ctx context.Context, r Repo, a *Attestation, version string) error {
 		data []byte
 	}{{GitAIRef, GitAI(a).Marshal()}, {TraceRef, TraceRecord(a, version).Marshal()}}
 	blobs := make([]string, len(notes))
+	errs := make([]error, len(notes))
+	var wg sync.WaitGroup
 	for i, n := range notes {
-		out, err := r.git(ctx, n.data, "hash-object", "-w", "--stdin")
-		if err != nil {
-			return err
-		}
-		blobs[i] = strings.TrimSpace(string(out))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := r.git(ctx, n.data, "hash-object", "-w", "--stdin")
+			blobs[i], errs[i] = strings.TrimSpace(string(out)), err
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	unlock, err := r.lockNotes(ctx)
 	if err != nil {

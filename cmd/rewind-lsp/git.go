@@ -65,11 +65,21 @@ func (c *cli) postCommit(ctx context.Context) error {
 		return err
 	}
 	repo := gitnotes.Repo{Dir: root}
-	blame, err := c.gitBlame(ctx)
-	if err != nil {
-		return err
-	}
-	a, err := gitnotes.Attest(ctx, repo, "HEAD", gitnotes.Options{Blame: blame, Tool: agents.GitAITool})
+	// The store opens while git diffs the commit.
+	var blame gitnotes.BlameFunc
+	var blameErr error
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		blame, blameErr = c.gitBlame(ctx)
+	}()
+	a, err := gitnotes.Attest(ctx, repo, "HEAD", gitnotes.Options{Tool: agents.GitAITool, Blame: func(path string, content []byte) ([]filehistory.Range, error) {
+		<-opened
+		if blameErr != nil || blame == nil {
+			return nil, blameErr
+		}
+		return blame(path, content)
+	}})
 	if err != nil {
 		return err
 	}
