@@ -66,4 +66,4 @@ for i in $(seq 1 "$n"); do
 	git notes --ref refs/notes/ai list HEAD >/dev/null
 	git notes --ref refs/notes/agent-trace list HEAD >/dev/null
 	now_us; echo $((REPLY - t0))
-done | median_worst | sed 's/^/(g) git commands like the hook's:    /'
+done | median_worst | sed "s/^/(g) git commands like the hook's:    /"
