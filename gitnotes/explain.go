@@ -70,13 +70,18 @@ type ExplainRange struct {
 
 // Explain tells rev's provenance from its notes: the Agent Trace record
 // rewind-lsp wrote (turns and steps), else the Git AI note (sessions only),
-// against the lines git says the commit added.
-func Explain(ctx context.Context, r Repo, rev string) (*Explanation, error) {
+// against the lines git says the commit added. Its hints are the commit's
+// trailers that name an agent (Hints; agent knows agents' addresses).
+func Explain(ctx context.Context, r Repo, rev string, agent func(email string) string) (*Explanation, error) {
 	a, err := Attest(ctx, r, rev, Options{})
 	if err != nil {
 		return nil, err
 	}
-	ex := &Explanation{Commit: a.Commit, Sessions: []ExplainSession{}, Files: []ExplainFile{}, Hints: []string{}}
+	hints, err := Hints(ctx, r, a.Commit, agent)
+	if err != nil {
+		return nil, err
+	}
+	ex := &Explanation{Commit: a.Commit, Sessions: []ExplainSession{}, Files: []ExplainFile{}, Hints: hints}
 	for _, f := range a.Files {
 		ex.Added += f.Added
 	}

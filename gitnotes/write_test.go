@@ -103,7 +103,7 @@ func TestExplainForeignNote(t *testing.T) {
 	if err := r.AddNote(ctx, GitAIRef, c, []byte(note)); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := Explain(ctx, r, "HEAD")
+	ex, err := Explain(ctx, r, "HEAD", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +120,29 @@ func TestExplainForeignNote(t *testing.T) {
 	if err := r.AddNote(ctx, GitAIRef, c, []byte("garbage")); err != nil {
 		t.Fatal(err)
 	}
-	ex, err = Explain(ctx, r, "HEAD")
+	ex, err = Explain(ctx, r, "HEAD", nil)
 	if err != nil || len(ex.Warnings) != 1 || !strings.Contains(ex.Warnings[0], c) || ex.UnattestedLines != 6 {
 		t.Errorf("a damaged note: %v, %+v", err, ex)
+	}
+}
+
+// TestHints: the trailers that name an agent are hints; a person's
+// Co-authored-by and other trailers are not.
+func TestHints(t *testing.T) {
+	r, _ := testRepo(t, 0)
+	ctx := context.Background()
+	msg := "m\n\nCo-authored-by: Claude <noreply@anthropic.com>\nCo-authored-by: Sam <sam@example.com>\nAssisted-by: codex:gpt-5\nClaude-Session: abc\nSigned-off-by: Pat <pat@example.com>\n"
+	if _, err := r.git(ctx, nil, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Hints(ctx, r, "HEAD", func(email string) string {
+		if email == "noreply@anthropic.com" {
+			return "claude-code"
+		}
+		return ""
+	})
+	want := []string{"Co-authored-by: Claude <noreply@anthropic.com>", "Assisted-by: codex:gpt-5", "Claude-Session: abc"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Hints = %q, %v; want %q", got, err, want)
 	}
 }

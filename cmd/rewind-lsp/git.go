@@ -237,7 +237,7 @@ func (c *cli) explain(args []string) error {
 	if err != nil {
 		return err
 	}
-	ex, err := gitnotes.Explain(c.ctx, gitnotes.Repo{Dir: root}, rev)
+	ex, err := gitnotes.Explain(c.ctx, gitnotes.Repo{Dir: root}, rev, agents.AgentAddress)
 	if err != nil {
 		return err
 	}
@@ -296,6 +296,9 @@ func printExplanation(c *cli, ex *gitnotes.Explanation) {
 			}
 			fmt.Fprintln(c.stdout, line)
 		}
+	}
+	for _, h := range ex.Hints {
+		fmt.Fprintf(c.stdout, "hint: %s\n", h)
 	}
 	for _, f := range ex.Files {
 		fmt.Fprintf(c.stdout, "\n%s\n", f.Path)
