@@ -105,6 +105,10 @@ func hash14(s string) string {
 type Options struct {
 	// Blame is the journal's blame; nil attests nothing.
 	Blame BlameFunc
+	// Touched, when set, tells whether the journal knows of any turn that
+	// wrote path: the other files are neither read nor blamed (a commit of
+	// thousands of files no agent wrote costs no more than its diff).
+	Touched func(path string) bool
 	// Tool maps rewind-lsp's agent names to Git AI's (agents.GitAITool);
 	// nil keeps them.
 	Tool func(agent string) string
@@ -136,24 +140,27 @@ func Attest(ctx context.Context, r Repo, commit string, o Options) (*Attestation
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(chs))
+	var ids []string
+	read := make([]int, len(chs)) // index in ids + 1; 0: not read
 	for i, c := range chs {
-		ids[i] = c.blob
-	}
-	var contents [][]byte
-	if o.Blame != nil {
-		if contents, err = r.blobs(ctx, ids); err != nil {
-			return nil, err
+		if o.Blame != nil && (o.Touched == nil || o.Touched(c.path)) {
+			ids = append(ids, c.blob)
+			read[i] = len(ids)
 		}
+	}
+	contents, err := r.blobs(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
 	for i, c := range chs {
 		f := File{Path: c.path, Added: len(c.added)}
-		if o.Blame != nil {
-			rs, err := o.Blame(c.path, contents[i])
+		if read[i] > 0 {
+			content := contents[read[i]-1]
+			rs, err := o.Blame(c.path, content)
 			if err != nil {
 				return nil, err
 			}
-			f.Ranges = attestRanges(c.added, rs, contents[i], o.Tool)
+			f.Ranges = attestRanges(c.added, rs, content, o.Tool)
 		}
 		a.Files = append(a.Files, f)
 	}

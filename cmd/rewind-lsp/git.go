@@ -66,20 +66,25 @@ func (c *cli) postCommit(ctx context.Context) error {
 	}
 	repo := gitnotes.Repo{Dir: root}
 	// The store opens while git diffs the commit.
-	var blame gitnotes.BlameFunc
+	var jb *journalBlame
 	var blameErr error
 	opened := make(chan struct{})
 	go func() {
 		defer close(opened)
-		blame, blameErr = c.gitBlame(ctx)
+		jb, blameErr = c.gitBlame(ctx)
 	}()
-	a, err := gitnotes.Attest(ctx, repo, "HEAD", gitnotes.Options{Tool: agents.GitAITool, Blame: func(path string, content []byte) ([]filehistory.Range, error) {
-		<-opened
-		if blameErr != nil || blame == nil {
-			return nil, blameErr
-		}
-		return blame(path, content)
-	}})
+	a, err := gitnotes.Attest(ctx, repo, "HEAD", gitnotes.Options{Tool: agents.GitAITool,
+		Touched: func(path string) bool {
+			<-opened
+			return blameErr != nil || (jb != nil && jb.touched(path))
+		},
+		Blame: func(path string, content []byte) ([]filehistory.Range, error) {
+			<-opened
+			if blameErr != nil || jb == nil {
+				return nil, blameErr
+			}
+			return jb.blame(path, content)
+		}})
 	if err != nil {
 		return err
 	}
@@ -119,10 +124,35 @@ func absGitEnv() {
 	}
 }
 
-// gitBlame is the journal's blame of this invocation's root for paths as
-// git names them (from the top of the work tree); nil when the root has no
-// store, so nothing is attested.
-func (c *cli) gitBlame(ctx context.Context) (gitnotes.BlameFunc, error) {
+// journalBlame is the journal's blame of a root for paths as git names
+// them (from the top of the work tree).
+type journalBlame struct {
+	ws     *workspace.Workspace
+	h      *journal.History
+	prefix string
+}
+
+// rel is path relative to the root, and false outside it.
+func (b *journalBlame) rel(path string) (string, bool) { return strings.CutPrefix(path, b.prefix) }
+
+// touched reports whether a turn the journal knows of wrote path.
+func (b *journalBlame) touched(path string) bool {
+	rel, ok := b.rel(path)
+	return ok && len(filehistory.Chain(b.h, rel)) > 0
+}
+
+// blame is who wrote each line of content, path's committed content.
+func (b *journalBlame) blame(path string, content []byte) ([]filehistory.Range, error) {
+	rel, ok := b.rel(path)
+	if !ok {
+		return nil, nil // outside the root: nothing recorded it
+	}
+	return b.ws.Blame(rel, content, true)
+}
+
+// gitBlame opens the journal's blame of this invocation's root; nil when
+// the root has no store, so nothing is attested.
+func (c *cli) gitBlame(ctx context.Context) (*journalBlame, error) {
 	root, store, err := c.locate("")
 	if err != nil {
 		return nil, err
@@ -138,13 +168,11 @@ func (c *cli) gitBlame(ctx context.Context) (gitnotes.BlameFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(path string, content []byte) ([]filehistory.Range, error) {
-		rel, ok := strings.CutPrefix(path, prefix)
-		if !ok {
-			return nil, nil // outside the root: nothing recorded it
-		}
-		return ws.Blame(rel, content, true)
-	}, nil
+	h, err := ws.History()
+	if err != nil {
+		return nil, err
+	}
+	return &journalBlame{ws: ws, h: h, prefix: prefix}, nil
 }
 
 // setupGit installs the post-commit hook in the repository of --root, or
