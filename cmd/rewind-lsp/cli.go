@@ -43,6 +43,9 @@ usage: rewind-lsp [--root DIR] [--store DIR] [--json] COMMAND [ARGS]
   status                                      what is recorded, where
   events [--follow] [--since ENTRY]           the journal's changes, one line each (--follow: as they come)
   setup claude-code [--user]                  add the hooks to .claude/settings.json
+  setup git [--remove]                        write provenance notes at each commit (docs/PROVENANCE.md)
+  explain [REV]                               who wrote the lines a commit added (its notes)
+  trace [REV]                                 a commit's Agent Trace record
   mcp                                         an MCP server on stdio for the agent itself
   acp [--root DIR] -- COMMAND [ARG...]        an ACP agent on stdio: runs COMMAND, records its turns
   demo                                        a guided tour in a temporary workspace
@@ -137,6 +140,8 @@ func (c *cli) verbs() map[string]func([]string) error {
 		"setup":                  c.setup,
 		"mcp":                    c.mcp,
 		"acp":                    c.acp,
+		"explain":                c.explain,
+		"trace":                  c.trace,
 		// events streams for as long as it runs: the command line's own,
 		// not a registry command (one request, one answer); events.go.
 		"events": c.events,

@@ -27,6 +27,9 @@ const hookBudget = 4500 * time.Millisecond
 // of, once, in the agent's own shape.
 func (c *cli) hook(args []string) error {
 	usage := "usage: rewind-lsp hook " + strings.Join(agents.Names(), "|") + " [EVENT]  (reads one hook event as JSON on stdin; EVENT names it for agents whose payloads do not)"
+	if len(args) > 0 && args[0] == "git" {
+		return c.hookGit(args[1:])
+	}
 	if len(args) < 1 || len(args) > 2 {
 		return usagef("%s", usage)
 	}

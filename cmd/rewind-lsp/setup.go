@@ -19,6 +19,9 @@ func (c *cli) setup(args []string) error {
 	if len(args) == 0 {
 		return usagef("%s", usage)
 	}
+	if args[0] == "git" {
+		return c.setupGit(args[1:])
+	}
 	ag := agents.Lookup(args[0])
 	if ag == nil {
 		return usagef("unknown agent %q; %s", args[0], usage)
