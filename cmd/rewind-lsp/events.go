@@ -229,9 +229,15 @@ func (c *cli) events(args []string) error {
 // until the invocation's context ends: woken by the journal's changes
 // (watch.File) and, in case a notification is missed, every followPoll.
 func (c *cli) followEvents(j *journal.Journal, h *journal.History, p *eventPrinter) error {
-	cursor := ""
+	// The cursor is the last event printed, not the last entry read: an
+	// operation read while still pending is told at its done entry, which
+	// comes after it.
+	cursor, seen := "", ""
+	if evs := h.LatestEvents(1); len(evs) > 0 {
+		cursor = string(evs[0].Cursor())
+	}
 	if e := h.Last(); e != nil {
-		cursor = string(e.ID)
+		seen = string(e.ID)
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
@@ -257,16 +263,20 @@ func (c *cli) followEvents(j *journal.Journal, h *journal.History, p *eventPrint
 			return err
 		}
 		last := h.Last()
-		if last == nil || string(last.ID) == cursor {
+		if last == nil || string(last.ID) == seen {
 			continue
 		}
-		if err := h.Events(cursor, p.print(h)); err != nil {
+		print := p.print(h)
+		if err := h.Events(cursor, func(ev journal.Event) bool {
+			cursor = string(ev.Cursor())
+			return print(ev)
+		}); err != nil {
 			return fmt.Errorf("following the journal: %w (was it replaced?)", err)
 		}
 		if p.err != nil {
 			return p.err
 		}
-		cursor = string(last.ID)
+		seen = string(last.ID)
 	}
 }
 
