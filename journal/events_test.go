@@ -126,6 +126,17 @@ func TestEventsAfterAnEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a new process", h2)
+	for _, bad := range []string{"nope", "0190a0b1-0000-7000-8000-000000000000", "zzzzzzzz"} {
+		err := h.Events(bad, func(Event) bool { return true })
+		var ue *UnknownEntryError
+		if !errors.As(err, &ue) || ue.ID != bad || !strings.Contains(err.Error(), bad) {
+			t.Errorf("Events(%q): %v, want an UnknownEntryError naming it", bad, err)
+		}
+	}
+	// The view's files are closed before its folder is deleted (Windows
+	// deletes no file a process holds open).
+	j.Close()
+	j2.Close()
 	if err := os.RemoveAll(filepath.Join(dir, "view")); err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +146,6 @@ func TestEventsAfterAnEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("the view deleted", h3)
-
-	for _, bad := range []string{"nope", "0190a0b1-0000-7000-8000-000000000000", "zzzzzzzz"} {
-		err := h.Events(bad, func(Event) bool { return true })
-		var ue *UnknownEntryError
-		if !errors.As(err, &ue) || ue.ID != bad || !strings.Contains(err.Error(), bad) {
-			t.Errorf("Events(%q): %v, want an UnknownEntryError naming it", bad, err)
-		}
-	}
 }
 
 // TestLatestEventsOfALongJournal: the latest n of many, oldest first.
