@@ -104,18 +104,9 @@ func (r *RewindInfo) fillWords(h *journal.History, e *journal.Entry) {
 	target := TargetTitle(h, e)
 	by := ""
 	if r.Agent != "" {
-		by = agentTitle(r.Agent)
+		by = agents.Title(r.Agent)
 		r.SessionLabel = words.Session(r.Agent, r.Session)
 		r.Message = words.AgentRewound(by, target, r.Files, r.Kept, r.Offered)
 	}
 	r.Title = words.Rewind(string(r.Mode), target, by, r.Undone)
-}
-
-// agentTitle is the name people know an agent by ("Claude Code"), or its
-// name as recorded when rewind-lsp does not know it.
-func agentTitle(name string) string {
-	if a := agents.Lookup(name); a != nil {
-		return a.Title()
-	}
-	return name
 }

@@ -28,6 +28,15 @@ func Lookup(name string) agent.Agent {
 	return nil
 }
 
+// Title is the name people know agent name by ("Claude Code"), or the
+// name as recorded when rewind-lsp does not know that agent.
+func Title(name string) string {
+	if a := Lookup(name); a != nil {
+		return a.Title()
+	}
+	return name
+}
+
 // ForACP returns the agent whose ACP server gives name in its initialize
 // answer (ACPAgent), or nil.
 func ForACP(name string) agent.ACPAgent {

@@ -129,7 +129,7 @@ func eventOf(h *journal.History, ev journal.Event) event {
 		} else {
 			by := ""
 			if e.Agent != "" {
-				by = agentTitle(e.Agent)
+				by = agents.Title(e.Agent)
 			}
 			out.Title = words.Rewind(string(e.Mode), commands.TargetTitle(h, e), by, false)
 		}
@@ -162,14 +162,6 @@ func changed(cs []journal.Change) ([]string, string) {
 		removed += c.Removed
 	}
 	return paths, words.Changes(len(cs), added, removed)
-}
-
-// agentTitle is the name people know an agent by, or its recorded name.
-func agentTitle(name string) string {
-	if a := agents.Lookup(name); a != nil {
-		return a.Title()
-	}
-	return name
 }
 
 // line is the event for people: its local time, its entry, its title and

@@ -247,21 +247,28 @@ func (c *cli) setupGit(args []string) error {
 	return nil
 }
 
-// explain prints a commit's provenance from its notes.
-func (c *cli) explain(args []string) error {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+// revArgs reads the one optional REV (default HEAD) of verb name, and the
+// root it is asked in.
+func (c *cli) revArgs(name string, args []string) (root, rev string, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	if len(pos) > 1 {
-		return usagef("usage: rewind-lsp explain [REV]")
+		return "", "", usagef("usage: rewind-lsp %s [REV]", name)
 	}
-	rev := "HEAD"
+	rev = "HEAD"
 	if len(pos) == 1 {
 		rev = pos[0]
 	}
-	root, _, err := c.locate("")
+	root, _, err = c.locate("")
+	return root, rev, err
+}
+
+// explain prints a commit's provenance from its notes.
+func (c *cli) explain(args []string) error {
+	root, rev, err := c.revArgs("explain", args)
 	if err != nil {
 		return err
 	}
@@ -349,19 +356,7 @@ func printExplanation(c *cli, ex *gitnotes.Explanation) {
 
 // trace prints a commit's Agent Trace record.
 func (c *cli) trace(args []string) error {
-	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 1 {
-		return usagef("usage: rewind-lsp trace [REV]")
-	}
-	rev := "HEAD"
-	if len(pos) == 1 {
-		rev = pos[0]
-	}
-	root, _, err := c.locate("")
+	root, rev, err := c.revArgs("trace", args)
 	if err != nil {
 		return err
 	}
