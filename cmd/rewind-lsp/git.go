@@ -319,7 +319,11 @@ func printExplanation(c *cli, ex *gitnotes.Explanation) {
 	fmt.Fprintf(c.stdout, "commit %s\n", ex.Commit)
 	fmt.Fprintf(c.stdout, "%d lines added: %d by agents, %d by people, %d unattested\n", ex.Added, ex.AgentLines, ex.HumanLines, ex.UnattestedLines)
 	for _, s := range ex.Sessions {
-		fmt.Fprintf(c.stdout, "\n%s (model %s): %s\n", words.Session(s.Agent, s.Session), s.Model, text.Plural(s.Lines, "line"))
+		who := words.Session(s.Agent, s.Session)
+		if who == "" {
+			who = "turns of no agent session" // the command line's or an editor's
+		}
+		fmt.Fprintf(c.stdout, "\n%s (model %s): %s\n", who, s.Model, text.Plural(s.Lines, "line"))
 		for _, t := range s.Turns {
 			var steps []string
 			for _, st := range t.Steps {
